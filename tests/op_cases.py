@@ -1,0 +1,843 @@
+"""The op-case table shared by the host tests and the in-browser (Pyodide) tests.
+
+Standard library only: no torch, no numpy, no pytest.  The same table runs
+
+* on the host (tests/test_ops.py): webtorch on "webgpu" and "cpu" against torch;
+* in Pyodide: webtorch against expected values that torch produced on the host
+  (see ``python tests/compare.py OUT.json``).
+
+Conventions
+-----------
+Every case function has the signature ``fn(T, dev, *tensors)``:
+
+* ``T`` is the module: ``torch`` or ``webtorch`` (read it as ``torch``);
+* ``dev`` is the device string ("cpu", "webgpu"); the inputs are already on it,
+  so only creation ops (``T.zeros(..., device=dev)``) need it;
+* ``tensors`` are built from the case's ``inputs`` with ``build``.
+
+It returns a tensor, a (named)tuple/list of results (each compared), a Python
+bool/int/float, or None.
+
+Inputs are ``Input(shape, dtype="float32", kind=..., layout="contiguous")``:
+
+* dtype: "float32", "int32", "int64", "bool" (no float64: WebGPU has no f64);
+* kind (default: "randn" for floats, "int" for ints, "bool" for bool):
+    "randn"     gauss(0, 1)
+    "uniform"   uniform(low, high), default [-1, 1]
+    "positive"  uniform(low, high), default [0.1, 10]  (log, sqrt, rsqrt, ...)
+    "int"       randint(low, high), default [-5, 5]
+    "nonzero"   like "int" without 0 (integer divisors)
+    "unique"    distinct values (no ties, for argmax/max indices), shuffled
+    "halves"    multiples of 0.5 in [low, high], default [-4, 4] (round/floor)
+    "bool"      random True/False
+    "edge"      NaN, +inf, -inf, 0, -0, +-1e30, +-1e-30, 1, -1, 0.5, -2.5, ...
+    "values"    the explicit ``values`` list, cycled to fill the shape
+* layout (same logical values, different memory layout):
+    "contiguous" plain
+    "transposed" stored with reversed dims, then ``.permute`` back
+    "strided"    stored in a tensor twice as large in every dim, sliced ``::2``
+    "offset"     stored with one extra leading row, sliced ``[1:]`` (offset != 0)
+    "expanded"   stored with shape[0] == 1, then ``.expand`` (stride 0); all
+                 rows along dim 0 are therefore equal
+
+Values are drawn from ``random.Random(crc32(case name))``, input after input,
+so they are identical on every machine and Python version.
+"""
+
+import random
+import zlib
+
+__all__ = ["Input", "OpCase", "ErrorCase", "CASES", "ERROR_CASES", "build",
+           "build_inputs", "run_case", "inputs_digest", "DTYPES"]
+
+DTYPES = ("float32", "int32", "int64", "bool")
+LAYOUTS = ("contiguous", "transposed", "strided", "offset", "expanded")
+NAN = float("nan")
+INF = float("inf")
+
+EDGE_FLOATS = [NAN, INF, -INF, 0.0, -0.0, 1e30, -1e30, 1e-30, -1e-30,
+               1.0, -1.0, 0.5, -0.5, 2.5, -3.5, 100.0]
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class Input:
+    def __init__(self, shape, dtype="float32", kind=None, layout="contiguous",
+                 low=None, high=None, values=None):
+        assert dtype in DTYPES, dtype
+        assert layout in LAYOUTS, layout
+        if kind is None:
+            kind = {"float32": "randn", "bool": "bool"}.get(dtype, "int")
+        if values is not None:
+            kind = "values"
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.kind = kind
+        self.layout = layout
+        self.low = low
+        self.high = high
+        self.values = None if values is None else list(values)
+        if layout in ("expanded", "offset"):
+            assert len(self.shape) >= 1, "layout %r needs at least one dim" % layout
+
+    def __repr__(self):
+        return "Input(%r, %r, kind=%r, layout=%r)" % (
+            self.shape, self.dtype, self.kind, self.layout)
+
+    # -- value generation ---------------------------------------------------
+    def _draw(self, rng, n):
+        k, lo, hi = self.kind, self.low, self.high
+        if k == "randn":
+            return [rng.gauss(0.0, 1.0) for _ in range(n)]
+        if k == "uniform":
+            lo, hi = (-1.0 if lo is None else lo), (1.0 if hi is None else hi)
+            return [rng.uniform(lo, hi) for _ in range(n)]
+        if k == "positive":
+            lo, hi = (0.1 if lo is None else lo), (10.0 if hi is None else hi)
+            return [rng.uniform(lo, hi) for _ in range(n)]
+        if k in ("int", "nonzero"):
+            lo, hi = (-5 if lo is None else lo), (5 if hi is None else hi)
+            out = []
+            while len(out) < n:
+                v = rng.randint(lo, hi)
+                if k == "int" or v != 0:
+                    out.append(v)
+            return out
+        if k == "unique":
+            lo = -(n // 2) if lo is None else lo
+            out = list(range(lo, lo + n))
+            rng.shuffle(out)
+            if self.dtype == "float32":
+                out = [v * 0.25 for v in out]
+            return out
+        if k == "halves":
+            lo, hi = (-4.0 if lo is None else lo), (4.0 if hi is None else hi)
+            return [rng.randint(int(lo * 2), int(hi * 2)) / 2.0 for _ in range(n)]
+        if k == "bool":
+            return [rng.random() < 0.5 for _ in range(n)]
+        if k == "edge":
+            out = [EDGE_FLOATS[i % len(EDGE_FLOATS)] for i in range(n)]
+            rng.shuffle(out)
+            return out
+        if k == "values":
+            vs = self.values
+            return [vs[i % len(vs)] for i in range(n)]
+        raise ValueError("unknown kind %r" % k)
+
+    def _cast(self, vals):
+        if self.dtype == "bool":
+            return [bool(v) for v in vals]
+        if self.dtype in ("int32", "int64"):
+            return [int(v) for v in vals]
+        return [float(v) for v in vals]
+
+    def storage_shape(self):
+        """Shape of the tensor that is built before the layout transform."""
+        s, lay = self.shape, self.layout
+        if lay == "transposed":
+            return s[::-1]
+        if lay == "strided":
+            return tuple(2 * d for d in s)
+        if lay == "offset":
+            return (s[0] + 1,) + s[1:] if s else s
+        if lay == "expanded":
+            return (1,) + s[1:]
+        return s
+
+    def generate(self, rng):
+        """Flat storage values (Python list) for ``storage_shape()``."""
+        if self.layout == "contiguous":
+            return self._cast(self._draw(rng, _numel(self.shape)))
+        if self.layout == "expanded":
+            return self._cast(self._draw(rng, _numel(self.storage_shape())))
+        logical = self._cast(self._draw(rng, _numel(self.shape)))
+        shape = self.shape
+        if self.layout == "transposed":
+            # storage[j_{n-1}, ..., j_0] = logical[j_0, ..., j_{n-1}]
+            rshape = shape[::-1]
+            out = []
+            for flat in range(len(logical)):
+                idx = _unravel(flat, rshape)[::-1]
+                out.append(logical[_ravel(idx, shape)])
+            return out
+        sshape = self.storage_shape()
+        filler = self._cast(self._draw(rng, _numel(sshape)))
+        out = list(filler)
+        for flat in range(len(logical)):
+            idx = _unravel(flat, shape)
+            if self.layout == "strided":
+                sidx = tuple(2 * i for i in idx)
+            else:  # offset
+                sidx = (idx[0] + 1,) + idx[1:]
+            out[_ravel(sidx, sshape)] = logical[flat]
+        return out
+
+
+def _unravel(flat, shape):
+    idx = []
+    for d in reversed(shape):
+        idx.append(flat % d)
+        flat //= d
+    return tuple(reversed(idx))
+
+
+def _ravel(idx, shape):
+    flat = 0
+    for i, d in zip(idx, shape):
+        flat = flat * d + i
+    return flat
+
+
+def build(T, spec, device, values):
+    """Build one input tensor on ``device`` from its flat storage ``values``."""
+    t = T.tensor(values, dtype=getattr(T, spec.dtype)).reshape(spec.storage_shape())
+    t = t.to(device)
+    n = len(spec.shape)
+    if spec.layout == "transposed" and n >= 2:
+        t = t.permute(*range(n - 1, -1, -1))
+    elif spec.layout == "strided" and n >= 1:
+        t = t[(slice(None, None, 2),) * n]
+    elif spec.layout == "offset":
+        t = t[1:]
+    elif spec.layout == "expanded":
+        t = t.expand(*spec.shape)
+    return t
+
+
+class _Case:
+    def __init__(self, name, fn, inputs):
+        self.name = name
+        self.fn = fn
+        self.inputs = tuple(inputs)
+        self._values = None
+
+    def input_values(self):
+        """Flat storage values for each input; deterministic per case name."""
+        if self._values is None:
+            rng = random.Random(zlib.crc32(self.name.encode("utf-8")))
+            self._values = [spec.generate(rng) for spec in self.inputs]
+        return self._values
+
+    def __repr__(self):
+        return "%s(%r)" % (type(self).__name__, self.name)
+
+
+class OpCase(_Case):
+    def __init__(self, name, fn, inputs=(), atol=1e-5, rtol=1e-5):
+        _Case.__init__(self, name, fn, inputs)
+        self.atol = atol
+        self.rtol = rtol
+
+
+class ErrorCase(_Case):
+    def __init__(self, name, fn, inputs=(), exc=RuntimeError):
+        _Case.__init__(self, name, fn, inputs)
+        self.exc = exc
+
+
+def inputs_digest(case):
+    """A checksum of the case's generated input values (to verify that another
+    Python, e.g. Pyodide's, generates exactly the same inputs)."""
+    return zlib.crc32(repr(case.input_values()).encode("utf-8"))
+
+
+def build_inputs(T, case, device):
+    return [build(T, spec, device, vals)
+            for spec, vals in zip(case.inputs, case.input_values())]
+
+
+def run_case(T, case, device):
+    """Run ``case`` with module ``T`` on ``device``; returns the raw result."""
+    return case.fn(T, device, *build_inputs(T, case, device))
+
+
+# ---------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------
+CASES = []
+ERROR_CASES = []
+
+
+def case(name, fn, *inputs, **tol):
+    CASES.append(OpCase(name, fn, inputs, **tol))
+
+
+def error(name, fn, *inputs, exc=RuntimeError):
+    ERROR_CASES.append(ErrorCase(name, fn, inputs, exc=exc))
+
+
+I = Input
+F32, I32, I64, BOOL = "float32", "int32", "int64", "bool"
+TRANS = dict(atol=1e-5, rtol=1e-4)      # transcendental elementwise ops
+RED = dict(atol=1e-4, rtol=1e-4)        # reductions over up to ~1000 elements
+MM = dict(atol=1e-4, rtol=1e-4)         # matmul with K up to ~40
+SIN_VALUES = [NAN, INF, -INF, 0.0, -0.0, 1.0, -1.0, 3.0, -3.0, 10.0, 0.25, -6.5]
+FINITE_EDGE = [0.0, -0.0, 1e30, -1e30, 1e-30, -1e-30, 1.0, -1.0, 0.5, -2.5, 8.0, -8.0]
+
+# -- unary ------------------------------------------------------------------
+case("abs", lambda T, d, a: T.abs(a), I((3, 4)))
+case("abs-method-int", lambda T, d, a: a.abs(), I((7,), I64))
+case("abs-edge", lambda T, d, a: T.abs(a), I((16,), kind="edge"))
+case("abs-builtin-transposed", lambda T, d, a: abs(a), I((3, 5), layout="transposed"))
+case("neg", lambda T, d, a: T.neg(a), I((2, 3, 4)))
+case("neg-int32-method", lambda T, d, a: a.neg(), I((5,), I32))
+case("neg-operator-edge", lambda T, d, a: -a, I((16,), kind="edge"))
+case("exp", lambda T, d, a: T.exp(a), I((4, 5)), **TRANS)
+case("exp-method-strided", lambda T, d, a: a.exp(), I((3, 4), layout="strided"), **TRANS)
+case("exp-edge", lambda T, d, a: T.exp(a), I((16,), kind="edge"), **TRANS)
+case("exp-int-to-float", lambda T, d, a: T.exp(a), I((6,), I64), **TRANS)
+case("log", lambda T, d, a: T.log(a), I((4, 5), kind="positive"), **TRANS)
+case("log-method-transposed", lambda T, d, a: a.log(),
+     I((5, 3), kind="positive", layout="transposed"), **TRANS)
+case("log-edge", lambda T, d, a: T.log(a), I((16,), kind="edge"), **TRANS)
+case("sqrt", lambda T, d, a: T.sqrt(a), I((4, 5), kind="positive"), **TRANS)
+case("sqrt-edge", lambda T, d, a: a.sqrt(), I((16,), kind="edge"), **TRANS)
+case("sqrt-int", lambda T, d, a: T.sqrt(a), I((6,), I32, low=0, high=20), **TRANS)
+case("rsqrt", lambda T, d, a: T.rsqrt(a), I((4, 5), kind="positive"), **TRANS)
+case("rsqrt-edge", lambda T, d, a: a.rsqrt(), I((16,), kind="edge"), **TRANS)
+case("sin", lambda T, d, a: T.sin(a), I((4, 5)), **TRANS)
+case("sin-special", lambda T, d, a: a.sin(), I((12,), values=SIN_VALUES), **TRANS)
+case("cos", lambda T, d, a: T.cos(a), I((4, 5)), **TRANS)
+case("cos-special-offset", lambda T, d, a: a.cos(),
+     I((3, 4), values=SIN_VALUES, layout="offset"), **TRANS)
+case("tanh", lambda T, d, a: T.tanh(a), I((4, 5), kind="uniform", low=-6, high=6), **TRANS)
+case("tanh-edge", lambda T, d, a: a.tanh(), I((16,), kind="edge"), **TRANS)
+case("sigmoid", lambda T, d, a: T.sigmoid(a), I((4, 5), kind="uniform", low=-8, high=8), **TRANS)
+case("sigmoid-edge-method", lambda T, d, a: a.sigmoid(), I((16,), kind="edge"), **TRANS)
+case("sigmoid-F", lambda T, d, a: T.nn.functional.sigmoid(a), I((2, 3)), **TRANS)
+case("relu", lambda T, d, a: T.relu(a), I((4, 5)))
+case("relu-method-edge", lambda T, d, a: a.relu(), I((16,), kind="edge"))
+case("relu-F-int", lambda T, d, a: T.nn.functional.relu(a), I((8,), I64))
+case("gelu", lambda T, d, a: T.nn.functional.gelu(a), I((4, 5), kind="uniform", low=-5, high=5), **TRANS)
+case("gelu-finite-edge", lambda T, d, a: T.nn.functional.gelu(a), I((12,), values=FINITE_EDGE), **TRANS)
+case("gelu-tanh", lambda T, d, a: T.nn.functional.gelu(a, approximate="tanh"),
+     I((4, 5), kind="uniform", low=-5, high=5), **TRANS)
+case("gelu-tanh-edge", lambda T, d, a: T.nn.functional.gelu(a, approximate="tanh"),
+     I((16,), kind="edge"), **TRANS)
+case("silu", lambda T, d, a: T.nn.functional.silu(a), I((4, 5), kind="uniform", low=-8, high=8), **TRANS)
+case("silu-edge", lambda T, d, a: T.nn.functional.silu(a), I((16,), kind="edge"), **TRANS)
+case("floor", lambda T, d, a: T.floor(a), I((20,), kind="halves"))
+case("floor-method-edge", lambda T, d, a: a.floor(), I((16,), kind="edge"))
+case("floor-int", lambda T, d, a: T.floor(a), I((5,), I64))
+case("ceil", lambda T, d, a: T.ceil(a), I((4, 5)))
+case("ceil-halves-method", lambda T, d, a: a.ceil(), I((20,), kind="halves"))
+case("round-half-even", lambda T, d, a: T.round(a), I((20,), kind="halves"))
+case("round-randn-method", lambda T, d, a: a.round(), I((3, 7), kind="uniform", low=-10, high=10))
+case("round-edge", lambda T, d, a: T.round(a), I((16,), kind="edge"))
+case("round-decimals", lambda T, d, a: T.round(a, decimals=2), I((10,), kind="uniform", low=-3, high=3))
+case("sign", lambda T, d, a: T.sign(a), I((16,), kind="edge"))
+case("sign-int-method", lambda T, d, a: a.sign(), I((9,), I32))
+case("reciprocal", lambda T, d, a: T.reciprocal(a), I((4, 5), kind="positive"))
+case("reciprocal-edge", lambda T, d, a: a.reciprocal(), I((16,), kind="edge"))
+case("reciprocal-int", lambda T, d, a: T.reciprocal(a), I((6,), I64, kind="nonzero"))
+case("square", lambda T, d, a: T.square(a), I((4, 5)))
+case("square-int-method", lambda T, d, a: a.square(), I((6,), I64))
+case("erf", lambda T, d, a: T.erf(a), I((4, 5), kind="uniform", low=-3, high=3), **TRANS)
+case("erf-edge-method", lambda T, d, a: a.erf(), I((16,), kind="edge"), **TRANS)
+case("clamp-both", lambda T, d, a: T.clamp(a, min=-0.5, max=0.5), I((4, 5)))
+case("clamp-min-method", lambda T, d, a: a.clamp(min=0.0), I((4, 5)))
+case("clamp-max", lambda T, d, a: T.clamp(a, max=0.1), I((4, 5), layout="transposed"))
+case("clamp-positional", lambda T, d, a: T.clamp(a, -1, 1), I((16,), kind="edge"))
+case("clamp-int", lambda T, d, a: a.clamp(-2, 3), I((10,), I64))
+case("clamp-int-float-bound", lambda T, d, a: T.clamp(a, min=0.5), I((6,), I32))
+case("clamp-tensor-bounds", lambda T, d, a, lo, hi: T.clamp(a, min=lo, max=hi),
+     I((3, 4)), I((4,), kind="uniform", low=-1, high=0), I((3, 1), kind="uniform", low=0, high=1))
+case("logical_not", lambda T, d, a: T.logical_not(a), I((3, 4), BOOL))
+case("logical_not-float-method", lambda T, d, a: a.logical_not(), I((16,), kind="edge"))
+case("logical_not-int", lambda T, d, a: T.logical_not(a), I((8,), I64, low=-1, high=1))
+case("isnan", lambda T, d, a: T.isnan(a), I((16,), kind="edge"))
+case("isnan-int", lambda T, d, a: a.isnan(), I((4,), I64))
+case("isinf", lambda T, d, a: T.isinf(a), I((16,), kind="edge"))
+case("isinf-method-strided", lambda T, d, a: a.isinf(), I((4, 4), kind="edge", layout="strided"))
+case("unary-0d", lambda T, d, a: T.exp(a), I(()), **TRANS)
+case("unary-0d-method", lambda T, d, a: a.neg().abs(), I((), I64))
+case("unary-empty", lambda T, d, a: T.sqrt(a), I((0, 3)))
+case("unary-expanded", lambda T, d, a: T.tanh(a), I((4, 3), layout="expanded"), **TRANS)
+case("unary-chain-4d", lambda T, d, a: T.sigmoid(T.relu(a) * 2.0 - 1.0),
+     I((2, 3, 2, 5), layout="transposed"), **TRANS)
+
+# -- binary arithmetic -----------------------------------------------------
+case("add", lambda T, d, a, b: T.add(a, b), I((3, 4)), I((3, 4)))
+case("add-broadcast", lambda T, d, a, b: a + b, I((3, 1, 4)), I((5, 1)))
+case("add-broadcast-4d", lambda T, d, a, b: T.add(a, b), I((2, 1, 3, 1)), I((1, 4, 1, 5)))
+case("add-alpha", lambda T, d, a, b: T.add(a, b, alpha=2.5), I((3, 4)), I((4,)))
+case("add-alpha-int", lambda T, d, a, b: T.add(a, b, alpha=3), I((5,), I64), I((5,), I64))
+case("add-method-alpha", lambda T, d, a, b: a.add(b, alpha=-1), I((2, 3)), I((2, 3)))
+case("add-scalar-right", lambda T, d, a: a + 2.5, I((3, 4)))
+case("add-scalar-left", lambda T, d, a: 3 + a, I((3, 4)))
+case("add-noncontig", lambda T, d, a, b: a + b,
+     I((4, 6), layout="transposed"), I((4, 6), layout="strided"))
+case("add-offset-expanded", lambda T, d, a, b: a + b,
+     I((3, 5), layout="offset"), I((3, 5), layout="expanded"))
+case("add-0d-and-vector", lambda T, d, a, b: a + b, I(()), I((5,)))
+case("add-0d-0d", lambda T, d, a, b: T.add(a, b), I(()), I(()))
+case("add-empty-broadcast", lambda T, d, a, b: a + b, I((0, 3)), I((1, 3)))
+case("add-edge", lambda T, d, a, b: a + b, I((16,), kind="edge"), I((16,), kind="edge"))
+case("add-int64-large", lambda T, d, a, b: a + b,
+     I((4,), I64, values=[2 ** 40, -2 ** 40, 2 ** 31, -(2 ** 31) - 7]),
+     I((4,), I64, values=[3, 2 ** 33, 2 ** 31, -5]))
+case("sub", lambda T, d, a, b: T.sub(a, b), I((3, 4)), I((1, 4)))
+case("sub-alpha", lambda T, d, a, b: T.sub(a, b, alpha=0.5), I((3, 4)), I((3, 4)))
+case("sub-scalar-left", lambda T, d, a: 2.5 - a, I((3, 4)))
+case("sub-method-int", lambda T, d, a, b: a.sub(b), I((6,), I32), I((6,), I32))
+case("mul", lambda T, d, a, b: T.mul(a, b), I((3, 4)), I((3, 4)))
+case("mul-scalar", lambda T, d, a: a * 3, I((3, 4)))
+case("mul-scalar-left-transposed", lambda T, d, a: 0.5 * a, I((3, 4), layout="transposed"))
+case("mul-broadcast-method", lambda T, d, a, b: a.mul(b), I((2, 3, 4)), I((3, 1)))
+case("mul-edge", lambda T, d, a, b: a * b, I((16,), kind="edge"), I((16,), kind="edge"))
+case("div", lambda T, d, a, b: T.div(a, b), I((3, 4)), I((3, 4), kind="positive"))
+case("div-scalar-left", lambda T, d, a: 1.0 / a, I((3, 4), kind="positive"))
+case("div-scalar-right", lambda T, d, a: a / 4, I((3, 4)))
+case("div-edge", lambda T, d, a, b: a / b, I((16,), kind="edge"), I((16,), kind="edge"))
+case("div-int-true", lambda T, d, a, b: a / b, I((8,), I64), I((8,), I64, kind="nonzero"))
+case("div-int32-method", lambda T, d, a, b: a.div(b), I((8,), I32), I((8,), I32, kind="nonzero"))
+case("div-by-zero", lambda T, d, a: a / 0.0, I((12,), values=[1.0, -1.0, 0.0, NAN, INF, -2.5]))
+case("div-floor", lambda T, d, a, b: T.div(a, b, rounding_mode="floor"),
+     I((4, 5), kind="uniform", low=-10, high=10), I((4, 5), kind="uniform", low=0.5, high=3))
+case("div-floor-neg", lambda T, d, a, b: T.div(a, b, rounding_mode="floor"),
+     I((10,), kind="halves"), I((10,), values=[-1.5, 2.0, -0.5, 1.0, 3.0]))
+case("div-trunc", lambda T, d, a, b: T.div(a, b, rounding_mode="trunc"),
+     I((4, 5), kind="uniform", low=-10, high=10), I((4, 5), kind="uniform", low=-3, high=3))
+case("div-floor-int", lambda T, d, a, b: a.div(b, rounding_mode="floor"),
+     I((12,), I64, low=-20, high=20), I((12,), I64, kind="nonzero"))
+case("div-trunc-int", lambda T, d, a, b: T.div(a, b, rounding_mode="trunc"),
+     I((12,), I64, low=-20, high=20), I((12,), I64, kind="nonzero"))
+case("pow-scalar-2", lambda T, d, a: a ** 2, I((3, 4)))
+case("pow-scalar-3-negative-base", lambda T, d, a: T.pow(a, 3), I((3, 4)), **TRANS)
+case("pow-scalar-half", lambda T, d, a: a ** 0.5, I((3, 4), kind="positive"), **TRANS)
+case("pow-scalar-neg1", lambda T, d, a: a.pow(-1), I((3, 4), kind="positive"), **TRANS)
+case("pow-scalar-0-edge", lambda T, d, a: a ** 0, I((16,), kind="edge"))
+case("pow-scalar-2-edge", lambda T, d, a: T.pow(a, 2), I((16,), kind="edge"), **TRANS)
+case("pow-scalar-base", lambda T, d, a: 2 ** a, I((3, 4)), **TRANS)
+case("pow-scalar-base-fn", lambda T, d, a: T.pow(0.5, a), I((3, 4)), **TRANS)
+case("pow-tensor-tensor", lambda T, d, a, b: T.pow(a, b),
+     I((3, 4), kind="positive"), I((3, 4), kind="uniform", low=-2, high=2), **TRANS)
+case("pow-tensor-broadcast", lambda T, d, a, b: a ** b,
+     I((3, 1), kind="positive"), I((4,), kind="uniform", low=-2, high=2), **TRANS)
+case("pow-int", lambda T, d, a: a ** 2, I((8,), I64))
+case("pow-int-tensor", lambda T, d, a, b: T.pow(a, b), I((8,), I64), I((8,), I64, low=0, high=4))
+case("pow-int-float-exponent", lambda T, d, a: a ** 0.5, I((6,), I64, low=0, high=30), **TRANS)
+case("maximum", lambda T, d, a, b: T.maximum(a, b), I((3, 4)), I((4,)))
+case("maximum-edge", lambda T, d, a, b: T.maximum(a, b), I((16,), kind="edge"), I((16,), kind="edge"))
+case("maximum-int-method", lambda T, d, a, b: a.maximum(b), I((8,), I64), I((8,), I64))
+case("minimum", lambda T, d, a, b: T.minimum(a, b), I((3, 1)), I((3, 4), layout="transposed"))
+case("minimum-edge", lambda T, d, a, b: T.minimum(a, b), I((16,), kind="edge"), I((16,), kind="edge"))
+case("minimum-int32-int64", lambda T, d, a, b: T.minimum(a, b), I((8,), I32), I((8,), I64))
+case("remainder", lambda T, d, a, b: T.remainder(a, b),
+     I((4, 5), kind="uniform", low=-10, high=10), I((4, 5), values=[3.0, -3.0, 1.5, -0.7]))
+case("remainder-operator-scalar", lambda T, d, a: a % 2.5, I((4, 5), kind="uniform", low=-10, high=10))
+case("remainder-int", lambda T, d, a, b: a % b, I((12,), I64, low=-20, high=20), I((12,), I64, kind="nonzero"))
+case("fmod", lambda T, d, a, b: T.fmod(a, b),
+     I((4, 5), kind="uniform", low=-10, high=10), I((4, 5), values=[3.0, -3.0, 1.5, -0.7]))
+case("fmod-int-method", lambda T, d, a, b: a.fmod(b), I((12,), I64, low=-20, high=20), I((12,), I64, kind="nonzero"))
+case("fmod-scalar", lambda T, d, a: T.fmod(a, -2), I((10,), kind="uniform", low=-10, high=10))
+case("floordiv-operator", lambda T, d, a, b: a // b, I((4, 5), kind="uniform", low=-10, high=10),
+     I((5,), values=[3.0, -3.0, 1.5, -0.7, 2.0]))
+case("floordiv-operator-int", lambda T, d, a: a // 3, I((12,), I64, low=-20, high=20))
+case("floordiv-scalar-left", lambda T, d, a: 7 // a, I((12,), I64, kind="nonzero"))
+
+# -- comparisons / logical -------------------------------------------------
+for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
+    case("%s-halves" % _op, (lambda op: lambda T, d, a, b: getattr(T, op)(a, b))(_op),
+         I((4, 5), kind="halves", low=-2, high=2), I((5,), kind="halves", low=-2, high=2))
+    case("%s-method-scalar" % _op, (lambda op: lambda T, d, a: getattr(a, op)(0.5))(_op),
+         I((4, 5), kind="halves", low=-2, high=2))
+case("eq-edge", lambda T, d, a, b: T.eq(a, b), I((16,), kind="edge"), I((16,), kind="edge"))
+case("ne-nan-self", lambda T, d, a: a != a, I((16,), kind="edge"))
+case("lt-int-float", lambda T, d, a, b: T.lt(a, b), I((3, 4), I64), I((3, 4)))
+case("cmp-operators", lambda T, d, a, b: (a == b, a != b, a < b, a <= b, a > b, a >= b),
+     I((3, 4), I64, low=-2, high=2), I((4,), I64, low=-2, high=2))
+case("cmp-reflected-scalar", lambda T, d, a: (0 < a, 1.0 >= a, 2 == a), I((3, 4), kind="halves"))
+case("cmp-bool-tensors", lambda T, d, a, b: (a == b, a < b), I((6,), BOOL), I((6,), BOOL))
+case("cmp-noncontig", lambda T, d, a, b: a > b,
+     I((4, 3), layout="transposed"), I((4, 3), layout="strided"))
+case("logical_and", lambda T, d, a, b: T.logical_and(a, b), I((3, 4), BOOL), I((4,), BOOL))
+case("logical_or", lambda T, d, a, b: T.logical_or(a, b), I((3, 4), BOOL), I((3, 1), BOOL))
+case("logical_xor", lambda T, d, a, b: T.logical_xor(a, b), I((3, 4), BOOL), I((3, 4), BOOL))
+case("logical_and-float-int", lambda T, d, a, b: T.logical_and(a, b),
+     I((16,), kind="edge"), I((16,), I64, low=-1, high=1))
+case("logical_or-method", lambda T, d, a, b: a.logical_or(b), I((8,), I64, low=0, high=1), I((8,)))
+case("logical_xor-float", lambda T, d, a, b: T.logical_xor(a, b),
+     I((6,), values=[0.0, 1.0, NAN, -0.0]), I((6,), values=[0.0, 0.0, 2.0]))
+case("bitwise-ops-bool", lambda T, d, a, b: (a & b, a | b, a ^ b, ~a), I((3, 4), BOOL), I((4,), BOOL))
+case("bitwise-ops-int64", lambda T, d, a, b: (a & b, a | b, a ^ b, ~a),
+     I((10,), I64, low=-100, high=100), I((10,), I64, low=-100, high=100))
+case("bitwise-ops-int32", lambda T, d, a, b: (a & b, a | b, a ^ b, ~a),
+     I((10,), I32, low=-100, high=100), I((10,), I32, low=0, high=255))
+case("where", lambda T, d, c, a, b: T.where(c, a, b), I((3, 4), BOOL), I((3, 4)), I((3, 4)))
+case("where-broadcast", lambda T, d, c, a, b: T.where(c, a, b), I((3, 1), BOOL), I((1, 4)), I((2, 1, 1)))
+case("where-scalar-other", lambda T, d, c, a: T.where(c, a, 0.0), I((3, 4), BOOL), I((3, 4)))
+case("where-scalar-both", lambda T, d, c: T.where(c, 1.0, -1.0), I((3, 4), BOOL))
+case("where-scalar-int-branches", lambda T, d, c: T.where(c, 1, 0), I((5,), BOOL))
+case("where-cond-from-compare", lambda T, d, a: T.where(a > 0, a, a * 0.1), I((4, 5), layout="transposed"))
+case("where-int-float-promote", lambda T, d, c, a, b: T.where(c, a, b), I((6,), BOOL), I((6,), I64), I((6,)))
+case("where-method", lambda T, d, c, a: a.where(c, 2.5), I((6,), BOOL), I((6,)))
+case("where-edge", lambda T, d, a: T.where(T.isnan(a), 0.0, a), I((16,), kind="edge"))
+
+# -- type promotion --------------------------------------------------------
+case("promote-int-div-int", lambda T, d, a, b: a / b, I((5,), I32), I((5,), I32, kind="nonzero"))
+case("promote-bool-plus-bool", lambda T, d, a, b: a + b, I((6,), BOOL), I((6,), BOOL))
+case("promote-bool-times-bool", lambda T, d, a, b: a * b, I((6,), BOOL), I((6,), BOOL))
+case("promote-bool-plus-int-scalar", lambda T, d, a: a + 1, I((6,), BOOL))
+case("promote-bool-times-float-scalar", lambda T, d, a: a * 1.5, I((6,), BOOL))
+case("promote-bool-plus-int32", lambda T, d, a, b: a + b, I((6,), BOOL), I((6,), I32))
+case("promote-int32-plus-int64", lambda T, d, a, b: a + b, I((6,), I32), I((6,), I64))
+case("promote-int32-times-int-scalar", lambda T, d, a: a * 3, I((6,), I32))
+case("promote-int64-plus-float-scalar", lambda T, d, a: a + 0.5, I((6,), I64))
+case("promote-int32-minus-float-scalar-left", lambda T, d, a: 1.5 - a, I((6,), I32))
+case("promote-int-plus-float-tensor", lambda T, d, a, b: a + b, I((2, 3), I64), I((3,)))
+case("promote-int32-vec-int64-0d", lambda T, d, a, b: a + b, I((5,), I32), I((), I64))
+case("promote-int-vec-float-0d", lambda T, d, a, b: a * b, I((5,), I64), I(()))
+case("promote-float-0d-int-0d", lambda T, d, a, b: a - b, I(()), I((), I64))
+case("promote-bool-vec-int-0d", lambda T, d, a, b: a + b, I((5,), BOOL), I((), I64))
+case("promote-float-vec-bool", lambda T, d, a, b: T.mul(a, b), I((5,)), I((5,), BOOL))
+case("promote-int-maximum-float", lambda T, d, a, b: T.maximum(a, b), I((5,), I32), I((5,)))
+case("promote-int-pow-float-tensor", lambda T, d, a, b: a ** b,
+     I((5,), I64, low=1, high=5), I((5,), kind="uniform", low=0, high=2), **TRANS)
+
+# -- casts -----------------------------------------------------------------
+case("cast-float-to-int64-trunc", lambda T, d, a: a.to(T.int64), I((10,), kind="uniform", low=-10, high=10))
+case("cast-float-to-int32", lambda T, d, a: a.int(), I((10,), kind="halves"))
+case("cast-int-to-float", lambda T, d, a: a.float(), I((10,), I64, low=-1000, high=1000))
+case("cast-int32-to-int64", lambda T, d, a: a.long(), I((10,), I32))
+case("cast-to-bool", lambda T, d, a: a.bool(), I((16,), kind="edge"))
+case("cast-bool-to-float-dtype-kw", lambda T, d, a: a.to(dtype=T.float32), I((6,), BOOL))
+case("cast-transposed-to-int", lambda T, d, a: a.to(T.int32), I((3, 4), I64, layout="transposed"))
+
+# -- reductions ------------------------------------------------------------
+case("sum-full", lambda T, d, a: T.sum(a), I((13, 17)), **RED)
+case("sum-method-full-large", lambda T, d, a: a.sum(), I((1000,)), **RED)
+case("sum-dim", lambda T, d, a: T.sum(a, dim=1), I((5, 7, 3)), **RED)
+case("sum-dim-neg-keepdim", lambda T, d, a: a.sum(-1, keepdim=True), I((5, 7, 3)), **RED)
+case("sum-dims-tuple", lambda T, d, a: T.sum(a, dim=(0, 2)), I((4, 5, 6)), **RED)
+case("sum-dims-neg-keepdim", lambda T, d, a: T.sum(a, dim=(-1, -3), keepdim=True), I((4, 5, 6)), **RED)
+case("sum-transposed", lambda T, d, a: a.sum(0), I((6, 9), layout="transposed"), **RED)
+case("sum-strided", lambda T, d, a: a.sum(1), I((5, 7), layout="strided"), **RED)
+case("sum-expanded", lambda T, d, a: a.sum(0), I((4, 6), layout="expanded"), **RED)
+case("sum-empty-full", lambda T, d, a: T.sum(a), I((0, 3)))
+case("sum-empty-dim", lambda T, d, a: a.sum(0), I((0, 3)))
+case("sum-0d", lambda T, d, a: T.sum(a), I(()))
+case("sum-int32-gives-int64", lambda T, d, a: T.sum(a), I((20,), I32))
+case("sum-int-dim", lambda T, d, a: a.sum(dim=0), I((4, 5), I64))
+case("sum-bool-gives-int64", lambda T, d, a: a.sum(), I((30,), BOOL))
+case("sum-bool-dim", lambda T, d, a: T.sum(a, 1), I((3, 10), BOOL))
+case("sum-edge", lambda T, d, a: T.sum(a, 1), I((4, 4), values=[1.0, INF, -2.0, 3.0, INF, -INF, 0.0, 0.0,
+                                                                  NAN, 1.0, 1.0, 1.0, 1e30, 1e30, -1.0, 0.5]))
+case("mean-full", lambda T, d, a: T.mean(a), I((13, 17)), **RED)
+case("mean-dim", lambda T, d, a: a.mean(dim=0), I((5, 7)), **RED)
+case("mean-dims-keepdim", lambda T, d, a: T.mean(a, (1, 2), keepdim=True), I((3, 4, 5)), **RED)
+case("mean-empty", lambda T, d, a: T.mean(a), I((0,)))
+case("prod-full", lambda T, d, a: T.prod(a), I((12,), kind="uniform", low=0.5, high=1.5), **RED)
+case("prod-dim", lambda T, d, a: a.prod(1), I((4, 6), kind="uniform", low=-2, high=2), **RED)
+case("prod-dim-keepdim", lambda T, d, a: T.prod(a, 0, keepdim=True), I((3, 5)), **RED)
+case("prod-int", lambda T, d, a: a.prod(), I((8,), I32, low=-3, high=3))
+case("prod-empty", lambda T, d, a: T.prod(a), I((0,)))
+case("max-full", lambda T, d, a: T.max(a), I((5, 7)))
+case("max-full-method-int", lambda T, d, a: a.max(), I((20,), I64, low=-100, high=100))
+case("max-full-nan", lambda T, d, a: T.max(a), I((16,), kind="edge"))
+case("max-dim", lambda T, d, a: T.max(a, dim=1), I((4, 6), kind="unique"))
+case("max-dim-keepdim-neg", lambda T, d, a: a.max(-2, keepdim=True), I((3, 5, 4), kind="unique"))
+case("max-dim-transposed", lambda T, d, a: T.max(a, 0), I((5, 3), kind="unique", layout="transposed"))
+case("max-dim-int", lambda T, d, a: T.max(a, 1), I((3, 7), I64, kind="unique"))
+case("max-dim-fields", lambda T, d, a: (T.max(a, 1).values, T.max(a, 1).indices), I((3, 7), kind="unique"))
+case("max-binary", lambda T, d, a, b: T.max(a, b), I((3, 4)), I((4,)))
+case("min-full", lambda T, d, a: T.min(a), I((5, 7)))
+case("min-dim", lambda T, d, a: T.min(a, dim=0), I((4, 6), kind="unique"))
+case("min-dim-keepdim", lambda T, d, a: a.min(1, keepdim=True), I((4, 6), kind="unique", layout="strided"))
+case("min-full-inf", lambda T, d, a: a.min(), I((5,), values=[INF, 2.0, -INF, 0.0, 1.0]))
+case("amax-dim", lambda T, d, a: T.amax(a, dim=1), I((4, 6, 3)))
+case("amax-dims-tuple", lambda T, d, a: T.amax(a, dim=(0, 2)), I((4, 6, 3)))
+case("amax-dims-neg-keepdim", lambda T, d, a: a.amax((-1, -2), keepdim=True), I((4, 6, 3)))
+case("amax-nan", lambda T, d, a: T.amax(a, 1), I((4, 4), kind="edge"))
+case("amax-full", lambda T, d, a: T.amax(a), I((3, 5)))
+case("amin-dims", lambda T, d, a: T.amin(a, (0, 1)), I((4, 6, 3), I64, low=-50, high=50))
+case("amin-dim-transposed", lambda T, d, a: a.amin(0), I((3, 5), layout="transposed"))
+case("argmax-full", lambda T, d, a: T.argmax(a), I((5, 7), kind="unique"))
+case("argmax-dim", lambda T, d, a: T.argmax(a, dim=1), I((5, 7), kind="unique"))
+case("argmax-dim-keepdim-neg", lambda T, d, a: a.argmax(-1, keepdim=True), I((2, 3, 4), kind="unique"))
+case("argmax-int-transposed", lambda T, d, a: T.argmax(a, 0), I((4, 3), I64, kind="unique", layout="transposed"))
+case("argmin-full", lambda T, d, a: T.argmin(a), I((5, 7), kind="unique"))
+case("argmin-dim", lambda T, d, a: a.argmin(dim=0), I((5, 7), kind="unique"))
+case("argmax-1-elem", lambda T, d, a: T.argmax(a), I((1,)))
+case("var-full", lambda T, d, a: T.var(a), I((6, 7)), **RED)
+case("var-correction0", lambda T, d, a: T.var(a, correction=0), I((6, 7)), **RED)
+case("var-dim", lambda T, d, a: a.var(1), I((6, 7)), **RED)
+case("var-dim-correction0-keepdim", lambda T, d, a: T.var(a, dim=0, correction=0, keepdim=True), I((6, 7)), **RED)
+case("var-dims-tuple", lambda T, d, a: T.var(a, dim=(0, -1)), I((3, 4, 5)), **RED)
+case("var-single-elem-dim", lambda T, d, a: T.var(a, dim=0), I((1, 3)), **RED)
+case("std-full", lambda T, d, a: T.std(a), I((6, 7)), **RED)
+case("std-dim-correction0", lambda T, d, a: a.std(dim=1, correction=0), I((6, 7)), **RED)
+case("std-dims-keepdim", lambda T, d, a: T.std(a, dim=(1, 2), keepdim=True), I((3, 4, 5), layout="transposed"), **RED)
+case("std-offset-mean", lambda T, d, a: T.std(a + 1000.0), I((50,)), atol=1e-3, rtol=1e-3)
+case("all-full", lambda T, d, a: T.all(a), I((3, 4), BOOL))
+case("all-true", lambda T, d, a: a.all(), I((3, 4), BOOL, values=[True]))
+case("all-dim", lambda T, d, a: T.all(a, dim=1), I((5, 3), BOOL))
+case("all-float", lambda T, d, a: T.all(a), I((6,), values=[1.0, NAN, -0.5]))
+case("all-empty", lambda T, d, a: T.all(a), I((0,), BOOL))
+case("any-full", lambda T, d, a: T.any(a), I((3, 4), BOOL))
+case("any-false", lambda T, d, a: a.any(), I((3, 4), BOOL, values=[False]))
+case("any-dim-keepdim", lambda T, d, a: T.any(a, dim=0, keepdim=True), I((5, 3), BOOL))
+case("any-float-edge", lambda T, d, a: T.any(a, 1), I((4, 4), values=[0.0, -0.0, 0.0, 0.0, 0.0, NAN, 0.0, 0.0,
+                                                                      1e-30, 0.0, 0.0, 0.0, 0.0, 0.0, -0.0, 2.0]))
+case("any-int-method", lambda T, d, a: a.any(-1), I((4, 3), I64, low=0, high=1))
+case("any-empty", lambda T, d, a: T.any(a), I((0, 2), BOOL))
+case("logsumexp-dim", lambda T, d, a: T.logsumexp(a, dim=1), I((4, 9)), **TRANS)
+case("logsumexp-dims-keepdim", lambda T, d, a: T.logsumexp(a, dim=(0, 2), keepdim=True), I((3, 4, 5)), **TRANS)
+case("logsumexp-large", lambda T, d, a: a.logsumexp(-1), I((3, 4), kind="uniform", low=80, high=100), **TRANS)
+case("logsumexp-neg-inf", lambda T, d, a: T.logsumexp(a, 1),
+     I((3, 3), values=[-INF, -INF, -INF, -INF, 0.0, 1.0, INF, 0.0, -INF]), **TRANS)
+case("reduce-4d-middle-dims", lambda T, d, a: (a.sum((1, 2)), a.amax((1, 2)), a.mean((1, 2))),
+     I((2, 3, 4, 5), layout="transposed"), **RED)
+
+# -- softmax ---------------------------------------------------------------
+case("softmax-last", lambda T, d, a: T.softmax(a, dim=-1), I((4, 9)), **TRANS)
+case("softmax-dim0", lambda T, d, a: T.softmax(a, 0), I((4, 9)), **TRANS)
+case("softmax-F-3d", lambda T, d, a: T.nn.functional.softmax(a, dim=1), I((2, 5, 3)), **TRANS)
+case("softmax-method-transposed", lambda T, d, a: a.softmax(-1), I((6, 5), layout="transposed"), **TRANS)
+case("softmax-neg-inf", lambda T, d, a: T.softmax(a, dim=-1),
+     I((3, 3), values=[-INF, 0.0, 1.0, -INF, -INF, -INF, 1e30, 0.0, -1e30]), **TRANS)
+case("softmax-large-values", lambda T, d, a: T.softmax(a, -1), I((3, 8), kind="uniform", low=50, high=100), **TRANS)
+case("softmax-wide-row", lambda T, d, a: T.softmax(a, -1), I((2, 1000)), **TRANS)
+case("log_softmax-last", lambda T, d, a: T.log_softmax(a, dim=-1), I((4, 9)), **TRANS)
+case("log_softmax-F-dim0", lambda T, d, a: T.nn.functional.log_softmax(a, dim=0), I((4, 9)), **TRANS)
+case("log_softmax-method", lambda T, d, a: a.log_softmax(1), I((2, 5, 3), layout="strided"), **TRANS)
+case("log_softmax-neg-inf", lambda T, d, a: T.log_softmax(a, dim=-1),
+     I((3, 3), values=[-INF, 0.0, 1.0, -INF, -INF, -INF, 1e30, 0.0, -1e30]), **TRANS)
+
+# -- matmul ----------------------------------------------------------------
+case("matmul-1x1", lambda T, d, a, b: T.matmul(a, b), I((1, 1)), I((1, 1)))
+case("matmul-7x13x5", lambda T, d, a, b: T.matmul(a, b), I((7, 13)), I((13, 5)), **MM)
+case("matmul-65x33x17", lambda T, d, a, b: a @ b, I((65, 33)), I((33, 17)), **MM)
+case("matmul-64x64x64", lambda T, d, a, b: a @ b, I((64, 64)), I((64, 64)), **MM)
+case("matmul-1d-1d", lambda T, d, a, b: T.matmul(a, b), I((13,)), I((13,)), **MM)
+case("matmul-1d-2d", lambda T, d, a, b: T.matmul(a, b), I((13,)), I((13, 5)), **MM)
+case("matmul-2d-1d", lambda T, d, a, b: a @ b, I((7, 13)), I((13,)), **MM)
+case("matmul-1d-3d", lambda T, d, a, b: a @ b, I((4,)), I((3, 4, 2)), **MM)
+case("matmul-3d-1d", lambda T, d, a, b: a @ b, I((3, 2, 4)), I((4,)), **MM)
+case("matmul-batch-broadcast", lambda T, d, a, b: T.matmul(a, b), I((2, 1, 3, 4)), I((5, 4, 2)), **MM)
+case("matmul-batch-2d-rhs", lambda T, d, a, b: a @ b, I((3, 5, 6)), I((6, 7)), **MM)
+case("matmul-transposed-lhs", lambda T, d, a, b: a @ b, I((9, 17), layout="transposed"), I((17, 6)), **MM)
+case("matmul-transposed-both", lambda T, d, a, b: T.matmul(a, b),
+     I((9, 17), layout="transposed"), I((17, 6), layout="transposed"), **MM)
+case("matmul-t-method", lambda T, d, a, b: a.matmul(b.t()), I((5, 8)), I((3, 8)), **MM)
+case("matmul-strided", lambda T, d, a, b: a @ b, I((6, 5), layout="strided"), I((5, 4), layout="offset"), **MM)
+case("matmul-expanded-batch", lambda T, d, a, b: a @ b, I((3, 4, 5), layout="expanded"), I((3, 5, 2)), **MM)
+case("matmul-empty-k", lambda T, d, a, b: a @ b, I((3, 0)), I((0, 4)))
+case("matmul-empty-m", lambda T, d, a, b: a @ b, I((0, 5)), I((5, 4)))
+case("matmul-int64", lambda T, d, a, b: a @ b, I((3, 4), I64), I((4, 2), I64))
+case("matmul-edge", lambda T, d, a, b: a @ b,
+     I((2, 3), values=[1.0, NAN, 0.0, INF, 1.0, 2.0]), I((3, 2), values=[1.0, 0.0, 1.0, 1.0, 0.0, 1.0]))
+case("mm", lambda T, d, a, b: T.mm(a, b), I((7, 13)), I((13, 5)), **MM)
+case("mm-method-transposed", lambda T, d, a, b: a.mm(b), I((7, 13)), I((13, 5), layout="transposed"), **MM)
+case("bmm", lambda T, d, a, b: T.bmm(a, b), I((3, 4, 5)), I((3, 5, 6)), **MM)
+case("bmm-method-noncontig", lambda T, d, a, b: a.bmm(b),
+     I((3, 4, 5), layout="transposed"), I((3, 5, 6), layout="strided"), **MM)
+case("linear-bias", lambda T, d, x, w, b: T.nn.functional.linear(x, w, b), I((4, 7)), I((5, 7)), I((5,)), **MM)
+case("linear-no-bias", lambda T, d, x, w: T.nn.functional.linear(x, w), I((4, 7)), I((5, 7)), **MM)
+case("linear-3d-input", lambda T, d, x, w, b: T.nn.functional.linear(x, w, b),
+     I((2, 3, 33)), I((17, 33)), I((17,)), **MM)
+case("linear-1d-input", lambda T, d, x, w, b: T.nn.functional.linear(x, w, bias=b), I((7,)), I((5, 7)), I((5,)), **MM)
+
+# -- cat / stack -----------------------------------------------------------
+case("cat-dim0", lambda T, d, a, b: T.cat([a, b]), I((2, 3)), I((4, 3)))
+case("cat-dim1-three", lambda T, d, a, b, c: T.cat((a, b, c), dim=1), I((2, 3)), I((2, 1)), I((2, 5)))
+case("cat-neg-dim", lambda T, d, a, b: T.cat([a, b], dim=-1), I((2, 3, 2)), I((2, 3, 4)))
+case("cat-mixed-dtype", lambda T, d, a, b: T.cat([a, b]), I((2, 3), I64), I((1, 3)))
+case("cat-int32-int64", lambda T, d, a, b: T.cat([a, b], 0), I((3,), I32), I((2,), I64))
+case("cat-bool", lambda T, d, a, b: T.cat([a, b]), I((3,), BOOL), I((2,), BOOL))
+case("cat-noncontig", lambda T, d, a, b: T.cat([a, b], 1), I((3, 4), layout="transposed"), I((3, 2), layout="strided"))
+case("cat-with-empty", lambda T, d, a, b: T.cat([a, b]), I((0, 3)), I((2, 3)))
+case("cat-single", lambda T, d, a: T.cat([a], 0), I((2, 3)))
+case("stack-dim0", lambda T, d, a, b: T.stack([a, b]), I((2, 3)), I((2, 3)))
+case("stack-dim1", lambda T, d, a, b, c: T.stack((a, b, c), dim=1), I((2, 3)), I((2, 3)), I((2, 3)))
+case("stack-neg-dim", lambda T, d, a, b: T.stack([a, b], dim=-1), I((2, 3)), I((2, 3), layout="transposed"))
+case("stack-mixed-dtype", lambda T, d, a, b: T.stack([a, b]), I((4,), BOOL), I((4,), I32))
+case("stack-0d", lambda T, d, a, b: T.stack([a, b]), I(()), I(()))
+
+# -- allclose / equal ------------------------------------------------------
+case("allclose-true", lambda T, d, a: T.allclose(a, a + 1e-7), I((3, 4)))
+case("allclose-false", lambda T, d, a: T.allclose(a, a + 1e-3), I((3, 4)))
+case("allclose-tol-kwargs", lambda T, d, a: T.allclose(a, a + 1e-3, rtol=0.0, atol=1e-2), I((3, 4)))
+case("allclose-nan", lambda T, d, a: (T.allclose(a, a), T.allclose(a, a, equal_nan=True)), I((16,), kind="edge"))
+case("allclose-broadcast-method", lambda T, d, a, b: a.allclose(b), I((3, 4), values=[1.0]), I((4,), values=[1.0]))
+case("equal-true", lambda T, d, a: T.equal(a, a.clone()), I((3, 4)))
+case("equal-false-value", lambda T, d, a: T.equal(a, a + 1), I((3, 4), I64))
+case("equal-false-shape", lambda T, d, a, b: T.equal(a, b), I((3, 4), values=[1.0]), I((4,), values=[1.0]))
+case("equal-noncontig", lambda T, d, a: a.equal(a.contiguous()), I((3, 4), layout="transposed"))
+
+
+# -- views -----------------------------------------------------------------
+def _view_info(v):
+    return (v, tuple(v.shape), tuple(v.stride()), v.is_contiguous())
+
+
+case("view", lambda T, d, a: _view_info(a.view(6, 4)), I((2, 3, 4)))
+case("view-tuple-neg1", lambda T, d, a: _view_info(a.view((-1,))), I((2, 3, 4)))
+case("view-split-dim", lambda T, d, a: _view_info(a.view(2, -1, 2, 3)), I((4, 6)))
+case("view-0d", lambda T, d, a: _view_info(a.view(1, 1)), I(()))
+case("view-to-0d", lambda T, d, a: _view_info(a.view(())), I((1,)))
+case("view-empty", lambda T, d, a: _view_info(a.view(3, 0, 2)), I((0, 6)))
+case("view-then-write", lambda T, d, a: (a.view(-1) * 2).view(3, 4), I((3, 4)))
+case("reshape-contig", lambda T, d, a: _view_info(T.reshape(a, (4, 6))), I((2, 3, 4)))
+case("reshape-transposed-copies", lambda T, d, a: (a.reshape(-1), a.reshape(3, 4).is_contiguous()),
+     I((4, 3), layout="transposed"))
+case("reshape-strided", lambda T, d, a: a.reshape(2, 10), I((4, 5), layout="strided"))
+case("reshape-method-varargs", lambda T, d, a: _view_info(a.reshape(3, 2, 2)), I((12,), I64))
+case("permute", lambda T, d, a: _view_info(a.permute(2, 0, 1)), I((2, 3, 4)))
+case("permute-tuple", lambda T, d, a: _view_info(T.permute(a, (1, 2, 0))), I((2, 3, 4)))
+case("permute-neg", lambda T, d, a: _view_info(a.permute(-1, 0, 1)), I((2, 3, 4)))
+case("permute-then-op", lambda T, d, a: a.permute(1, 0, 2) * 2 + 1, I((2, 3, 4)))
+case("transpose", lambda T, d, a: _view_info(T.transpose(a, 0, 1)), I((3, 5)))
+case("transpose-neg-3d", lambda T, d, a: _view_info(a.transpose(-1, -3)), I((2, 3, 4)))
+case("transpose-of-transposed", lambda T, d, a: _view_info(a.transpose(0, 1)), I((3, 4), layout="transposed"))
+case("t", lambda T, d, a: _view_info(a.t()), I((3, 5)))
+case("t-1d", lambda T, d, a: _view_info(T.t(a)), I((5,)))
+case("expand", lambda T, d, a: _view_info(a.expand(4, 3)), I((1, 3)))
+case("expand-neg1-new-dims", lambda T, d, a: _view_info(a.expand(2, -1, 3)), I((4, 1)))
+case("expand-tuple-then-op", lambda T, d, a: a.expand((3, 4)) + 1, I((3, 1)))
+case("expand-0d", lambda T, d, a: _view_info(a.expand(2, 3)), I(()))
+case("squeeze-all", lambda T, d, a: _view_info(a.squeeze()), I((1, 3, 1, 4)))
+case("squeeze-dim", lambda T, d, a: _view_info(T.squeeze(a, 2)), I((1, 3, 1, 4)))
+case("squeeze-dim-not-1", lambda T, d, a: _view_info(a.squeeze(1)), I((1, 3, 1, 4)))
+case("squeeze-neg", lambda T, d, a: _view_info(a.squeeze(-2)), I((1, 3, 1, 4)))
+case("unsqueeze", lambda T, d, a: _view_info(T.unsqueeze(a, 0)), I((3, 4)))
+case("unsqueeze-neg", lambda T, d, a: _view_info(a.unsqueeze(-1)), I((3, 4)))
+case("unsqueeze-middle-transposed", lambda T, d, a: _view_info(a.unsqueeze(1)), I((3, 4), layout="transposed"))
+case("unsqueeze-0d", lambda T, d, a: _view_info(a.unsqueeze(0)), I(()))
+case("flatten", lambda T, d, a: _view_info(T.flatten(a)), I((2, 3, 4)))
+case("flatten-start", lambda T, d, a: _view_info(a.flatten(1)), I((2, 3, 4)))
+case("flatten-start-end", lambda T, d, a: _view_info(a.flatten(0, 1)), I((2, 3, 4, 5)))
+case("flatten-transposed", lambda T, d, a: a.flatten(), I((3, 4), layout="transposed"))
+case("flatten-0d", lambda T, d, a: _view_info(a.flatten()), I(()))
+case("contiguous-transposed", lambda T, d, a: (a.is_contiguous(), _view_info(a.contiguous())),
+     I((3, 4, 2), layout="transposed"))
+case("contiguous-strided", lambda T, d, a: (a.is_contiguous(), _view_info(a.contiguous())),
+     I((3, 4), layout="strided"))
+case("contiguous-expanded", lambda T, d, a: _view_info(a.contiguous()), I((3, 4), layout="expanded"))
+case("contiguous-noop", lambda T, d, a: _view_info(a.contiguous()), I((3, 4)))
+case("layout-strides", lambda T, d, a, b, c, e: [(tuple(x.stride()), x.is_contiguous(), x.storage_offset())
+                                                 for x in (a, b, c, e)],
+     I((2, 3, 4), layout="transposed"), I((2, 3, 4), layout="strided"),
+     I((2, 3, 4), layout="offset"), I((2, 3, 4), layout="expanded"))
+case("getitem-int", lambda T, d, a: _view_info(a[1]), I((3, 4)))
+case("getitem-neg-int", lambda T, d, a: _view_info(a[-1]), I((3, 4)))
+case("getitem-int-int", lambda T, d, a: a[1, -2], I((3, 4)))
+case("getitem-slice", lambda T, d, a: _view_info(a[:, 1:3]), I((3, 4)))
+case("getitem-slice-step", lambda T, d, a: _view_info(a[::2]), I((7, 3)))
+case("getitem-slice-step-start", lambda T, d, a: _view_info(a[1:-1, ::3]), I((5, 7)))
+case("getitem-slice-neg-bounds", lambda T, d, a: _view_info(a[-3:, :-1]), I((5, 4)))
+case("getitem-slice-out-of-range", lambda T, d, a: _view_info(a[2:100]), I((5, 2)))
+case("getitem-slice-empty", lambda T, d, a: _view_info(a[3:1]), I((5, 2)))
+case("getitem-none", lambda T, d, a: _view_info(a[None]), I((3, 4)))
+case("getitem-none-middle", lambda T, d, a: _view_info(a[:, None, 2:]), I((3, 4)))
+case("getitem-ellipsis", lambda T, d, a: _view_info(a[..., 1]), I((2, 3, 4)))
+case("getitem-ellipsis-none", lambda T, d, a: _view_info(a[..., None]), I((2, 3)))
+case("getitem-int-ellipsis-slice", lambda T, d, a: _view_info(a[0, ..., ::2]), I((2, 3, 4, 5)))
+case("getitem-mixed", lambda T, d, a: _view_info(a[1, None, ::2, -1]), I((3, 5, 4)))
+case("getitem-transposed", lambda T, d, a: _view_info(a[1:, ::2]), I((4, 6), layout="transposed"))
+case("getitem-strided", lambda T, d, a: _view_info(a[-1]), I((4, 6), layout="strided"))
+case("getitem-1d-int-0d", lambda T, d, a: _view_info(a[2]), I((5,), I64))
+case("getitem-then-op", lambda T, d, a: a[1:, ::2] * 10 + a[:-1, 1::2], I((4, 6)))
+case("getitem-chain", lambda T, d, a: a[1][::2][None, 1:], I((3, 8)))
+case("item-float", lambda T, d, a: a.sum().item(), I((4,), values=[0.5, 1.25, -2.0, 3.0]))
+case("item-int", lambda T, d, a: a[1].item(), I((3,), I64))
+case("item-bool", lambda T, d, a: a.item(), I((), BOOL))
+case("tolist", lambda T, d, a: a.tolist(), I((2, 3), I64))
+case("shape-size-ndim-numel", lambda T, d, a: (tuple(a.shape), tuple(a.size()), a.size(1), a.dim(), a.ndim, a.numel()),
+     I((2, 3, 4)))
+case("clone-detach", lambda T, d, a: (a.clone(), a.detach()), I((3, 4), layout="transposed"))
+
+# -- creation (no inputs; use the device argument) -------------------------
+case("tensor-int-nested", lambda T, d: T.tensor([[1, 2, 3], [4, 5, 6]], device=d))
+case("tensor-float-inference", lambda T, d: T.tensor([1.0, 2, -3.5], device=d))
+case("tensor-bool-inference", lambda T, d: T.tensor([[True, False], [False, True]], device=d))
+case("tensor-bool-int-mix", lambda T, d: T.tensor([True, 2, 3], device=d))
+case("tensor-scalar-int", lambda T, d: T.tensor(3, device=d))
+case("tensor-scalar-float", lambda T, d: T.tensor(-2.5, device=d))
+case("tensor-empty-list", lambda T, d: T.tensor([], device=d))
+case("tensor-dtype-kw", lambda T, d: T.tensor([1, 2, 3], dtype=T.float32, device=d))
+case("tensor-dtype-int32", lambda T, d: T.tensor([[1.7, -2.7]], dtype=T.int32, device=d))
+case("tensor-special-floats", lambda T, d: T.tensor([float("nan"), float("inf"), -float("inf"), -0.0], device=d))
+case("tensor-int64-large", lambda T, d: T.tensor([2 ** 40, -2 ** 50, 2 ** 62], device=d))
+case("zeros", lambda T, d: T.zeros(2, 3, device=d))
+case("zeros-tuple-dtype", lambda T, d: T.zeros((2, 3), dtype=T.int64, device=d))
+case("zeros-0d", lambda T, d: T.zeros((), device=d))
+case("zeros-empty", lambda T, d: T.zeros(0, 4, device=d))
+case("ones", lambda T, d: T.ones(4, device=d))
+case("ones-bool", lambda T, d: T.ones((2, 2), dtype=T.bool, device=d))
+case("full-float", lambda T, d: T.full((2, 3), 1.5, device=d))
+case("full-int-inferred", lambda T, d: T.full((3,), 7, device=d))
+case("full-bool-inferred", lambda T, d: T.full((2,), True, device=d))
+case("full-dtype", lambda T, d: T.full((2, 2), 3, dtype=T.float32, device=d))
+case("full-inf", lambda T, d: T.full((2,), float("-inf"), device=d))
+case("empty-shape-dtype", lambda T, d: (tuple(T.empty(2, 3, device=d).shape),
+                                        T.zeros_like(T.empty((4,), dtype=T.int32, device=d))))
+case("zeros_like", lambda T, d, a: T.zeros_like(a), I((3, 4), layout="transposed"))
+case("ones_like-int", lambda T, d, a: T.ones_like(a), I((3,), I64))
+case("ones_like-dtype", lambda T, d, a: T.ones_like(a, dtype=T.int32), I((2, 3)))
+case("full_like", lambda T, d, a: T.full_like(a, 2.5), I((2, 3)))
+case("full_like-int-truncates", lambda T, d, a: T.full_like(a, 2.7), I((4,), I64))
+case("like-0d", lambda T, d, a: (T.zeros_like(a), T.ones_like(a)), I(()))
+case("arange-int", lambda T, d: T.arange(5, device=d))
+case("arange-start-end-step", lambda T, d: T.arange(1, 10, 3, device=d))
+case("arange-negative-step", lambda T, d: T.arange(10, 0, -2, device=d))
+case("arange-float", lambda T, d: T.arange(0, 1, 0.1, device=d))
+case("arange-float-end", lambda T, d: T.arange(5.0, device=d))
+case("arange-float-step-neg-start", lambda T, d: T.arange(-3, 3, 0.5, device=d))
+case("arange-dtype", lambda T, d: T.arange(4, dtype=T.float32, device=d))
+case("arange-empty", lambda T, d: T.arange(3, 3, device=d))
+case("linspace", lambda T, d: T.linspace(0, 1, 5, device=d))
+case("linspace-neg", lambda T, d: T.linspace(-1, 1, 7, device=d))
+case("linspace-one-step", lambda T, d: T.linspace(2, 3, 1, device=d))
+case("linspace-many", lambda T, d: T.linspace(-10, 10, 101, device=d))
+case("eye", lambda T, d: T.eye(3, device=d))
+case("eye-rect", lambda T, d: T.eye(2, 4, device=d))
+case("eye-tall-dtype", lambda T, d: T.eye(4, 2, dtype=T.int64, device=d))
+case("creation-then-op", lambda T, d: T.arange(6, device=d).reshape(2, 3) * T.ones(3, device=d) + T.eye(2, 3, device=d))
+
+# -- error cases -----------------------------------------------------------
+error("add-shape-mismatch", lambda T, d, a, b: a + b, I((2, 3)), I((4, 3)))
+error("mul-shape-mismatch-broadcast", lambda T, d, a, b: T.mul(a, b), I((2, 3, 4)), I((3, 5)))
+error("matmul-shape-mismatch", lambda T, d, a, b: a @ b, I((3, 4)), I((5, 2)))
+error("matmul-1d-mismatch", lambda T, d, a, b: T.matmul(a, b), I((3,)), I((4,)))
+error("mm-not-2d", lambda T, d, a, b: T.mm(a, b), I((2, 3, 4)), I((4, 2)))
+error("bmm-batch-mismatch", lambda T, d, a, b: T.bmm(a, b), I((2, 3, 4)), I((3, 4, 2)))
+error("view-incompatible-size", lambda T, d, a: a.view(5, 2), I((3, 4)))
+error("view-noncontig", lambda T, d, a: a.view(-1), I((3, 4), layout="transposed"))
+error("reshape-incompatible-size", lambda T, d, a: a.reshape(7), I((3, 4)))
+error("getitem-out-of-range", lambda T, d, a: a[3], I((3, 4)), exc=IndexError)
+error("getitem-neg-out-of-range", lambda T, d, a: a[:, -5], I((3, 4)), exc=IndexError)
+error("getitem-too-many-indices", lambda T, d, a: a[0, 0, 0], I((3, 4)), exc=IndexError)
+error("getitem-negative-step", lambda T, d, a: a[::-1], I((3, 4)), exc=ValueError)
+error("item-multi-element", lambda T, d, a: a.item(), I((3, 4)))
+error("cat-different-ranks", lambda T, d, a, b: T.cat([a, b]), I((2, 3)), I((3,)))
+error("cat-shape-mismatch", lambda T, d, a, b: T.cat([a, b], dim=0), I((2, 3)), I((2, 4)))
+error("stack-shape-mismatch", lambda T, d, a, b: T.stack([a, b]), I((2, 3)), I((3, 2)))
+error("squeeze-dim-out-of-range", lambda T, d, a: a.squeeze(3), I((1, 3)), exc=IndexError)
+error("unsqueeze-dim-out-of-range", lambda T, d, a: a.unsqueeze(4), I((1, 3)), exc=IndexError)
+error("transpose-dim-out-of-range", lambda T, d, a: a.transpose(0, 2), I((2, 3)), exc=IndexError)
+error("sum-dim-out-of-range", lambda T, d, a: a.sum(2), I((2, 3)), exc=IndexError)
+error("permute-wrong-length", lambda T, d, a: a.permute(1, 0), I((2, 3, 4)))
+error("expand-bad-size", lambda T, d, a: a.expand(3, 4), I((2, 4)))
+error("mean-of-int", lambda T, d, a: T.mean(a), I((4,), I64))
+error("max-of-empty", lambda T, d, a: T.max(a), I((0,)))
+error("amax-empty-dim", lambda T, d, a: T.amax(a, dim=0), I((0, 3)), exc=IndexError)
+error("int-div-by-zero-floor", lambda T, d, a, b: a // b, I((3,), I64), I((3,), I64, values=[0]))
+error("where-cond-not-bool", lambda T, d, c, a, b: T.where(c, a, b), I((3,)), I((3,)), I((3,)))
+error("softmax-dim-out-of-range", lambda T, d, a: T.softmax(a, dim=2), I((2, 3)), exc=IndexError)
+error("linear-shape-mismatch", lambda T, d, x, w: T.nn.functional.linear(x, w), I((4, 6)), I((5, 7)))
+
+
+def _check_table():
+    for table in (CASES, ERROR_CASES):
+        names = [c.name for c in table]
+        dup = sorted(set(n for n in names if names.count(n) > 1))
+        assert not dup, "duplicate case names: %s" % dup
+
+
+_check_table()

@@ -1,0 +1,53 @@
+"""webtorch vs torch on the shared op table (tests/op_cases.py).
+
+Every case runs with webtorch on each device and with torch on "cpu"; results
+must agree in kind, shape, dtype and values (tolerances per case), result
+tensors must live on the requested device, and the error cases must raise the
+same exception type as torch.
+
+WEBTORCH_TEST_DEVICES=cpu (comma-separated) restricts the devices; the default
+is both "webgpu" and "cpu".
+"""
+
+import os
+
+import pytest
+import torch
+
+import webtorch
+
+from compare import assert_close, iter_tensors, to_plain
+from op_cases import CASES, ERROR_CASES, run_case
+
+DEVICES = [d for d in os.environ.get("WEBTORCH_TEST_DEVICES", "webgpu,cpu").split(",") if d]
+
+
+def device_type(t):
+    dev = t.device
+    return getattr(dev, "type", None) or str(dev).split(":")[0]
+
+
+def params(cases):
+    return [pytest.param(case, device, id="%s-%s" % (case.name, device))
+            for case in cases for device in DEVICES]
+
+
+@pytest.mark.parametrize("case,device", params(CASES))
+def test_op(case, device):
+    expected = to_plain(run_case(torch, case, "cpu"))
+    result = run_case(webtorch, case, device)
+    name = "%s[%s]" % (case.name, device)
+    for t in iter_tensors(result):
+        assert device_type(t) == device, "%s: result on %s, expected %s" % (name, t.device, device)
+    assert_close(to_plain(result), expected, atol=case.atol, rtol=case.rtol, name=name)
+
+
+@pytest.mark.parametrize("case,device", params(ERROR_CASES))
+def test_error(case, device):
+    with pytest.raises(case.exc) as torch_info:
+        run_case(torch, case, "cpu")
+    assert type(torch_info.value) is case.exc, (
+        "%s: torch raised %s, the table expects %s"
+        % (case.name, type(torch_info.value).__name__, case.exc.__name__))
+    with pytest.raises(case.exc):
+        run_case(webtorch, case, device)
