@@ -1,2 +1,35 @@
-"""webtorch: PyTorch for the browser, on WebGPU, in pure Python."""
+"""webtorch: PyTorch for the browser, on WebGPU, in pure Python.
+
+    import webtorch as torch
+    x = torch.tensor([1.0, 2.0], device="webgpu")
+"""
 __version__ = "0.1.0"
+
+from . import _dtypes
+from ._dtypes import bool_ as bool, float32, int32, int64, dtype
+from ._tensor import Tensor, Size, device
+from ._ops import *  # noqa: F401,F403  (the op functions, PyTorch's names)
+from ._ops import (abs, all, any, max, min, pow, round, sum, broadcast_shapes, elementwise as _elementwise)
+from . import errors, webgpu, nn
+
+float = float32
+long = int64
+int = int32
+result_type = _dtypes.result_type
+promote_types = _dtypes.promote
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def numel(x):
+    return x.numel()
+
+
+def get_default_dtype():
+    return float32
+
+
+def is_floating_point(x):
+    return x.is_floating_point()

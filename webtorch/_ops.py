@@ -1,0 +1,1046 @@
+"""Tensor operations. Primitives: elementwise (ops_table.ELEMENTWISE), reduce, matmul, and
+views; every other op here is written in terms of those.
+"""
+import builtins
+import math
+from collections import namedtuple
+
+from . import _dtypes as dt
+from ._tensor import Tensor, Size, _empty, _from_host_values, _wrap_dim, backend, contiguous_strides, device
+from .ops_table import ELEMENTWISE
+
+_default_device = "cpu"
+
+
+def _is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def _device_of(operands):
+    devices = {x.device.type for x in operands if _is_tensor(x) and x.dim() > 0}
+    if not devices:
+        devices = {x.device.type for x in operands if _is_tensor(x)}
+    if len(devices) > 1:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                           "webgpu:0 and cpu!")
+    return devices.pop() if devices else _default_device
+
+
+# -- broadcasting ----------------------------------------------------------------------------
+def broadcast_shapes(*shapes):
+    ndim = builtins.max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, size in enumerate(s, ndim - len(s)):
+            if size != 1:
+                if out[i] != 1 and out[i] != size:
+                    raise RuntimeError(f"The size of tensor a ({out[i]}) must match the size of tensor b ({size}) "
+                                       f"at non-singleton dimension {i}")
+                out[i] = size
+    return Size(out)
+
+
+def expand(x, *shape):
+    shape = _shape_arg(shape)
+    if len(shape) < x.dim():
+        raise RuntimeError(f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({x.dim()})")
+    lead = len(shape) - x.dim()
+    new_shape, new_stride = [], []
+    for i, size in enumerate(shape):
+        if i < lead:
+            if size < 0:
+                raise RuntimeError(f"expand: -1 not allowed in leading, non-existing dimension {i}")
+            new_shape.append(size)
+            new_stride.append(0)
+            continue
+        old, stride = x.shape[i - lead], x._stride[i - lead]
+        if size == -1:
+            size = old
+        if old == size:
+            new_stride.append(stride)
+        elif old == 1:
+            new_stride.append(0)
+        else:
+            raise RuntimeError(f"The expanded size of the tensor ({size}) must match the existing size ({old}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
+                               f"{list(x.shape)}")
+        new_shape.append(size)
+    return x._view(new_shape, new_stride)
+
+
+def broadcast_to(x, shape):
+    return expand(x, *shape)
+
+
+# -- the elementwise primitive ---------------------------------------------------------------
+def _compute_dtype(op, promoted):
+    if op.compute == "float" and not promoted.is_floating_point:
+        return dt.default_float
+    if op.compute == "bool":
+        return dt.bool_
+    return promoted
+
+
+def _as_operand(x, device_type):
+    """Tensors stay; Python numbers stay scalars; 0-d tensors on another device become scalars."""
+    if _is_tensor(x):
+        if x.device.type != device_type and x.dim() == 0:
+            return x.item()
+        return x
+    if isinstance(x, (bool, int, float)):
+        return x
+    if hasattr(x, "item") and hasattr(x, "dtype"):  # numpy scalar
+        return x.item()
+    raise TypeError(f"expected Tensor or number as operand, got {type(x).__name__}")
+
+
+def elementwise(name, *operands, out=None):
+    op = ELEMENTWISE[name]
+    device_type = _device_of(operands) if out is None else out.device.type
+    operands = [_as_operand(x, device_type) for x in operands]
+    if name == "where":
+        promoted = dt.result_type(*operands[1:])
+        computes = [dt.bool_, promoted, promoted]
+    else:
+        promoted = dt.result_type(*operands)
+        computes = [_compute_dtype(op, promoted)] * len(operands)
+    out_dtype = dt.bool_ if op.out == "bool" else computes[-1]
+    shape = broadcast_shapes(*[x.shape for x in operands if _is_tensor(x)])
+    if out is None:
+        out = _empty(shape, out_dtype, device_type)
+    elif out.shape != shape:
+        raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape {list(shape)}")
+    operands = [expand(x, *shape) if _is_tensor(x) else x for x in operands]
+    backend(device_type).elementwise(op, out, operands, computes)
+    return out
+
+
+def _copy_into(dst, src):
+    """dst (a view) = src, broadcast and cast to dst's dtype."""
+    src = _as_operand(src, dst.device.type)
+    if _is_tensor(src) and src.device.type != dst.device.type:
+        src = src.to(dst.device.type)
+    if _is_tensor(src):
+        src = expand(src, *dst.shape)
+    backend(dst.device.type).elementwise(ELEMENTWISE["copy"], dst, [src], [dst.dtype])
+    return dst
+
+
+def cast(x, dtype):
+    dtype = dt.as_dtype(dtype)
+    if dtype is x.dtype:
+        return x
+    return _copy_into(_empty(x.shape, dtype, x.device.type), x)
+
+
+def contiguous(x):
+    if x.is_contiguous():
+        return x
+    return clone(x)
+
+
+def clone(x):
+    return _copy_into(_empty(x.shape, x.dtype, x.device.type), x)
+
+
+def _unary(name):
+    def fn(x):
+        return elementwise(name, x)
+    fn.__name__ = name
+    return fn
+
+
+def _binary(name):
+    def fn(x, other):
+        return elementwise(name, x, other)
+    fn.__name__ = name
+    return fn
+
+
+abs = _unary("abs")
+exp = _unary("exp")
+log = _unary("log")
+sqrt = _unary("sqrt")
+rsqrt = _unary("rsqrt")
+sin = _unary("sin")
+cos = _unary("cos")
+tanh = _unary("tanh")
+sigmoid = _unary("sigmoid")
+relu = _unary("relu")
+silu = _unary("silu")
+floor = _unary("floor")
+ceil = _unary("ceil")
+trunc = _unary("trunc")
+sign = _unary("sign")
+reciprocal = _unary("reciprocal")
+square = _unary("square")
+erf = _unary("erf")
+logical_not = _unary("logical_not")
+isnan = _unary("isnan")
+isinf = _unary("isinf")
+maximum = _binary("maximum")
+minimum = _binary("minimum")
+fmod = _binary("fmod")
+remainder = _binary("remainder")
+eq = _binary("eq")
+ne = _binary("ne")
+lt = _binary("lt")
+le = _binary("le")
+gt = _binary("gt")
+ge = _binary("ge")
+logical_and = _binary("logical_and")
+logical_or = _binary("logical_or")
+logical_xor = _binary("logical_xor")
+bitwise_and = _binary("bitwise_and")
+bitwise_or = _binary("bitwise_or")
+bitwise_xor = _binary("bitwise_xor")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def round(x, decimals=0):
+    if decimals:
+        scale = 10.0 ** decimals
+        return elementwise("round", x * scale) / scale
+    return elementwise("round", x)
+
+
+def neg(x):
+    if x.dtype is dt.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return elementwise("neg", x)
+
+
+negative = neg
+
+
+def add(x, other, alpha=1):
+    return elementwise("add", x, other if alpha == 1 else other * alpha)
+
+
+def sub(x, other, alpha=1):
+    if (x.dtype if _is_tensor(x) else dt.scalar_dtype(x)) is dt.bool_ and \
+            (other.dtype if _is_tensor(other) else dt.scalar_dtype(other)) is dt.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    return elementwise("sub", x, other if alpha == 1 else other * alpha)
+
+
+subtract = sub
+
+
+def mul(x, other):
+    return elementwise("mul", x, other)
+
+
+multiply = mul
+
+
+def div(x, other, rounding_mode=None):
+    if rounding_mode is None:
+        return elementwise("div", x, other)
+    if rounding_mode == "floor":
+        return elementwise("floor_divide", x, other)
+    if rounding_mode == "trunc":
+        return elementwise("trunc_divide", x, other)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+
+
+divide = true_divide = div
+
+
+def floor_divide(x, other):
+    return elementwise("floor_divide", x, other)
+
+
+def pow(x, exponent):
+    return elementwise("pow", x, exponent)
+
+
+def bitwise_not(x):
+    if x.dtype is dt.bool_:
+        return elementwise("logical_not", x)
+    if x.dtype.is_floating_point:
+        raise TypeError("bitwise_not is only supported for integer and boolean tensors")
+    return elementwise("bitwise_xor", x, -1)
+
+
+def clamp(x, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if max is None:
+        return elementwise("maximum", x, min) if not _is_nan_scalar(min) else elementwise("add", x, min)
+    if min is None:
+        return elementwise("minimum", x, max) if not _is_nan_scalar(max) else elementwise("add", x, max)
+    return elementwise("clamp", x, min, max)
+
+
+def _is_nan_scalar(v):
+    return isinstance(v, float) and v != v
+
+
+clip = clamp
+
+
+def clamp_min(x, min):
+    return clamp(x, min=min)
+
+
+def clamp_max(x, max):
+    return clamp(x, max=max)
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        raise NotImplementedError("where(condition) needs nonzero(), which webtorch does not have yet")
+    if _is_tensor(condition) and condition.dtype is not dt.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{condition.dtype.name.capitalize()}")
+    return elementwise("where", condition, input, other)
+
+
+def gelu(x, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return elementwise("gelu_tanh" if approximate == "tanh" else "gelu", x)
+
+
+def isfinite(x):
+    return logical_not(logical_or(isnan(x), isinf(x)))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if _is_tensor(a) and _is_tensor(b) and a.dtype is not b.dtype:
+        raise RuntimeError(f"{a.dtype.name.capitalize()} did not match {b.dtype.name.capitalize()}")
+    close = eq(a, b)
+    if equal_nan:
+        close = logical_or(close, logical_and(isnan(a), isnan(b)))
+    if not (a.dtype.is_floating_point if _is_tensor(a) else isinstance(a, float)):
+        return close
+    within = le(abs(sub(a, b)), add(abs(b) * rtol, atol))
+    return logical_or(close, logical_and(within, isfinite(b)))
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return builtins.bool(all(isclose(a, b, rtol, atol, equal_nan)).item())
+
+
+def equal(a, b):
+    if a.shape != b.shape:
+        return False
+    return builtins.bool(all(eq(a, b)).item())
+
+
+# -- views -----------------------------------------------------------------------------------
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        return tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_size(shape, numel):
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[shape.index(-1)] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def _view_strides(x, shape):
+    """Strides that view x with `shape` without a copy, or None (PyTorch's computeStride)."""
+    if x.numel() == 0:
+        return contiguous_strides(shape)
+    new_strides = [0] * len(shape)
+    view_d = len(shape) - 1
+    chunk_base_stride = x._stride[-1] if x._stride else 1
+    tensor_numel, view_numel = 1, 1
+    for tensor_d in range(x.dim() - 1, -1, -1):
+        tensor_numel *= x.shape[tensor_d]
+        if tensor_d == 0 or (x.shape[tensor_d - 1] != 1 and
+                             x._stride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = x._stride[tensor_d - 1]
+                tensor_numel, view_numel = 1, 1
+    if view_d != -1:
+        return None
+    return new_strides
+
+
+def view(x, *shape):
+    if len(shape) == 1 and isinstance(shape[0], (dt.dtype, type)):
+        raise NotImplementedError("view(dtype) is not supported by webtorch")
+    shape = _infer_size(_shape_arg(shape), x.numel())
+    strides = _view_strides(x, shape)
+    if strides is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return x._view(shape, strides)
+
+
+def reshape(x, *shape):
+    shape = _infer_size(_shape_arg(shape), x.numel())
+    strides = _view_strides(x, shape)
+    if strides is None:
+        return clone(x)._view(shape, contiguous_strides(shape))
+    return x._view(shape, strides)
+
+
+def view_as(x, other):
+    return view(x, *other.shape)
+
+
+def reshape_as(x, other):
+    return reshape(x, *other.shape)
+
+
+def expand_as(x, other):
+    return expand(x, *other.shape)
+
+
+def permute(x, *dims):
+    dims = [_wrap_dim(d, x.dim()) for d in _shape_arg(dims)]
+    if sorted(dims) != list(range(x.dim())):
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                           "of the desired ordering of dimensions i.e. input.dim() = "
+                           f"{x.dim()} is not equal to len(dims) = {len(dims)}")
+    return x._view([x.shape[d] for d in dims], [x._stride[d] for d in dims])
+
+
+def transpose(x, dim0, dim1):
+    if x.dim() == 0:
+        _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
+        return x
+    d0, d1 = _wrap_dim(dim0, x.dim()), _wrap_dim(dim1, x.dim())
+    dims = list(range(x.dim()))
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    return permute(x, *dims)
+
+
+swapaxes = swapdims = transpose
+
+
+def t(x):
+    if x.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
+    return transpose(x, 0, 1) if x.dim() == 2 else x
+
+
+def _T(x):
+    return permute(x, *reversed(range(x.dim())))
+
+
+def unsqueeze(x, dim):
+    d = _wrap_dim(dim, x.dim() + 1)
+    shape, stride = list(x.shape), list(x._stride)
+    new_stride = stride[d] * shape[d] if d < x.dim() else 1
+    shape.insert(d, 1)
+    stride.insert(d, new_stride)
+    return x._view(shape, stride)
+
+
+def squeeze(x, dim=None):
+    if dim is None:
+        dims = [d for d in range(x.dim()) if x.shape[d] == 1]
+    else:
+        dims = [_wrap_dim(d, x.dim()) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))]
+        dims = [d for d in dims if x.dim() and x.shape[d] == 1]
+    return x._view([s for d, s in enumerate(x.shape) if d not in dims],
+                   [s for d, s in enumerate(x._stride) if d not in dims])
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    if x.dim() == 0:
+        return reshape(x, 1)
+    s, e = _wrap_dim(start_dim, x.dim()), _wrap_dim(end_dim, x.dim())
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    n = 1
+    for size in x.shape[s:e + 1]:
+        n *= size
+    return reshape(x, *x.shape[:s], n, *x.shape[e + 1:])
+
+
+def narrow(x, dim, start, length):
+    d = _wrap_dim(dim, x.dim())
+    if start < 0:
+        start += x.shape[d]
+    if not (0 <= start and start + length <= x.shape[d]):
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({x.shape[d]}).")
+    shape = list(x.shape)
+    shape[d] = length
+    return x._view(shape, x._stride, x._offset + start * x._stride[d])
+
+
+def _getitem(x, index):
+    if not isinstance(index, tuple):
+        index = (index,)
+    if builtins.any(_is_tensor(i) or isinstance(i, list) for i in index):
+        raise NotImplementedError("indexing with tensors or lists is not supported by webtorch yet")
+    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+    if n_real > x.dim():
+        raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
+    if builtins.sum(1 for i in index if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    expanded = []
+    for i in index:
+        if i is Ellipsis:
+            expanded.extend([slice(None)] * (x.dim() - n_real))
+        else:
+            expanded.append(i)
+    shape, stride, offset, d = [], [], x._offset, 0
+    for i in expanded:
+        if i is None:
+            shape.append(1)
+            stride.append(0)
+            continue
+        size, st = (x.shape[d], x._stride[d]) if d < x.dim() else (1, 0)
+        if isinstance(i, slice):
+            start, stop, step = i.start, i.stop, i.step
+            step = 1 if step is None else int(step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            start, stop, _ = slice(start, stop, step).indices(size)
+            length = builtins.max(0, -(-(stop - start) // step))
+            offset += start * st if length else 0
+            shape.append(length)
+            stride.append(st * step)
+        else:
+            i = int(i)
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+            offset += (i % size) * st
+        d += 1
+    shape.extend(x.shape[d:])
+    stride.extend(x._stride[d:])
+    return x._view(shape, stride, offset)
+
+
+def _setitem(x, index, value):
+    _copy_into(_getitem(x, index), value)
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    # Legacy rule kept by PyTorch: 1-D empty tensors are skipped.
+    parts = [t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)] or tensors[:1]
+    ref = parts[0]
+    if ref.dim() == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap_dim(dim, ref.dim())
+    for i, t in enumerate(parts):
+        if t.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} and {t.dim()}")
+        for k in range(ref.dim()):
+            if k != d and t.shape[k] != ref.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list.")
+    dtype = dt.result_type(*tensors)
+    shape = list(ref.shape)
+    shape[d] = builtins.sum(t.shape[d] for t in parts)
+    out = _empty(shape, dtype, _device_of(tensors))
+    start = 0
+    for t in parts:
+        _copy_into(narrow(out, d, start, t.shape[d]), t)
+        start += t.shape[d]
+    return out
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for t in tensors[1:]:
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                               f"entry 0 and {list(t.shape)} at entry {tensors.index(t)}")
+    d = _wrap_dim(dim, tensors[0].dim() + 1)
+    return cat([unsqueeze(t, d) for t in tensors], d)
+
+
+# -- reductions ------------------------------------------------------------------------------
+def _reduce_dims(x, dim):
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(x.dim()))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    dims = tuple(_wrap_dim(d, x.dim()) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    return tuple(sorted(dims))
+
+
+def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False):
+    dims = _reduce_dims(x, dim)
+    kept_shape = [s for d, s in enumerate(x.shape) if d not in dims]
+    values, indices = backend(x.device.type).reduce(op, x, dims, acc_dtype, out_dtype, with_index)
+    shape = [1 if d in dims else s for d, s in enumerate(x.shape)] if keepdim else kept_shape
+    values = Tensor(values, shape) if keepdim else Tensor(values, kept_shape)
+    if with_index:
+        return values, Tensor(indices, shape)
+    return values
+
+
+def _sum_dtype(x, dtype):
+    if dtype is not None:
+        return dt.as_dtype(dtype)
+    return dt.int64 if x.dtype.category < 2 else x.dtype
+
+
+def sum(x, dim=None, keepdim=False, dtype=None):
+    if not _is_tensor(x):
+        return builtins.sum(x)
+    out = _sum_dtype(x, dtype)
+    return _reduce("sum", x, dim, keepdim, out, out)
+
+
+def prod(x, dim=None, keepdim=False, dtype=None):
+    out = _sum_dtype(x, dtype)
+    return _reduce("prod", x, dim, keepdim, out, out)
+
+
+def _check_float(x, name):
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {'Long' if x.dtype is dt.int64 else x.dtype.name.capitalize()}")
+
+
+def mean(x, dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        x = cast(x, dtype)
+    _check_float(x, "mean")
+    dims = _reduce_dims(x, dim)
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    return div(sum(x, dim, keepdim), n)
+
+
+def _check_nonempty(x, dims, name):
+    if builtins.any(x.shape[d] == 0 for d in dims) or (x.numel() == 0 and not dims):
+        if dims == tuple(range(x.dim())):
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        raise IndexError(f"{name}(): Expected reduction dim {dims[0]} to have non-zero size.")
+
+
+def amax(x, dim=(), keepdim=False):
+    _check_nonempty(x, _reduce_dims(x, dim), "amax")
+    return _reduce("max", x, dim, keepdim, x.dtype, x.dtype)
+
+
+def amin(x, dim=(), keepdim=False):
+    _check_nonempty(x, _reduce_dims(x, dim), "amin")
+    return _reduce("min", x, dim, keepdim, x.dtype, x.dtype)
+
+
+_MinMax = {}
+
+
+def _values_indices(name):
+    if name not in _MinMax:
+        _MinMax[name] = namedtuple(name, ["values", "indices"])
+    return _MinMax[name]
+
+
+def _minmax(op, x, dim, keepdim, other):
+    if _is_tensor(dim):
+        return elementwise("maximum" if op == "max" else "minimum", x, dim)
+    if other is not None:
+        return elementwise("maximum" if op == "max" else "minimum", x, other)
+    if dim is None:
+        _check_nonempty(x, tuple(range(x.dim())), op)
+        return _reduce(op, x, None, False, x.dtype, x.dtype)
+    d = _wrap_dim(dim, x.dim())
+    if x.dim():
+        _check_nonempty(x, (d,), op)
+    values, indices = _reduce(op, x, d if x.dim() else (), keepdim, x.dtype, x.dtype, with_index=True)
+    return _values_indices("max" if op == "max" else "min")(values, indices)
+
+
+def max(x, dim=None, keepdim=False, *, other=None):
+    return _minmax("max", x, dim, keepdim, other)
+
+
+def min(x, dim=None, keepdim=False, *, other=None):
+    return _minmax("min", x, dim, keepdim, other)
+
+
+def argmax(x, dim=None, keepdim=False):
+    if dim is None:
+        _check_nonempty(x, tuple(range(x.dim())), "argmax")
+        return _reduce("max", reshape(x, -1), 0, False, x.dtype, x.dtype, True)[1].reshape(
+            [1] * x.dim() if keepdim else [])
+    _check_nonempty(x, (_wrap_dim(dim, x.dim()),), "argmax")
+    return _reduce("max", x, dim if x.dim() else (), keepdim, x.dtype, x.dtype, True)[1]
+
+
+def argmin(x, dim=None, keepdim=False):
+    if dim is None:
+        _check_nonempty(x, tuple(range(x.dim())), "argmin")
+        return _reduce("min", reshape(x, -1), 0, False, x.dtype, x.dtype, True)[1].reshape(
+            [1] * x.dim() if keepdim else [])
+    _check_nonempty(x, (_wrap_dim(dim, x.dim()),), "argmin")
+    return _reduce("min", x, dim if x.dim() else (), keepdim, x.dtype, x.dtype, True)[1]
+
+
+def all(x, dim=None, keepdim=False):
+    return _reduce("min", cast(x, dt.bool_), dim, keepdim, dt.bool_, dt.bool_)
+
+
+def any(x, dim=None, keepdim=False):
+    return _reduce("max", cast(x, dt.bool_), dim, keepdim, dt.bool_, dt.bool_)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool) and dim is None:
+        dim, unbiased = unbiased, None
+    _check_float(x, "var")
+    dims = _reduce_dims(x, dim)
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    centered = sub(x, mean(x, dims, keepdim=True))
+    return div(sum(mul(centered, centered), dims, keepdim), builtins.max(n - _correction(unbiased, correction), 0))
+
+
+def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return sqrt(var(x, dim, unbiased, keepdim, correction=correction))
+
+
+def logsumexp(x, dim, keepdim=False):
+    if not x.dtype.is_floating_point:
+        x = cast(x, dt.default_float)
+    dims = _reduce_dims(x, dim)
+    if x.numel() == 0:
+        return log(sum(exp(x), dims, keepdim))
+    m = amax(x, dims, keepdim=True)
+    m = where(isinf(m), 0.0, m)  # all -inf rows stay -inf, +inf rows stay +inf
+    out = add(log(sum(exp(sub(x, m)), dims, keepdim=True)), m)
+    return out if keepdim else squeeze(out, dims)
+
+
+def softmax(x, dim, dtype=None):
+    if dtype is not None:
+        x = cast(x, dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f'"softmax_lastdim_kernel_impl" not implemented for \'{x.dtype.name.capitalize()}\'')
+    if x.dim() == 0:
+        x = reshape(x, 1)
+        return reshape(softmax(x, 0), ())
+    e = exp(sub(x, amax(x, dim, keepdim=True)))
+    return div(e, sum(e, dim, keepdim=True))
+
+
+def log_softmax(x, dim, dtype=None):
+    if dtype is not None:
+        x = cast(x, dtype)
+    if x.dim() == 0:
+        return reshape(log_softmax(reshape(x, 1), 0), ())
+    shifted = sub(x, amax(x, dim, keepdim=True))
+    return sub(shifted, log(sum(exp(shifted), dim, keepdim=True)))
+
+
+# -- matmul ----------------------------------------------------------------------------------
+def matmul(a, b):
+    if a.dim() == 0 or b.dim() == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_tname(a.dtype)} != "
+                           f"{_tname(b.dtype)}")
+    if a.dtype is dt.bool_:
+        raise RuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    squeeze_a, squeeze_b = a.dim() == 1, b.dim() == 1
+    a2 = unsqueeze(a, 0) if squeeze_a else a
+    b2 = unsqueeze(b, 1) if squeeze_b else b
+    m, k = a2.shape[-2], a2.shape[-1]
+    k2, n = b2.shape[-2], b2.shape[-1]
+    if k != k2:
+        if a.dim() == 1 and b.dim() == 1:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+                               "have the same number of elements, but got "
+                               f"{a.shape[0]} and {b.shape[0]} elements respectively")
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})")
+    batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    a3 = expand(a2, *batch, m, k)
+    b3 = expand(b2, *batch, k, n)
+    if _device_of([a, b]) != a.device.type or a.device.type != b.device.type:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                           "webgpu:0 and cpu!")
+    out = Tensor(backend(a.device.type).matmul(a3, b3, a.dtype), [*batch, m, n])
+    if squeeze_a:
+        out = squeeze(out, -2)
+    if squeeze_b:
+        out = squeeze(out, -1)
+    return out
+
+
+def _tname(d):
+    return {"float32": "float", "int64": "long int", "int32": "int", "bool": "bool"}[d.name]
+
+
+def mm(a, b):
+    if a.dim() != 2 or b.dim() != 2:
+        raise RuntimeError(f"{'self' if a.dim() != 2 else 'mat2'} must be a matrix")
+    return matmul(a, b)
+
+
+def bmm(a, b):
+    if a.dim() != 3 or b.dim() != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError("batch1 and batch2 must have same number of batches, got "
+                           f"{a.shape[0]} and {b.shape[0]}")
+    return matmul(a, b)
+
+
+def mv(a, v):
+    return matmul(a, v)
+
+
+def dot(a, b):
+    if a.dim() != 1 or b.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
+    return matmul(a, b)
+
+
+def linear(x, weight, bias=None):
+    out = matmul(x, t(weight) if weight.dim() == 2 else weight)
+    return out if bias is None else add(out, bias)
+
+
+# -- creation --------------------------------------------------------------------------------
+def _device_type(dev):
+    return device(dev).type if dev is not None else _default_device
+
+
+def _flatten_data(data):
+    """Nested sequences -> (flat list, shape)."""
+    if _is_tensor(data):
+        return list(data._host_values()), tuple(data.shape)
+    if hasattr(data, "tolist") and hasattr(data, "shape"):  # numpy
+        return _flatten_data(data.tolist())
+    if isinstance(data, (list, tuple)):
+        if len(data) == 0:
+            return [], (0,)
+        parts = [_flatten_data(d) for d in data]
+        shape = parts[0][1]
+        for p in parts:
+            if p[1] != shape:
+                raise ValueError(f"expected sequence of length {shape[0] if shape else 0} at dim 1 (got "
+                                 f"{p[1][0] if p[1] else 0})")
+        return [v for p in parts for v in p[0]], (len(data),) + shape
+    if isinstance(data, (bool, int, float)):
+        return [data], ()
+    if hasattr(data, "item"):
+        return [data.item()], ()
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _infer_dtype(values):
+    if builtins.all(isinstance(v, bool) for v in values) and values:
+        return dt.bool_
+    if builtins.any(isinstance(v, float) for v in values):
+        return dt.default_float
+    return dt.int64 if values else dt.default_float
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    if _is_tensor(data) and dtype is None:
+        dtype = data.dtype
+    values, shape = _flatten_data(data)
+    dtype = dt.as_dtype(dtype) if dtype is not None else _infer_dtype(values)
+    if dtype.category == 1:
+        for v in values:
+            if isinstance(v, float) and not math.isfinite(v):
+                raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+        values = [int(v) for v in values]
+    elif dtype is dt.bool_:
+        values = [builtins.bool(v) for v in values]
+    out = _from_host_values(_host(values, dtype), shape, dtype, _device_type(device))
+    out.requires_grad = requires_grad
+    return out
+
+
+def _host(values, dtype):
+    import array
+    return array.array(dtype.typecode, values)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if _is_tensor(data):
+        return data.to(*[a for a in (device, dtype) if a is not None])
+    return tensor(data, dtype=dtype, device=device)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    shape = _shape_arg(size if isinstance(size, (tuple, list, Size)) else (size,))
+    if dtype is None:
+        dtype = dt.scalar_dtype(fill_value)
+    out = _empty(shape, dt.as_dtype(dtype), _device_type(device))
+    _copy_into(out, fill_value)
+    out.requires_grad = requires_grad
+    return out
+
+
+def _size_args(size):
+    return _shape_arg(size)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return full(_size_args(size), 0, dtype=dtype or dt.default_float, device=device, requires_grad=requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return full(_size_args(size), 1, dtype=dtype or dt.default_float, device=device, requires_grad=requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    out = _empty(_size_args(size), dt.as_dtype(dtype or dt.default_float), _device_type(device))
+    out.requires_grad = requires_grad
+    return out
+
+
+def _like(x, dtype, device):
+    return dict(dtype=dtype or x.dtype, device=device or x.device)
+
+
+def zeros_like(x, dtype=None, device=None, requires_grad=False):
+    return full(x.shape, 0, **_like(x, dtype, device), requires_grad=requires_grad)
+
+
+def ones_like(x, dtype=None, device=None, requires_grad=False):
+    return full(x.shape, 1, **_like(x, dtype, device), requires_grad=requires_grad)
+
+
+def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(x.shape, fill_value, **_like(x, dtype, device), requires_grad=requires_grad)
+
+
+def empty_like(x, dtype=None, device=None, requires_grad=False):
+    return empty(*x.shape, **_like(x, dtype, device), requires_grad=requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    is_float = builtins.any(isinstance(v, float) for v in (start, end, step))
+    dtype = dt.as_dtype(dtype) if dtype is not None else (dt.default_float if is_float else dt.int64)
+    n = builtins.max(0, math.ceil((end - start) / step))
+    values = [start + i * step for i in range(n)]
+    values = [float(v) for v in values] if dtype.is_floating_point else [int(v) for v in values]
+    out = _from_host_values(_host(values, dtype), (n,), dtype, _device_type(device))
+    out.requires_grad = requires_grad
+    return out
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = dt.as_dtype(dtype) if dtype is not None else dt.default_float
+    if steps == 1:
+        values = [float(start)]
+    else:
+        step = (end - start) / (steps - 1)
+        half = steps // 2
+        values = [start + i * step if i < half else end - (steps - 1 - i) * step for i in range(steps)]
+    if not dtype.is_floating_point:
+        values = [int(v) for v in values]
+    out = _from_host_values(_host(values, dtype), (steps,), dtype, _device_type(device))
+    out.requires_grad = requires_grad
+    return out
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    m = n if m is None else m
+    dtype = dt.as_dtype(dtype) if dtype is not None else dt.default_float
+    values = [1 if i == j else 0 for i in range(n) for j in range(m)]
+    out = _from_host_values(_host(values, dtype), (n, m), dtype, _device_type(device))
+    out.requires_grad = requires_grad
+    return out
+
+
+# -- Tensor methods and operators ------------------------------------------------------------
+def _reflected(fn):
+    return lambda x, other: fn(other, x)
+
+
+_METHODS = [
+    "abs", "neg", "negative", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "floor",
+    "ceil", "trunc", "round", "sign", "reciprocal", "square", "erf", "logical_not", "isnan", "isinf", "isfinite",
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "pow", "maximum",
+    "minimum", "fmod", "remainder", "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
+    "less_equal", "not_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_not", "clamp", "clip", "clamp_min", "clamp_max", "where", "allclose", "isclose",
+    "equal", "view", "reshape", "view_as", "reshape_as", "expand", "expand_as", "broadcast_to", "permute",
+    "transpose", "swapaxes", "swapdims", "t", "unsqueeze", "squeeze", "flatten", "narrow", "contiguous", "clone",
+    "sum", "prod", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "all", "any", "var", "std",
+    "logsumexp", "softmax", "log_softmax", "matmul", "mm", "bmm", "mv", "dot",
+]
+for _name in _METHODS:
+    setattr(Tensor, _name, globals()[_name])
+
+Tensor.T = property(_T)
+Tensor.mT = property(lambda x: transpose(x, -2, -1))
+Tensor.__getitem__ = _getitem
+Tensor.__setitem__ = _setitem
+Tensor.__neg__ = neg
+Tensor.__abs__ = abs
+Tensor.__invert__ = bitwise_not
+Tensor.__add__ = add
+Tensor.__radd__ = _reflected(add)
+Tensor.__sub__ = sub
+Tensor.__rsub__ = _reflected(sub)
+Tensor.__mul__ = mul
+Tensor.__rmul__ = _reflected(mul)
+Tensor.__truediv__ = div
+Tensor.__rtruediv__ = _reflected(div)
+Tensor.__floordiv__ = floor_divide
+Tensor.__rfloordiv__ = _reflected(floor_divide)
+Tensor.__mod__ = remainder
+Tensor.__rmod__ = _reflected(remainder)
+Tensor.__pow__ = pow
+Tensor.__rpow__ = _reflected(pow)
+Tensor.__matmul__ = matmul
+Tensor.__rmatmul__ = _reflected(matmul)
+Tensor.__and__ = bitwise_and
+Tensor.__rand__ = _reflected(bitwise_and)
+Tensor.__or__ = bitwise_or
+Tensor.__ror__ = _reflected(bitwise_or)
+Tensor.__xor__ = bitwise_xor
+Tensor.__rxor__ = _reflected(bitwise_xor)
+Tensor.__eq__ = eq
+Tensor.__ne__ = ne
+Tensor.__lt__ = lt
+Tensor.__le__ = le
+Tensor.__gt__ = gt
+Tensor.__ge__ = ge

@@ -1,0 +1,361 @@
+"""Tensor: a strided view (shape, stride, storage offset) of a storage on one device.
+
+Views share storage and never launch a kernel. Math lives in _ops.py, which attaches the
+methods; this module holds the layout, creation, device transfer and readback.
+"""
+import array
+import math
+
+from . import _dtypes as dt
+from .backend import cpu
+
+
+class Size(tuple):
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __repr__(self):
+        return f"webtorch.Size({list(self)})"
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+
+class device:
+    __slots__ = ("type", "index")
+
+    def __init__(self, spec, index=None):
+        if isinstance(spec, device):
+            spec, index = spec.type, spec.index
+        spec = str(spec)
+        if ":" in spec:
+            spec, idx = spec.split(":", 1)
+            index = int(idx)
+        if spec not in ("cpu", "webgpu"):
+            raise RuntimeError(f"Expected one of cpu, webgpu device type at start of device string: {spec}")
+        self.type, self.index = spec, index
+
+    def __eq__(self, other):
+        try:
+            other = device(other)
+        except (RuntimeError, TypeError, ValueError):
+            return NotImplemented
+        return self.type == other.type
+
+    def __hash__(self):
+        return hash(self.type)
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
+
+
+def backend(device_type):
+    if device_type == "cpu":
+        return cpu
+    from .backend import gpu
+    return gpu
+
+
+def contiguous_strides(shape):
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+class Tensor:
+    __array_priority__ = 1000  # numpy scalars defer to our reflected operators
+
+    def __init__(self, storage, shape, stride=None, offset=0, requires_grad=False):
+        self._storage = storage
+        self.shape = Size(shape)
+        self._stride = tuple(stride) if stride is not None else contiguous_strides(shape)
+        self._offset = offset
+        self.dtype = storage.dtype
+        self.requires_grad = requires_grad
+        self.grad = None
+
+    # -- layout -------------------------------------------------------------------------------
+    @property
+    def device(self):
+        return device(self._storage.device_type, 0 if self._storage.device_type == "webgpu" else None)
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def dim(self):
+        return len(self.shape)
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self.shape[_wrap_dim(dim, self.dim())]
+
+    def stride(self, dim=None):
+        return self._stride if dim is None else self._stride[_wrap_dim(dim, self.dim())]
+
+    def storage_offset(self):
+        return self._offset
+
+    def numel(self):
+        return self.shape.numel()
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def is_contiguous(self):
+        expected = 1
+        for size, stride in zip(reversed(self.shape), reversed(self._stride)):
+            if size != 1 and stride != expected:
+                return False
+            expected *= size
+        return True
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def _view(self, shape, stride, offset=None):
+        return Tensor(self._storage, shape, stride, self._offset if offset is None else offset)
+
+    # -- transfers and readback ---------------------------------------------------------------
+    def to(self, *args, **kwargs):
+        target_device, target_dtype = None, None
+        for a in list(args) + list(kwargs.values()):
+            if isinstance(a, Tensor):
+                target_device, target_dtype = a.device, a.dtype
+            elif isinstance(a, (str, device)) and not (isinstance(a, str) and a in dt.BY_NAME):
+                target_device = device(a)
+            elif isinstance(a, dt.dtype) or a in (bool, int, float) or (isinstance(a, str) and a in dt.BY_NAME):
+                target_dtype = dt.as_dtype(a)
+        t = self
+        if target_dtype is not None and target_dtype is not t.dtype:
+            from ._ops import cast
+            t = cast(t, target_dtype)
+        if target_device is not None and target_device.type != t.device.type:
+            t = _transfer(t, target_device.type)
+        return t
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def webgpu(self):
+        return self.to("webgpu")
+
+    def float(self):
+        return self.to(dt.float32)
+
+    def int(self):
+        return self.to(dt.int32)
+
+    def long(self):
+        return self.to(dt.int64)
+
+    def bool(self):
+        return self.to(dt.bool_)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return {"float32": "torch.FloatTensor", "int32": "torch.IntTensor", "int64": "torch.LongTensor",
+                    "bool": "torch.BoolTensor"}[self.dtype.name]
+        return self.to(dtype)
+
+    def _host_values(self):
+        """The elements, row-major, as an array.array (synchronous readback on webgpu)."""
+        t = self.contiguous()
+        values = backend(t._storage.device_type).to_host(t._storage)
+        return values[t._offset:t._offset + t.numel()]
+
+    async def _host_values_async(self):
+        t = self.contiguous()
+        if t._storage.device_type == "cpu":
+            values = t._storage.data
+        else:
+            from .backend import gpu
+            values = await gpu.to_host_async(t._storage)
+        return values[t._offset:t._offset + t.numel()]
+
+    def _nest(self, values):
+        convert = bool if self.dtype is dt.bool_ else (lambda v: v)
+        flat = [convert(v) for v in values]
+        for size in reversed(self.shape[1:]):
+            flat = [flat[i:i + size] for i in range(0, len(flat), size)] if size else \
+                [[] for _ in range(len(flat) // max(size, 1))]
+        if not self.shape:
+            return flat[0]
+        if 0 in self.shape:
+            return _empty_nested(self.shape)
+        return flat
+
+    def tolist(self):
+        return self._nest(self._host_values())
+
+    async def tolist_async(self):
+        return self._nest(await self._host_values_async())
+
+    def _check_scalar(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+
+    def item(self):
+        self._check_scalar()
+        return self.reshape(()).tolist()
+
+    async def item_async(self):
+        self._check_scalar()
+        return await self.reshape(()).tolist_async()
+
+    async def cpu_async(self):
+        return _from_host_values(await self._host_values_async(), self.shape, self.dtype, "cpu")
+
+    def numpy(self):
+        import numpy as np
+        if self.device.type != "cpu":
+            raise TypeError("can't convert webgpu:0 device type tensor to numpy. "
+                            "Use Tensor.cpu() to copy the tensor to host memory first.")
+        return np.array(self._host_values(), dtype=cpu.NUMPY_DTYPE[self.dtype]).reshape(self.shape)
+
+    async def numpy_async(self):
+        return (await self.cpu_async()).numpy()
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.category != 1 or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter([self[i] for i in range(self.shape[0])])
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        return _format(self)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.cpu().numpy()
+        return a if dtype is None else a.astype(dtype)
+
+
+def _empty_nested(shape):
+    if len(shape) == 1:
+        return []
+    return [_empty_nested(shape[1:]) for _ in range(shape[0])]
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def _transfer(t, device_type):
+    return _from_host_values(t._host_values(), t.shape, t.dtype, device_type)
+
+
+def _from_host_values(values, shape, dtype, device_type):
+    """A new contiguous tensor from an array.array (of dtype's typecode) on device_type."""
+    return Tensor(backend(device_type).from_host(dtype, values), shape)
+
+
+def _empty(shape, dtype, device_type):
+    shape = tuple(shape)
+    n = 1
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+        n *= s
+    return Tensor(backend(device_type).empty(dtype, n), shape)
+
+
+# -- repr like PyTorch's ---------------------------------------------------------------------
+def _format(t):
+    values = list(t._host_values()) if t.numel() <= 1000 else None
+    suffix = []
+    if t.device.type != "cpu":
+        suffix.append(f"device='{t.device}'")
+    if t.numel() == 0 and t.dim() != 1:
+        suffix.insert(0, f"size={tuple(t.shape)}")
+    default = {dt.float32, dt.int64, dt.bool_}
+    if t.dtype not in default or (t.numel() == 0 and t.dtype is not dt.float32):
+        suffix.append(f"dtype=webtorch.{t.dtype.name}")
+    if values is None:
+        body = f"[... {t.numel()} elements ...]"
+    else:
+        fmt = _formatter(values, t.dtype)
+        body = _nest_str([fmt(v) for v in values], t.shape, 1)
+    if t.requires_grad:
+        suffix.append("requires_grad=True")
+    return "tensor(" + ", ".join([body] + suffix) + ")"
+
+
+def _formatter(values, d):
+    if d is dt.bool_:
+        return lambda v: "True" if v else "False"
+    if d.category == 1:
+        width = max((len(str(v)) for v in values), default=1)
+        return lambda v: str(v).rjust(width)
+    finite = [abs(v) for v in values if math.isfinite(v)]
+    ints = all(v == int(v) for v in values if math.isfinite(v))
+    nonzero = [v for v in finite if v != 0]
+    sci = bool(nonzero) and (max(nonzero) / min(nonzero) > 1000.0 or max(nonzero) > 1e8 or min(nonzero) < 1e-4)
+
+    def one(v):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        if sci:
+            return f"{v:.4e}"
+        if ints:
+            return f"{v:.0f}."
+        return f"{v:.4f}"
+    width = max((len(one(v)) for v in values), default=1)
+    return lambda v: one(v).rjust(width)
+
+
+def _nest_str(items, shape, depth):
+    if not shape:
+        return items[0]
+    if len(shape) == 1:
+        return "[" + ", ".join(items) + "]"
+    step = len(items) // shape[0] if shape[0] else 0
+    rows = [_nest_str(items[i * step:(i + 1) * step], shape[1:], depth + 1) for i in range(shape[0])]
+    sep = "," + "\n" * (len(shape) - 1) + " " * (7 + depth)
+    return "[" + sep.join(rows) + "]"
+
+
+def host_array(values, dtype):
+    return array.array(dtype.typecode, values)

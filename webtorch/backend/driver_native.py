@@ -1,0 +1,116 @@
+"""The native driver: WebGPU through wgpu-py on CPython (Mesa lavapipe, Vulkan GPUs).
+
+It has the same small interface as the browser driver (driver_browser.py / browser_driver.js):
+buffers and pipelines are integer ids, `dispatch` encodes one kernel into the pending compute
+pass, `submit` sends the batch. Bind groups are cached per (pipeline, buffers).
+"""
+from ..errors import OutOfMemoryError, ValidationError, WebGPUUnavailableError
+
+
+class NativeDriver:
+    name = "native"
+
+    def __init__(self):
+        try:
+            import wgpu
+        except ImportError as e:
+            raise WebGPUUnavailableError(
+                "webtorch on CPython needs wgpu-py for the 'webgpu' device: pip install 'webtorch[native]'"
+            ) from e
+        self._wgpu = wgpu
+        adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+        if adapter is None:
+            raise WebGPUUnavailableError(
+                "wgpu found no GPU adapter; install a Vulkan driver (e.g. apt-get install mesa-vulkan-drivers)"
+            )
+        names = ("max_storage_buffer_binding_size", "max_buffer_size", "max_storage_buffers_per_shader_stage",
+                 "max_compute_workgroup_storage_size", "max_compute_invocations_per_workgroup")
+        self.limits = {n: adapter.limits[n.replace("_", "-")] for n in names}
+        self.device = adapter.request_device_sync(required_limits={n.replace("_", "-"): self.limits[n] for n in names})
+        self.limits["min_storage_buffer_offset_alignment"] = adapter.limits["min-storage-buffer-offset-alignment"]
+        info = adapter.info
+        self.adapter_info = {k: info.get(k, "") for k in ("vendor", "architecture", "device", "description")}
+        self.features = sorted(adapter.features)
+        self._buffers = {}
+        self._pipelines = []
+        self._bind_groups = {}
+        self._next_id = 1
+        self._encoder = None
+        self._pass = None
+        self.submit_count = 0
+
+    def _guard(self, fn, *args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except self._wgpu.GPUValidationError as e:
+            raise ValidationError(f"WebGPU validation error: {e}") from e
+        except self._wgpu.GPUOutOfMemoryError as e:
+            raise OutOfMemoryError(f"WebGPU out of memory: {e}. Free tensors or call webtorch.webgpu.empty_cache()") from e
+
+    def create_buffer(self, nbytes):
+        usage = self._wgpu.BufferUsage
+        buf = self._guard(self.device.create_buffer, size=nbytes,
+                          usage=usage.STORAGE | usage.COPY_SRC | usage.COPY_DST)
+        bid = self._next_id
+        self._next_id += 1
+        self._buffers[bid] = buf
+        return bid
+
+    def destroy_buffer(self, bid):
+        buf = self._buffers.pop(bid)
+        for key in [k for k in self._bind_groups if bid in k[1]]:
+            del self._bind_groups[key]
+        buf.destroy()
+
+    def write_buffer(self, bid, offset, data):
+        self._guard(self.device.queue.write_buffer, self._buffers[bid], offset, data)
+
+    def read_buffer(self, bid, offset, nbytes):
+        return self._guard(self.device.queue.read_buffer, self._buffers[bid], offset, nbytes)
+
+    async def read_buffer_async(self, bid, offset, nbytes):
+        return self.read_buffer(bid, offset, nbytes)
+
+    def create_pipeline(self, code, access, meta_window):
+        """access: 'w' or 'r' per binding after the meta binding (binding 0)."""
+        wgpu = self._wgpu
+        entries = [{"binding": 0, "visibility": wgpu.ShaderStage.COMPUTE,
+                    "buffer": {"type": "read-only-storage", "has_dynamic_offset": True, "min_binding_size": 0}}]
+        for i, a in enumerate(access):
+            kind = "storage" if a == "w" else "read-only-storage"
+            entries.append({"binding": i + 1, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": kind}})
+        layout = self.device.create_bind_group_layout(entries=entries)
+        module = self._guard(self.device.create_shader_module, code=code)
+        pipeline = self._guard(
+            self.device.create_compute_pipeline,
+            layout=self.device.create_pipeline_layout(bind_group_layouts=[layout]),
+            compute={"module": module, "entry_point": "main"},
+        )
+        self._pipelines.append((pipeline, layout, meta_window))
+        return len(self._pipelines) - 1
+
+    def dispatch(self, pid, bids, meta_offset, gx, gy, gz):
+        pipeline, layout, window = self._pipelines[pid]
+        key = (pid, bids)
+        group = self._bind_groups.get(key)
+        if group is None:
+            entries = [{"binding": 0, "resource": {"buffer": self._buffers[bids[0]], "offset": 0, "size": window}}]
+            entries += [{"binding": i, "resource": {"buffer": self._buffers[b], "offset": 0,
+                                                    "size": self._buffers[b].size}}
+                        for i, b in enumerate(bids[1:], 1)]
+            group = self._guard(self.device.create_bind_group, layout=layout, entries=entries)
+            self._bind_groups[key] = group
+        if self._pass is None:
+            self._encoder = self.device.create_command_encoder()
+            self._pass = self._encoder.begin_compute_pass()
+        self._pass.set_pipeline(pipeline)
+        self._pass.set_bind_group(0, group, [meta_offset])
+        self._pass.dispatch_workgroups(gx, gy, gz)
+
+    def submit(self):
+        if self._pass is None:
+            return
+        self._pass.end()
+        self._guard(self.device.queue.submit, [self._encoder.finish()])
+        self._pass = self._encoder = None
+        self.submit_count += 1

@@ -1,0 +1,123 @@
+"""The "webgpu" device: primitives as WGSL kernels on the runtime (webgpu.py).
+
+Every element is 4 bytes on the GPU: float32 as f32, int32/int64 as i32, bool as u32.
+"""
+import array
+import sys
+
+from .. import _dtypes as dt
+from . import kernels
+from .webgpu import runtime
+
+_GPU_TYPECODE = {dt.bool_: "I", dt.int32: "i", dt.int64: "i", dt.float32: "f"}
+_INT32 = (-(1 << 31), (1 << 31) - 1)
+
+
+class Storage:
+    __slots__ = ("dtype", "numel", "buffer", "__weakref__")
+    device_type = "webgpu"
+
+    def __init__(self, dtype, numel, buffer):
+        self.dtype, self.numel, self.buffer = dtype, numel, buffer
+
+    def __del__(self):
+        if self.buffer is not None and not sys.is_finalizing():
+            runtime().release(self.buffer)
+            self.buffer = None
+
+
+def empty(dtype, numel):
+    return Storage(dtype, numel, runtime().alloc(4 * numel))
+
+
+def from_host(dtype, values):
+    """values: an array.array of dtype's host typecode; converted to the 4-byte GPU layout."""
+    if dtype is dt.int64 and values:
+        lo, hi = min(values), max(values)
+        if lo < _INT32[0] or hi > _INT32[1]:
+            raise RuntimeError(f"webtorch stores int64 as 32 bits on the GPU; value {lo if lo < _INT32[0] else hi} "
+                               "does not fit in int32")
+    if values.typecode != _GPU_TYPECODE[dtype]:
+        values = array.array(_GPU_TYPECODE[dtype], values)
+    s = empty(dtype, len(values))
+    runtime().upload(s.buffer, memoryview(values).cast("B"))
+    return s
+
+
+def _host(dtype, raw):
+    values = array.array(_GPU_TYPECODE[dtype])
+    values.frombytes(bytes(raw))
+    return values if values.typecode == dtype.typecode else array.array(dtype.typecode, values)
+
+
+def to_host(storage):
+    return _host(storage.dtype, runtime().download(storage.buffer, 4 * storage.numel))
+
+
+async def to_host_async(storage):
+    return _host(storage.dtype, await runtime().download_async(storage.buffer, 4 * storage.numel))
+
+
+def _is_contiguous_over(t, shape):
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(t._stride)):
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def elementwise(op, out, operands, computes):
+    """out: a (possibly strided) view; operands: tensors broadcast to out.shape, or scalars."""
+    n = out.numel()
+    if n == 0:
+        return
+    shape = out.shape
+    rank = len(shape)
+    tensors = [x for x in operands if hasattr(x, "_storage")]
+    # An operand sharing the output's buffer would be bound read-only and writable at once.
+    tensors = [x.clone() if x._storage is out._storage else x for x in tensors]
+    views = [out] + tensors
+    meta = [n, rank, *shape]
+    for v in views:
+        meta.append(v._offset)
+        meta.extend(v._stride)
+    meta.extend(kernels.scalar_bits(x, c) for x, c in zip(operands, computes) if not hasattr(x, "_storage"))
+    contiguous = all(_is_contiguous_over(v, shape) for v in views)
+    kernel = kernels.elementwise(op, [x.dtype if hasattr(x, "_storage") else None for x in operands],
+                                 computes, out.dtype, contiguous)
+    runtime().run(kernel, [v._storage.buffer for v in views], meta, -(-n // 256))
+
+
+def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
+    kept = [d for d in range(x.dim()) if d not in dims]
+    n_out = 1
+    for d in kept:
+        n_out *= x.shape[d]
+    row_len = 1
+    for d in dims:
+        row_len *= x.shape[d]
+    values = empty(out_dtype, n_out)
+    indices = empty(dt.int64, n_out) if with_index else None
+    meta = [n_out, row_len, len(kept), len(dims), x._offset]
+    meta += [x.shape[d] for d in kept] + [x._stride[d] for d in kept]
+    meta += [x.shape[d] for d in dims] + [x._stride[d] for d in dims]
+    kernel = kernels.reduce(op, x.dtype, acc_dtype, out_dtype, with_index)
+    buffers = [values.buffer, x._storage.buffer] + ([indices.buffer] if with_index else [])
+    runtime().run(kernel, buffers, meta, n_out)
+    return values, indices
+
+
+def matmul(a, b, out_dtype):
+    """a: (*batch, M, K), b: (*batch, K, N) with equal batch dims; returns a contiguous storage."""
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    batch = a.shape[:-2]
+    n_batch = 1
+    for s in batch:
+        n_batch *= s
+    c = empty(out_dtype, n_batch * m * n)
+    meta = [m, n, k, len(batch), a._offset, a._stride[-2], a._stride[-1], b._offset, b._stride[-2], b._stride[-1]]
+    meta += list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
+    runtime().run(kernels.matmul(out_dtype), [c.buffer, a._storage.buffer, b._storage.buffer], meta,
+                  (-(-n // 64), -(-m // 64), n_batch))
+    return c

@@ -1,0 +1,135 @@
+"""WGSL kernel generation: the templates in webtorch/wgsl/ filled in per op and dtype.
+
+Each function returns (cache key, WGSL source, binding access string). The runtime compiles
+a source once per key.
+"""
+from importlib import resources
+from string import Template
+
+from .. import _dtypes as dt
+
+_SOURCES = {}
+
+
+def wgsl(name):
+    if name not in _SOURCES:
+        _SOURCES[name] = resources.files("webtorch").joinpath("wgsl", name + ".wgsl").read_text()
+    return _SOURCES[name]
+
+
+# How each dtype is stored in GPU memory (4 bytes per element) and computed in WGSL.
+STORAGE = {dt.bool_: "u32", dt.int32: "i32", dt.int64: "i32", dt.float32: "f32"}
+COMPUTE = {dt.bool_: "bool", dt.int32: "i32", dt.int64: "i32", dt.float32: "f32"}
+_ZERO = {"f32": "0.0f", "i32": "0i", "u32": "0u"}
+_ONE = {"f32": "1.0f", "i32": "1i", "u32": "1u"}
+
+
+def convert(expr, src, dst):
+    """WGSL converting expr from type src to dst; 'u32' is a stored bool, 'bool' a computed one."""
+    if src == dst:
+        return expr
+    if dst == "bool":
+        return f"({expr} != {_ZERO[src]})"
+    if src == "bool":
+        return f"select({_ZERO[dst]}, {_ONE[dst]}, {expr})"
+    if dst == "u32":
+        return f"select(0u, 1u, {expr} != {_ZERO[src]})"
+    return f"{dst}({expr})"
+
+
+def scalar_bits(value, d):
+    """The u32 word that carries a Python scalar of compute dtype d in a kernel's meta."""
+    import struct
+    if d is dt.float32:
+        return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+    if d is dt.bool_:
+        return int(bool(value))
+    return int(value) & 0xFFFFFFFF
+
+
+def elementwise(op, operands, computes, out_dtype, contiguous):
+    """operands: the dtype of each tensor operand, or None for a scalar carried in meta.
+    computes: the compute dtype of each operand (where's condition differs from its branches)."""
+    n_views = 1 + sum(d is not None for d in operands)
+    bindings, loads, names = [], [], []
+    view = scalar = 0
+    for k, (d, c) in enumerate(zip(operands, computes)):
+        name = f"v{k}"
+        if d is None:
+            word = f"params[2u + rank + {n_views}u * (rank + 1u) + {scalar}u]"
+            bits = {"f32": f"bitcast<f32>({word})", "i32": f"bitcast<i32>({word})", "bool": f"({word} != 0u)"}
+            loads.append(f"  let {name} = {bits[COMPUTE[c]]};")
+            scalar += 1
+        else:
+            view += 1
+            bindings.append(f"@group(0) @binding({view + 1}) var<storage, read> x{view}: array<{STORAGE[d]}>;")
+            loads.append(f"  let {name} = {convert(f'x{view}[o{view}]', STORAGE[d], COMPUTE[c])};")
+        names.append(name)
+    result_compute = COMPUTE[computes[-1]]
+    expr = Template(op.expression(result_compute)).substitute(dict(zip("abc", names)))
+    result_type = "bool" if op.out == "bool" else result_compute
+    index = ["  let rank = params[1];"]
+    if contiguous:
+        index += [f"  let o{v} = params[2u + rank + {v}u * (rank + 1u)] + i;" for v in range(n_views)]
+    else:
+        index += ["  var rem = i;"]
+        index += [f"  var o{v} = params[2u + rank + {v}u * (rank + 1u)];" for v in range(n_views)]
+        index += ["  for (var d = rank; d > 0u; d = d - 1u) {",
+                  "    let size = params[1u + d];",
+                  "    let idx = rem % size;",
+                  "    rem = rem / size;"]
+        index += [f"    o{v} = o{v} + idx * params[2u + rank + {v}u * (rank + 1u) + d];" for v in range(n_views)]
+        index += ["  }"]
+    source = wgsl("prelude") + Template(wgsl("elementwise")).substitute(
+        out_storage=STORAGE[out_dtype], bindings="\n".join(bindings), index="\n".join(index),
+        loads="\n".join(loads), out_index="o0", store=convert(expr, result_type, STORAGE[out_dtype]))
+    key = ("ew", op.name, tuple(d and d.name for d in operands), tuple(c.name for c in computes),
+           out_dtype.name, contiguous)
+    return key, source, "w" + "r" * (n_views - 1)
+
+
+_IDENTITY = {
+    ("sum", "f32"): "0.0f", ("sum", "i32"): "0i", ("prod", "f32"): "1.0f", ("prod", "i32"): "1i",
+    ("max", "f32"): "-wt_inf()", ("max", "i32"): "i32(-2147483647 - 1)", ("max", "u32"): "0u",
+    ("min", "f32"): "wt_inf()", ("min", "i32"): "2147483647i", ("min", "u32"): "1u",
+}
+_COMBINE = {
+    ("sum", "*"): "a + b", ("prod", "*"): "a * b",
+    ("max", "f32"): "wt_max(a, b)", ("max", "*"): "max(a, b)",
+    ("min", "f32"): "wt_min(a, b)", ("min", "*"): "min(a, b)",
+}
+# Arg-reductions: NaN wins (the first NaN), then the extreme value, ties to the lower index.
+_TAKES = {
+    ("max", "f32"): "select(!wt_isnan(av) && (bv > av || (bv == av && bi < ai)), bi < ai, wt_isnan(av)) "
+                    "|| (wt_isnan(bv) && !wt_isnan(av))",
+    ("min", "f32"): "select(!wt_isnan(av) && (bv < av || (bv == av && bi < ai)), bi < ai, wt_isnan(av)) "
+                    "|| (wt_isnan(bv) && !wt_isnan(av))",
+    ("max", "*"): "bv > av || (bv == av && bi < ai)",
+    ("min", "*"): "bv < av || (bv == av && bi < ai)",
+}
+
+
+def reduce(op, in_dtype, acc_dtype, out_dtype, with_index):
+    """op: sum, prod, max or min over a strided input; acc_dtype: the accumulation dtype."""
+    t = STORAGE[acc_dtype] if acc_dtype is dt.bool_ else COMPUTE[acc_dtype]
+
+    def row(table):
+        return table.get((op, t), table.get((op, "*"), "false"))
+
+    source = wgsl("prelude") + Template(wgsl("reduce")).substitute(
+        T=t, out_storage=STORAGE[out_dtype], in_storage=STORAGE[in_dtype],
+        index_binding="@group(0) @binding(3) var<storage, read_write> indices: array<i32>;" if with_index else "",
+        takes=row(_TAKES), combine=row(_COMBINE), identity=row(_IDENTITY),
+        load=convert("x[element_offset(o, r)]", STORAGE[in_dtype], t),
+        arg="true" if with_index else "false",
+        store=convert("shared_v[0]", t, STORAGE[out_dtype]),
+        index_store="    indices[o] = i32(shared_i[0]);" if with_index else "")
+    key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index)
+    return key, source, "wrw" if with_index else "wr"
+
+
+def matmul(d):
+    t = COMPUTE[d]
+    source = Template(wgsl("matmul")).substitute(T=t, fma="fma(ar[i], br[j], acc[i][j])" if t == "f32"
+                                                 else "acc[i][j] + ar[i] * br[j]")
+    return ("matmul", d.name), source, "wrr"

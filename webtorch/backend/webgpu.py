@@ -1,0 +1,168 @@
+"""The WebGPU runtime: buffer pool, pipeline cache, batched submission, over either driver.
+
+Kernels are encoded into one pending compute pass and submitted in batches: on readback,
+on upload into pending work, or when the batch is full. Each kernel's small parameter block
+("meta": shapes, strides, scalars) goes into one arena that is written once per batch and bound
+with a dynamic offset, so an op costs one driver call.
+"""
+import array
+import sys
+
+from .. import errors
+from . import kernels
+
+META_WINDOW = 1024  # bytes of meta one kernel may use
+META_ARENA = 256 * 1024  # bytes of meta per batch
+MAX_BATCH = 512  # kernels per submit
+WORKGROUPS_PER_DIM = 65535
+
+
+def _bucket(nbytes):
+    """Pool size classes: powers of two up to 1 MiB, then multiples of 1 MiB."""
+    nbytes = max(nbytes, 16)
+    if nbytes <= 1 << 20:
+        return 1 << (nbytes - 1).bit_length()
+    return -(-nbytes // (1 << 20)) << 20
+
+
+class Buffer:
+    __slots__ = ("id", "nbytes")
+
+    def __init__(self, bid, nbytes):
+        self.id, self.nbytes = bid, nbytes
+
+
+class Runtime:
+    def __init__(self, driver):
+        self.driver = driver
+        self.limits = driver.limits
+        self._free = {}  # size class -> [Buffer]
+        self.allocated_bytes = 0  # held by live tensors
+        self.pooled_bytes = 0  # free in the pool
+        self.max_pool_bytes = 512 << 20
+        self._pipelines = {}
+        self._align = max(256, driver.limits.get("min_storage_buffer_offset_alignment", 256)) // 4
+        self._meta = array.array("I")
+        self._arena = driver.create_buffer(META_ARENA + META_WINDOW)
+        self._pending = 0
+        self.kernels_dispatched = 0
+
+    # -- memory -------------------------------------------------------------------------------
+    def alloc(self, nbytes):
+        size = _bucket(nbytes)
+        if size > self.limits["max_storage_buffer_binding_size"]:
+            raise errors.OutOfMemoryError(
+                f"webtorch: a {nbytes}-byte tensor exceeds this GPU's largest buffer "
+                f"({self.limits['max_storage_buffer_binding_size']} bytes)")
+        free = self._free.get(size)
+        if free:
+            buf = free.pop()
+            self.pooled_bytes -= size
+        else:
+            buf = Buffer(self.driver.create_buffer(size), size)
+        self.allocated_bytes += size
+        return buf
+
+    def release(self, buf):
+        self.allocated_bytes -= buf.nbytes
+        if self.pooled_bytes + buf.nbytes > self.max_pool_bytes:
+            self.driver.destroy_buffer(buf.id)
+            return
+        self._free.setdefault(buf.nbytes, []).append(buf)
+        self.pooled_bytes += buf.nbytes
+
+    def empty_cache(self):
+        self.flush()
+        for bufs in self._free.values():
+            for buf in bufs:
+                self.driver.destroy_buffer(buf.id)
+        self._free.clear()
+        self.pooled_bytes = 0
+
+    # -- transfers ----------------------------------------------------------------------------
+    def upload(self, buf, data):
+        """Host bytes into a buffer. Queue writes run before pending kernels, so those go first."""
+        if self._pending:
+            self.flush()
+        if len(data):
+            self.driver.write_buffer(buf.id, 0, data)
+
+    def download(self, buf, nbytes):
+        self.flush()
+        return self.driver.read_buffer(buf.id, 0, nbytes) if nbytes else b""
+
+    async def download_async(self, buf, nbytes):
+        self.flush()
+        return await self.driver.read_buffer_async(buf.id, 0, nbytes) if nbytes else b""
+
+    # -- kernels ------------------------------------------------------------------------------
+    def pipeline(self, kernel):
+        key, source, access = kernel
+        pid = self._pipelines.get(key)
+        if pid is None:
+            pid = self._pipelines[key] = self.driver.create_pipeline(source, access, META_WINDOW)
+        return pid
+
+    def run(self, kernel, buffers, meta, groups):
+        """Encodes one kernel; groups is (x, y, z) or a flat workgroup count to lay out in 2-D."""
+        if isinstance(groups, int):
+            gx = min(groups, WORKGROUPS_PER_DIM)
+            groups = (gx, -(-groups // gx) if groups else 0, 1)
+        if groups[0] * groups[1] * groups[2] == 0:
+            return
+        pid = self.pipeline(kernel)
+        if len(meta) * 4 > META_WINDOW:
+            raise RuntimeError(f"webtorch: tensor rank too large for one kernel ({len(meta)} meta words)")
+        if (len(self._meta) + len(meta)) * 4 > META_ARENA or self._pending >= MAX_BATCH:
+            self.flush()
+        offset = len(self._meta) * 4
+        self._meta.extend(meta)
+        self._meta.frombytes(bytes(4 * (-len(self._meta) % self._align)))
+        self.driver.dispatch(pid, (self._arena,) + tuple(b.id for b in buffers), offset, *groups)
+        self._pending += 1
+        self.kernels_dispatched += 1
+
+    def flush(self):
+        if not self._pending:
+            return
+        self.driver.write_buffer(self._arena, 0, memoryview(self._meta).cast("B"))
+        self.driver.submit()
+        self._meta = array.array("I")
+        self._pending = 0
+
+    @property
+    def submit_count(self):
+        return self.driver.submit_count
+
+
+_runtime = None
+
+
+def _make_driver(sync):
+    if sys.platform == "emscripten":
+        from .driver_browser import BrowserDriver
+        return BrowserDriver.create_sync() if sync else BrowserDriver.create_async()
+    from .driver_native import NativeDriver
+    return NativeDriver()
+
+
+def runtime():
+    """The process's runtime, created on first use (synchronously: JSPI in the browser)."""
+    global _runtime
+    if _runtime is None:
+        _runtime = Runtime(_make_driver(sync=True))
+    return _runtime
+
+
+async def init_async():
+    global _runtime
+    if _runtime is None:
+        driver = _make_driver(sync=False)
+        if hasattr(driver, "__await__"):
+            driver = await driver
+        _runtime = Runtime(driver)
+    return _runtime
+
+
+def initialized():
+    return _runtime is not None

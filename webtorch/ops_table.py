@@ -1,0 +1,223 @@
+"""The elementwise primitives: one row per op, with its expression on each backend.
+
+  wgsl     WGSL expression over $a, $b, $c (helpers from wgsl/prelude.wgsl); a dict gives one
+           expression per compute type ("f32", "i32", "bool"), "*" being the fallback
+  numpy    function(np, a, b, ...) on numpy arrays of the compute dtype (cpu device)
+  python   function(a, b, ...) on Python scalars (cpu device when numpy is not importable)
+  compute  how the compute dtype follows from the operands' promoted dtype:
+           "same", "float" (integers and bools compute in float32), "bool"
+  out      dtype of the result: "compute" or "bool"
+"""
+import math
+import operator
+
+
+class Elementwise:
+    __slots__ = ("name", "arity", "wgsl", "numpy", "python", "compute", "out")
+
+    def __init__(self, name, arity, wgsl, numpy, python, compute="same", out="compute"):
+        self.name, self.arity, self.wgsl, self.numpy, self.python = name, arity, wgsl, numpy, python
+        self.compute, self.out = compute, out
+
+    def expression(self, compute_type):
+        if isinstance(self.wgsl, str):
+            return self.wgsl
+        return self.wgsl.get(compute_type, self.wgsl.get("*"))
+
+
+# Pure-Python scalar math with IEEE results where `math` raises instead.
+def _div(a, b):
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0:
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def _exp(a):
+    try:
+        return math.exp(a)
+    except OverflowError:
+        return math.inf
+
+
+def _log(a):
+    if a > 0:
+        return math.log(a)
+    return -math.inf if a == 0 else math.nan
+
+
+def _sqrt(a):
+    return math.sqrt(a) if a >= 0 else math.nan
+
+
+def _sigmoid(a):
+    return 1.0 / (1.0 + _exp(-a)) if a >= 0 else _exp(a) / (1.0 + _exp(a))
+
+
+def _pow(a, b):
+    if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+        return a ** b if b >= 0 else (1 if a == 1 else (-1) ** b if a == -1 else 0)
+    try:
+        r = math.pow(a, b)
+    except OverflowError:
+        r = math.inf if a > 0 or float(b) % 2 == 0 else -math.inf
+    except (ValueError, ZeroDivisionError):
+        r = math.inf if a == 0 else math.nan
+    return r
+
+
+def _remainder(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return a % b if b else 0
+    if b == 0:
+        return math.nan
+    return a - b * math.floor(a / b) if not math.isinf(b) else (a if (a >= 0) == (b > 0) or a == 0 else b)
+
+
+def _fmod(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return int(math.fmod(a, b)) if b else 0
+    try:
+        return math.fmod(a, b)
+    except ValueError:
+        return math.nan
+
+
+def _floordiv(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return a // b if b else 0
+    if b == 0:
+        return _div(a, b)
+    return float(math.floor(a / b)) if not (math.isinf(a) or math.isnan(a) or math.isnan(b)) else _div(a, b)
+
+
+def _truncdiv(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return int(a / b) if b else 0
+    q = _div(a, b)
+    return float(math.trunc(q)) if math.isfinite(q) else q
+
+
+def _round(a):
+    return float(round(a)) if math.isfinite(a) else a
+
+
+def _sign(a):
+    if a != a:
+        return a
+    return (a > 0) - (a < 0) if isinstance(a, int) else float((a > 0) - (a < 0))
+
+
+def _gelu_tanh(a):
+    return 0.5 * a * (1.0 + math.tanh(0.7978845608028654 * (a + 0.044715 * a * a * a)))
+
+
+def _np_erf(np, a):
+    return np.vectorize(math.erf, otypes=[a.dtype])(a) if a.size else a.copy()
+
+
+def _np_sigmoid(np, a):
+    return np.where(a >= 0, 1 / (1 + np.exp(-np.abs(a))), np.exp(-np.abs(a)) / (1 + np.exp(-np.abs(a))))
+
+
+def _np_truncdiv(np, a, b):
+    if a.dtype.kind == "f":
+        return np.trunc(a / b)
+    return np.where(b == 0, 0, np.trunc(a / np.where(b == 0, 1, b))).astype(a.dtype)
+
+
+def _isinf_f(a):
+    return isinstance(a, float) and math.isinf(a)
+
+
+def _isnan_f(a):
+    return isinstance(a, float) and math.isnan(a)
+
+
+def _max(a, b):
+    return a if _isnan_f(a) else b if _isnan_f(b) else max(a, b)
+
+
+def _min(a, b):
+    return a if _isnan_f(a) else b if _isnan_f(b) else min(a, b)
+
+
+def _clamp(x, lo, hi):
+    return x if _isnan_f(x) else _min(_max(x, lo), hi)
+
+
+E = Elementwise
+ELEMENTWISE = {op.name: op for op in [
+    # cast/copy: the output dtype decides the conversion
+    E("copy", 1, "$a", lambda np, a: a, lambda a: a),
+    E("neg", 1, "-$a", lambda np, a: -a, operator.neg),
+    E("abs", 1, {"bool": "$a", "*": "abs($a)"}, lambda np, a: np.abs(a), abs),
+    E("exp", 1, "wt_exp($a)", lambda np, a: np.exp(a), _exp, "float"),
+    E("log", 1, "wt_log($a)", lambda np, a: np.log(a), _log, "float"),
+    E("sqrt", 1, "wt_sqrt($a)", lambda np, a: np.sqrt(a), _sqrt, "float"),
+    E("rsqrt", 1, "1.0f / wt_sqrt($a)", lambda np, a: 1 / np.sqrt(a), lambda a: _div(1.0, _sqrt(a)), "float"),
+    E("sin", 1, "select(sin($a), wt_nan(), wt_isinf($a))", lambda np, a: np.sin(a),
+      lambda a: math.nan if _isinf_f(a) else math.sin(a), "float"),
+    E("cos", 1, "select(cos($a), wt_nan(), wt_isinf($a))", lambda np, a: np.cos(a),
+      lambda a: math.nan if _isinf_f(a) else math.cos(a), "float"),
+    E("tanh", 1, "wt_tanh($a)", lambda np, a: np.tanh(a), math.tanh, "float"),
+    E("sigmoid", 1, "wt_sigmoid($a)", _np_sigmoid, _sigmoid, "float"),
+    E("relu", 1, {"f32": "select(0.0f, $a, !($a <= 0.0f))", "*": "max($a, 0)"},
+      lambda np, a: np.where(a <= 0, np.zeros_like(a), a), lambda a: a if not a <= 0 else type(a)(0)),
+    E("gelu", 1, "0.5f * $a * (1.0f + wt_erf($a * 0.7071067811865476f))",
+      lambda np, a: (0.5 * a * (1 + _np_erf(np, a * np.float32(0.7071067811865476)))).astype(a.dtype),
+      lambda a: 0.5 * a * (1.0 + math.erf(a * 0.7071067811865476)), "float"),
+    E("gelu_tanh", 1, "0.5f * $a * (1.0f + wt_tanh(0.7978845608028654f * ($a + 0.044715f * $a * $a * $a)))",
+      lambda np, a: (0.5 * a * (1 + np.tanh(np.float32(0.7978845608028654) * (a + np.float32(0.044715) * a * a * a)))
+                     ).astype(a.dtype), _gelu_tanh, "float"),
+    E("silu", 1, "$a * wt_sigmoid($a)", lambda np, a: a * _np_sigmoid(np, a), lambda a: a * _sigmoid(a), "float"),
+    E("floor", 1, {"f32": "floor($a)", "*": "$a"}, lambda np, a: np.floor(a) if a.dtype.kind == "f" else a,
+      lambda a: float(math.floor(a)) if isinstance(a, float) and math.isfinite(a) else a),
+    E("ceil", 1, {"f32": "ceil($a)", "*": "$a"}, lambda np, a: np.ceil(a) if a.dtype.kind == "f" else a,
+      lambda a: float(math.ceil(a)) if isinstance(a, float) and math.isfinite(a) else a),
+    E("trunc", 1, {"f32": "trunc($a)", "*": "$a"}, lambda np, a: np.trunc(a) if a.dtype.kind == "f" else a,
+      lambda a: float(math.trunc(a)) if isinstance(a, float) and math.isfinite(a) else a),
+    E("round", 1, {"f32": "wt_round($a)", "*": "$a"}, lambda np, a: np.round(a), _round),
+    E("sign", 1, {"f32": "wt_sign($a)", "i32": "sign($a)", "bool": "$a"}, lambda np, a: np.sign(a), _sign),
+    E("reciprocal", 1, "1.0f / $a", lambda np, a: 1 / a, lambda a: _div(1.0, a), "float"),
+    E("square", 1, "$a * $a", lambda np, a: a * a, lambda a: a * a),
+    E("erf", 1, "wt_erf($a)", _np_erf, math.erf, "float"),
+    E("logical_not", 1, "!$a", lambda np, a: ~a, operator.not_, "bool"),
+    E("isnan", 1, {"f32": "wt_isnan($a)", "*": "false"}, lambda np, a: np.isnan(a), _isnan_f, out="bool"),
+    E("isinf", 1, {"f32": "wt_isinf($a)", "*": "false"}, lambda np, a: np.isinf(a), _isinf_f, out="bool"),
+    E("add", 2, {"bool": "$a || $b", "*": "$a + $b"}, lambda np, a, b: a | b if a.dtype == bool else a + b,
+      lambda a, b: (a or b) if isinstance(a, bool) else a + b),
+    E("sub", 2, "$a - $b", lambda np, a, b: a - b, operator.sub),
+    E("mul", 2, {"bool": "$a && $b", "*": "$a * $b"}, lambda np, a, b: a & b if a.dtype == bool else a * b,
+      lambda a, b: (a and b) if isinstance(a, bool) else a * b),
+    E("div", 2, "$a / $b", lambda np, a, b: a / b, _div, "float"),
+    E("floor_divide", 2, {"f32": "floor($a / $b)", "*": "wt_floordiv_i($a, $b)"},
+      lambda np, a, b: np.floor_divide(a, b), _floordiv),
+    E("trunc_divide", 2, {"f32": "trunc($a / $b)", "*": "select($a / $b, 0, $b == 0)"}, _np_truncdiv, _truncdiv),
+    E("pow", 2, {"f32": "wt_pow($a, $b)", "*": "wt_pow_i($a, $b)"}, lambda np, a, b: np.power(a, b), _pow),
+    E("maximum", 2, {"f32": "wt_max($a, $b)", "bool": "$a || $b", "*": "max($a, $b)"},
+      lambda np, a, b: np.maximum(a, b), _max),
+    E("minimum", 2, {"f32": "wt_min($a, $b)", "bool": "$a && $b", "*": "min($a, $b)"},
+      lambda np, a, b: np.minimum(a, b), _min),
+    E("remainder", 2, {"f32": "wt_remainder($a, $b)", "*": "wt_remainder_i($a, $b)"},
+      lambda np, a, b: np.remainder(a, b), _remainder),
+    E("fmod", 2, {"f32": "wt_fmod($a, $b)", "*": "wt_fmod_i($a, $b)"}, lambda np, a, b: np.fmod(a, b), _fmod),
+    E("eq", 2, "$a == $b", lambda np, a, b: a == b, operator.eq, out="bool"),
+    E("ne", 2, "$a != $b", lambda np, a, b: a != b, operator.ne, out="bool"),
+    E("lt", 2, {"bool": "!$a && $b", "*": "$a < $b"}, lambda np, a, b: a < b, operator.lt, out="bool"),
+    E("le", 2, {"bool": "!$a || $b", "*": "$a <= $b"}, lambda np, a, b: a <= b, operator.le, out="bool"),
+    E("gt", 2, {"bool": "$a && !$b", "*": "$a > $b"}, lambda np, a, b: a > b, operator.gt, out="bool"),
+    E("ge", 2, {"bool": "$a || !$b", "*": "$a >= $b"}, lambda np, a, b: a >= b, operator.ge, out="bool"),
+    E("logical_and", 2, "$a && $b", lambda np, a, b: a & b, lambda a, b: bool(a and b), "bool"),
+    E("logical_or", 2, "$a || $b", lambda np, a, b: a | b, lambda a, b: bool(a or b), "bool"),
+    E("logical_xor", 2, "$a != $b", lambda np, a, b: a ^ b, operator.ne, "bool"),
+    E("bitwise_and", 2, {"bool": "$a && $b", "*": "$a & $b"}, lambda np, a, b: a & b, operator.and_),
+    E("bitwise_or", 2, {"bool": "$a || $b", "*": "$a | $b"}, lambda np, a, b: a | b, operator.or_),
+    E("bitwise_xor", 2, {"bool": "$a != $b", "*": "$a ^ $b"}, lambda np, a, b: a ^ b, operator.xor),
+    E("clamp", 3, {"f32": "select(min(max($a, $b), $c), $a, wt_isnan($a))", "*": "min(max($a, $b), $c)"},
+      lambda np, a, lo, hi: np.minimum(np.maximum(a, lo), hi), _clamp),
+    # where(cond, x, y): the condition computes as bool, x and y in the promoted dtype
+    E("where", 3, "select($c, $b, $a)", lambda np, c, x, y: np.where(c, x, y), lambda c, x, y: x if c else y),
+]}

@@ -1,0 +1,146 @@
+// Helpers shared by every generated kernel. WGSL has no NaN/infinity literals or tests,
+// and compilers may fold them away, so both are built from bits.
+fn wt_inf() -> f32 { return bitcast<f32>(0x7f800000u); }
+fn wt_nan() -> f32 { return bitcast<f32>(0x7fc00000u); }
+fn wt_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
+fn wt_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
+
+// max/min that propagate NaN like torch.maximum/torch.minimum.
+fn wt_max(a: f32, b: f32) -> f32 { if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); } return max(a, b); }
+fn wt_min(a: f32, b: f32) -> f32 { if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); } return min(a, b); }
+
+// exp that saturates cleanly: some drivers return NaN for exp of large arguments.
+fn wt_exp(x: f32) -> f32 {
+  if (x > 88.72284f) { return wt_inf(); }
+  if (x < -103.97208f) { return 0.0f; }
+  return exp(x);
+}
+
+fn wt_log(x: f32) -> f32 {
+  if (x == 0.0f) { return -wt_inf(); }
+  if (x < 0.0f || wt_isnan(x)) { return wt_nan(); }
+  if (wt_isinf(x)) { return x; }
+  return log(x);
+}
+
+fn wt_sqrt(x: f32) -> f32 {
+  if (x < 0.0f || wt_isnan(x)) { return wt_nan(); }
+  if (wt_isinf(x)) { return x; }
+  return sqrt(x);
+}
+
+// tanh from exp of a non-positive argument: stable for every input, exact at the limits.
+fn wt_tanh(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  let e = exp(-2.0f * abs(x));
+  return sign(x) * (1.0f - e) / (1.0f + e);
+}
+
+fn wt_sigmoid(x: f32) -> f32 {
+  if (x >= 0.0f) { return 1.0f / (1.0f + wt_exp(-x)); }
+  let e = wt_exp(x);
+  return e / (1.0f + e);
+}
+
+// erf as a rational approximation on [-4, 4] (Eigen's float erf), error ~1e-7.
+fn wt_erf(x_in: f32) -> f32 {
+  if (wt_isnan(x_in)) { return x_in; }
+  let x = clamp(x_in, -4.0f, 4.0f);
+  let x2 = x * x;
+  var p = -2.72614225801306e-10f;
+  p = p * x2 + 2.77068142495902e-08f;
+  p = p * x2 - 2.10102402082508e-06f;
+  p = p * x2 - 5.69250639462346e-05f;
+  p = p * x2 - 7.34990630326855e-04f;
+  p = p * x2 - 2.95459980854025e-03f;
+  p = p * x2 - 1.60960333262415e-02f;
+  var q = -1.45660718464996e-05f;
+  q = q * x2 - 2.13374055278905e-04f;
+  q = q * x2 - 1.68282697438203e-03f;
+  q = q * x2 - 7.37332916720468e-03f;
+  q = q * x2 - 1.42647390514189e-02f;
+  return x * p / q;
+}
+
+// Round half to even, like torch.round.
+fn wt_round(x: f32) -> f32 {
+  if (wt_isnan(x) || wt_isinf(x)) { return x; }
+  let r = floor(x + 0.5f);
+  if (r - x == 0.5f && (r - 2.0f * floor(r * 0.5f)) != 0.0f) { return r - 1.0f; }
+  return r;
+}
+
+fn wt_sign(x: f32) -> f32 { if (wt_isnan(x)) { return x; } return sign(x); }
+
+// Python-style remainder: the result takes the sign of the divisor.
+fn wt_remainder(a: f32, b: f32) -> f32 {
+  if (wt_isinf(b) && !wt_isinf(a) && !wt_isnan(a)) {
+    if (a == 0.0f || (a > 0.0f) == (b > 0.0f)) { return a; }
+    return b;
+  }
+  let m = a - b * floor(a / b);
+  return m;
+}
+fn wt_remainder_i(a: i32, b: i32) -> i32 {
+  if (b == 0) { return 0; }
+  let m = a % b;
+  if (m != 0 && ((m < 0) != (b < 0))) { return m + b; }
+  return m;
+}
+fn wt_fmod(a: f32, b: f32) -> f32 {
+  if (wt_isinf(b) && !wt_isinf(a)) { return a; }
+  return a - b * trunc(a / b);
+}
+fn wt_fmod_i(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } return a % b; }
+fn wt_floordiv_i(a: i32, b: i32) -> i32 {
+  if (b == 0) { return 0; }
+  let q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) { return q - 1; }
+  return q;
+}
+
+fn wt_pow(a: f32, b: f32) -> f32 {
+  if (b == 0.0f) { return 1.0f; }
+  if (a == 1.0f) { return 1.0f; }
+  if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); }
+  if (b == 1.0f) { return a; }
+  if (b == 2.0f) { return a * a; }
+  if (b == 0.5f) { return wt_sqrt(a); }
+  let ab = abs(a);
+  if (a == 0.0f) {
+    if (b < 0.0f) {
+      if (fract(b * 0.5f) == 0.5f) { return sign(bitcast<f32>(bitcast<u32>(a) | 0x3f800000u)) * wt_inf(); }
+      return wt_inf();
+    }
+    if (fract(b * 0.5f) == 0.5f) { return a; }
+    return 0.0f;
+  }
+  if (wt_isinf(b)) {
+    if (ab == 1.0f) { return 1.0f; }
+    if ((ab > 1.0f) == (b > 0.0f)) { return wt_inf(); }
+    return 0.0f;
+  }
+  let is_int = floor(b) == b;
+  if (a < 0.0f && !is_int) { return wt_nan(); }
+  var r: f32;
+  if (wt_isinf(a)) {
+    if (b > 0.0f) { r = wt_inf(); } else { r = 0.0f; }
+  } else {
+    r = wt_exp(b * log(ab));
+  }
+  if (a < 0.0f && fract(b * 0.5f) == 0.5f) { return -r; }
+  return r;
+}
+fn wt_pow_i(a: i32, b: i32) -> i32 {
+  if (b < 0) { if (a == 1) { return 1; } if (a == -1) { if ((b & 1) == 0) { return 1; } return -1; } return 0; }
+  var result = 1;
+  var base = a;
+  var e = b;
+  loop {
+    if (e == 0) { break; }
+    if ((e & 1) != 0) { result = result * base; }
+    base = base * base;
+    e = e >> 1u;
+  }
+  return result;
+}

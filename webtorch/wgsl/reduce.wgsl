@@ -1,0 +1,75 @@
+// One workgroup per output element: reduces the strided "row" of input elements that map to it.
+// params (u32 words): n_out, row_len, kept_rank, red_rank, offset, kept shape[kept_rank],
+// kept strides[kept_rank], reduced shape[red_rank], reduced strides[red_rank].
+// The row index of the winning element is kept for arg-reductions (row-major over reduced dims).
+@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<$out_storage>;
+@group(0) @binding(2) var<storage, read> x: array<$in_storage>;
+$index_binding
+
+var<workgroup> shared_v: array<$T, 64>;
+var<workgroup> shared_i: array<u32, 64>;
+
+// Should (bv, bi) replace (av, ai)?
+fn takes(av: $T, ai: u32, bv: $T, bi: u32) -> bool { return $takes; }
+fn combine(a: $T, b: $T) -> $T { return $combine; }
+
+fn element_offset(o: u32, r: u32) -> u32 {
+  let kr = params[2];
+  let rr = params[3];
+  var off = params[4];
+  var rem = o;
+  for (var d = kr; d > 0u; d = d - 1u) {
+    let size = params[4u + d];
+    off = off + (rem % size) * params[4u + kr + d];
+    rem = rem / size;
+  }
+  let rb = 5u + 2u * kr;
+  rem = r;
+  for (var d = rr; d > 0u; d = d - 1u) {
+    let size = params[rb + d - 1u];
+    off = off + (rem % size) * params[rb + rr + d - 1u];
+    rem = rem / size;
+  }
+  return off;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let o = wid.y * nwg.x + wid.x;
+  if (o >= params[0]) { return; }  // uniform per workgroup, so barriers below stay uniform
+  let row_len = params[1];
+  var av: $T = $identity;
+  var ai: u32 = 0xffffffffu;
+  for (var r = lid; r < row_len; r = r + 64u) {
+    let v = $load;
+    if ($arg) {
+      if (ai == 0xffffffffu || takes(av, ai, v, r)) { av = v; ai = r; }
+    } else {
+      av = combine(av, v);
+    }
+  }
+  shared_v[lid] = av;
+  shared_i[lid] = ai;
+  workgroupBarrier();
+  for (var s = 32u; s > 0u; s = s >> 1u) {
+    if (lid < s) {
+      let bv = shared_v[lid + s];
+      let bi = shared_i[lid + s];
+      if ($arg) {
+        if (bi != 0xffffffffu && (shared_i[lid] == 0xffffffffu || takes(shared_v[lid], shared_i[lid], bv, bi))) {
+          shared_v[lid] = bv;
+          shared_i[lid] = bi;
+        }
+      } else {
+        shared_v[lid] = combine(shared_v[lid], bv);
+      }
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u) {
+    out[o] = $store;
+$index_store
+  }
+}
