@@ -140,6 +140,10 @@ def contiguous(x):
     return clone(x)
 
 
+def detach(x):
+    return x._view(x.shape, x._stride)
+
+
 def clone(x):
     return _copy_into(_empty(x.shape, x.dtype, x.device.type), x)
 
@@ -358,7 +362,7 @@ def _infer_size(shape, numel):
 
 def _view_strides(x, shape):
     """Strides that view x with `shape` without a copy, or None (PyTorch's computeStride)."""
-    if x.numel() == 0:
+    if x.numel() == 0 or x.dim() == 0:
         return contiguous_strides(shape)
     new_strides = [0] * len(shape)
     view_d = len(shape) - 1
@@ -505,9 +509,9 @@ def _getitem(x, index):
             expanded.append(i)
     shape, stride, offset, d = [], [], x._offset, 0
     for i in expanded:
-        if i is None:
+        if i is None:  # unsqueeze in front of the next (not yet indexed) dim
             shape.append(1)
-            stride.append(0)
+            stride.append(x.shape[d] * x._stride[d] if d < x.dim() else 1)
             continue
         size, st = (x.shape[d], x._stride[d]) if d < x.dim() else (1, 0)
         if isinstance(i, slice):
@@ -1000,7 +1004,7 @@ _METHODS = [
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "pow", "maximum",
     "minimum", "fmod", "remainder", "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
     "less_equal", "not_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "bitwise_not", "clamp", "clip", "clamp_min", "clamp_max", "where", "allclose", "isclose",
+    "bitwise_xor", "bitwise_not", "clamp", "clip", "clamp_min", "clamp_max", "allclose", "detach", "isclose",
     "equal", "view", "reshape", "view_as", "reshape_as", "expand", "expand_as", "broadcast_to", "permute",
     "transpose", "swapaxes", "swapdims", "t", "unsqueeze", "squeeze", "flatten", "narrow", "contiguous", "clone",
     "sum", "prod", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "all", "any", "var", "std",
@@ -1009,6 +1013,7 @@ _METHODS = [
 for _name in _METHODS:
     setattr(Tensor, _name, globals()[_name])
 
+Tensor.where = lambda x, condition, other: where(condition, x, other)
 Tensor.T = property(_T)
 Tensor.mT = property(lambda x: transpose(x, -2, -1))
 Tensor.__getitem__ = _getitem

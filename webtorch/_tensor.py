@@ -118,6 +118,8 @@ class Tensor:
         return self.dtype.itemsize
 
     def is_contiguous(self):
+        if self.numel() == 0:
+            return True
         expected = 1
         for size, stride in zip(reversed(self.shape), reversed(self._stride)):
             if size != 1 and stride != expected:

@@ -106,7 +106,7 @@ def _round(a):
 
 def _sign(a):
     if a != a:
-        return a
+        return 0.0
     return (a > 0) - (a < 0) if isinstance(a, int) else float((a > 0) - (a < 0))
 
 
@@ -180,7 +180,8 @@ ELEMENTWISE = {op.name: op for op in [
     E("trunc", 1, {"f32": "trunc($a)", "*": "$a"}, lambda np, a: np.trunc(a) if a.dtype.kind == "f" else a,
       lambda a: float(math.trunc(a)) if isinstance(a, float) and math.isfinite(a) else a),
     E("round", 1, {"f32": "wt_round($a)", "*": "$a"}, lambda np, a: np.round(a), _round),
-    E("sign", 1, {"f32": "wt_sign($a)", "i32": "sign($a)", "bool": "$a"}, lambda np, a: np.sign(a), _sign),
+    E("sign", 1, {"f32": "wt_sign($a)", "i32": "sign($a)", "bool": "$a"},
+      lambda np, a: np.where(a != a, 0, np.sign(a)).astype(a.dtype), _sign),
     E("reciprocal", 1, "1.0f / $a", lambda np, a: 1 / a, lambda a: _div(1.0, a), "float"),
     E("square", 1, "$a * $a", lambda np, a: a * a, lambda a: a * a),
     E("erf", 1, "wt_erf($a)", _np_erf, math.erf, "float"),
@@ -204,8 +205,8 @@ ELEMENTWISE = {op.name: op for op in [
     E("remainder", 2, {"f32": "wt_remainder($a, $b)", "*": "wt_remainder_i($a, $b)"},
       lambda np, a, b: np.remainder(a, b), _remainder),
     E("fmod", 2, {"f32": "wt_fmod($a, $b)", "*": "wt_fmod_i($a, $b)"}, lambda np, a, b: np.fmod(a, b), _fmod),
-    E("eq", 2, "$a == $b", lambda np, a, b: a == b, operator.eq, out="bool"),
-    E("ne", 2, "$a != $b", lambda np, a, b: a != b, operator.ne, out="bool"),
+    E("eq", 2, {"f32": "$a == $b && !wt_isnan($a)", "*": "$a == $b"}, lambda np, a, b: a == b, operator.eq, out="bool"),
+    E("ne", 2, {"f32": "$a != $b || wt_isnan($a) || wt_isnan($b)", "*": "$a != $b"}, lambda np, a, b: a != b, operator.ne, out="bool"),
     E("lt", 2, {"bool": "!$a && $b", "*": "$a < $b"}, lambda np, a, b: a < b, operator.lt, out="bool"),
     E("le", 2, {"bool": "!$a || $b", "*": "$a <= $b"}, lambda np, a, b: a <= b, operator.le, out="bool"),
     E("gt", 2, {"bool": "$a && !$b", "*": "$a > $b"}, lambda np, a, b: a > b, operator.gt, out="bool"),

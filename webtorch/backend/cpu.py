@@ -105,7 +105,7 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
                 return (Storage(out_dtype, array.array(out_dtype.typecode, vals.astype(NUMPY_DTYPE[out_dtype]).tobytes())),
                         Storage(dt.int64, array.array("q", idx.astype(_np.int64).tobytes())))
             fn = {"sum": _np.sum, "prod": _np.prod, "max": _np.max, "min": _np.min}[op]
-            vals = fn(a, axis=1) if n_red or op in ("sum", "prod") else _np.zeros(n_out, a.dtype)
+            vals = fn(a, axis=1) if n_red or op in ("sum", "prod") else _np.full(n_out, op == "min", a.dtype)
         return Storage(out_dtype, array.array(out_dtype.typecode, vals.astype(NUMPY_DTYPE[out_dtype]).tobytes())), None
     flat = [_to_python(rows._storage.data[o], acc_dtype) for o in _offsets(rows)]
     vals, idxs = array.array(out_dtype.typecode), array.array("q")
@@ -131,7 +131,7 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
             vals.append(kind(p))
         else:
             nan = [v for v in row if v != v]
-            vals.append(kind(nan[0] if nan else (max if op == "max" else min)(row)))
+            vals.append(kind(nan[0] if nan else (max if op == "max" else min)(row, default=op == "min")))
     return Storage(out_dtype, vals), (Storage(dt.int64, idxs) if with_index else None)
 
 

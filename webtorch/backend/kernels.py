@@ -28,6 +28,9 @@ def convert(expr, src, dst):
     """WGSL converting expr from type src to dst; 'u32' is a stored bool, 'bool' a computed one."""
     if src == dst:
         return expr
+    if src == "f32" and dst in ("bool", "u32"):  # from bits: NaN is true, -0 false, whatever the compiler assumes
+        nonzero = f"((bitcast<u32>({expr}) & 0x7fffffffu) != 0u)"
+        return nonzero if dst == "bool" else f"select(0u, 1u, {nonzero})"
     if dst == "bool":
         return f"({expr} != {_ZERO[src]})"
     if src == "bool":

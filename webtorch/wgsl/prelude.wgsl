@@ -70,7 +70,7 @@ fn wt_round(x: f32) -> f32 {
   return r;
 }
 
-fn wt_sign(x: f32) -> f32 { if (wt_isnan(x)) { return x; } return sign(x); }
+fn wt_sign(x: f32) -> f32 { if (wt_isnan(x)) { return 0.0f; } return sign(x); }  // torch: sign(nan) = 0
 
 // Python-style remainder: the result takes the sign of the divisor.
 fn wt_remainder(a: f32, b: f32) -> f32 {
