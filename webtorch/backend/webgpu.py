@@ -130,6 +130,11 @@ class Runtime:
         self._meta = array.array("I")
         self._pending = 0
 
+    def synchronize(self):
+        """Submits pending kernels and waits for the GPU (a 4-byte readback)."""
+        self.flush()
+        self.driver.read_buffer(self._arena, 0, 4)
+
     @property
     def submit_count(self):
         return self.driver.submit_count

@@ -1,0 +1,179 @@
+// webtorch's browser driver: navigator.gpu behind the few calls the runtime needs.
+// Loaded by driver_browser.py with pyodide.code.run_js; the value of this script is the class.
+// Buffers and pipelines are integer ids so that a dispatch crosses the FFI with plain numbers.
+(() => {
+  const LIMITS = ["maxStorageBufferBindingSize", "maxBufferSize", "maxStorageBuffersPerShaderStage",
+                  "maxComputeWorkgroupStorageSize", "maxComputeInvocationsPerWorkgroup"];
+  const snake = (s) => s.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
+  const fail = (kind, message) => { const e = new Error(`${kind}: ${message}`); e.name = kind; return e; };
+
+  class WebtorchDriver {
+    static async create() {
+      const gpu = globalThis.navigator && globalThis.navigator.gpu;
+      if (!gpu) {
+        throw fail("WebGPUUnavailableError", "navigator.gpu is missing: this browser or context has no WebGPU. " +
+          "Use a recent Chrome/Edge (or Firefox/Safari with WebGPU enabled), serve the page over https or " +
+          "http://localhost (a secure context), and for headless Chromium pass --enable-unsafe-webgpu.");
+      }
+      const adapter = await gpu.requestAdapter({powerPreference: "high-performance"});
+      if (!adapter) {
+        throw fail("WebGPUUnavailableError", "navigator.gpu.requestAdapter() returned null: no usable GPU. " +
+          "In Chromium try --enable-unsafe-webgpu (and --enable-features=Vulkan on Linux); check chrome://gpu.");
+      }
+      const requiredLimits = {};
+      for (const name of LIMITS) requiredLimits[name] = adapter.limits[name];
+      const device = await adapter.requestDevice({requiredLimits});
+      return new WebtorchDriver(adapter, device);
+    }
+
+    constructor(adapter, device) {
+      this.device = device;
+      this.queue = device.queue;
+      const info = adapter.info || {};
+      this.info = {vendor: info.vendor || "", architecture: info.architecture || "", device: info.device || "",
+                   description: info.description || ""};
+      this.features = [...adapter.features];
+      this.limits = {};
+      for (const name of LIMITS) this.limits[snake(name)] = device.limits[name];
+      this.limits.min_storage_buffer_offset_alignment = device.limits.minStorageBufferOffsetAlignment;
+      this.buffers = new Map();
+      this.pipelines = [];
+      this.bindGroups = new Map();
+      this.staging = new Map();
+      this.nextId = 1;
+      this.encoder = null;
+      this.pass = null;
+      this.submitCount = 0;
+      this.scopes = [];   // popErrorScope promises of submitted batches
+      this.errors = [];   // errors no scope caught
+      this.lost = null;
+      device.lost.then((info) => { this.lost = info.message || info.reason || "unknown reason"; });
+      device.addEventListener("uncapturederror", (event) => this.errors.push(event.error));
+    }
+
+    check() {
+      if (this.lost) {
+        throw fail("DeviceLostError", `the WebGPU device was lost (${this.lost}). Reload the page, or create ` +
+          "new tensors after webtorch re-initialises.");
+      }
+    }
+
+    createBuffer(nbytes) {
+      this.check();
+      const id = this.nextId++;
+      this.buffers.set(id, this.device.createBuffer({
+        size: nbytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST}));
+      return id;
+    }
+
+    destroyBuffer(id) {
+      const buffer = this.buffers.get(id);
+      this.buffers.delete(id);
+      for (const key of this.bindGroups.keys()) {
+        if (key.split(",").slice(1).includes(String(id))) this.bindGroups.delete(key);
+      }
+      buffer.destroy();
+    }
+
+    // data: a PyProxy of a Python buffer (bytes, memoryview): read through getBuffer, no copy into JS.
+    writeBuffer(id, offset, data) {
+      this.check();
+      const view = data.getBuffer("u8");
+      try {
+        this.queue.writeBuffer(this.buffers.get(id), offset, view.data);
+      } finally {
+        view.release();
+      }
+    }
+
+    createPipeline(code, access, window) {
+      this.check();
+      const entries = [{binding: 0, visibility: GPUShaderStage.COMPUTE,
+                        buffer: {type: "read-only-storage", hasDynamicOffset: true}}];
+      for (let i = 0; i < access.length; i++) {
+        entries.push({binding: i + 1, visibility: GPUShaderStage.COMPUTE,
+                      buffer: {type: access[i] === "w" ? "storage" : "read-only-storage"}});
+      }
+      const layout = this.device.createBindGroupLayout({entries});
+      const module = this.device.createShaderModule({code});
+      const pipeline = this.device.createComputePipeline({
+        layout: this.device.createPipelineLayout({bindGroupLayouts: [layout]}),
+        compute: {module, entryPoint: "main"}});
+      this.pipelines.push({pipeline, layout, window});
+      return this.pipelines.length - 1;
+    }
+
+    // One kernel into the pending compute pass: dispatch(pipeline, metaOffset, x, y, z, ...bufferIds)
+    dispatch(pid, metaOffset, gx, gy, gz, ...ids) {
+      this.check();
+      const p = this.pipelines[pid];
+      const key = pid + "," + ids.join(",");
+      let group = this.bindGroups.get(key);
+      if (!group) {
+        const entries = ids.map((id, i) => ({binding: i, resource: {buffer: this.buffers.get(id)}}));
+        entries[0].resource.size = p.window;
+        group = this.device.createBindGroup({layout: p.layout, entries});
+        this.bindGroups.set(key, group);
+      }
+      if (!this.pass) {
+        this.device.pushErrorScope("validation");
+        this.device.pushErrorScope("out-of-memory");
+        this.encoder = this.device.createCommandEncoder();
+        this.pass = this.encoder.beginComputePass();
+      }
+      this.pass.setPipeline(p.pipeline);
+      this.pass.setBindGroup(0, group, [metaOffset]);
+      this.pass.dispatchWorkgroups(gx, gy, gz);
+    }
+
+    submit() {
+      if (!this.pass) return;
+      this.pass.end();
+      this.queue.submit([this.encoder.finish()]);
+      this.pass = this.encoder = null;
+      this.submitCount++;
+      this.scopes.push(this.device.popErrorScope(), this.device.popErrorScope());
+    }
+
+    // Errors of the work submitted so far, raised at this synchronisation point.
+    async raiseErrors() {
+      const found = (await Promise.all(this.scopes.splice(0))).filter((e) => e);
+      found.push(...this.errors.splice(0));
+      this.check();
+      if (found.length) {
+        const e = found[0];
+        const kind = e.constructor && e.constructor.name === "GPUOutOfMemoryError" ? "OutOfMemoryError"
+          : "ValidationError";
+        throw fail(kind, kind === "OutOfMemoryError"
+          ? `WebGPU ran out of memory (${e.message}). Free tensors or call webtorch.webgpu.empty_cache().`
+          : `WebGPU rejected a command: ${e.message}`);
+      }
+    }
+
+    async readBuffer(id, offset, nbytes) {
+      this.check();
+      this.submit();
+      const size = Math.max(16, 2 ** Math.ceil(Math.log2(nbytes)));
+      const free = this.staging.get(size) || [];
+      this.staging.set(size, free);
+      const staging = free.pop() || this.device.createBuffer({
+        size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST});
+      const encoder = this.device.createCommandEncoder();
+      encoder.copyBufferToBuffer(this.buffers.get(id), offset, staging, 0, Math.ceil(nbytes / 4) * 4);
+      this.queue.submit([encoder.finish()]);
+      this.submitCount++;
+      try {
+        await staging.mapAsync(GPUMapMode.READ);
+      } catch (err) {
+        await this.raiseErrors();
+        throw err;
+      }
+      const out = new Uint8Array(staging.getMappedRange(0, nbytes).slice(0));
+      staging.unmap();
+      free.push(staging);
+      await this.raiseErrors();
+      return out;
+    }
+  }
+  return WebtorchDriver;
+})()

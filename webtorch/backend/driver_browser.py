@@ -1,0 +1,107 @@
+"""The browser driver: navigator.gpu through Pyodide's FFI. The only module that imports `js`.
+
+The WebGPU calls live in browser_driver.js; each Python method here is one FFI call into it,
+with plain numbers as arguments. Host bytes cross as a PyProxy that JS reads through
+getBuffer (no intermediate copy); readback returns a Uint8Array copied once into bytes.
+"""
+from importlib import resources
+
+from .. import errors
+
+_NO_JSPI = ("synchronous GPU work in the browser (.item(), .tolist(), .cpu(), first use of the device) needs "
+            "Python entered through pyodide.runPythonAsync in a browser with JSPI (Chrome 137+). "
+            "Otherwise use the async forms: await webtorch.webgpu.init_async(), await t.tolist_async(), "
+            "await t.item_async(), await t.cpu_async().")
+
+
+def _translate(exc):
+    """A JS error from browser_driver.js as the matching webtorch exception."""
+    message = str(exc)
+    for kind in ("WebGPUUnavailableError", "DeviceLostError", "OutOfMemoryError", "ValidationError"):
+        if kind in message:
+            return getattr(errors, kind)(message.split(kind + ": ", 1)[-1])
+    return errors.WebGPUError(f"WebGPU call failed: {message}")
+
+
+class BrowserDriver:
+    name = "browser"
+
+    def __init__(self, js_driver):
+        self._js = js_driver
+        self.limits = js_driver.limits.to_py()
+        self.adapter_info = js_driver.info.to_py()
+        self.features = sorted(js_driver.features.to_py())
+        # Bound JS methods, looked up once: a call is then one FFI crossing.
+        self._create_buffer = js_driver.createBuffer
+        self._destroy_buffer = js_driver.destroyBuffer
+        self._write_buffer = js_driver.writeBuffer
+        self._dispatch = js_driver.dispatch
+        self._submit = js_driver.submit
+
+    @staticmethod
+    def _driver_class():
+        from pyodide.code import run_js
+        return run_js(resources.files("webtorch.backend").joinpath("browser_driver.js").read_text())
+
+    @classmethod
+    def create_sync(cls):
+        from pyodide.ffi import JsException, can_run_sync, run_sync
+        if not can_run_sync():
+            raise errors.WebGPUUnavailableError("cannot initialise WebGPU synchronously: " + _NO_JSPI)
+        try:
+            return cls(run_sync(cls._driver_class().create()))
+        except JsException as e:
+            raise _translate(e) from None
+
+    @classmethod
+    async def create_async(cls):
+        from pyodide.ffi import JsException
+        try:
+            return cls(await cls._driver_class().create())
+        except JsException as e:
+            raise _translate(e) from None
+
+    @property
+    def submit_count(self):
+        return self._js.submitCount
+
+    def _call(self, fn, *args):
+        from pyodide.ffi import JsException
+        try:
+            return fn(*args)
+        except JsException as e:
+            raise _translate(e) from None
+
+    def create_buffer(self, nbytes):
+        return self._call(self._create_buffer, nbytes)
+
+    def destroy_buffer(self, bid):
+        self._call(self._destroy_buffer, bid)
+
+    def write_buffer(self, bid, offset, data):
+        self._call(self._write_buffer, bid, offset, data)
+
+    def create_pipeline(self, code, access, meta_window):
+        return self._call(self._js.createPipeline, code, access, meta_window)
+
+    def dispatch(self, pid, bids, meta_offset, gx, gy, gz):
+        self._call(self._dispatch, pid, meta_offset, gx, gy, gz, *bids)
+
+    def submit(self):
+        self._call(self._submit)
+
+    def read_buffer(self, bid, offset, nbytes):
+        from pyodide.ffi import JsException, can_run_sync, run_sync
+        if not can_run_sync():
+            raise RuntimeError(_NO_JSPI)
+        try:
+            return run_sync(self._js.readBuffer(bid, offset, nbytes)).to_bytes()
+        except JsException as e:
+            raise _translate(e) from None
+
+    async def read_buffer_async(self, bid, offset, nbytes):
+        from pyodide.ffi import JsException
+        try:
+            return (await self._js.readBuffer(bid, offset, nbytes)).to_bytes()
+        except JsException as e:
+            raise _translate(e) from None
