@@ -1,7 +1,10 @@
 // Helpers shared by every generated kernel. WGSL has no NaN/infinity literals or tests,
-// and compilers may fold them away, so both are built from bits.
-fn wt_inf() -> f32 { return bitcast<f32>(0x7f800000u); }
-fn wt_nan() -> f32 { return bitcast<f32>(0x7fc00000u); }
+// and compilers may fold them away, so both are built from bits. The bits sit in private
+// variables: a constant bitcast to inf/NaN is a shader-creation error in Chrome's Tint.
+var<private> wt_inf_bits: u32 = 0x7f800000u;
+var<private> wt_nan_bits: u32 = 0x7fc00000u;
+fn wt_inf() -> f32 { return bitcast<f32>(wt_inf_bits); }
+fn wt_nan() -> f32 { return bitcast<f32>(wt_nan_bits); }
 fn wt_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
 fn wt_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
 
