@@ -17,7 +17,7 @@ import torch
 import webtorch
 
 from compare import assert_close, iter_tensors, to_plain
-from op_cases import CASES, ERROR_CASES, run_case
+from op_cases import CASES, ERROR_CASES, INT64_BEYOND_INT32, run_case
 
 DEVICES = [d for d in os.environ.get("WEBTORCH_TEST_DEVICES", "webgpu,cpu").split(",") if d]
 
@@ -30,10 +30,6 @@ def device_type(t):
 def params(cases):
     return [pytest.param(case, device, id="%s-%s" % (case.name, device))
             for case in cases for device in DEVICES]
-
-
-# int64 is stored as 32 bits on the GPU: values outside int32 must raise, not wrap.
-INT64_BEYOND_INT32 = {"add-int64-large", "tensor-int64-large"}
 
 
 @pytest.mark.parametrize("case,device", params(CASES))

@@ -12,22 +12,28 @@ fn wt_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f8000
 fn wt_max(a: f32, b: f32) -> f32 { if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); } return max(a, b); }
 fn wt_min(a: f32, b: f32) -> f32 { if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); } return min(a, b); }
 
+// NaN is tested first, from bits, in every helper: drivers such as SwiftShader compile
+// float compares as if NaN could not occur (NaN > 88.7 came out true).
+
 // exp that saturates cleanly: some drivers return NaN for exp of large arguments.
 fn wt_exp(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
   if (x > 88.72284f) { return wt_inf(); }
   if (x < -103.97208f) { return 0.0f; }
   return exp(x);
 }
 
 fn wt_log(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
   if (x == 0.0f) { return -wt_inf(); }
-  if (x < 0.0f || wt_isnan(x)) { return wt_nan(); }
+  if (x < 0.0f) { return wt_nan(); }
   if (wt_isinf(x)) { return x; }
   return log(x);
 }
 
 fn wt_sqrt(x: f32) -> f32 {
-  if (x < 0.0f || wt_isnan(x)) { return wt_nan(); }
+  if (wt_isnan(x)) { return x; }
+  if (x < 0.0f) { return wt_nan(); }
   if (wt_isinf(x)) { return x; }
   return sqrt(x);
 }
@@ -40,6 +46,7 @@ fn wt_tanh(x: f32) -> f32 {
 }
 
 fn wt_sigmoid(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
   if (x >= 0.0f) { return 1.0f / (1.0f + wt_exp(-x)); }
   let e = wt_exp(x);
   return e / (1.0f + e);
@@ -63,6 +70,47 @@ fn wt_erf(x_in: f32) -> f32 {
   q = q * x2 - 7.37332916720468e-03f;
   q = q * x2 - 1.42647390514189e-02f;
   return x * p / q;
+}
+
+// sin and cos with Cephes' range reduction and polynomials (sinf.c/cosf.c): the builtins are
+// only 2^-11 accurate on some drivers (SwiftShader). Accurate to float precision for |x| < 8192.
+fn wt_sin_poly(x: f32, z: f32) -> f32 {
+  return ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * x + x;
+}
+fn wt_cos_poly(z: f32) -> f32 {
+  return ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
+}
+// Returns the reduced argument and the octant j (0..7) of |x|.
+fn wt_reduce(ax: f32) -> vec2<f32> {
+  var j = u32(ax * 1.27323954473516f);
+  var y = f32(j);
+  if ((j & 1u) != 0u) { j = j + 1u; y = y + 1.0f; }
+  j = j & 7u;
+  let r = ((ax - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
+  return vec2<f32>(r, f32(j));
+}
+fn wt_sin(x: f32) -> f32 {
+  if (wt_isnan(x) || wt_isinf(x)) { return wt_nan(); }
+  let red = wt_reduce(abs(x));
+  var j = u32(red.y);
+  var negative = x < 0.0f;
+  if (j > 3u) { negative = !negative; j = j - 4u; }
+  let z = red.x * red.x;
+  var y: f32;
+  if (j == 1u || j == 2u) { y = wt_cos_poly(z); } else { y = wt_sin_poly(red.x, z); }
+  return select(y, -y, negative);
+}
+fn wt_cos(x: f32) -> f32 {
+  if (wt_isnan(x) || wt_isinf(x)) { return wt_nan(); }
+  let red = wt_reduce(abs(x));
+  var j = u32(red.y);
+  var negative = false;
+  if (j > 3u) { negative = true; j = j - 4u; }
+  if (j > 1u) { negative = !negative; }
+  let z = red.x * red.x;
+  var y: f32;
+  if (j == 1u || j == 2u) { y = wt_sin_poly(red.x, z); } else { y = wt_cos_poly(z); }
+  return select(y, -y, negative);
 }
 
 // Round half to even, like torch.round.
