@@ -315,6 +315,8 @@ def _format(t):
         suffix.append(f"dtype=webtorch.{t.dtype.name}")
     if values is None:
         body = f"[... {t.numel()} elements ...]"
+    elif not values:
+        body = "[]"
     else:
         fmt = _formatter(values, t.dtype)
         body = _nest_str([fmt(v) for v in values], t.shape, 1)
@@ -325,14 +327,15 @@ def _format(t):
 
 def _formatter(values, d):
     if d is dt.bool_:
-        return lambda v: "True" if v else "False"
+        width = 5 if not all(values) else 4
+        return lambda v: ("True" if v else "False").rjust(width)
     if d.category == 1:
         width = max((len(str(v)) for v in values), default=1)
         return lambda v: str(v).rjust(width)
-    finite = [abs(v) for v in values if math.isfinite(v)]
-    ints = all(v == int(v) for v in values if math.isfinite(v))
-    nonzero = [v for v in finite if v != 0]
-    sci = bool(nonzero) and (max(nonzero) / min(nonzero) > 1000.0 or max(nonzero) > 1e8 or min(nonzero) < 1e-4)
+    nonzero = [v for v in values if math.isfinite(v) and v != 0]
+    ints = all(v == int(v) for v in nonzero)
+    mags = [abs(v) for v in nonzero]
+    sci = bool(mags) and (max(mags) / min(mags) > 1000.0 or max(mags) > 1e8 or min(mags) < 1e-4)
 
     def one(v):
         if math.isnan(v):
@@ -344,7 +347,7 @@ def _formatter(values, d):
         if ints:
             return f"{v:.0f}."
         return f"{v:.4f}"
-    width = max((len(one(v)) for v in values), default=1)
+    width = max((len(one(v)) for v in nonzero), default=1)  # torch sizes columns by finite nonzero values
     return lambda v: one(v).rjust(width)
 
 

@@ -45,6 +45,7 @@ class Runtime:
         self._meta = array.array("I")
         self._arena = driver.create_buffer(META_ARENA + META_WINDOW)
         self._pending = 0
+        self._doomed = []  # buffer ids to destroy once the pending kernels are submitted
         self.kernels_dispatched = 0
 
     # -- memory -------------------------------------------------------------------------------
@@ -66,13 +67,17 @@ class Runtime:
     def release(self, buf):
         self.allocated_bytes -= buf.nbytes
         if self.pooled_bytes + buf.nbytes > self.max_pool_bytes:
-            self.driver.destroy_buffer(buf.id)
+            # Pending kernels may still use it: destroying before their submit is an error.
+            self._doomed.append(buf.id)
             return
         self._free.setdefault(buf.nbytes, []).append(buf)
         self.pooled_bytes += buf.nbytes
 
     def empty_cache(self):
         self.flush()
+        for bid in self._doomed:
+            self.driver.destroy_buffer(bid)
+        self._doomed.clear()
         for bufs in self._free.values():
             for buf in bufs:
                 self.driver.destroy_buffer(buf.id)
@@ -129,6 +134,9 @@ class Runtime:
         self.driver.submit()
         self._meta = array.array("I")
         self._pending = 0
+        for bid in self._doomed:
+            self.driver.destroy_buffer(bid)
+        self._doomed.clear()
 
     def synchronize(self):
         """Submits pending kernels and waits for the GPU (a 4-byte readback)."""

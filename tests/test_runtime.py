@@ -1,0 +1,95 @@
+"""The WebGPU runtime on the native driver: batching, buffer pool, memory, errors, readback."""
+import asyncio
+
+import pytest
+import torch
+
+import webtorch
+from webtorch import webgpu
+
+
+def test_many_small_ops_share_few_command_buffers():
+    x = webtorch.ones(1024, device="webgpu")
+    webgpu.synchronize()
+    submits = webgpu.stats()["submits"]
+    for _ in range(1000):
+        x = x * 1.0001 + 0.0001
+    total = x.sum().item()
+    assert webgpu.stats()["submits"] - submits <= 10
+    expected = torch.ones(1024)
+    for _ in range(1000):
+        expected = expected * 1.0001 + 0.0001
+    assert total == pytest.approx(expected.sum().item(), rel=1e-5)
+
+
+def test_memory_returns_to_start_when_tensors_are_dropped():
+    start = webgpu.memory_allocated()
+    xs = [webtorch.randn_like(webtorch.zeros(256, 256, device="webgpu")) if hasattr(webtorch, "randn_like")
+          else webtorch.full((256, 256), float(i), device="webgpu") for i in range(20)]
+    ys = [x @ x + 1 for x in xs]
+    assert webgpu.memory_allocated() >= start + 40 * 256 * 256 * 4
+    del xs, ys
+    assert webgpu.memory_allocated() == start
+    reserved = webgpu.memory_reserved()
+    webgpu.empty_cache()
+    assert webgpu.memory_reserved() < reserved
+    assert webgpu.memory_reserved() == webgpu.memory_allocated()
+
+
+def test_pool_reuses_buffers():
+    webgpu.empty_cache()
+    for _ in range(50):
+        webtorch.zeros(1000, device="webgpu").add(1).sum().item()
+    assert webgpu.stats()["pooled_bytes"] <= 64 * 1024
+
+
+def test_pool_is_bounded():
+    webgpu.set_pool_limit(1 << 20)
+    try:
+        xs = [webtorch.zeros(1 << 16, device="webgpu") for _ in range(8)]  # 256 KiB each
+        del xs
+        assert webgpu.stats()["pooled_bytes"] <= 1 << 20
+    finally:
+        webgpu.set_pool_limit(512 << 20)
+
+
+def test_too_large_allocation_raises_out_of_memory():
+    with pytest.raises(webgpu.OutOfMemoryError, match="exceeds"):
+        webtorch.empty(1 << 40, device="webgpu")
+    assert isinstance(webgpu.OutOfMemoryError("x"), RuntimeError)
+
+
+def test_adapter_info():
+    assert webgpu.is_available()
+    info = webgpu.adapter_info()
+    assert set(info) == {"vendor", "architecture", "device", "description"}
+    assert isinstance(webgpu.get_device_name(), str) and webgpu.get_device_name()
+
+
+def test_async_readback():
+    x = webtorch.arange(6, device="webgpu").reshape(2, 3) * 2
+    assert asyncio.run(x.tolist_async()) == [[0, 2, 4], [6, 8, 10]]
+    assert asyncio.run(x[1, 2].item_async()) == 10
+    c = asyncio.run(x.cpu_async())
+    assert c.device.type == "cpu" and c.tolist() == [[0, 2, 4], [6, 8, 10]]
+
+
+def test_numpy_interop():
+    x = webtorch.tensor([[1.5, 2.0], [3.0, -1.0]], device="webgpu")
+    a = x.cpu().numpy()
+    assert a.dtype.name == "float32" and a.tolist() == [[1.5, 2.0], [3.0, -1.0]]
+    with pytest.raises(TypeError, match="cpu"):
+        x.numpy()
+
+
+@pytest.mark.parametrize("data", [
+    [1.5, -2.25, 3.0], [[1, 2], [3, 40]], [True, False], [[0.0001, 123456.0]], 3.5, [[]], [float("nan"), 1.0],
+])
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+def test_repr_matches_torch(data, device):
+    expected = repr(torch.tensor(data))
+    actual = repr(webtorch.tensor(data, device=device))
+    if device == "webgpu":
+        assert actual.endswith(", device='webgpu:0')")
+        actual = actual[:-len(", device='webgpu:0')")] + ")"
+    assert actual == expected
