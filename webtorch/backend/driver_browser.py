@@ -19,6 +19,9 @@ def _translate(exc):
     message = str(exc)
     for kind in ("WebGPUUnavailableError", "DeviceLostError", "OutOfMemoryError", "ValidationError"):
         if kind in message:
+            if kind == "DeviceLostError":
+                from .webgpu import forget_runtime
+                forget_runtime()
             return getattr(errors, kind)(message.split(kind + ": ", 1)[-1])
     return errors.WebGPUError(f"WebGPU call failed: {message}")
 

@@ -14,20 +14,21 @@ _INT32 = (-(1 << 31), (1 << 31) - 1)
 
 
 class Storage:
-    __slots__ = ("dtype", "numel", "buffer", "__weakref__")
+    __slots__ = ("dtype", "numel", "buffer", "runtime", "__weakref__")
     device_type = "webgpu"
 
-    def __init__(self, dtype, numel, buffer):
-        self.dtype, self.numel, self.buffer = dtype, numel, buffer
+    def __init__(self, dtype, numel):
+        self.runtime = runtime()
+        self.dtype, self.numel, self.buffer = dtype, numel, self.runtime.alloc(4 * numel)
 
     def __del__(self):
         if self.buffer is not None and not sys.is_finalizing():
-            runtime().release(self.buffer)
+            self.runtime.release(self.buffer)
             self.buffer = None
 
 
 def empty(dtype, numel):
-    return Storage(dtype, numel, runtime().alloc(4 * numel))
+    return Storage(dtype, numel)
 
 
 def from_host(dtype, values):
@@ -40,7 +41,7 @@ def from_host(dtype, values):
     if values.typecode != _GPU_TYPECODE[dtype]:
         values = array.array(_GPU_TYPECODE[dtype], values)
     s = empty(dtype, len(values))
-    runtime().upload(s.buffer, memoryview(values).cast("B"))
+    s.runtime.upload(s.buffer, memoryview(values).cast("B"))
     return s
 
 
@@ -51,11 +52,11 @@ def _host(dtype, raw):
 
 
 def to_host(storage):
-    return _host(storage.dtype, runtime().download(storage.buffer, 4 * storage.numel))
+    return _host(storage.dtype, storage.runtime.download(storage.buffer, 4 * storage.numel))
 
 
 async def to_host_async(storage):
-    return _host(storage.dtype, await runtime().download_async(storage.buffer, 4 * storage.numel))
+    return _host(storage.dtype, await storage.runtime.download_async(storage.buffer, 4 * storage.numel))
 
 
 def _is_contiguous_over(t, shape):
@@ -86,7 +87,7 @@ def elementwise(op, out, operands, computes):
     contiguous = all(_is_contiguous_over(v, shape) for v in views)
     kernel = kernels.elementwise(op, [x.dtype if hasattr(x, "_storage") else None for x in operands],
                                  computes, out.dtype, contiguous)
-    runtime().run(kernel, [v._storage.buffer for v in views], meta, -(-n // 256))
+    out._storage.runtime.run(kernel, [v._storage.buffer for v in views], meta, -(-n // 256))
 
 
 def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
@@ -104,7 +105,7 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
     meta += [x.shape[d] for d in dims] + [x._stride[d] for d in dims]
     kernel = kernels.reduce(op, x.dtype, acc_dtype, out_dtype, with_index)
     buffers = [values.buffer, x._storage.buffer] + ([indices.buffer] if with_index else [])
-    runtime().run(kernel, buffers, meta, n_out)
+    values.runtime.run(kernel, buffers, meta, n_out)
     return values, indices
 
 
@@ -118,6 +119,6 @@ def matmul(a, b, out_dtype):
     c = empty(out_dtype, n_batch * m * n)
     meta = [m, n, k, len(batch), a._offset, a._stride[-2], a._stride[-1], b._offset, b._stride[-2], b._stride[-1]]
     meta += list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
-    runtime().run(kernels.matmul(out_dtype), [c.buffer, a._storage.buffer, b._storage.buffer], meta,
+    c.runtime.run(kernels.matmul(out_dtype), [c.buffer, a._storage.buffer, b._storage.buffer], meta,
                   (-(-n // 64), -(-m // 64), n_batch))
     return c

@@ -177,5 +177,12 @@ async def init_async():
     return _runtime
 
 
+def forget_runtime():
+    """After a device loss: the next use of the device initialises a new one. Tensors of the lost
+    device stay unusable; their storages still release into the runtime they came from."""
+    global _runtime
+    _runtime = None
+
+
 def initialized():
     return _runtime is not None

@@ -1,0 +1,76 @@
+"""The runtime through the browser driver: batching, memory, async readback, WebGPU failures."""
+import pytest
+
+
+def test_batching_and_memory(py):
+    submits, allocated, total = py.run("""
+import webtorch
+from webtorch import webgpu
+x = webtorch.ones(1024, device="webgpu")
+webgpu.synchronize()
+start_submits, start_memory = webgpu.stats()["submits"], webgpu.memory_allocated()
+for _ in range(1000):
+    x = x * 1.0001 + 0.0001
+total = x.sum().item()
+submits = webgpu.stats()["submits"] - start_submits
+del x
+[submits, webgpu.memory_allocated() - start_memory + 4096, total]
+""")
+    assert submits <= 10
+    assert allocated == 0
+    assert total == pytest.approx(1024 * (2 * 1.0001 ** 1000 - 1), rel=1e-4)
+
+
+def test_async_readback_without_jspi(py):
+    # Called from a JS callback, Python cannot block on a promise: sync readback says what to do,
+    # and the async forms work.
+    message, values, item, on_cpu = py.run("""
+import asyncio, js
+from pyodide.ffi import create_once_callable
+import webtorch
+x = webtorch.arange(6, device="webgpu").reshape(2, 3) * 2
+seen = {}
+def callback():
+    try:
+        x.tolist()
+    except RuntimeError as e:
+        seen["message"] = str(e)
+js.setTimeout(create_once_callable(callback), 0)
+while "message" not in seen:
+    await asyncio.sleep(0.01)
+c = await x.cpu_async()
+[seen["message"], await x.tolist_async(), await x[1, 2].item_async(), str(c.device)]
+""")
+    assert "tolist_async" in message and "runPythonAsync" in message
+    assert values == [[0, 2, 4], [6, 8, 10]] and item == 10 and on_cpu == "cpu"
+
+
+def test_too_large_allocation(py):
+    message = py.run("""
+import webtorch
+try:
+    webtorch.empty(1 << 40, device="webgpu")
+except webtorch.webgpu.OutOfMemoryError as e:
+    message = str(e)
+message
+""")
+    assert "exceeds" in message
+
+
+def test_device_lost_raises_then_reinitialises(py):
+    message, after = py.run("""
+import webtorch
+from webtorch import webgpu
+from webtorch.backend.webgpu import runtime
+x = webtorch.ones(3, device="webgpu")
+x.tolist()
+runtime().driver._js.device.destroy()
+try:
+    (x + 1).tolist()
+    message = "no error"
+except webgpu.DeviceLostError as e:
+    message = str(e)
+[message, (webtorch.ones(3, device="webgpu") + 1).tolist()]
+""")
+    assert "lost" in message
+    assert after == [2.0, 2.0, 2.0]
