@@ -1,0 +1,213 @@
+"""Browser test fixtures: webtorch inside Pyodide, in Chromium, on WebGPU.
+
+Fixtures
+  py_page    session: Pyodide on the main thread of a served harness page
+  py_worker  session: Pyodide in a module worker (web/worker.js)
+  py         function, parametrised ["page", "worker"]: one of the two above
+
+Each exposes
+  run(code, timeout=...) -> value of the code's last expression (via
+      runPythonAsync, so top-level await and pyodide.ffi.run_sync work),
+      converted with toJs; raises PyodideError with the Python traceback,
+      the Python stderr and any browser console errors.
+  put_file(path, data)   write str/bytes into Pyodide's filesystem
+  put_test_module(name)  copy tests/<name> into /tmp/webtorch_tests/ and put
+                         that directory on sys.path (for golden/op-case runs)
+  mode                   "page" or "worker"
+
+Nothing is downloaded here: the wheel is built from the checkout, Pyodide comes
+from node_modules/ and micropip/packaging from .cache/wheels/ (scripts/setup.sh).
+"""
+from __future__ import annotations
+
+import base64
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from browser_errors import PyodideError
+
+REPO = Path(__file__).resolve().parents[2]
+TEST_DIR_IN_PYODIDE = "/tmp/webtorch_tests"
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--enable-unsafe-webgpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
+
+
+def _load_serve():
+    spec = importlib.util.spec_from_file_location("webtorch_serve", REPO / "scripts" / "serve.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _chromium() -> str:
+    for cand in (os.environ.get("WEBTORCH_CHROMIUM"), shutil.which("chromium-headless-shell"),
+                 "/usr/bin/chromium-headless-shell", shutil.which("chromium")):
+        if cand and Path(cand).exists():
+            return cand
+    pytest.exit("no Chromium found: run scripts/setup.sh (apt-get install chromium-headless-shell) "
+                "or set WEBTORCH_CHROMIUM", returncode=3)
+
+
+# ---- pytest-playwright overrides -----------------------------------------------
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    args = list(CHROMIUM_ARGS) + os.environ.get("WEBTORCH_CHROMIUM_ARGS", "").split()
+    return {**browser_type_launch_args, "executable_path": _chromium(), "args": args}
+
+
+# ---- wheel + server -------------------------------------------------------------
+@pytest.fixture(scope="session")
+def webtorch_wheel() -> Path:
+    """Build dist/webtorch-*.whl once per session (no network: --no-isolation)."""
+    r = subprocess.run(["bash", str(REPO / "scripts" / "build_wheel.sh")], cwd=REPO,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.fail(f"building the wheel failed:\n{r.stdout}\n{r.stderr}", pytrace=False)
+    return Path(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def server_url(webtorch_wheel) -> str:
+    wheels = REPO / ".cache" / "wheels"
+    missing = [n for n in ("micropip", "packaging") if not list(wheels.glob(f"{n}-*.whl"))]
+    if missing:
+        pytest.fail(f"{missing} wheels missing from {wheels}: run scripts/setup.sh", pytrace=False)
+    if not (REPO / "node_modules" / "pyodide" / "pyodide.mjs").exists():
+        pytest.fail("node_modules/pyodide missing: run scripts/setup.sh (npm ci)", pytrace=False)
+    serve = _load_serve()
+    server, url = serve.start_server(0)
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def project_version() -> str:
+    import tomllib
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+
+
+# ---- Pyodide sessions -----------------------------------------------------------
+class PyodideSession:
+    def __init__(self, page, mode: str):
+        self.page = page
+        self.mode = mode
+        self.console: list[str] = []  # browser console errors since the last call
+        page.on("console", self._on_console)
+        page.on("pageerror", lambda exc: self.console.append(f"pageerror: {exc}"))
+        page.on("crash", lambda *_: self.console.append("page crashed"))
+
+    def _on_console(self, msg):
+        if msg.type in ("error", "warning"):
+            loc = msg.location or {}
+            self.console.append(f"console.{msg.type}: {msg.text} ({loc.get('url', '')}:{loc.get('lineNumber', '')})")
+
+    def _take(self):
+        out = self.page.evaluate("webtorchHarness.takeOutput()")
+        console, self.console = self.console, []
+        return out, console
+
+    def _report(self, error: str, out, console) -> str:
+        parts = [f"[{self.mode}] {error.rstrip()}"]
+        stderr = [o["line"] for o in out if o["stream"] != "stdout"]
+        stdout = [o["line"] for o in out if o["stream"] == "stdout"]
+        if stderr:
+            parts.append("--- Python stderr / worker errors ---\n" + "\n".join(stderr[-50:]))
+        if stdout:
+            parts.append("--- Python stdout (last 30 lines) ---\n" + "\n".join(stdout[-30:]))
+        if console:
+            parts.append("--- browser console errors/warnings ---\n" + "\n".join(console[-50:]))
+        return "\n".join(parts)
+
+    def _call(self, kind: str, payload: dict, timeout: float):
+        self.page.set_default_timeout(timeout * 1000 + 5000)
+        r = self.page.evaluate(
+            "([mode, kind, payload, ms]) => webtorchHarness.call(mode, kind, payload, ms)",
+            [self.mode, kind, payload, int(timeout * 1000)],
+        )
+        out, console = self._take()
+        self.last_output = out
+        if not r["ok"]:
+            raise PyodideError(self._report(r["error"], out, console))
+        return r.get("result")
+
+    def run(self, code: str, timeout: float = 300.0):
+        """Run code with runPythonAsync; return its last expression's value."""
+        return self._call("run", {"code": code}, timeout)
+
+    def put_file(self, path: str, data: str | bytes) -> None:
+        """Write a file into Pyodide's filesystem (parent dirs are created)."""
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            data = {"b64": base64.b64encode(bytes(data)).decode()}
+        self._call("put_file", {"path": path, "data": data}, 120.0)
+
+    def put_test_module(self, name: str, dest: str = TEST_DIR_IN_PYODIDE) -> str:
+        """Copy tests/<name> (e.g. 'op_cases.py') into Pyodide at dest/ and
+        make dest importable. Returns the path in Pyodide."""
+        path = f"{dest}/{Path(name).name}"
+        self.put_file(path, (REPO / "tests" / name).read_bytes())
+        self.run(f"import sys, importlib\n"
+                 f"sys.path.insert(0, {dest!r}) if {dest!r} not in sys.path else None\n"
+                 f"importlib.invalidate_caches()")
+        return path
+
+    def stdout(self) -> str:
+        """stdout printed during the last call."""
+        return "\n".join(o["line"] for o in getattr(self, "last_output", []) if o["stream"] == "stdout")
+
+
+def _open_session(browser, server_url: str, mode: str) -> PyodideSession:
+    context = browser.new_context()
+    page = context.new_page()
+    session = PyodideSession(page, mode)
+    page.goto(f"{server_url}/tests/browser/harness.html")
+    page.wait_for_function("window.harnessLoaded === true")
+    init = "initPage" if mode == "page" else "initWorker"
+    error = None
+    try:
+        page.evaluate(f"{init}()")
+    except Exception as e:  # noqa: BLE001 - report JS + console context
+        error = str(e)
+    if error is not None:
+        try:
+            out = page.evaluate("webtorchHarness.takeOutput()")
+        except Exception:  # noqa: BLE001
+            out = []
+        pytest.fail(session._report(f"Pyodide {mode} init failed: {error}", out, session.console), pytrace=False)
+    session._take()
+    return session
+
+
+@pytest.fixture(scope="session")
+def py_page(browser, server_url) -> PyodideSession:
+    s = _open_session(browser, server_url, "page")
+    yield s
+    s.page.context.close()
+
+
+@pytest.fixture(scope="session")
+def py_worker(browser, server_url) -> PyodideSession:
+    s = _open_session(browser, server_url, "worker")
+    yield s
+    s.page.context.close()
+
+
+@pytest.fixture(params=["page", "worker"])
+def py(request) -> PyodideSession:
+    """Parametrised: the test runs once on the main thread and once in the worker."""
+    return request.getfixturevalue(f"py_{request.param}")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "webgpu: needs navigator.gpu and a WebGPU adapter in Chromium")
