@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Install everything the webtorch test suite needs. Idempotent: re-running it
+# skips what is already there. Needs root (or sudo) for apt on a fresh machine.
+#   Debian bookworm, Python 3.11, Node 20; no GPU needed (WebGPU runs on SwiftShader).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYODIDE_VERSION=314.0.7
+MICROPIP_VERSION=0.11.1
+PACKAGING_VERSION=26.1   # the version pyodide-lock.json of Pyodide 314.0.7 names
+PY=${PYTHON:-python}
+
+# ---- system packages: Chromium headless shell (WebGPU via SwiftShader), Vulkan ICDs
+apt_pkgs=(chromium-headless-shell mesa-vulkan-drivers)
+missing=()
+for p in "${apt_pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  echo "setup: apt-get install ${missing[*]}"
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# ---- Python packages (torch ALWAYS pinned exactly: an unpinned torch drags in CUDA)
+"$PY" -m pip install -q torch==2.13.0 wgpu==0.32 pytest playwright pytest-playwright numpy build hatchling
+
+# ---- Pyodide runtime from npm (package.json / package-lock.json pin it)
+have=$(node -p "try{require('./node_modules/pyodide/package.json').version}catch(e){''}" 2>/dev/null || true)
+if [[ "$have" != "$PYODIDE_VERSION" ]]; then
+  if [[ -f package-lock.json ]]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+fi
+test -f node_modules/pyodide/pyodide.mjs
+
+# ---- pure wheels loaded into Pyodide by URL (Pyodide's npm package has no packages)
+mkdir -p .cache/wheels
+want=("micropip-${MICROPIP_VERSION}-py3-none-any.whl" "packaging-${PACKAGING_VERSION}-py3-none-any.whl")
+for w in "${want[@]}"; do
+  if [[ ! -f ".cache/wheels/$w" ]]; then
+    "$PY" -m pip download -q --no-deps --python-version 3.14 --only-binary=:all: -d .cache/wheels \
+      "micropip==${MICROPIP_VERSION}" "packaging==${PACKAGING_VERSION}"
+    break
+  fi
+done
+# Keep exactly the pinned wheels (the harness loads every wheel in .cache/wheels).
+for f in .cache/wheels/*.whl; do
+  keep=0
+  for w in "${want[@]}"; do [[ "$(basename "$f")" == "$w" ]] && keep=1; done
+  ((keep)) || rm -f "$f"
+done
+ls .cache/wheels
+echo "setup: done"
