@@ -211,3 +211,17 @@ def py(request) -> PyodideSession:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "webgpu: needs navigator.gpu and a WebGPU adapter in Chromium")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session, config, items):
+    """Run browser tests after all host tests. Playwright's sync API keeps an
+    asyncio loop marked as running in the main thread from the first browser
+    test to the end of the session, so a host test that calls asyncio.run()
+    after it would fail with 'cannot be called from a running event loop'."""
+    here = Path(__file__).resolve().parent
+
+    def in_browser_dir(item) -> bool:
+        return here in Path(str(item.path)).resolve().parents
+
+    items[:] = [i for i in items if not in_browser_dir(i)] + [i for i in items if in_browser_dir(i)]
