@@ -10,7 +10,9 @@ from ._dtypes import bool_ as bool, float32, int32, int64, dtype
 from ._tensor import Tensor, Size, device
 from ._ops import *  # noqa: F401,F403  (the op functions, PyTorch's names)
 from ._ops import (abs, all, any, max, min, pow, round, sum, broadcast_shapes, elementwise as _elementwise)
-from . import errors, webgpu, nn
+from ._indexing import *  # noqa: F401,F403  (tensor indexing; its where() adds the one-argument form)
+from . import autograd, errors, webgpu, nn
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
 float = float32
 long = int64

@@ -8,6 +8,7 @@ from collections import namedtuple
 from . import _dtypes as dt
 from ._tensor import Tensor, Size, _empty, _from_host_values, _wrap_dim, backend, contiguous_strides, device
 from .ops_table import ELEMENTWISE
+from . import autograd
 
 _default_device = "cpu"
 
@@ -66,7 +67,7 @@ def expand(x, *shape):
                                f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
                                f"{list(x.shape)}")
         new_shape.append(size)
-    return x._view(new_shape, new_stride)
+    return autograd.record("expand", x._view(new_shape, new_stride), (x,))
 
 
 def broadcast_to(x, shape):
@@ -95,10 +96,11 @@ def _as_operand(x, device_type):
     raise TypeError(f"expected Tensor or number as operand, got {type(x).__name__}")
 
 
-def elementwise(name, *operands, out=None):
+def elementwise(name, *operands, out=None, grad_name=None):
     op = ELEMENTWISE[name]
     device_type = _device_of(operands) if out is None else out.device.type
     operands = [_as_operand(x, device_type) for x in operands]
+    inputs = operands
     if name == "where":
         promoted = dt.result_type(*operands[1:])
         computes = [dt.bool_, promoted, promoted]
@@ -107,13 +109,22 @@ def elementwise(name, *operands, out=None):
         computes = [_compute_dtype(op, promoted)] * len(operands)
     out_dtype = dt.bool_ if op.out == "bool" else computes[-1]
     shape = broadcast_shapes(*[x.shape for x in operands if _is_tensor(x)])
-    if out is None:
-        out = _empty(shape, out_dtype, device_type)
-    elif out.shape != shape:
-        raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape {list(shape)}")
-    operands = [expand(x, *shape) if _is_tensor(x) else x for x in operands]
-    backend(device_type).elementwise(op, out, operands, computes)
-    return out
+    if out is not None:
+        if out.shape != shape:
+            raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape {list(shape)}")
+        backend(device_type).elementwise(op, out, [_broadcast_view(x, shape) for x in operands], computes)
+        return out
+    out = _empty(shape, out_dtype, device_type)
+    backend(device_type).elementwise(op, out, [_broadcast_view(x, shape) for x in operands], computes)
+    return autograd.record(grad_name or name, out, inputs)
+
+
+def _broadcast_view(x, shape):
+    """x as a stride-0 view over `shape`, for kernels (no autograd: the caller records)."""
+    if not _is_tensor(x) or x.shape == shape:
+        return x
+    with autograd.no_grad():
+        return expand(x, *shape)
 
 
 def _copy_into(dst, src):
@@ -131,7 +142,8 @@ def cast(x, dtype):
     dtype = dt.as_dtype(dtype)
     if dtype is x.dtype:
         return x
-    return _copy_into(_empty(x.shape, dtype, x.device.type), x)
+    out = _copy_into(_empty(x.shape, dtype, x.device.type), x)
+    return autograd.record("copy", out, (x,)) if dtype.is_floating_point else out
 
 
 def contiguous(x):
@@ -145,7 +157,7 @@ def detach(x):
 
 
 def clone(x):
-    return _copy_into(_empty(x.shape, x.dtype, x.device.type), x)
+    return autograd.record("copy", _copy_into(_empty(x.shape, x.dtype, x.device.type), x), (x,))
 
 
 def _unary(name):
@@ -255,7 +267,8 @@ divide = true_divide = div
 
 
 def floor_divide(x, other):
-    return elementwise("floor_divide", x, other)
+    # torch.floor_divide has no derivative (div with rounding_mode="floor" has a zero one)
+    return elementwise("floor_divide", x, other, grad_name="floor_divide_op")
 
 
 def pow(x, exponent):
@@ -394,15 +407,18 @@ def view(x, *shape):
     if strides is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                            "spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return x._view(shape, strides)
+    return autograd.record("reshape", x._view(shape, strides), (x,))
 
 
 def reshape(x, *shape):
     shape = _infer_size(_shape_arg(shape), x.numel())
     strides = _view_strides(x, shape)
     if strides is None:
-        return clone(x)._view(shape, contiguous_strides(shape))
-    return x._view(shape, strides)
+        with autograd.no_grad():
+            out = clone(x)._view(shape, contiguous_strides(shape))
+    else:
+        out = x._view(shape, strides)
+    return autograd.record("reshape", out, (x,))
 
 
 def view_as(x, other):
@@ -423,7 +439,8 @@ def permute(x, *dims):
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
                            "of the desired ordering of dimensions i.e. input.dim() = "
                            f"{x.dim()} is not equal to len(dims) = {len(dims)}")
-    return x._view([x.shape[d] for d in dims], [x._stride[d] for d in dims])
+    return autograd.record("permute", x._view([x.shape[d] for d in dims], [x._stride[d] for d in dims]), (x,),
+                           dims=dims)
 
 
 def transpose(x, dim0, dim1):
@@ -455,7 +472,7 @@ def unsqueeze(x, dim):
     new_stride = stride[d] * shape[d] if d < x.dim() else 1
     shape.insert(d, 1)
     stride.insert(d, new_stride)
-    return x._view(shape, stride)
+    return autograd.record("reshape", x._view(shape, stride), (x,))
 
 
 def squeeze(x, dim=None):
@@ -464,8 +481,9 @@ def squeeze(x, dim=None):
     else:
         dims = [_wrap_dim(d, x.dim()) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))]
         dims = [d for d in dims if x.dim() and x.shape[d] == 1]
-    return x._view([s for d, s in enumerate(x.shape) if d not in dims],
-                   [s for d, s in enumerate(x._stride) if d not in dims])
+    out = x._view([s for d, s in enumerate(x.shape) if d not in dims],
+                  [s for d, s in enumerate(x._stride) if d not in dims])
+    return autograd.record("reshape", out, (x,))
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -488,7 +506,8 @@ def narrow(x, dim, start, length):
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({x.shape[d]}).")
     shape = list(x.shape)
     shape[d] = length
-    return x._view(shape, x._stride, x._offset + start * x._stride[d])
+    out = x._view(shape, x._stride, x._offset + start * x._stride[d])
+    return autograd.record("index", out, (x,), index=(slice(None),) * d + (slice(start, start + length),))
 
 
 def _getitem(x, index):
@@ -532,7 +551,7 @@ def _getitem(x, index):
         d += 1
     shape.extend(x.shape[d:])
     stride.extend(x._stride[d:])
-    return x._view(shape, stride, offset)
+    return autograd.record("index", x._view(shape, stride, offset), (x,), index=index)
 
 
 def _setitem(x, index, value):
@@ -564,7 +583,7 @@ def cat(tensors, dim=0):
     for t in parts:
         _copy_into(narrow(out, d, start, t.shape[d]), t)
         start += t.shape[d]
-    return out
+    return autograd.record("cat", out, parts, dim=d, sizes=[t.shape[d] for t in parts])
 
 
 concat = concatenate = cat
@@ -593,15 +612,19 @@ def _reduce_dims(x, dim):
     return tuple(sorted(dims))
 
 
-def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False):
+def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_name=None):
     dims = _reduce_dims(x, dim)
     kept_shape = [s for d, s in enumerate(x.shape) if d not in dims]
     values, indices = backend(x.device.type).reduce(op, x, dims, acc_dtype, out_dtype, with_index)
     shape = [1 if d in dims else s for d, s in enumerate(x.shape)] if keepdim else kept_shape
-    values = Tensor(values, shape) if keepdim else Tensor(values, kept_shape)
+    values = Tensor(values, shape)
     if with_index:
-        return values, Tensor(indices, shape)
-    return values
+        indices = Tensor(indices, shape)
+        if len(dims) == 1:
+            autograd.record(op + "_dim", values, (x,), dim=dims[0], indices=indices, keepdim=keepdim)
+        return values, indices
+    name = grad_name or {"sum": "sum", "prod": "prod", "max": "amax", "min": "amin"}[op]
+    return autograd.record(name, values, (x,), dims=dims, keepdim=keepdim)
 
 
 def _sum_dtype(x, dtype):
@@ -673,7 +696,7 @@ def _minmax(op, x, dim, keepdim, other):
         return elementwise("maximum" if op == "max" else "minimum", x, other)
     if dim is None:
         _check_nonempty(x, tuple(range(x.dim())), op)
-        return _reduce(op, x, None, False, x.dtype, x.dtype)
+        return _reduce(op, x, None, False, x.dtype, x.dtype, grad_name=op + "_all")
     d = _wrap_dim(dim, x.dim())
     if x.dim():
         _check_nonempty(x, (d,), op)
@@ -796,7 +819,7 @@ def matmul(a, b):
     if _device_of([a, b]) != a.device.type or a.device.type != b.device.type:
         raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
                            "webgpu:0 and cpu!")
-    out = Tensor(backend(a.device.type).matmul(a3, b3, a.dtype), [*batch, m, n])
+    out = autograd.record("matmul", Tensor(backend(a.device.type).matmul(a3, b3, a.dtype), [*batch, m, n]), (a3, b3))
     if squeeze_a:
         out = squeeze(out, -2)
     if squeeze_b:

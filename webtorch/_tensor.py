@@ -81,8 +81,45 @@ class Tensor:
         self._stride = tuple(stride) if stride is not None else contiguous_strides(shape)
         self._offset = offset
         self.dtype = storage.dtype
+        self.grad_fn = None  # the autograd Node that produced this tensor; None for leaves
         self.requires_grad = requires_grad
         self.grad = None
+
+    # -- autograd -----------------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if not value and self.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from . import autograd
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    @property
+    def data(self):
+        return Tensor(self._storage, self.shape, self._stride, self._offset)
+
+    @data.setter
+    def data(self, other):
+        self._storage, self.shape, self._stride, self._offset = other._storage, other.shape, other._stride, other._offset
+        self.dtype = other.dtype
 
     # -- layout -------------------------------------------------------------------------------
     @property
@@ -320,7 +357,9 @@ def _format(t):
     else:
         fmt = _formatter(values, t.dtype)
         body = _nest_str([fmt(v) for v in values], t.shape, 1)
-    if t.requires_grad:
+    if t.grad_fn is not None:
+        suffix.append(f"grad_fn={t.grad_fn!r}")
+    elif t.requires_grad:
         suffix.append("requires_grad=True")
     return "tensor(" + ", ".join([body] + suffix) + ")"
 

@@ -1,0 +1,141 @@
+"""Autograd vs torch.autograd: gradients of every differentiable case in the op table, and the
+engine's behaviour (accumulation, retain_graph, no_grad, autograd.grad, Function, errors)."""
+import math
+import os
+
+import pytest
+import torch
+
+import webtorch
+from webtorch import autograd
+from webtorch.ops_table import ELEMENTWISE
+
+from compare import assert_close, iter_tensors, to_plain
+from op_cases import CASES, INT64_BEYOND_INT32, build_inputs
+
+DEVICES = [d for d in os.environ.get("WEBTORCH_TEST_DEVICES", "webgpu,cpu").split(",") if d]
+
+
+def gradients(T, case, device):
+    """d(sum(out * weights))/d(inputs) for the case's float inputs; None when nothing to differentiate."""
+    inputs = [t.detach().requires_grad_() if "float" in str(t.dtype) else t for t in build_inputs(T, case, device)]
+    wrt = [t for t in inputs if "float" in str(t.dtype)]
+    if not wrt:
+        return None
+    result = case.fn(T, device, *inputs)
+    outs = [o for o in iter_tensors(result) if "float" in str(o.dtype) and o.requires_grad]
+    if not outs:
+        return None
+    loss = 0
+    for o in outs:
+        weights = T.tensor([math.cos(1.0 + 0.37 * i) for i in range(o.numel())], device=device).reshape(o.shape)
+        loss = loss + (o * weights).sum()
+    return T.autograd.grad(loss, wrt, allow_unused=True)
+
+
+GRAD_CASES = [c for c in CASES if c.name not in INT64_BEYOND_INT32]
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=[c.name for c in GRAD_CASES])
+@pytest.mark.parametrize("device", DEVICES)
+def test_gradients_match_torch(case, device):
+    try:
+        expected = gradients(torch, case, "cpu")
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match="derivative for"):
+            gradients(webtorch, case, device)
+        assert "derivative for" in str(e)
+        return
+    if expected is None:
+        pytest.skip("no float input reaches a float output")
+    actual = gradients(webtorch, case, device)
+    assert actual is not None, "torch differentiates this case, webtorch produced no graph"
+    assert len(actual) == len(expected)
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        name = f"grad of {case.name}[{device}] input {i}"
+        if e is None:
+            assert a is None or not any(webtorch.ne(a, 0).tolist() if a.dim() else [a.item() != 0]), name
+            continue
+        assert a is not None, name + ": no gradient"
+        assert_close(to_plain(a), to_plain(e), atol=max(case.atol, 1e-4) * 10, rtol=max(case.rtol, 1e-4) * 10,
+                     name=name)
+
+
+def test_every_elementwise_op_has_a_backward_rule_or_is_marked_non_differentiable():
+    missing = set(ELEMENTWISE) - set(autograd.BACKWARD) - autograd.NON_DIFFERENTIABLE
+    assert not missing
+    assert not (set(autograd.BACKWARD) & autograd.NON_DIFFERENTIABLE)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_grad_accumulates_and_graph_is_freed(device):
+    for T, dev in ((torch, "cpu"), (webtorch, device)):
+        x = T.tensor([1.0, 2.0, 3.0], device=dev, requires_grad=True)
+        y = (x * x).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        assert x.grad.tolist() == [4.0, 8.0, 12.0]
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.backward()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_no_grad_and_detach(device):
+    x = webtorch.ones(3, device=device, requires_grad=True)
+    with webtorch.no_grad():
+        y = x * 2
+    assert not y.requires_grad and y.grad_fn is None
+    assert not x.detach().requires_grad
+    z = x * 2
+    assert z.requires_grad and not z.is_leaf and x.is_leaf
+    with webtorch.set_grad_enabled(False):
+        assert not (x + 1).requires_grad
+    with webtorch.inference_mode():
+        assert not (x + 1).requires_grad
+
+    @webtorch.no_grad()
+    def f(t):
+        return t * 3
+    assert not f(x).requires_grad
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_backward_with_gradient_argument(device):
+    x = webtorch.tensor([[1.0, 2.0], [3.0, 4.0]], device=device, requires_grad=True)
+    (x * x).backward(gradient=webtorch.tensor([[1.0, 0.0], [0.5, 2.0]], device=device))
+    assert x.grad.tolist() == [[2.0, 0.0], [3.0, 16.0]]
+
+
+def test_errors_match_torch():
+    for T in (torch, webtorch):
+        with pytest.raises(RuntimeError, match="floating point"):
+            T.tensor([1, 2], requires_grad=True)
+        x = T.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="only be implicitly created for scalar outputs|implicitly created"):
+            (x * 2).backward()
+        with pytest.raises(RuntimeError, match="does not require grad"):
+            T.ones(2).sum().backward()
+
+
+def test_autograd_function():
+    class Cube(webtorch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x * x
+
+    x = webtorch.tensor([1.0, -2.0], device="webgpu", requires_grad=True)
+    Cube.apply(x).sum().backward()
+    assert x.grad.tolist() == [3.0, 12.0]
+
+
+def test_second_order_with_create_graph():
+    x = webtorch.tensor([1.0, 2.0], requires_grad=True)
+    (g,) = webtorch.autograd.grad((x * x * x).sum(), x, create_graph=True)
+    (h,) = webtorch.autograd.grad(g.sum(), x)
+    assert h.tolist() == [6.0, 12.0]

@@ -1,0 +1,422 @@
+"""Reverse-mode autograd: a tape of Nodes over the primitives, and one table of backward rules.
+
+Each primitive that produces a tensor records a Node when grad mode is on and an input requires
+grad. A rule takes the incoming gradient `grad`, the forward result `out` and the inputs (tensors,
+or Python scalars, which get no gradient), plus keyword context, and returns one gradient per input
+(None for no gradient). Gradients of broadcast inputs are summed back to the input's shape by the
+engine, so rules work at the broadcast shape.
+"""
+import contextlib
+import math
+
+from . import _ops as F
+
+_grad_enabled = True
+
+
+# -- grad mode -------------------------------------------------------------------------------
+class _GradMode(contextlib.ContextDecorator):
+    def __init__(self, enabled):
+        self.enabled = enabled
+
+    def __enter__(self):
+        global _grad_enabled
+        self.prev, _grad_enabled = _grad_enabled, self.enabled
+
+    def __exit__(self, *exc):
+        global _grad_enabled
+        _grad_enabled = self.prev
+        return False
+
+
+class no_grad(_GradMode):
+    def __init__(self):
+        super().__init__(False)
+
+
+class enable_grad(_GradMode):
+    def __init__(self):
+        super().__init__(True)
+
+
+class set_grad_enabled(_GradMode):
+    pass
+
+
+class inference_mode(_GradMode):
+    def __init__(self, mode=True):
+        super().__init__(not mode)
+
+
+def is_grad_enabled():
+    return _grad_enabled
+
+
+# -- the tape --------------------------------------------------------------------------------
+class Node:
+    """One recorded primitive. `out` is a grad-free alias of the result (same storage), so the
+    result tensor and its node do not form a reference cycle and GPU memory frees promptly."""
+    __slots__ = ("name", "inputs", "out", "ctx", "rule")
+
+    def __init__(self, name, inputs, out, ctx, rule):
+        self.name, self.inputs, self.out, self.ctx, self.rule = name, inputs, out, ctx, rule
+
+    def __repr__(self):
+        return f"<{self.name.capitalize()}Backward>"
+
+
+def _needs_grad(x):
+    return isinstance(x, F.Tensor) and x.requires_grad
+
+
+def record(name, out, inputs, **ctx):
+    """Attaches a Node to `out` when it must carry gradient. Returns out."""
+    if not _grad_enabled or not any(_needs_grad(x) for x in inputs):
+        return out
+    rule = BACKWARD.get(name)
+    if rule is None:
+        return out  # not differentiable (comparisons, argmax, ...): out needs no grad
+    alias = F.Tensor(out._storage, out.shape, out._stride, out._offset)
+    out.grad_fn = Node(name, tuple(inputs), alias, ctx, rule)
+    out.requires_grad = True
+    return out
+
+
+def sum_to(grad, shape):
+    """Sums a broadcast gradient back to `shape`."""
+    shape = tuple(shape)
+    if tuple(grad.shape) == shape:
+        return grad
+    lead = grad.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1]
+    return F.sum(grad, dims, keepdim=True).reshape(shape) if dims else grad.reshape(shape)
+
+
+def _topological(root):
+    order, seen, stack = [], set(), [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for x in node.inputs or ():
+            if isinstance(x, F.Tensor) and x.grad_fn is not None and id(x.grad_fn) not in seen:
+                stack.append((x.grad_fn, False))
+    return reversed(order)
+
+
+def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
+    """Propagates grads from roots; accumulates into leaves' .grad, or into `capture`
+    (id(tensor) -> grad) for autograd.grad."""
+    with set_grad_enabled(create_graph):
+        pending = {}  # id(node) -> gradient of its output
+        nodes = []
+        for root, grad in zip(roots, grads):
+            if root.grad_fn is None:
+                _accumulate(root, grad, capture)
+                continue
+            key = id(root.grad_fn)
+            pending[key] = grad if key not in pending else F.add(pending[key], grad)
+            nodes.append(root.grad_fn)
+        order, seen = [], set()
+        for root in nodes:
+            for node in _topological(root):
+                if id(node) not in seen:
+                    seen.add(id(node))
+                    order.append(node)
+        order = _merge_order(order)
+        for node in order:
+            grad = pending.pop(id(node), None)
+            if grad is None:
+                continue
+            if node.inputs is None:
+                raise RuntimeError("Trying to backward through the graph a second time (or directly access saved "
+                                   "tensors after they have already been freed). Saved intermediate values of the "
+                                   "graph are freed when you call .backward() or autograd.grad(). Specify "
+                                   "retain_graph=True if you need to backward through the graph a second time or "
+                                   "if you need to access saved tensors after calling backward.")
+            input_grads = node.rule(grad, node.out, *node.inputs, **node.ctx)
+            for x, g in zip(node.inputs, input_grads):
+                if g is None or not _needs_grad(x):
+                    continue
+                g = sum_to(g, x.shape)
+                if capture is not None and id(x) in capture:
+                    _accumulate(x, g, capture)
+                if x.grad_fn is None:
+                    if capture is None:
+                        _accumulate(x, g, None)
+                    continue
+                key = id(x.grad_fn)
+                pending[key] = g if key not in pending else F.add(pending[key], g)
+            if not retain_graph:
+                node.inputs = node.out = None
+
+
+def _merge_order(order):
+    """A topological order over the union of the roots' graphs (every node after its consumers)."""
+    index = {id(n): i for i, n in enumerate(order)}
+    consumers = {id(n): 0 for n in order}
+    for n in order:
+        for x in n.inputs or ():
+            if isinstance(x, F.Tensor) and x.grad_fn is not None and id(x.grad_fn) in consumers:
+                consumers[id(x.grad_fn)] += 1
+    ready = [n for n in order if consumers[id(n)] == 0]
+    result = []
+    while ready:
+        n = ready.pop()
+        result.append(n)
+        for x in n.inputs or ():
+            if isinstance(x, F.Tensor) and x.grad_fn is not None and id(x.grad_fn) in consumers:
+                consumers[id(x.grad_fn)] -= 1
+                if consumers[id(x.grad_fn)] == 0:
+                    ready.append(x.grad_fn)
+    assert len(result) == len(index)
+    return result
+
+
+def _accumulate(x, g, capture):
+    if capture is not None:
+        if id(x) in capture:
+            capture[id(x)] = g if capture[id(x)] is None else F.add(capture[id(x)], g)
+        return
+    g = g.detach() if not _grad_enabled else g
+    x.grad = g if x.grad is None else F.add(x.grad, g)
+
+
+def _check_roots(tensors, grad_tensors):
+    grads = []
+    for t, g in zip(tensors, grad_tensors):
+        if not t.requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = F.ones_like(t)
+        elif tuple(g.shape) != tuple(t.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {tuple(g.shape)} and output[0] "
+                               f"has a shape of {tuple(t.shape)}.")
+        grads.append(g)
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    tensors = [tensors] if isinstance(tensors, F.Tensor) else list(tensors)
+    if grad_tensors is None or isinstance(grad_tensors, F.Tensor):
+        grad_tensors = [grad_tensors] * len(tensors) if grad_tensors is None else [grad_tensors]
+    grads = _check_roots(tensors, grad_tensors)
+    retain = create_graph if retain_graph is None else retain_graph
+    _run_backward(tensors, grads, retain, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
+    outputs = [outputs] if isinstance(outputs, F.Tensor) else list(outputs)
+    single = isinstance(inputs, F.Tensor)
+    inputs = [inputs] if single else list(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, F.Tensor):
+        grad_outputs = [grad_outputs] * len(outputs) if grad_outputs is None else [grad_outputs]
+    grads = _check_roots(outputs, grad_outputs)
+    for x in inputs:
+        if not x.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    capture = {id(x): None for x in inputs}
+    retain = create_graph if retain_graph is None else retain_graph
+    _run_backward(outputs, grads, retain, create_graph, capture)
+    result = [capture[id(x)] for x in inputs]
+    if not allow_unused and any(g is None for g in result):
+        raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                           "Set allow_unused=True if this is the desired behavior.")
+    return tuple(result)
+
+
+# -- custom functions ------------------------------------------------------------------------
+class FunctionCtx:
+    def __init__(self):
+        self.saved_tensors = ()
+        self.needs_input_grad = ()
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+
+class Function:
+    """torch.autograd.Function: subclass with static forward(ctx, ...) and backward(ctx, *grads)."""
+
+    @classmethod
+    def apply(cls, *args):
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(_needs_grad(a) for a in args)
+        with no_grad():
+            out = cls.forward(ctx, *args)
+
+        def rule(grad, out_alias, *inputs, ctx=ctx):
+            grads = cls.backward(ctx, grad)
+            return grads if isinstance(grads, tuple) else (grads,)
+        if _grad_enabled and any(ctx.needs_input_grad):
+            alias = F.Tensor(out._storage, out.shape, out._stride, out._offset)
+            out.grad_fn = Node(cls.__name__, tuple(args), alias, {}, rule)
+            out.requires_grad = True
+        return out
+
+
+# -- the backward rules ------------------------------------------------------------------------
+def _zero_grad(grad, out, *inputs, **ctx):
+    return (None,) * len(inputs)
+
+
+def _unbroadcast_index(grad, x, index):
+    g = F.zeros(x.shape, dtype=grad.dtype, device=grad.device)
+    F._copy_into(F._getitem(g, index), grad)
+    return g
+
+
+def _inverse(dims):
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return inv
+
+
+def _reduced_like(grad, x, dims, keepdim):
+    """grad of a reduction over dims, unsqueezed back so it broadcasts against x."""
+    if not keepdim:
+        for d in sorted(dims):
+            grad = F.unsqueeze(grad, d)
+    return grad
+
+
+def _extreme_rule(nan_aware):
+    """The gradient flows evenly to every element equal to the extreme. torch.max/min over all
+    elements count NaN as the extreme; torch.amax/amin compare with == (a NaN row gets NaN)."""
+    def rule(grad, out, x, dims, keepdim):
+        g, o = _reduced_like(grad, x, dims, keepdim), _reduced_like(out, x, dims, keepdim)
+        hit = F.eq(x, o)
+        if nan_aware:
+            hit = F.logical_or(hit, F.logical_and(F.isnan(x), F.isnan(o)))
+        mask = F.cast(hit, grad.dtype)
+        return (F.div(F.mul(g, mask), F.sum(mask, dims, keepdim=True)),)
+    return rule
+
+
+def _no_derivative(op):
+    def rule(grad, out, *inputs):
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+    return rule
+
+
+def _index_select_rule(grad, out, x, dim, indices, keepdim):
+    # values of max/min along dim: the gradient goes to the selected index only
+    g = grad if keepdim else F.unsqueeze(grad, dim)
+    idx = indices if keepdim else F.unsqueeze(indices, dim)
+    positions = F.arange(x.shape[dim], device=x.device).reshape([-1 if d == dim else 1 for d in range(x.dim())])
+    return (F.where(F.eq(positions, idx), g, 0.0),)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _gelu_grad(a):
+    cdf = 0.5 * (1.0 + F.erf(a * (1.0 / math.sqrt(2.0))))
+    return cdf + a * F.exp(-0.5 * a * a) * _INV_SQRT_2PI
+
+
+def _gelu_tanh_grad(a):
+    t = F.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a * a * a))
+    return 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * _SQRT_2_OVER_PI * (1.0 + 3 * 0.044715 * a * a)
+
+
+def _pow_rule(grad, out, a, b):
+    ga = F.where(F.eq(b, 0), 0.0, grad * b * F.pow(a, b - 1)) if _needs_grad(a) else None  # a^0 is constant
+    gb = F.where(F.logical_and(F.eq(a, 0), F.ge(b, 0)), 0.0, grad * out * F.log(a)) if _needs_grad(b) else None
+    return ga, gb
+
+
+def _maximum_rule(grad, out, a, b):
+    # ties split the gradient in halves, as torch.maximum does
+    half = F.where(F.eq(a, b), grad * 0.5, grad)
+    return F.where(F.lt(a, b), 0.0, half), F.where(F.gt(a, b), 0.0, half)
+
+
+def _minimum_rule(grad, out, a, b):
+    half = F.where(F.eq(a, b), grad * 0.5, grad)
+    return F.where(F.gt(a, b), 0.0, half), F.where(F.lt(a, b), 0.0, half)
+
+
+def _clamp_rule(grad, out, x, lo, hi):
+    inside = F.logical_and(F.ge(x, lo), F.le(x, hi))
+    return (F.where(inside, grad, 0.0), F.where(F.lt(x, lo), grad, 0.0) if _needs_grad(lo) else None,
+            F.where(F.gt(x, hi), grad, 0.0) if _needs_grad(hi) else None)
+
+
+# name: rule(grad, out, *inputs, **ctx) -> one gradient per input
+BACKWARD = {
+    # elementwise (ops_table.ELEMENTWISE)
+    "copy": lambda grad, out, a: (grad,),                                     # d a = grad
+    "neg": lambda grad, out, a: (-grad,),                                     # d(-a) = -1
+    "abs": lambda grad, out, a: (grad * F.sign(a),),                          # d|a| = sign(a)
+    "exp": lambda grad, out, a: (grad * out,),                                # d e^a = e^a
+    "log": lambda grad, out, a: (grad / a,),                                  # d ln a = 1/a
+    "sqrt": lambda grad, out, a: (grad / (2 * out),),                         # d √a = 1/(2√a)
+    "rsqrt": lambda grad, out, a: (-0.5 * grad * out * out * out,),           # d a^-½ = -½ a^-3/2
+    "sin": lambda grad, out, a: (grad * F.cos(a),),                           # d sin = cos
+    "cos": lambda grad, out, a: (-grad * F.sin(a),),                          # d cos = -sin
+    "tanh": lambda grad, out, a: (grad * (1 - out * out),),                   # d tanh = 1 - tanh²
+    "sigmoid": lambda grad, out, a: (grad * out * (1 - out),),                # dσ = σ(1-σ)
+    "relu": lambda grad, out, a: (F.where(F.le(out, 0), 0.0, grad),),         # d relu = [out > 0] (NaN passes)
+    "gelu": lambda grad, out, a: (grad * _gelu_grad(a),),                     # d aΦ(a) = Φ(a) + aφ(a)
+    "gelu_tanh": lambda grad, out, a: (grad * _gelu_tanh_grad(a),),           # d of the tanh approximation
+    "silu": lambda grad, out, a: (grad * F.sigmoid(a) * (1 + a * (1 - F.sigmoid(a))),),  # σ(1 + a(1-σ))
+    "floor": lambda grad, out, a: (grad * 0,),                                # piecewise constant
+    "ceil": lambda grad, out, a: (grad * 0,),                                 # piecewise constant
+    "trunc": lambda grad, out, a: (grad * 0,),                                # piecewise constant
+    "round": lambda grad, out, a: (grad * 0,),                                # piecewise constant
+    "sign": lambda grad, out, a: (grad * 0,),                                 # piecewise constant
+    "reciprocal": lambda grad, out, a: (-grad * out * out,),                  # d 1/a = -1/a²
+    "square": lambda grad, out, a: (2 * grad * a,),                           # d a² = 2a
+    "erf": lambda grad, out, a: (grad * (2 / math.sqrt(math.pi)) * F.exp(-a * a),),  # 2/√π e^-a²
+    "add": lambda grad, out, a, b: (grad, grad),                              # d(a+b) = 1, 1
+    "sub": lambda grad, out, a, b: (grad, -grad),                             # d(a-b) = 1, -1
+    "mul": lambda grad, out, a, b: (grad * b, grad * a),                      # d(ab) = b, a
+    "div": lambda grad, out, a, b: (grad / b, -grad * a / (b * b)),           # d(a/b) = 1/b, -a/b²
+    "pow": _pow_rule,                                                         # b a^(b-1), a^b ln a
+    "maximum": _maximum_rule,                                                 # to the larger (ties: half each)
+    "minimum": _minimum_rule,                                                 # to the smaller (ties: half each)
+    "remainder": lambda grad, out, a, b: (grad, -grad * F.floor_divide(a, b)),  # a - b⌊a/b⌋
+    "fmod": lambda grad, out, a, b: (grad, -grad * F.div(a, b, rounding_mode="trunc")),  # a - b·trunc(a/b)
+    "floor_divide": lambda grad, out, a, b: (grad * 0, grad * 0),            # piecewise constant
+    "trunc_divide": lambda grad, out, a, b: (grad * 0, grad * 0),            # piecewise constant
+    "floor_divide_op": _no_derivative("floor_divide"),                      # torch.floor_divide: none
+    "clamp": _clamp_rule,                                                     # to x inside [lo, hi], else to the bound
+    "where": lambda grad, out, c, a, b: (None, F.where(c, grad, 0.0), F.where(c, 0.0, grad)),  # by condition
+    # views
+    "expand": lambda grad, out, x: (grad,),                                   # engine sums to x.shape
+    "reshape": lambda grad, out, x: (grad.reshape(x.shape),),                 # same elements, x's shape
+    "permute": lambda grad, out, x, dims: (grad.permute(_inverse(dims)),),    # inverse permutation
+    "index": lambda grad, out, x, index: (_unbroadcast_index(grad, x, index),),  # zeros, grad at the slice
+    "cat": lambda grad, out, *xs, dim, sizes: tuple(                          # the slice of each input
+        F.narrow(grad, dim, sum(sizes[:i]), s) for i, s in enumerate(sizes)),
+    # reductions
+    "sum": lambda grad, out, x, dims, keepdim: (_reduced_like(grad, x, dims, keepdim).expand(x.shape),),  # copies
+    "prod": lambda grad, out, x, dims, keepdim: (                             # prod / x (x ≠ 0)
+        _reduced_like(grad, x, dims, keepdim) * _reduced_like(out, x, dims, keepdim) / x,),
+    "amax": _extreme_rule(False),                                             # even split among the maxima
+    "amin": _extreme_rule(False),                                             # even split among the minima
+    "max_all": _extreme_rule(True),                                           # even split, NaN counts as max
+    "min_all": _extreme_rule(True),                                           # even split, NaN counts as min
+    "max_dim": _index_select_rule,                                            # to the argmax
+    "min_dim": _index_select_rule,                                            # to the argmin
+    # linear algebra (batched, batch dims already broadcast)
+    "matmul": lambda grad, out, a, b: (grad @ b.mT, a.mT @ grad),            # dA = G Bᵀ, dB = Aᵀ G
+}
+
+# Elementwise ops that have no gradient: their outputs are bool or piecewise-constant integers.
+NON_DIFFERENTIABLE = {"isnan", "isinf", "logical_not", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+                      "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}
+
