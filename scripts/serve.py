@@ -12,6 +12,7 @@ http://127.0.0.1 is and file:// is not):
                    /wheels/index.json lists them
   /web/...      -> web/
   /tests/...    -> tests/
+  /bench/...    -> bench/ (benchmark page; bench/run.py)
 
 Use from Python:   server, base_url = start_server(); ...; server.shutdown()
 Or run:            python scripts/serve.py [--port N]
@@ -87,6 +88,7 @@ def make_handler(repo: Path = REPO, dist: Path | None = None, wheels: Path | Non
         "wheels": wheels,
         "web": repo / "web",
         "tests": repo / "tests",
+        "bench": repo / "bench",  # bench/bench.html and the peers' npm packages (bench/run.py)
     }
 
     class Handler(SimpleHTTPRequestHandler):

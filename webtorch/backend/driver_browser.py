@@ -26,6 +26,11 @@ def _translate(exc):
     return errors.WebGPUError(f"WebGPU call failed: {message}")
 
 
+def _JsException():
+    from pyodide.ffi import JsException
+    return JsException
+
+
 class BrowserDriver:
     name = "browser"
 
@@ -40,6 +45,7 @@ class BrowserDriver:
         self._write_buffer = js_driver.writeBuffer
         self._dispatch = js_driver.dispatch
         self._submit = js_driver.submit
+        self.ffi_calls = 0  # Python -> JS crossings of the runtime's calls (bench/ reports calls per op)
 
     @staticmethod
     def _driver_class():
@@ -69,10 +75,10 @@ class BrowserDriver:
         return self._js.submitCount
 
     def _call(self, fn, *args):
-        from pyodide.ffi import JsException
+        self.ffi_calls += 1
         try:
             return fn(*args)
-        except JsException as e:
+        except _JsException() as e:
             raise _translate(e) from None
 
     def create_buffer(self, nbytes):
@@ -97,6 +103,7 @@ class BrowserDriver:
         from pyodide.ffi import JsException, can_run_sync, run_sync
         if not can_run_sync():
             raise RuntimeError(_NO_JSPI)
+        self.ffi_calls += 1
         try:
             return run_sync(self._js.readBuffer(bid, offset, nbytes)).to_bytes()
         except JsException as e:

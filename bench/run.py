@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""webtorch's benchmark runner (not a test). One run measures webtorch (Python in Pyodide), a raw-WGSL
+JS baseline, tfjs-backend-webgpu and onnxruntime-web on the same adapter, and writes
+bench/results/<target>.json and .md, printing each figure against the previous committed results.
+
+  python bench/run.py --target chromium           headless Chromium (SwiftShader on a CPU-only machine)
+  python bench/run.py --target dawn --pack        bundle for Node + Dawn (the H200 of the device tool)
+      then, on the GPU machine, from the repo root (carry .gpu and bench/results/tmp):
+      source .gpu/gpu-env.sh; node --experimental-wasm-stack-switching bench/dawn.mjs \
+          bench/results/tmp/dawn $OUT/dawn.json
+  python bench/run.py --target dawn --collect PATH/dawn.json
+
+Options: --only webtorch,raw,tfjs,ort (a subset; results are then not written unless --write).
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH = REPO / "bench"
+RESULTS = BENCH / "results"
+PEERS = BENCH / "peers"
+FRAMEWORKS = ["webtorch", "raw", "tfjs", "ort"]
+
+
+def build_wheel():
+    r = subprocess.run(["bash", str(REPO / "scripts" / "build_wheel.sh")], cwd=REPO, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"building the wheel failed:\n{r.stdout}\n{r.stderr}")
+    return Path(r.stdout.strip().splitlines()[-1])
+
+
+def ensure_peers():
+    if not (PEERS / "node_modules" / "@tensorflow" / "tfjs-core").exists():
+        print("bench: installing the peers (npm ci in bench/peers)", flush=True)
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PEERS, check=True)
+
+
+# ---------------------------------------------------------------- targets
+def run_chromium(only, timeout_s):
+    sys.path.insert(0, str(REPO / "scripts"))
+    import serve
+    from playwright.sync_api import sync_playwright
+    ensure_peers()
+    wheel = build_wheel()
+    server, url = serve.start_server(0)
+    chromium = os.environ.get("WEBTORCH_CHROMIUM") or shutil.which("chromium-headless-shell") or \
+        "/usr/bin/chromium-headless-shell"
+    args = ["--no-sandbox", "--enable-unsafe-webgpu", "--disable-background-networking",
+            "--disable-component-update"] + os.environ.get("WEBTORCH_CHROMIUM_ARGS", "").split()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=args)
+            page = browser.new_page()
+            page.on("console", lambda m: print(f"  [page] {m.text}", flush=True) if m.text.startswith("bench") or
+                    m.type == "error" else None)
+            q = f"wheel=/simple/webtorch/{wheel.name}" + (f"&only={only}" if only else "")
+            page.goto(f"{url}/bench/bench.html?{q}")
+            page.wait_for_function("window.benchResult !== undefined", timeout=timeout_s * 1000, polling=1000)
+            result = page.evaluate("window.benchResult")
+            result["browser"] = browser.version
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    if "error" in result and "frameworks" not in result:
+        sys.exit(f"bench page failed: {result['error']}")
+    return result
+
+
+def pack_dawn():
+    """bench/results/tmp/dawn: Pyodide, the wheel and tfjs's two UMD files (git-ignored; carried)."""
+    out = RESULTS / "tmp" / "dawn"
+    shutil.rmtree(out, ignore_errors=True)
+    (out / "tfjs").mkdir(parents=True)
+    ensure_peers()
+    wheel = build_wheel()
+    shutil.copy(wheel, out / wheel.name)
+    pyo = REPO / "node_modules" / "pyodide"
+    shutil.copytree(pyo, out / "pyodide", ignore=shutil.ignore_patterns("*.map", "*.html", "*.d.ts", "README.md"))
+    tf = PEERS / "node_modules" / "@tensorflow"
+    shutil.copy(tf / "tfjs-core" / "dist" / "tf-core.es2017.min.js", out / "tfjs")
+    shutil.copy(tf / "tfjs-backend-webgpu" / "dist" / "tf-backend-webgpu.es2017.min.js", out / "tfjs")
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    print(f"bench: packed {out.relative_to(REPO)} ({size / 2**20:.1f} MiB). Also run: bash ../shared/gpu/pack.sh")
+    print("device run (carry .gpu and bench/results/tmp):\n  source .gpu/gpu-env.sh; "
+          "node --experimental-wasm-stack-switching bench/dawn.mjs bench/results/tmp/dawn $OUT/dawn.json")
+
+
+# ---------------------------------------------------------------- results
+def metrics(fw):
+    """A framework's result as {metric name: (value, unit, higher is better)}."""
+    m = {}
+    if not isinstance(fw, dict) or "error" in fw and len(fw) == 1:
+        return m
+    for r in fw.get("matmul", []) if isinstance(fw.get("matmul"), list) else []:
+        if "gflops" in r:
+            m[f"matmul {r['shape']}"] = (r["gflops"], "GFLOP/s", True)
+    for r in fw.get("chain", []) if isinstance(fw.get("chain"), list) else []:
+        m[f"chain of 1000 ops, {r['numel']} el: per op"] = (r["us_per_op"], "µs", False)
+        if "us_per_op_python" in r:
+            m[f"chain, {r['numel']} el: Python time per op (no sync)"] = (r["us_per_op_python"], "µs", False)
+        if "ffi_calls_per_op" in r:
+            m[f"chain, {r['numel']} el: FFI calls per op"] = (r["ffi_calls_per_op"], "calls", False)
+    for r in fw.get("bandwidth", []) if isinstance(fw.get("bandwidth"), list) else []:
+        m[f"{r['op'].split(' ')[0]} {_count(r['numel'])}"] = (r["gbps"], "GB/s", True)
+    for r in fw.get("transfer", []) if isinstance(fw.get("transfer"), list) else []:
+        m[f"upload {r['mb']} MB"] = (r["upload_gbps"], "GB/s", True)
+        m[f"download {r['mb']} MB"] = (r["download_gbps"], "GB/s", True)
+    item = fw.get("item")
+    if isinstance(item, dict) and "us_sum_then_item" in item:
+        m["sum + .item() round trip"] = (item["us_sum_then_item"], "µs", False)
+        if "us_item" in item:
+            m[".item() of a ready value"] = (item["us_item"], "µs", False)
+    return m
+
+
+def _count(n):
+    return f"{n >> 20}M" if n >= 1 << 20 else f"{n >> 10}K"
+
+
+def _fmt(v):
+    if v is None:
+        return "—"
+    return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
+
+
+def previous(target):
+    """The last committed results of this target (git HEAD), else the file on disk."""
+    rel = f"bench/results/{target}.json"
+    r = subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=REPO, capture_output=True, text=True)
+    if r.returncode == 0:
+        return json.loads(r.stdout)
+    p = REPO / rel
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def table(result, prev):
+    fws = [f for f in FRAMEWORKS if f in result["frameworks"]]
+    per = {f: metrics(result["frameworks"][f]) for f in fws}
+    prev_wt = metrics(prev["frameworks"].get("webtorch", {})) if prev else {}
+    names = list(dict.fromkeys(n for f in fws for n in per[f]))
+    head = ["metric", "unit"] + fws + ["webtorch before", "change"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for n in names:
+        unit, hib = next((per[f][n][1], per[f][n][2]) for f in fws if n in per[f])
+        row = [n, unit] + [_fmt(per[f][n][0]) if n in per[f] else "—" for f in fws]
+        now_v = per.get("webtorch", {}).get(n, (None,))[0]
+        before = prev_wt.get(n, (None,))[0]
+        change = ""
+        if now_v is not None and before:
+            ratio = now_v / before if hib else before / now_v
+            change = f"{ratio:.2f}× {'better' if ratio > 1.05 else 'worse' if ratio < 0.95 else 'same'}"
+        lines.append("| " + " | ".join(row + [_fmt(before), change]) + " |")
+    return "\n".join(lines)
+
+
+def report(result, target):
+    adapter = result["frameworks"].get("webtorch", {}).get("adapter", {})
+    prev = previous(target)
+    errors = {f: v["error"].splitlines()[0] for f, v in result["frameworks"].items() if isinstance(v, dict) and
+              "error" in v}
+    md = [f"# webtorch benchmark: {target}", "",
+          f"- run: {result.get('started', '')}; adapter: {json.dumps(adapter)}",
+          f"- browser: {result.get('browser', 'Node + Dawn (npm webgpu)' if target == 'dawn' else '')}",
+          f"- previous committed run: {prev.get('started', '?') if prev else 'none'}",
+          "- columns: webtorch = Python in Pyodide through webtorch; raw = the same work in plain JS WebGPU "
+          "(raw WGSL, no Python); tfjs = @tensorflow/tfjs-backend-webgpu; ort = onnxruntime-web, WebGPU EP",
+          ""]
+    for f, e in errors.items():
+        md.append(f"- **{f} did not run**: {e}")
+    md += ["", table(result, prev), ""]
+    wt = result["frameworks"].get("webtorch", {})
+    if isinstance(wt, dict) and "stats" in wt:
+        md.append(f"webtorch stats at the end: {json.dumps(wt['stats'])}")
+    return "\n".join(md) + "\n"
+
+
+def write(result, target):
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    md = report(result, target)
+    (RESULTS / f"{target}.json").write_text(json.dumps(result, indent=1) + "\n")
+    (RESULTS / f"{target}.md").write_text(md)
+    print(md)
+    print(f"bench: wrote bench/results/{target}.json and .md")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--target", choices=["chromium", "dawn"], default="chromium")
+    ap.add_argument("--only", help="comma-separated subset of " + ",".join(FRAMEWORKS))
+    ap.add_argument("--write", action="store_true", help="write results even with --only")
+    ap.add_argument("--pack", action="store_true", help="dawn: build the bundle for the GPU machine")
+    ap.add_argument("--collect", type=Path, help="dawn: the JSON a device run wrote")
+    ap.add_argument("--timeout", type=int, default=1800)
+    a = ap.parse_args(argv)
+    if a.target == "dawn":
+        if a.pack:
+            return pack_dawn()
+        if not a.collect:
+            ap.error("--target dawn needs --pack or --collect")
+        result = json.loads(a.collect.read_text())
+    else:
+        t0 = time.time()
+        result = run_chromium(a.only, a.timeout)
+        print(f"bench: {time.time() - t0:.0f} s")
+    if a.only and not a.write:
+        print(report(result, a.target))
+        print(json.dumps(result, indent=1)[:20000])
+        return
+    write(result, a.target)
+
+
+if __name__ == "__main__":
+    main()

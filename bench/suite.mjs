@@ -1,0 +1,66 @@
+// One benchmark run: webtorch (Python in Pyodide), the raw-WGSL baseline and the peers, in turn,
+// on the same adapter. Shared by bench/bench.html (Chromium) and bench/dawn.mjs (Node + Dawn).
+import {runRaw} from "./raw.mjs";
+import {runTfjs, runOrt} from "./peers.mjs";
+
+export const CONFIGS = {
+  // SwiftShader runs fp32 at about 1 GFLOP/s: small sizes.
+  chromium: {
+    matmul: [[128, 128, 128], [256, 256, 256], [512, 512, 512], [512, 384, 1536]],
+    matmul_flop_budget: 1.5e9, max_reps: 10,
+    chain_sizes: [1024, 16384], chain_ops: 1000,
+    bw_sizes: [1 << 20, 4 << 20], bw_byte_budget: 4e8, softmax_row: 1024,
+    transfer_mb: [1, 16], transfer_reps: 3, item_reps: 50,
+  },
+  dawn: {
+    matmul: [[128, 128, 128], [256, 256, 256], [512, 512, 512], [1024, 1024, 1024], [2048, 2048, 2048],
+             [4096, 4096, 4096], [4096, 384, 1536], [4096, 1536, 384]],
+    matmul_flop_budget: 4e12, max_reps: 30,
+    chain_sizes: [1024, 65536], chain_ops: 1000,
+    bw_sizes: [1 << 20, 16 << 20, 64 << 20], bw_byte_budget: 2e10, softmax_row: 1024,
+    transfer_mb: [1, 16, 64], transfer_reps: 5, item_reps: 100,
+  },
+};
+
+// pyodide: a loaded Pyodide; wheel: the webtorch wheel's bytes; workloads: bench/workloads.py's text;
+// peers: {tf, ort} (either may be missing, or an Error explaining why).
+export async function runSuite({target, pyodide, wheel, workloads, peers = {}, log = console.log, only}) {
+  const cfg = {...CONFIGS[target]};
+  const want = (name) => !only || only.includes(name);
+  const out = {target, config: cfg, started: new Date().toISOString(), frameworks: {}};
+  const section = async (name, fn) => {
+    if (!want(name)) return;
+    log(`bench: ${name} ...`);
+    const t0 = performance.now();
+    try {
+      out.frameworks[name] = await fn();
+    } catch (e) {
+      out.frameworks[name] = {error: String(e && e.stack || e)};
+    }
+    log(`bench: ${name} done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  };
+  await section("webtorch", async () => {
+    pyodide.unpackArchive(wheel, "wheel");
+    pyodide.FS.writeFile("/tmp/bench_workloads.py", workloads);
+    const sections = JSON.stringify(["matmul", "chain", "bandwidth", "transfer", "item"]);
+    const json = await pyodide.runPythonAsync(`
+import sys, json
+sys.path.insert(0, "/tmp")
+import bench_workloads
+cfg = json.loads(${JSON.stringify(JSON.stringify(cfg))})
+cfg["sections"] = json.loads(${JSON.stringify(sections)})
+json.dumps(bench_workloads.run(cfg))`);
+    return JSON.parse(json);
+  });
+  await section("raw", () => runRaw(cfg));
+  for (const [name, run, lib] of [["tfjs", runTfjs, peers.tf], ["ort", runOrt, peers.ort]]) {
+    if (!want(name)) continue;
+    if (!lib || lib instanceof Error) {
+      out.frameworks[name] = {error: lib ? String(lib) : "not loaded"};
+      continue;
+    }
+    await section(name, () => run(cfg, lib));
+  }
+  out.finished = new Date().toISOString();
+  return out;
+}

@@ -1,0 +1,170 @@
+"""webtorch's side of the benchmark: runs inside Pyodide (Chromium page, or Node + Dawn).
+
+`run(cfg)` returns a dict of figures; cfg (from bench/suite.mjs) holds the sizes for this target.
+Timing: time.perf_counter around many repetitions, closed by webtorch.webgpu.synchronize()
+(a 4-byte readback through JSPI), so each figure includes the GPU's work.
+"""
+import array
+import gc
+import time
+
+import webtorch as torch
+from webtorch import _dtypes as dt
+from webtorch.backend import gpu
+from webtorch.backend import webgpu as rt_mod
+
+sync = torch.webgpu.synchronize
+now = time.perf_counter
+
+
+def _ffi_calls():
+    return getattr(rt_mod.runtime().driver, "ffi_calls", None)
+
+
+def _timed(fn, reps, warmup=1):
+    for _ in range(warmup):
+        fn()
+    sync()
+    t0 = now()
+    for _ in range(reps):
+        fn()
+    sync()
+    return (now() - t0) / reps
+
+
+def matmul(cfg):
+    out = []
+    for m, k, n in cfg["matmul"]:
+        a = torch.full((m, k), 0.5, device="webgpu")
+        b = torch.full((k, n), 0.25, device="webgpu")
+        flops = 2.0 * m * n * k
+        reps = max(1, min(cfg.get("max_reps", 20), int(cfg["matmul_flop_budget"] / flops)))
+        s = _timed(lambda: torch.matmul(a, b), reps)
+        out.append({"shape": f"{m}x{k}x{n}", "ms": s * 1e3, "gflops": flops / s / 1e9, "reps": reps})
+        del a, b
+    return out
+
+
+def chain(cfg):
+    """1000 small elementwise ops, each on the previous result: dispatch-bound."""
+    out = []
+    for numel in cfg["chain_sizes"]:
+        x = torch.full((numel,), 1.0, device="webgpu")
+        n_ops = cfg["chain_ops"]
+
+        def run():
+            y = x
+            for i in range(n_ops // 2):
+                y = y + 1.0
+                y = y * 0.5
+            return y
+        run()
+        sync()
+        calls0, k0 = _ffi_calls(), rt_mod.runtime().kernels_dispatched
+        t0 = now()
+        y = run()
+        sync()
+        dt_s = now() - t0
+        calls1, k1 = _ffi_calls(), rt_mod.runtime().kernels_dispatched
+        del y
+        # Python-side cost alone: the same chain, timed without the final synchronisation.
+        t0 = now()
+        y = run()
+        py_s = now() - t0
+        sync()
+        del y
+        row = {"numel": numel, "us_per_op": dt_s / n_ops * 1e6, "us_per_op_python": py_s / n_ops * 1e6,
+               "kernels_per_op": (k1 - k0) / n_ops}
+        if calls0 is not None:
+            row["ffi_calls_per_op"] = (calls1 - calls0) / n_ops
+        out.append(row)
+    return out
+
+
+def bandwidth(cfg):
+    out = []
+    for numel in cfg["bw_sizes"]:
+        a = torch.full((numel,), 1.0, device="webgpu")
+        b = torch.full((numel,), 2.0, device="webgpu")
+        rows = cfg.get("softmax_row", 1024)
+        reps = max(2, min(cfg.get("max_reps", 20), int(cfg["bw_byte_budget"] / (12.0 * numel))))
+        cases = [
+            ("add", lambda: a + b, 12.0),
+            ("sum", lambda: a.sum(), 4.0),
+            ("softmax", lambda: torch.softmax(a.view(-1, rows), -1), 8.0),
+            ("copy (clone)", lambda: a.clone(), 8.0),
+        ]
+        for name, fn, bytes_per in cases:
+            s = _timed(fn, reps)
+            out.append({"op": name, "numel": numel, "ms": s * 1e3, "gbps": bytes_per * numel / s / 1e9,
+                        "kernels": _kernels_of(fn)})
+        del a, b
+    return out
+
+
+def _kernels_of(fn):
+    k0 = rt_mod.runtime().kernels_dispatched
+    fn()
+    return rt_mod.runtime().kernels_dispatched - k0
+
+
+def transfer(cfg):
+    out = []
+    for mb in cfg["transfer_mb"]:
+        numel = mb * (1 << 18)
+        host = array.array("f")
+        host.frombytes(bytes(numel * 4))
+        reps = cfg.get("transfer_reps", 3)
+
+        def up():
+            s = gpu.from_host(dt.float32, host)
+            sync()
+            return s
+        up()
+        t0 = now()
+        for _ in range(reps):
+            s = up()
+        t_up = (now() - t0) / reps
+        gpu.to_host(s)
+        t0 = now()
+        for _ in range(reps):
+            gpu.to_host(s)
+        t_down = (now() - t0) / reps
+        out.append({"mb": mb, "upload_ms": t_up * 1e3, "upload_gbps": numel * 4 / t_up / 1e9,
+                    "download_ms": t_down * 1e3, "download_gbps": numel * 4 / t_down / 1e9})
+        del s, host
+    return out
+
+
+def item(cfg):
+    x = torch.full((1024,), 1.0, device="webgpu")
+    y = x.sum()
+    y.item()
+    reps = cfg.get("item_reps", 50)
+    t0 = now()
+    for _ in range(reps):
+        y = x.sum()
+        y.item()
+    op_item = (now() - t0) / reps
+    t0 = now()
+    for _ in range(reps):
+        y.item()
+    bare = (now() - t0) / reps
+    return {"us_sum_then_item": op_item * 1e6, "us_item": bare * 1e6}
+
+
+def run(cfg):
+    torch.webgpu.synchronize()  # initialise the device first
+    res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
+    for name in cfg["sections"]:
+        if name in ("matmul", "chain", "bandwidth", "transfer", "item"):
+            t0 = now()
+            try:
+                res[name] = globals()[name](cfg)
+            except Exception as e:  # a failing section must not hide the others
+                res[name] = {"error": f"{type(e).__name__}: {e}"}
+            res.setdefault("section_s", {})[name] = now() - t0
+            gc.collect()
+            torch.webgpu.empty_cache()
+    res["stats"] = torch.webgpu.stats()
+    return res
