@@ -50,9 +50,20 @@ def scalar_bits(value, d):
     return int(value) & 0xFFFFFFFF
 
 
+_EW_CACHE = {}  # (op, dtypes.., contiguous) -> kernel: an eager op builds no WGSL after its first call
+
+
 def elementwise(op, operands, computes, out_dtype, contiguous):
     """operands: the dtype of each tensor operand, or None for a scalar carried in meta.
     computes: the compute dtype of each operand (where's condition differs from its branches)."""
+    key = (op.name, *operands, *computes, out_dtype, contiguous)
+    kernel = _EW_CACHE.get(key)
+    if kernel is None:
+        kernel = _EW_CACHE[key] = _elementwise(op, operands, computes, out_dtype, contiguous)
+    return kernel
+
+
+def _elementwise(op, operands, computes, out_dtype, contiguous):
     n_views = 1 + sum(d is not None for d in operands)
     bindings, loads, names = [], [], []
     view = scalar = 0

@@ -1,1 +1,10 @@
-from . import functional  # noqa: F401
+"""torch.nn: modules, layers, losses, functional, init, utils."""
+from . import functional, init, utils  # noqa: F401
+from .layers import *  # noqa: F401,F403
+from .layers import (AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss,  # noqa: F401
+                     Conv1d, Conv2d, ConvTranspose2d, CosineSimilarity, CrossEntropyLoss, Dropout, ELU, Embedding,
+                     Flatten, GELU, GroupNorm, Hardswish, Hardtanh, HuberLoss, Identity, KLDivLoss, L1Loss,
+                     LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2d, Mish, ModuleDict, ModuleList, MSELoss,
+                     MultiheadAttention, NLLLoss, ReLU, ReLU6, RMSNorm, Sequential, Sigmoid, SiLU, SmoothL1Loss,
+                     Softmax, Softplus, Tanh, TransformerEncoder, TransformerEncoderLayer, Unflatten)
+from .module import Module, Parameter  # noqa: F401

@@ -1,2 +1,486 @@
-"""torch.nn.functional: the functional forms of layers and activations."""
+"""torch.nn.functional: layers, activations and losses as functions of tensors.
+
+Everything here is derived from webtorch's ops, so autograd differentiates it without rules of
+its own. Convolution and pooling gather their windows with strided slices (im2col), then use
+matmul or a reduction.
+"""
+import math
+
+from .. import _dtypes as dt
+from .. import _ops as F
 from .._ops import gelu, linear, log_softmax, relu, sigmoid, silu, softmax, tanh  # noqa: F401
+from ..autograd import no_grad
+
+
+def _pair(v, n=2):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+# -- activations -----------------------------------------------------------------------------
+def leaky_relu(x, negative_slope=0.01, inplace=False):
+    return F.where(F.gt(x, 0), x, x * negative_slope)
+
+
+def elu(x, alpha=1.0, inplace=False):
+    return F.where(F.gt(x, 0), x, (F.exp(F.minimum(x, F.zeros_like(x))) - 1) * alpha)
+
+
+def softplus(x, beta=1.0, threshold=20.0):
+    scaled = x * beta
+    return F.where(F.gt(scaled, threshold), x, F.log(1 + F.exp(F.minimum(scaled, F.full_like(x, threshold)))) / beta)
+
+
+def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False):
+    return F.clamp(x, min_val, max_val)
+
+
+def relu6(x, inplace=False):
+    return F.clamp(x, 0.0, 6.0)
+
+
+def hardswish(x, inplace=False):
+    return x * F.clamp(x + 3, 0.0, 6.0) / 6
+
+
+def mish(x, inplace=False):
+    return x * F.tanh(softplus(x))
+
+
+def dropout(x, p=0.5, training=True, inplace=False):
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return x
+    if p == 1:
+        return x * 0
+    from .. import rand
+    keep = F.cast(F.ge(rand(*x.shape, device=x.device), p), x.dtype)
+    return x * keep / (1 - p)
+
+
+# -- normalisation ---------------------------------------------------------------------------
+def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    dims = tuple(range(x.dim() - len(_pair(normalized_shape, 1)), x.dim()))
+    mean = F.mean(x, dims, keepdim=True)
+    centered = x - mean
+    var = F.mean(centered * centered, dims, keepdim=True)
+    out = centered * F.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def rms_norm(x, normalized_shape, weight=None, eps=None):
+    dims = tuple(range(x.dim() - len(_pair(normalized_shape, 1)), x.dim()))
+    eps = 1.1920928955078125e-07 if eps is None else eps  # torch: finfo(float32).eps
+    out = x * F.rsqrt(F.mean(x * x, dims, keepdim=True) + eps)
+    return out * weight if weight is not None else out
+
+
+def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
+    n, c = x.shape[0], x.shape[1]
+    grouped = x.reshape(n, num_groups, -1)
+    out = layer_norm(grouped, grouped.shape[-1:], eps=eps).reshape(x.shape)
+    shape = [1, c] + [1] * (x.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    dims = (0,) + tuple(range(2, x.dim()))
+    shape = [1, x.shape[1]] + [1] * (x.dim() - 2)
+    if training:
+        mean = F.mean(x, dims, keepdim=True)
+        centered = x - mean
+        var = F.mean(centered * centered, dims, keepdim=True)
+        if running_mean is not None:
+            n = x.numel() // x.shape[1]
+            with no_grad():
+                unbiased = var.reshape(-1) * (n / max(n - 1, 1))
+                F._copy_into(running_mean, running_mean * (1 - momentum) + mean.reshape(-1) * momentum)
+                F._copy_into(running_var, running_var * (1 - momentum) + unbiased * momentum)
+    else:
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+        centered = x - mean
+    out = centered * F.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+# -- padding, windows, convolution, pooling --------------------------------------------------
+def pad(x, pad, mode="constant", value=0.0):
+    """pad: (left, right) for the last dim, then the one before, ... (torch's order)."""
+    if mode != "constant":
+        from .. import _shape_ops
+        return _shape_ops.pad(x, pad, mode=mode, value=value)
+    out = x
+    for i in range(len(pad) // 2):
+        d = x.dim() - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        if left < 0:
+            out, left = F.narrow(out, d, -left, out.shape[d] + left), 0
+        if right < 0:
+            out, right = F.narrow(out, d, 0, out.shape[d] + right), 0
+        parts = []
+        for width in (left, None, right):
+            if width is None:
+                parts.append(out)
+            elif width:
+                shape = list(out.shape)
+                shape[d] = width
+                parts.append(F.full(shape, value, dtype=out.dtype, device=out.device))
+        out = F.cat(parts, d) if len(parts) > 1 else out
+    return out
+
+
+def _windows(x, kernel, stride, dilation):
+    """x (N, C, *spatial) -> (N, C, prod(kernel), *out_spatial): every kernel offset's strided slice."""
+    spatial = x.shape[2:]
+    out_sizes = [(s - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i, s in enumerate(spatial)]
+    if any(o <= 0 for o in out_sizes):
+        raise RuntimeError(f"Calculated output size: {out_sizes}. Output size is too small")
+    slices = []
+    for flat in range(math.prod(kernel)):
+        offsets, rem = [], flat
+        for k in reversed(kernel):
+            offsets.append(rem % k)
+            rem //= k
+        offsets.reverse()
+        index = (slice(None), slice(None)) + tuple(
+            slice(o * dilation[i], o * dilation[i] + stride[i] * (out_sizes[i] - 1) + 1, stride[i])
+            for i, o in enumerate(offsets))
+        slices.append(x[index])
+    return F.stack(slices, 2), out_sizes
+
+
+def _conv(x, weight, bias, stride, padding, dilation, groups, nd):
+    unbatched = x.dim() == nd + 1
+    if unbatched:
+        x = F.unsqueeze(x, 0)
+    kernel = tuple(weight.shape[2:])
+    stride, dilation = _pair(stride, nd), _pair(dilation, nd)
+    if padding == "same":
+        total = [dilation[i] * (kernel[i] - 1) for i in range(nd)]
+        pads = [(t // 2, t - t // 2) for t in total]
+    elif padding == "valid":
+        pads = [(0, 0)] * nd
+    else:
+        pads = [(p, p) for p in _pair(padding, nd)]
+    flat_pad = [v for p in reversed(pads) for v in p]
+    if any(flat_pad):
+        x = pad(x, flat_pad)
+    n, c = x.shape[0], x.shape[1]
+    if c != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(x.shape)} to have {weight.shape[1] * groups} channels, but got {c} channels instead")
+    cols, out_sizes = _windows(x, kernel, stride, dilation)           # (N, C, K, *out)
+    k = math.prod(kernel)
+    cols = cols.reshape(n, groups, (c // groups) * k, math.prod(out_sizes))  # (N, G, C/G*K, L)
+    w = weight.reshape(groups, weight.shape[0] // groups, -1)        # (G, O/G, C/G*K)
+    out = F.matmul(F.unsqueeze(w, 0), cols)                           # (N, G, O/G, L)
+    out = out.reshape(n, weight.shape[0], *out_sizes)
+    if bias is not None:
+        out = out + bias.reshape([1, -1] + [1] * nd)
+    return F.squeeze(out, 0) if unbatched else out
+
+
+def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(x, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(x, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """As a convolution of the stride-dilated input with the flipped, transposed kernel."""
+    stride, padding, output_padding, dilation = (_pair(v) for v in (stride, padding, output_padding, dilation))
+    unbatched = x.dim() == 3
+    if unbatched:
+        x = F.unsqueeze(x, 0)
+    n, c, h, w_ = x.shape
+    kh, kw = weight.shape[2], weight.shape[3]
+    if stride != (1, 1):  # insert stride-1 zeros between input elements
+        dilated = F.zeros(n, c, (h - 1) * stride[0] + 1, (w_ - 1) * stride[1] + 1, dtype=x.dtype, device=x.device)
+        up = _scatter_strided(dilated, x, stride)
+    else:
+        up = x
+    ph = dilation[0] * (kh - 1) - padding[0]
+    pw = dilation[1] * (kw - 1) - padding[1]
+    up = pad(up, [pw, pw + output_padding[1], ph, ph + output_padding[0]])
+    cin, cout_g = weight.shape[0], weight.shape[1]
+    wt = weight.reshape(groups, cin // groups, cout_g, kh, kw).transpose(1, 2)
+    wt = _flip2(wt.reshape(groups * cout_g, cin // groups, kh, kw))
+    out = conv2d(up, wt, bias, 1, 0, dilation, groups)
+    return F.squeeze(out, 0) if unbatched else out
+
+
+def _flip2(w):
+    kh, kw = w.shape[2], w.shape[3]
+    rows = F.stack([w[:, :, kh - 1 - i] for i in range(kh)], 2)
+    return F.stack([rows[:, :, :, kw - 1 - j] for j in range(kw)], 3)
+
+
+def _scatter_strided(zeros, x, stride):
+    """zeros with x written at every stride-th position (differentiable: a sum of shifted pads)."""
+    n, c, h, w = x.shape
+    rows = F.stack([x] + [F.zeros_like(x)] * (stride[0] - 1), 3).reshape(n, c, h * stride[0], w)
+    rows = F.narrow(rows, 2, 0, zeros.shape[2])
+    cols = F.stack([rows] + [F.zeros_like(rows)] * (stride[1] - 1), 4).reshape(n, c, rows.shape[2], w * stride[1])
+    return F.narrow(cols, 3, 0, zeros.shape[3])
+
+
+def _pool(x, kernel_size, stride, padding, dilation, ceil_mode, reduce, pad_value):
+    unbatched = x.dim() == 3
+    if unbatched:
+        x = F.unsqueeze(x, 0)
+    kernel = _pair(kernel_size)
+    stride = _pair(stride if stride is not None and stride != [] else kernel_size)
+    padding, dilation = _pair(padding), _pair(dilation)
+    if ceil_mode:
+        raise NotImplementedError("ceil_mode=True is not supported by webtorch yet")
+    if any(padding):
+        x = pad(x, [padding[1], padding[1], padding[0], padding[0]], value=pad_value)
+    cols, _ = _windows(x, kernel, stride, dilation)
+    out = reduce(cols)
+    return F.squeeze(out, 0) if unbatched else out
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if return_indices:
+        raise NotImplementedError("max_pool2d(return_indices=True) is not supported by webtorch yet")
+    return _pool(x, kernel_size, stride, padding, dilation, ceil_mode, lambda c: F.max(c, 2).values, -math.inf)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if not count_include_pad and _pair(padding) != (0, 0):
+        raise NotImplementedError("avg_pool2d(count_include_pad=False) with padding is not supported by webtorch yet")
+    k = math.prod(_pair(kernel_size))
+    return _pool(x, kernel_size, stride, padding, 1, ceil_mode,
+                 lambda c: F.sum(c, 2) / (divisor_override or k), 0.0)
+
+
+def adaptive_avg_pool2d(x, output_size):
+    oh, ow = _pair(output_size)
+    h, w = x.shape[-2], x.shape[-1]
+    oh, ow = oh or h, ow or w
+    rows = []
+    for i in range(oh):
+        h0, h1 = (i * h) // oh, -((-(i + 1) * h) // oh)
+        cells = []
+        for j in range(ow):
+            w0, w1 = (j * w) // ow, -((-(j + 1) * w) // ow)
+            cells.append(F.mean(x[..., h0:h1, w0:w1], (-2, -1)))
+        rows.append(F.stack(cells, -1))
+    return F.stack(rows, -2)
+
+
+# -- embeddings, attention -------------------------------------------------------------------
+def one_hot(tensor, num_classes=-1):
+    if tensor.dtype is not dt.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes < 0:
+        num_classes = int(F.amax(tensor).item()) + 1
+    classes = F.arange(num_classes, device=tensor.device)
+    return F.cast(F.eq(F.unsqueeze(tensor, -1), classes), dt.int64)
+
+
+def embedding(input, weight, padding_idx=None):
+    return F.matmul(F.cast(one_hot(input, weight.shape[0]), weight.dtype), weight)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = F.matmul(query, key.transpose(-2, -1)) * scale
+    L, S = query.shape[-2], key.shape[-2]
+    if is_causal:
+        causal = F.le(F.arange(S, device=query.device), F.unsqueeze(F.arange(L, device=query.device), 1))
+        scores = F.where(causal, scores, -math.inf)
+    if attn_mask is not None:
+        scores = F.where(attn_mask, scores, -math.inf) if attn_mask.dtype is dt.bool_ else scores + attn_mask
+    weights = softmax(scores, -1)
+    if dropout_p:
+        weights = dropout(weights, dropout_p)
+    return F.matmul(weights, value)
+
+
+def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, in_proj_bias, out_proj_weight,
+                                 out_proj_bias, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 average_attn_weights=True, is_causal=False, dropout_p=0.0):
+    """Sequence-first (L, N, E) inputs, like torch's functional form."""
+    L, N, E = query.shape
+    S = key.shape[0]
+    head = E // num_heads
+    w_q, w_k, w_v = (F.narrow(in_proj_weight, 0, i * E, E) for i in range(3))
+    b_q, b_k, b_v = (F.narrow(in_proj_bias, 0, i * E, E) for i in range(3)) if in_proj_bias is not None else \
+        (None, None, None)
+    q = linear(query, w_q, b_q).reshape(L, N * num_heads, head).transpose(0, 1)   # (N*H, L, D)
+    k = linear(key, w_k, b_k).reshape(S, N * num_heads, head).transpose(0, 1)
+    v = linear(value, w_v, b_v).reshape(S, N * num_heads, head).transpose(0, 1)
+    scores = F.matmul(q, k.transpose(1, 2)) * (1.0 / math.sqrt(head))            # (N*H, L, S)
+    scores = scores.reshape(N, num_heads, L, S)
+    if attn_mask is not None:
+        mask = attn_mask if attn_mask.dim() == 2 else attn_mask.reshape(N, num_heads, L, S)
+        scores = F.where(mask, -math.inf, scores) if mask.dtype is dt.bool_ else scores + mask
+    elif is_causal:
+        future = F.gt(F.arange(S, device=query.device), F.unsqueeze(F.arange(L, device=query.device), 1))
+        scores = F.where(future, -math.inf, scores)
+    if key_padding_mask is not None:
+        kpm = key_padding_mask.reshape(N, 1, 1, S)
+        scores = F.where(kpm, -math.inf, scores) if kpm.dtype is dt.bool_ else scores + kpm
+    weights = softmax(scores, -1)
+    if dropout_p:
+        weights = dropout(weights, dropout_p)
+    out = F.matmul(weights.reshape(N * num_heads, L, S), v)                       # (N*H, L, D)
+    out = out.transpose(0, 1).reshape(L, N, E)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    if not need_weights:
+        return out, None
+    return out, (F.mean(weights, 1) if average_attn_weights else weights)
+
+
+def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    h, w = x.shape[-2], x.shape[-1]
+    if size is not None:
+        oh, ow = _pair(size)
+    else:
+        sh, sw = _pair(scale_factor)
+        oh, ow = int(math.floor(h * sh)), int(math.floor(w * sw))
+    if mode == "nearest":
+        rows = F.stack([x[..., min(int(math.floor(i * h / oh)), h - 1), :] for i in range(oh)], -2)
+        return F.stack([rows[..., min(int(math.floor(j * w / ow)), w - 1)] for j in range(ow)], -1)
+    if mode == "bilinear":
+        def coords(o, n):
+            out = []
+            for i in range(o):
+                src = i * (n - 1) / (o - 1) if align_corners and o > 1 else max((i + 0.5) * n / o - 0.5, 0.0)
+                i0 = min(int(math.floor(src)), n - 1)
+                out.append((i0, min(i0 + 1, n - 1), src - i0))
+            return out
+        rows = F.stack([x[..., a, :] * (1 - t) + x[..., b, :] * t for a, b, t in coords(oh, h)], -2)
+        return F.stack([rows[..., a] * (1 - t) + rows[..., b] * t for a, b, t in coords(ow, w)], -1)
+    raise NotImplementedError(f"interpolate mode {mode!r} is not supported by webtorch yet")
+
+
+# -- losses ----------------------------------------------------------------------------------
+def _reduce_loss(loss, reduction):
+    if reduction == "mean":
+        return F.mean(loss)
+    if reduction == "sum":
+        return F.sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def mse_loss(input, target, reduction="mean"):
+    d = input - target
+    return _reduce_loss(d * d, reduction)
+
+
+def l1_loss(input, target, reduction="mean"):
+    return _reduce_loss(F.abs(input - target), reduction)
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    d = F.abs(input - target)
+    if beta == 0:
+        return _reduce_loss(d, reduction)
+    return _reduce_loss(F.where(F.lt(d, beta), 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    d = F.abs(input - target)
+    return _reduce_loss(F.where(F.lt(d, delta), 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    log_p = F.clamp(F.log(input), min=-100.0)
+    log_q = F.clamp(F.log(1 - input), min=-100.0)
+    loss = -(target * log_p + (1 - target) * log_q)
+    return _reduce_loss(loss * weight if weight is not None else loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+    # (1 - t) x + (1 + (p - 1) t) log(1 + e^-x), written stably as max(-x, 0) + log(e^-max + e^(-x-max))
+    log_weight = 1 + (pos_weight - 1) * target if pos_weight is not None else 1
+    softplus_neg = F.clamp(-input, min=0.0) + F.log(F.exp(-F.abs(input)) + 1)
+    loss = (1 - target) * input + log_weight * softplus_neg
+    return _reduce_loss(loss * weight if weight is not None else loss, reduction)
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    if input.dim() > 2:  # (N, C, d1, ...) -> (N*d1*..., C)
+        input = input.permute(0, *range(2, input.dim()), 1).reshape(-1, input.shape[1])
+        target = target.reshape(-1)
+    unbatched = input.dim() == 1
+    if unbatched:
+        input, target = F.unsqueeze(input, 0), F.unsqueeze(target, 0)
+    c = input.shape[1]
+    valid = F.ne(target, ignore_index)
+    safe = F.where(valid, target, 0)
+    picked = F.cast(F.eq(F.unsqueeze(safe, 1), F.arange(c, device=input.device)), input.dtype)
+    w = F.ones(c, device=input.device) if weight is None else weight
+    sample_w = F.sum(picked * w, 1) * F.cast(valid, input.dtype)
+    loss = -F.sum(picked * input, 1) * sample_w
+    if reduction == "mean":
+        return F.sum(loss) / F.sum(sample_w)
+    return _reduce_loss(loss[0] if unbatched and reduction == "none" else loss, reduction)
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    class_dim = 1 if input.dim() > 1 else 0
+    log_p = log_softmax(input, class_dim)
+    if target.dtype.is_floating_point:  # class probabilities
+        c = input.shape[class_dim]
+        if label_smoothing:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        if weight is not None:
+            log_p = log_p * weight.reshape([-1] + [1] * (input.dim() - class_dim - 1))
+        return _reduce_loss(-F.sum(log_p * target, class_dim), reduction) if reduction != "mean" else \
+            F.sum(-F.sum(log_p * target, class_dim)) / (input.numel() // c)
+    loss = nll_loss(log_p, target, weight, ignore_index, reduction)
+    if not label_smoothing:
+        return loss
+    c = input.shape[class_dim]
+    lp = log_p if log_p.dim() <= 2 else log_p.permute(0, *range(2, log_p.dim()), 1).reshape(-1, c)
+    t = target.reshape(-1) if log_p.dim() > 2 else target
+    valid = F.cast(F.ne(t, ignore_index), lp.dtype)
+    w = F.ones(c, device=lp.device) if weight is None else weight
+    smooth = -F.sum(lp * w, -1) * valid
+    if reduction == "mean":
+        if weight is None:
+            smooth = F.sum(smooth) / F.sum(valid)
+        else:
+            safe = F.where(F.ne(t, ignore_index), t, 0)
+            picked = F.cast(F.eq(F.unsqueeze(safe, -1), F.arange(c, device=lp.device)), lp.dtype)
+            smooth = F.sum(smooth) / F.sum(F.sum(picked * w, -1) * valid)
+    else:
+        smooth = _reduce_loss(smooth.reshape(target.shape) if reduction == "none" else smooth, reduction)
+    return loss * (1 - label_smoothing) + smooth * (label_smoothing / c)
+
+
+def kl_div(input, target, reduction="mean", log_target=False):
+    if log_target:
+        loss = F.exp(target) * (target - input)
+    else:
+        loss = F.where(F.gt(target, 0), target * (F.log(F.where(F.gt(target, 0), target, 1.0)) - input), 0.0)
+    if reduction == "batchmean":
+        return F.sum(loss) / input.shape[0]
+    return _reduce_loss(loss, reduction)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    dot = F.sum(x1 * x2, dim)
+    n1 = F.sqrt(F.sum(x1 * x1, dim))
+    n2 = F.sqrt(F.sum(x2 * x2, dim))
+    return dot / (F.clamp(n1, min=eps) * F.clamp(n2, min=eps))

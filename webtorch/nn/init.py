@@ -1,0 +1,103 @@
+"""torch.nn.init: in-place initialisers with PyTorch's fan computations."""
+import math
+import random as _pyrandom
+
+from .. import _ops as F
+from ..autograd import no_grad
+
+
+def _fill_from_host(tensor, values):
+    with no_grad():
+        F._copy_into(tensor, F.tensor(values, dtype=tensor.dtype).reshape(tensor.shape).to(tensor.device.type))
+    return tensor
+
+
+# Tensor.uniform_/normal_ (webtorch's seeded GPU generator) when present; else Python's random.
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    if hasattr(tensor, "uniform_"):
+        with no_grad():
+            return tensor.uniform_(a, b)
+    return _fill_from_host(tensor, [_pyrandom.uniform(a, b) for _ in range(tensor.numel())])
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    if hasattr(tensor, "normal_"):
+        with no_grad():
+            return tensor.normal_(mean, std)
+    return _fill_from_host(tensor, [_pyrandom.gauss(mean, std) for _ in range(tensor.numel())])
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    values = []
+    while len(values) < tensor.numel():
+        v = _pyrandom.gauss(mean, std)
+        if a <= v <= b:
+            values.append(v)
+    return _fill_from_host(tensor, values)
+
+
+def constant_(tensor, val):
+    with no_grad():
+        F._copy_into(tensor, val)
+    return tensor
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def eye_(tensor):
+    with no_grad():
+        F._copy_into(tensor, F.eye(*tensor.shape, device=tensor.device))
+    return tensor
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    receptive = math.prod(tensor.shape[2:])
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def calculate_gain(nonlinearity, param=None):
+    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "sigmoid"):
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    a = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -a, a)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+
+
+def _fan(tensor, mode):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))

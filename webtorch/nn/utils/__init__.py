@@ -1,0 +1,34 @@
+"""torch.nn.utils: gradient clipping."""
+import math
+
+from ... import _ops as F
+from ...autograd import no_grad
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scales the gradients in place so that their joint norm is at most max_norm; returns the norm."""
+    params = [parameters] if isinstance(parameters, F.Tensor) else list(parameters)
+    grads = [p.grad for p in params if p.grad is not None]
+    if not grads:
+        return F.tensor(0.0)
+    with no_grad():
+        if norm_type == math.inf:
+            total = F.amax(F.stack([F.amax(F.abs(g)) for g in grads]))
+        else:
+            total = F.sum(F.stack([F.sum(F.abs(g) ** norm_type) for g in grads])) ** (1.0 / norm_type)
+        if error_if_nonfinite and not bool(F.isfinite(total).item()):
+            raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from `parameters` is "
+                               "non-finite, so it cannot be clipped.")
+        scale = F.clamp(max_norm / (total + 1e-6), max=1.0)
+        for p in params:
+            if p.grad is not None:
+                p.grad = p.grad * scale
+    return total
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    params = [parameters] if isinstance(parameters, F.Tensor) else list(parameters)
+    with no_grad():
+        for p in params:
+            if p.grad is not None:
+                p.grad = F.clamp(p.grad, -clip_value, clip_value)
