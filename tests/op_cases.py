@@ -835,6 +835,203 @@ error("softmax-dim-out-of-range", lambda T, d, a: T.softmax(a, dim=2), I((2, 3))
 error("linear-shape-mismatch", lambda T, d, x, w: T.nn.functional.linear(x, w), I((4, 6)), I((5, 7)))
 
 
+# -- advanced indexing (webtorch/_indexing.py) --------------------------------
+IDX = dict(kind="int", low=-3, high=2)  # in range for a dim of size 3, negatives included
+case("getitem-int-tensor", lambda T, d, a, i: a[i], I((3, 4)), I((5,), I64, **IDX))
+case("getitem-int32-tensor-2d", lambda T, d, a, i: a[i], I((3, 4), layout="transposed"), I((2, 2), I32, **IDX))
+case("getitem-list", lambda T, d, a: a[[0, 2, -1]], I((3, 4)))
+case("getitem-list-bool", lambda T, d, a: a[[True, False, True]], I((3, 4)))
+case("getitem-tensor-slice", lambda T, d, a, i: a[i, 1:], I((3, 4), layout="strided"), I((4,), I64, **IDX))
+case("getitem-slice-tensor", lambda T, d, a, i: a[:, i], I((4, 3)), I((2, 5), I64, **IDX))
+case("getitem-two-tensors-broadcast", lambda T, d, a, i, j: a[i, :, j],
+     I((3, 2, 3)), I((4, 1), I64, **IDX), I((5,), I64, **IDX))
+case("getitem-adjacent-tensors", lambda T, d, a, i, j: a[:, i, j], I((2, 3, 3)), I((4,), I64, **IDX), I((4,), I64, **IDX))
+case("getitem-int-slice-tensor", lambda T, d, a, i: a[0, :, i], I((2, 3, 3), layout="offset"), I((2,), I64, **IDX))
+case("getitem-tensor-none-ellipsis", lambda T, d, a, i: a[None, ..., i], I((2, 3, 3)), I((2,), I64, **IDX))
+case("getitem-0d-index", lambda T, d, a, i: a[i], I((3, 4)), I((), I64, low=0, high=2))
+case("getitem-empty-index", lambda T, d, a: a[T.tensor([], dtype=T.int64, device=d)], I((3, 4)))
+case("getitem-bool-mask", lambda T, d, a: a[a > 0], I((4, 5)))
+case("getitem-bool-mask-rows", lambda T, d, a, m: a[m], I((4, 3), layout="transposed"), I((4,), BOOL))
+case("getitem-bool-mask-none", lambda T, d, a: a[a > 100], I((3, 4)))
+case("getitem-bool-mask-then-slice", lambda T, d, a, m: a[m, ::2], I((3, 4)), I((3,), BOOL))
+case("getitem-bool-0d", lambda T, d, a: (a[T.tensor(True, device=d)], a[T.tensor(False, device=d)]), I((2, 3)))
+case("getitem-mask-int-mix", lambda T, d, a, m, i: a[m, i], I((3, 3)), I((3,), BOOL, values=[True, False, True]),
+     I((2,), I64, **IDX))
+case("getitem-adv-int-dtype", lambda T, d, a, i: a[i], I((5,), I64), I((6,), I64, low=-5, high=4))
+case("getitem-adv-bool-dtype", lambda T, d, a, i: a[i], I((5,), BOOL), I((6,), I64, low=-5, high=4))
+
+
+def _setitem(index_fn, value_fn=None):
+    def fn(T, d, a, *rest):
+        a = a.clone()
+        index = index_fn(T, d, a, *rest)
+        a[index] = value_fn(T, d, a, *rest) if value_fn else -7.0
+        return a
+    return fn
+
+
+case("setitem-int-tensor-scalar", _setitem(lambda T, d, a, i: i), I((3, 4)), I((2,), I64, values=[0, -1]))
+case("setitem-list-tensor-broadcast", _setitem(lambda T, d, a, v: [2, 0], lambda T, d, a, v: v), I((3, 4)), I((4,)))
+case("setitem-mask-scalar", _setitem(lambda T, d, a: a > 0), I((3, 4), layout="transposed"))
+case("setitem-mask-rows-tensor", _setitem(lambda T, d, a, m, v: m, lambda T, d, a, m, v: v),
+     I((4, 3)), I((4,), BOOL, values=[True, False, True, True]), I((3, 3)))
+case("setitem-two-tensors", _setitem(lambda T, d, a, i, j, v: (i, j), lambda T, d, a, i, j, v: v),
+     I((3, 3)), I((3,), I64, values=[0, 1, 2]), I((3,), I64, values=[2, 0, 1]), I((3,)))
+case("setitem-slice-tensor-int-value", _setitem(lambda T, d, a, i: (slice(None), i), lambda T, d, a, i: 5),
+     I((2, 5), I64), I((2,), I64, values=[4, 1]))
+case("setitem-mask-0d-tensor", _setitem(lambda T, d, a, v: a < 0, lambda T, d, a, v: v), I((5,)), I(()))
+case("setitem-view-writes-base", lambda T, d, a: (lambda b: (b.__setitem__((slice(None), T.tensor([0, 2], device=d)),
+                                                                           0.0), b)[1])(a.clone()[1:]), I((3, 4)))
+case("index_put", lambda T, d, a, i, v: a.index_put((i,), v), I((4, 2)), I((2,), I64, values=[3, 0]), I((2,)))
+case("index_put-accumulate", lambda T, d, a, i, v: T.index_put(a, (i,), v, accumulate=True),
+     I((4, 2)), I((6,), I64, values=[3, 0, 3, 3, 1, 0]), I((6, 2)))
+case("index_put-accumulate-int", lambda T, d, a, i, v: a.index_put((i,), v, accumulate=True),
+     I((4,), I64), I((6,), I64, values=[3, 0, 3, 3, 1, 0]), I((6,), I64))
+case("index_put_-inplace", lambda T, d, a, i: (lambda b: (b.index_put_((i,), T.tensor(9.0, device=d)), b)[1])(
+    a.clone()), I((4,)), I((2,), I64, values=[1, -1]))
+case("index_select", lambda T, d, a, i: T.index_select(a, 1, i), I((3, 4)), I((5,), I64, low=0, high=3))
+case("index_select-method-transposed", lambda T, d, a, i: a.index_select(0, i),
+     I((3, 4), layout="transposed"), I((2,), I32, low=0, high=2))
+case("index_select-0d-index", lambda T, d, a, i: a.index_select(-1, i), I((2, 3)), I((), I64, low=0, high=2))
+case("index_select-empty", lambda T, d, a, i: a.index_select(0, i), I((3, 2)), I((0,), I64))
+case("gather", lambda T, d, a, i: T.gather(a, 1, i), I((3, 4)), I((3, 6), I64, low=0, high=3))
+case("gather-dim0-smaller-index", lambda T, d, a, i: a.gather(0, i), I((4, 5), layout="strided"),
+     I((2, 3), I64, low=0, high=3))
+case("gather-3d-neg-dim", lambda T, d, a, i: a.gather(-1, i), I((2, 3, 4)), I((2, 3, 2), I64, low=0, high=3))
+case("gather-0d", lambda T, d, a, i: a.gather(0, i), I(()), I((), I64, values=[0]))
+case("gather-int", lambda T, d, a, i: a.gather(0, i), I((5,), I64), I((7,), I64, low=0, high=4))
+case("take_along_dim", lambda T, d, a, i: T.take_along_dim(a, i, dim=1), I((3, 4)), I((3, 4), I64, low=0, high=3))
+case("take_along_dim-broadcast", lambda T, d, a, i: T.take_along_dim(a, i, 1), I((3, 4)), I((1, 2), I64, low=-4, high=3))
+case("take_along_dim-flat", lambda T, d, a, i: a.take_along_dim(i), I((3, 4)), I((5,), I64, low=0, high=11))
+case("scatter", lambda T, d, a, i, s: T.scatter(a, 1, i, s), I((3, 5)),
+     I((3, 2), I64, values=[0, 4, 1, 3, 2, 1]), I((3, 4)))
+case("scatter-value", lambda T, d, a, i: a.scatter(0, i, 2.5), I((3, 4)), I((1, 4), I64, values=[2, 0, 1, 2]))
+case("scatter_-inplace", lambda T, d, a, i, s: (lambda b: (b.scatter_(0, i, s), b)[1])(a.clone()),
+     I((3,), I64), I((2,), I64, values=[2, 0]), I((2,), I64))
+case("scatter_add", lambda T, d, a, i, s: T.scatter_add(a, 0, i, s), I((3, 4)),
+     I((5, 4), I64, low=0, high=2), I((5, 4)))
+case("scatter_add-int-noncontig", lambda T, d, a, i, s: a.scatter_add(1, i, s), I((2, 3), I64),
+     I((2, 6), I64, low=0, high=2), I((2, 6), I64, layout="transposed"))
+case("scatter-reduce-add", lambda T, d, a, i, s: a.scatter(1, i, s, reduce="add"), I((2, 3)),
+     I((2, 4), I64, low=0, high=2), I((2, 4)))
+case("index_add", lambda T, d, a, i, s: T.index_add(a, 0, i, s), I((4, 3)),
+     I((6,), I64, values=[0, 3, 3, 1, 2, 0]), I((6, 3)))
+case("index_add-alpha-dim1", lambda T, d, a, i, s: a.index_add(1, i, s, alpha=2), I((2, 4)),
+     I((3,), I64, values=[1, 1, 2]), I((2, 3), layout="transposed"))
+case("index_add_-int", lambda T, d, a, i, s: (lambda b: (b.index_add_(0, i, s), b)[1])(a.clone()),
+     I((3,), I64), I((4,), I64, values=[0, 2, 0, 0]), I((4,), I64))
+case("masked_fill", lambda T, d, a, m: T.masked_fill(a, m, -1.5), I((3, 4)), I((3, 4), BOOL))
+case("masked_fill-broadcast-mask", lambda T, d, a, m: a.masked_fill(m, float("inf")), I((3, 4), layout="transposed"),
+     I((4,), BOOL))
+case("masked_fill-0d-value-int", lambda T, d, a, m, v: a.masked_fill(m, v), I((2, 3), I64), I((2, 3), BOOL), I(()))
+case("masked_select", lambda T, d, a, m: T.masked_select(a, m), I((3, 4)), I((3, 4), BOOL))
+case("masked_select-broadcast", lambda T, d, a, m: a.masked_select(m), I((3, 4), layout="strided"), I((4,), BOOL))
+case("masked_select-empty", lambda T, d, a: a.masked_select(a > 1e9), I((2, 3)))
+case("nonzero", lambda T, d, a: T.nonzero(a), I((3, 4), I64, low=-1, high=1))
+case("nonzero-float-nan", lambda T, d, a: a.nonzero(), I((16,), kind="edge"))
+case("nonzero-as-tuple-transposed", lambda T, d, a: T.nonzero(a, as_tuple=True), I((3, 4, 2), BOOL, layout="transposed"))
+case("nonzero-0d-and-empty", lambda T, d, a, b: (T.nonzero(a), T.nonzero(b)), I((), I64, values=[3]), I((0, 2)))
+case("nonzero-none", lambda T, d, a: T.nonzero(a > 1e9), I((2, 3)))
+case("argwhere", lambda T, d, a: T.argwhere(a), I((2, 3), BOOL))
+case("where-one-arg", lambda T, d, a: T.where(a > 0), I((3, 4)))
+error("getitem-tensor-out-of-range", lambda T, d, a: a[T.tensor([0, 3], device=d)], I((3, 4)), exc=IndexError)
+error("getitem-tensor-neg-out-of-range", lambda T, d, a: a[:, T.tensor([-5], device=d)], I((3, 4)), exc=IndexError)
+error("getitem-float-index", lambda T, d, a: a[T.tensor([0.0], device=d)], I((3, 4)), exc=IndexError)
+error("getitem-mask-shape", lambda T, d, a, m: a[m], I((3, 4)), I((4,), BOOL), exc=IndexError)
+error("getitem-index-broadcast", lambda T, d, a: a[T.tensor([0, 1], device=d), T.tensor([0, 1, 2], device=d)],
+      I((3, 4)), exc=IndexError)
+error("setitem-tensor-out-of-range", lambda T, d, a: a.__setitem__(T.tensor([7], device=d), 1.0), I((3, 4)),
+      exc=IndexError)
+error("index_select-out-of-range", lambda T, d, a: a.index_select(0, T.tensor([3], device=d)), I((3, 4)),
+      exc=IndexError)
+error("gather-out-of-range", lambda T, d, a: a.gather(1, T.tensor([[4]], device=d)), I((3, 4)))
+error("gather-float-index", lambda T, d, a: a.gather(1, T.tensor([[0.0]], device=d)), I((3, 4)))
+error("gather-negative-index", lambda T, d, a: a.gather(1, T.tensor([[-1]], device=d)), I((3, 4)))
+error("index_select-negative-index", lambda T, d, a: a.index_select(0, T.tensor([-1], device=d)), I((3, 4)),
+      exc=IndexError)
+error("gather-rank-mismatch", lambda T, d, a: a.gather(1, T.tensor([0], device=d)), I((3, 4)))
+error("scatter-out-of-range", lambda T, d, a: a.scatter(0, T.tensor([[5]], device=d), 1.0), I((3, 4)))
+error("index_add-out-of-range", lambda T, d, a: a.index_add(0, T.tensor([3], device=d), T.ones(1, 4, device=d)),
+      I((3, 4)))
+error("masked_fill-float-mask", lambda T, d, a, m: a.masked_fill(m, 0.0), I((3, 4)), I((4,)))
+error("masked_fill-1d-value", lambda T, d, a, m, v: a.masked_fill(m, v), I((3, 4)), I((4,), BOOL), I((4,)))
+
+# -- shape ops (webtorch/_shape_ops.py) ----------------------------------------
+case("split-size", lambda T, d, a: T.split(a, 2, 1), I((3, 5)))
+case("split-sections-method", lambda T, d, a: a.split([1, 0, 3], dim=-1), I((2, 4), layout="transposed"))
+case("split-empty-dim", lambda T, d, a: a.split(2), I((0, 3)))
+case("chunk", lambda T, d, a: T.chunk(a, 3, 1), I((2, 7)))
+case("chunk-more-than-size", lambda T, d, a: a.chunk(5), I((3, 2), layout="strided"))
+case("tensor_split", lambda T, d, a: (T.tensor_split(a, 3), a.tensor_split([1, 4], dim=1)), I((7, 5)))
+case("unbind", lambda T, d, a: T.unbind(a, 1), I((2, 3, 2)))
+case("unbind-method-0", lambda T, d, a: a.unbind(), I((3, 2), layout="transposed"))
+case("select", lambda T, d, a: a.select(1, -1), I((2, 3, 4)))
+case("narrow-method", lambda T, d, a: a.narrow(1, 1, 2), I((3, 4)))
+case("flip", lambda T, d, a: T.flip(a, [0, 2]), I((2, 3, 4)))
+case("flip-method-varargs-transposed", lambda T, d, a: a.flip(-1), I((3, 4), layout="transposed"))
+case("flip-0d-and-empty", lambda T, d, a, b: (a.flip(()), b.flip(0)), I(()), I((0, 2)))
+case("fliplr-flipud", lambda T, d, a: (T.fliplr(a), T.flipud(a)), I((3, 4), I64))
+case("roll", lambda T, d, a: T.roll(a, 1, 0), I((4, 3)))
+case("roll-multi-neg", lambda T, d, a: a.roll((-1, 5), (1, 0)), I((3, 4), layout="strided"))
+case("roll-flat", lambda T, d, a: T.roll(a, 5), I((3, 4)))
+case("repeat", lambda T, d, a: a.repeat(2, 3), I((2, 3)))
+case("repeat-new-dims", lambda T, d, a: a.repeat(2, 1, 2), I((3,), I64))
+case("repeat-expanded-zero", lambda T, d, a: (a.repeat((1, 2)), a.repeat(0, 1)), I((3, 2), layout="expanded"))
+case("tile", lambda T, d, a: (T.tile(a, (2,)), a.tile(2, 1, 1)), I((2, 3)))
+case("repeat_interleave-int", lambda T, d, a: T.repeat_interleave(a, 2), I((2, 3)))
+case("repeat_interleave-dim", lambda T, d, a: a.repeat_interleave(3, dim=0), I((2, 3), BOOL))
+case("repeat_interleave-tensor", lambda T, d, a, r: a.repeat_interleave(r, dim=1), I((2, 3)),
+     I((3,), I64, values=[2, 0, 1]))
+case("repeat_interleave-counts", lambda T, d, r: T.repeat_interleave(r), I((4,), I64, values=[1, 0, 3, 2]))
+case("movedim", lambda T, d, a: T.movedim(a, 0, -1), I((2, 3, 4)))
+case("movedim-multi", lambda T, d, a: (a.movedim((0, 1), (2, 0)), T.moveaxis(a, -1, 0).shape), I((2, 3, 4)))
+case("unflatten", lambda T, d, a: (a.unflatten(1, (2, -1)), T.unflatten(a, -1, (3, 2, 1))), I((2, 6)))
+case("tril", lambda T, d, a: T.tril(a), I((4, 5)))
+case("tril-diag-batch", lambda T, d, a: a.tril(-1), I((2, 3, 4), layout="transposed"))
+case("triu", lambda T, d, a: (T.triu(a, 1), a.triu(-2)), I((5, 3)))
+case("triu-int-bool", lambda T, d, a, b: (a.triu(), b.tril(1)), I((3, 3), I64), I((3, 4), BOOL))
+case("diag-1d", lambda T, d, a: (T.diag(a), T.diag(a, -2), a.diag(1)), I((3,)))
+case("diag-2d", lambda T, d, a: (T.diag(a), a.diag(2), a.diag(-1)), I((3, 4), layout="transposed"))
+case("diagonal", lambda T, d, a: _view_info(T.diagonal(a)), I((3, 4)))
+case("diagonal-offset-dims", lambda T, d, a: (a.diagonal(1, 0, 2), a.diagonal(-1, -1, 0), a.diagonal(5)),
+     I((3, 2, 4)))
+case("diag_embed", lambda T, d, a: T.diag_embed(a), I((2, 3)))
+case("pad-constant", lambda T, d, a: T.nn.functional.pad(a, (1, 2)), I((2, 3)))
+case("pad-constant-value-2d", lambda T, d, a: T.nn.functional.pad(a, (0, 1, 2, 0), value=-1.5),
+     I((2, 3, 2), layout="transposed"))
+case("pad-constant-negative", lambda T, d, a: T.nn.functional.pad(a, (-1, 2, 1, -1)), I((3, 4), I64))
+case("pad-reflect", lambda T, d, a: T.nn.functional.pad(a, (2, 1), mode="reflect"), I((2, 4)))
+case("pad-reflect-2d", lambda T, d, a: T.nn.functional.pad(a, (1, 1, 2, 0), mode="reflect"), I((1, 3, 4)))
+case("pad-replicate", lambda T, d, a: T.nn.functional.pad(a, (3, 1, 0, 2), mode="replicate"), I((1, 2, 3)))
+case("pad-circular", lambda T, d, a: T.nn.functional.pad(a, (1, 2), mode="circular"), I((1, 2, 3)))
+case("broadcast_to", lambda T, d, a: (T.broadcast_to(a, (2, 3, 4)), a.broadcast_to((3, 4))), I((3, 1)))
+case("meshgrid-ij", lambda T, d, a, b: T.meshgrid(a, b, indexing="ij"), I((3,)), I((4,)))
+case("meshgrid-xy-three", lambda T, d, a, b, c: T.meshgrid([a, b, c], indexing="xy"), I((3,)), I((2,)), I((4,)))
+case("einsum-bmm", lambda T, d, a, b: T.einsum("bij,bjk->bik", a, b), I((2, 3, 4)), I((2, 4, 5)), **MM)
+case("einsum-transpose-trace-diag", lambda T, d, a: (T.einsum("ij->ji", a), T.einsum("ii", a), T.einsum("ii->i", a)),
+     I((3, 3)), **MM)
+case("einsum-outer-dot-sum", lambda T, d, a, b: (T.einsum("i,j->ij", a, b), T.einsum("i,i->", a, a),
+                                                 T.einsum("i->", b)), I((3,)), I((4,)), **MM)
+case("einsum-ellipsis-broadcast", lambda T, d, a, b: T.einsum("...ij,...jk->...ik", a, b),
+     I((2, 1, 3, 4)), I((3, 4, 2), layout="transposed"), **MM)
+case("einsum-implicit-three", lambda T, d, a, b, c: T.einsum("ijk,jl,l", a, b, c), I((2, 3, 4)), I((3, 5)), I((5,)), **MM)
+case("einsum-attention", lambda T, d, q, k: T.einsum("bhqd,bhkd->bhqk", q, k), I((1, 2, 3, 4)), I((1, 2, 5, 4)), **MM)
+case("einsum-list-int", lambda T, d, a, b: T.einsum("ij,jk", [a, b]), I((2, 3), I64), I((3, 2), I64))
+error("split-bad-sections", lambda T, d, a: a.split([1, 1], 0), I((3, 4)))
+error("chunk-zero", lambda T, d, a: a.chunk(0), I((3, 4)))
+error("repeat-too-few-dims", lambda T, d, a: a.repeat(2), I((3, 4)))
+error("tril-1d", lambda T, d, a: T.tril(a), I((3,)))
+error("diag-3d", lambda T, d, a: T.diag(a), I((2, 2, 2)))
+error("diagonal-same-dims", lambda T, d, a: a.diagonal(0, 1, 1), I((3, 4)))
+error("movedim-length-mismatch", lambda T, d, a: a.movedim((0, 1), (2,)), I((2, 3, 4)))
+error("meshgrid-dtype-mismatch", lambda T, d, a, b: T.meshgrid(a, b, indexing="ij"), I((3,)), I((2,), I64))
+error("unflatten-bad-sizes", lambda T, d, a: a.unflatten(1, (4, 2)), I((2, 6)))
+error("flip-dim-out-of-range", lambda T, d, a: a.flip(2), I((3, 4)), exc=IndexError)
+error("pad-reflect-too-large", lambda T, d, a: T.nn.functional.pad(a, (3, 0), mode="reflect"), I((1, 3)))
+error("einsum-operand-count", lambda T, d, a: T.einsum("ij,jk->ik", a), I((2, 2)))
+error("einsum-subscript-count", lambda T, d, a: T.einsum("ijk->i", a), I((2, 2)))
+
+
 def _check_table():
     for table in (CASES, ERROR_CASES):
         names = [c.name for c in table]

@@ -157,3 +157,153 @@ def matmul(a, b, out_dtype):
             for j in range(n):
                 out.append(sum(av[ab + i * k + p] * bv[bb + p * n + j] for p in range(k)))
     return Storage(out_dtype, out)
+
+
+def _flat_values(t):
+    """t's elements in row-major order: a numpy array, or a list without numpy."""
+    if USE_NUMPY:
+        return _ndarray(t).reshape(-1)
+    return [t._storage.data[o] for o in _offsets(t)]
+
+
+def take(x, offsets):
+    offs = _flat_values(offsets)
+    if USE_NUMPY:
+        flat = _np.frombuffer(x._storage.data, dtype=NUMPY_DTYPE[x.dtype]) if x._storage.numel else \
+            _np.empty(0, NUMPY_DTYPE[x.dtype])
+        return Storage(x.dtype, array.array(x.dtype.typecode, flat[offs].tobytes()))
+    data = x._storage.data
+    return Storage(x.dtype, array.array(x.dtype.typecode, [data[o] for o in offs]))
+
+
+def put(dst, offsets, src, accumulate):
+    offs, vals = _flat_values(offsets), _flat_values(src)
+    if USE_NUMPY:
+        flat = _np.frombuffer(dst._storage.data, dtype=NUMPY_DTYPE[dst.dtype])
+        if not accumulate:
+            flat[offs] = vals
+        elif dst.dtype is dt.bool_:
+            _np.logical_or.at(flat, offs, vals)
+        else:
+            _np.add.at(flat, offs, vals)
+        return
+    data = dst._storage.data
+    vals = list(vals)
+    for o, v in zip(offs, vals):
+        if not accumulate:
+            data[o] = v
+        elif dst.dtype is dt.bool_:
+            data[o] = data[o] or v
+        else:
+            data[o] = data[o] + v
+
+
+def _rows_of(x):
+    row_len = x.shape[-1] if x.dim() else 1
+    return row_len, (x.numel() // row_len if row_len else 0)
+
+
+def scan(op, x):
+    row_len, n_rows = _rows_of(x)
+    if USE_NUMPY:
+        a = _flat_values(x).reshape(n_rows, row_len)
+        with _np.errstate(all="ignore"):
+            r = (_np.cumsum if op == "sum" else _np.cumprod)(a, axis=1, dtype=a.dtype)
+        return Storage(x.dtype, array.array(x.dtype.typecode, r.tobytes()))
+    vals, out = _flat_values(x), array.array(x.dtype.typecode)
+    kind = _PY_TYPE[x.dtype]
+    for r in range(n_rows):
+        acc = kind(0 if op == "sum" else 1)
+        for v in vals[r * row_len:(r + 1) * row_len]:
+            acc = kind(acc + v if op == "sum" else acc * v)
+            out.append(acc)
+    return Storage(x.dtype, out)
+
+
+def _sort_key(v, descending):
+    """Stable-sort key: NaN is the largest value, as in torch.sort."""
+    nan = v != v
+    if descending:
+        return (not nan, -v if not nan else 0)
+    return (nan, v if not nan else 0)
+
+
+def sort(x, descending):
+    row_len, n_rows = _rows_of(x)
+    if USE_NUMPY:
+        a = _flat_values(x).reshape(n_rows, row_len)
+        if a.dtype == _np.bool_:
+            a = a.astype(_np.int64)
+        if descending:
+            nan = _np.isnan(a) if a.dtype.kind == "f" else _np.zeros(a.shape, bool)
+            # lexsort: last key is primary; NaN first, then larger values first, stable
+            idx = _np.lexsort((-a.astype(_np.float64 if a.dtype.kind == "f" else _np.int64), ~nan), axis=1) \
+                if a.size else _np.zeros(a.shape, _np.int64)
+        else:
+            idx = _np.argsort(a, axis=1, kind="stable")
+        vals = _np.take_along_axis(_flat_values(x).reshape(n_rows, row_len), idx, axis=1)
+        return (Storage(x.dtype, array.array(x.dtype.typecode, vals.tobytes())),
+                Storage(dt.int64, array.array("q", idx.astype(_np.int64).tobytes())))
+    vals, out, out_idx = _flat_values(x), array.array(x.dtype.typecode), array.array("q")
+    for r in range(n_rows):
+        row = vals[r * row_len:(r + 1) * row_len]
+        order = sorted(range(row_len), key=lambda i: _sort_key(row[i], descending))
+        out.extend(row[i] for i in order)
+        out_idx.extend(order)
+    return Storage(x.dtype, out), Storage(dt.int64, out_idx)
+
+
+# Philox4x32-10, the same stream as wgsl/philox.wgsl (see there).
+_PHILOX_M = (0xD2511F53, 0xCD9E8D57)
+_PHILOX_W = (0x9E3779B9, 0xBB67AE85)
+_MASK32 = 0xFFFFFFFF
+
+
+def _philox_numpy(n, seed, offset):
+    u64 = _np.uint64
+    counter = _np.arange(n, dtype=u64) + u64(offset)
+    c = [counter & u64(_MASK32), counter >> u64(32), _np.zeros(n, u64), _np.zeros(n, u64)]
+    k0, k1 = seed & _MASK32, (seed >> 32) & _MASK32
+    for _ in range(10):
+        p0, p1 = u64(_PHILOX_M[0]) * c[0], u64(_PHILOX_M[1]) * c[2]
+        c = [(p1 >> u64(32)) ^ c[1] ^ u64(k0), p1 & u64(_MASK32), (p0 >> u64(32)) ^ c[3] ^ u64(k1), p0 & u64(_MASK32)]
+        k0, k1 = (k0 + _PHILOX_W[0]) & _MASK32, (k1 + _PHILOX_W[1]) & _MASK32
+    return c[0].astype(_np.uint32), c[1].astype(_np.uint32)
+
+
+def _philox_python(i, seed, offset):
+    counter = offset + i
+    c0, c1, c2, c3 = counter & _MASK32, (counter >> 32) & _MASK32, 0, 0
+    k0, k1 = seed & _MASK32, (seed >> 32) & _MASK32
+    for _ in range(10):
+        p0, p1 = _PHILOX_M[0] * c0, _PHILOX_M[1] * c2
+        c0, c1, c2, c3 = (p1 >> 32) ^ c1 ^ k0, p1 & _MASK32, (p0 >> 32) ^ c3 ^ k1, p0 & _MASK32
+        k0, k1 = (k0 + _PHILOX_W[0]) & _MASK32, (k1 + _PHILOX_W[1]) & _MASK32
+    return c0, c1
+
+
+def random(kind, n, seed, offset):
+    scale = 2.0 ** -24
+    if USE_NUMPY:
+        w0, w1 = _philox_numpy(n, seed, offset)
+        if kind == "bits":
+            return Storage(dt.int32, array.array("i", w0.view(_np.int32).tobytes()))
+        if kind == "uniform":
+            r = (w0 >> 8).astype(_np.float32) * _np.float32(scale)
+        else:
+            u1 = ((w0 >> 8).astype(_np.float32) + 1) * _np.float32(scale)
+            u2 = (w1 >> 8).astype(_np.float32) * _np.float32(scale)
+            r = _np.sqrt(-2 * _np.log(u1)) * _np.cos(_np.float32(6.283185307179586) * u2)
+        return Storage(dt.float32, array.array("f", r.astype(_np.float32).tobytes()))
+    import math
+    out = array.array("i" if kind == "bits" else "f")
+    for i in range(n):
+        w0, w1 = _philox_python(i, seed, offset)
+        if kind == "bits":
+            out.append(w0 - (1 << 32) if w0 >= 1 << 31 else w0)
+        elif kind == "uniform":
+            out.append((w0 >> 8) * scale)
+        else:
+            u1, u2 = ((w0 >> 8) + 1) * scale, (w1 >> 8) * scale
+            out.append(math.sqrt(-2 * math.log(u1)) * math.cos(6.283185307179586 * u2))
+    return Storage(dt.int32 if kind == "bits" else dt.float32, out)

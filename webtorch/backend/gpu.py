@@ -122,3 +122,70 @@ def matmul(a, b, out_dtype):
     c.runtime.run(kernels.matmul(out_dtype), [c.buffer, a._storage.buffer, b._storage.buffer], meta,
                   (-(-n // 64), -(-m // 64), n_batch))
     return c
+
+
+def _flat(t):
+    """A tensor's element offset in its storage, after making it contiguous."""
+    t = t.contiguous()
+    return t, t._offset
+
+
+def take(x, offsets):
+    """A new storage: x's storage elements at the (int) offsets, in offsets' row-major order."""
+    offsets, o_off = _flat(offsets)
+    n = offsets.numel()
+    out = empty(x.dtype, n)
+    out.runtime.run(kernels.take(x.dtype), [out.buffer, x._storage.buffer, offsets._storage.buffer],
+                    [n, o_off], -(-n // 256))
+    return out
+
+
+def put(dst, offsets, src, accumulate):
+    """dst's storage elements at offsets = (or +=) src's (src: dst's dtype, offsets' numel)."""
+    offsets, o_off = _flat(offsets)
+    if src._storage is dst._storage:  # bound read-only and writable at once otherwise
+        src = src.clone()
+    src, s_off = _flat(src)
+    n = offsets.numel()
+    dst._storage.runtime.run(kernels.put(dst.dtype, accumulate),
+                             [dst._storage.buffer, src._storage.buffer, offsets._storage.buffer],
+                             [n, o_off, s_off], -(-n // 256))
+
+
+def _packed(x):
+    """x contiguous and starting at element 0 of its storage (the row kernels index from 0)."""
+    x = x.contiguous()
+    return x.clone() if x._offset else x
+
+
+def scan(op, x):
+    """Inclusive scan along the last dim of x; a new storage."""
+    x = _packed(x)
+    row_len = x.shape[-1] if x.dim() else 1
+    n_rows = x.numel() // row_len if row_len else 0
+    out = empty(x.dtype, x.numel())
+    out.runtime.run(kernels.scan(op, x.dtype), [out.buffer, x._storage.buffer], [n_rows, row_len], n_rows)
+    return out
+
+
+def sort(x, descending):
+    """Sorts the last dim of x: new (values, int64 indices) storages."""
+    x = _packed(x)
+    row_len = x.shape[-1] if x.dim() else 1
+    n_rows = x.numel() // row_len if row_len else 0
+    padded = 1 << (row_len - 1).bit_length() if row_len > 1 else 1
+    values, indices = empty(x.dtype, x.numel()), empty(dt.int64, x.numel())
+    keys, idx = empty(x.dtype, n_rows * padded), empty(dt.int32, n_rows * padded)
+    values.runtime.run(kernels.sort(x.dtype, descending),
+                       [values.buffer, indices.buffer, x._storage.buffer, keys.buffer, idx.buffer],
+                       [n_rows, row_len, padded], n_rows)
+    return values, indices
+
+
+def random(kind, n, seed, offset):
+    """n Philox numbers for (seed, offset): "uniform" [0, 1) / "normal" float32, "bits" int32."""
+    out = empty(dt.int32 if kind == "bits" else dt.float32, n)
+    out.runtime.run(kernels.philox(kind), [out.buffer],
+                    [n, seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, offset & 0xFFFFFFFF,
+                     (offset >> 32) & 0xFFFFFFFF], -(-n // 256))
+    return out

@@ -147,3 +147,74 @@ def matmul(d):
     source = Template(wgsl("matmul")).substitute(T=t, fma="fma(ar[i], br[j], acc[i][j])" if t == "f32"
                                                  else "acc[i][j] + ar[i] * br[j]")
     return ("matmul", d.name), source, "wrr"
+
+
+def take(d):
+    source = Template(wgsl("take")).substitute(T=STORAGE[d])
+    return ("take", STORAGE[d]), source, "wrr"
+
+
+# put's store per stored type when accumulating: WGSL atomics are integer-only, so float adds
+# are a compare-exchange loop on the bits.
+_ATOMIC_ADD = {
+    "f32": "  loop {\n    let old = atomicLoad(&dst[o]);\n"
+           "    if (atomicCompareExchangeWeak(&dst[o], old, bitcast<u32>(bitcast<f32>(old) + v)).exchanged) { break; }\n"
+           "  }",
+    "i32": "  atomicAdd(&dst[o], v);",
+    "u32": "  atomicOr(&dst[o], v);",
+}
+
+
+def put(d, accumulate):
+    t = STORAGE[d]
+    if accumulate:
+        dst_type, store = "atomic<i32>" if t == "i32" else "atomic<u32>", _ATOMIC_ADD[t]
+    else:
+        dst_type, store = t, "  dst[o] = v;"
+    source = Template(wgsl("put")).substitute(T=t, dst_type=dst_type, store=store)
+    return ("put", t, accumulate), source, "wrr"
+
+
+def scan(op, d):
+    """Inclusive scan; op: "sum" or "prod" (d: int32/int64/float32)."""
+    t = COMPUTE[d]
+    source = Template(wgsl("scan")).substitute(T=t, combine=_COMBINE[(op, "*")], identity=_IDENTITY[(op, t)])
+    return ("scan", op, t), source, "wr"
+
+
+_BEFORE = {
+    # NaN sorts as the largest value (torch.sort); ties by index
+    ("f32", False): "let an = wt_isnan(va); let bn = wt_isnan(vb);\n"
+                    "  if (an) { return bn && ia < ib; }\n"
+                    "  return bn || va < vb || (va == vb && ia < ib);",
+    ("f32", True): "let an = wt_isnan(va); let bn = wt_isnan(vb);\n"
+                   "  if (an) { return !bn || ia < ib; }\n"
+                   "  if (bn) { return false; }\n"
+                   "  return va > vb || (va == vb && ia < ib);",
+    ("*", False): "return va < vb || (va == vb && ia < ib);",
+    ("*", True): "return va > vb || (va == vb && ia < ib);",
+}
+
+
+def sort(d, descending):
+    t = STORAGE[d]
+    before = _BEFORE.get((t, descending), _BEFORE[("*", descending)])
+    source = wgsl("prelude") + Template(wgsl("sort")).substitute(T=t, before=before)
+    return ("sort", t, descending), source, "wwrww"
+
+
+_RANDOM_STORE = {
+    # 24 random bits: every value k * 2^-24 in [0, 1) is exact in f32
+    "uniform": ("f32", "  out[i] = f32(w.x >> 8u) * 5.9604644775390625e-8f;"),
+    # Box-Muller on two words; u1 in (0, 1] keeps the log finite
+    "normal": ("f32", "  let u1 = (f32(w.x >> 8u) + 1.0f) * 5.9604644775390625e-8f;\n"
+                      "  let u2 = f32(w.y >> 8u) * 5.9604644775390625e-8f;\n"
+                      "  out[i] = sqrt(-2.0f * wt_log(u1)) * wt_cos(6.283185307179586f * u2);"),
+    "bits": ("i32", "  out[i] = bitcast<i32>(w.x);"),
+}
+
+
+def philox(kind):
+    t, store = _RANDOM_STORE[kind]
+    source = wgsl("prelude") + Template(wgsl("philox")).substitute(T=t, store=store)
+    return ("philox", kind), source, "w"

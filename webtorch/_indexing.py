@@ -1,0 +1,390 @@
+"""Indexing with tensors: advanced __getitem__/__setitem__, gather/scatter and friends, nonzero.
+
+Two primitives do all of it: `take` (out[i] = storage[offsets[i]]) and `put` (storage[offsets[i]]
+= or += src[i]). Each op computes the element offsets of what it reads or writes with
+elementwise integer math over broadcast index tensors, then makes one take or put.
+
+Out-of-range indices raise like PyTorch's CPU. On "webgpu" that check reads one flag back from
+the GPU (a sync): PyTorch's CUDA asserts on the device instead, which WebGPU cannot do.
+"""
+import builtins
+
+from . import _dtypes as dt
+from . import _ops
+from ._ops import (_device_of, _empty, _getitem, _is_tensor, _setitem, _wrap_dim, add, broadcast_shapes,
+                   cast, elementwise, expand, mul, remainder, reshape, tensor, where)
+from ._tensor import Tensor, backend
+
+__all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "index_add", "index_put",
+           "index_put_", "masked_fill", "masked_select", "nonzero", "argwhere", "where"]
+
+
+def _iota(n, stride, pos, ndim, device_type):
+    """arange(n) * stride, shaped to broadcast along position pos of ndim dims."""
+    shape = [1] * ndim
+    shape[pos] = n
+    return _ops.tensor([i * stride for i in range(n)], dtype=dt.int64, device=device_type).reshape(shape)
+
+
+def _check_index_dtype(idx, name=None):
+    if idx.dtype.is_floating_point:
+        if name is None:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+
+
+def _check_bounds(checks, exc=IndexError, message=None, negative=True):
+    """checks: (index tensor, dim size, dim); negative: whether -size <= index < 0 is allowed.
+    One readback for all of them."""
+    checks = [(i, s, d) for i, s, d in checks if i.numel()]
+    if not checks:
+        return
+    flags = [_ops.any(elementwise("logical_or", elementwise("lt", i, -s if negative else 0), elementwise("ge", i, s)))
+             for i, s, _ in checks]
+    flag = flags[0]
+    for f in flags[1:]:
+        flag = elementwise("logical_or", flag, f)
+    if not flag.item():
+        return
+    for i, size, d in checks:
+        for v in reshape(i, -1).tolist():
+            if not (-size if negative else 0) <= v < size:
+                raise exc(message or f"index {v} is out of bounds for dimension {d} with size {size}")
+
+
+def _wrapped(idx, size):
+    """Negative indices counted from the end (in range, after _check_bounds)."""
+    return remainder(idx, size) if size else idx
+
+
+def _sum_offsets(base, terms, shape):
+    offsets = add(terms[0], base)
+    for t in terms[1:]:
+        offsets = add(offsets, t)
+    return expand(offsets, *shape)
+
+
+def _take(x, offsets):
+    return Tensor(backend(x.device.type).take(x, offsets), offsets.shape)
+
+
+def _put(x, offsets, src, accumulate=False):
+    """x's elements at offsets = (or +=) src, broadcast to offsets' shape and cast to x's dtype."""
+    if offsets.numel() == 0:
+        return x
+    if _is_tensor(src):
+        if src.device.type != x.device.type:
+            src = src.to(x.device.type)
+        src = expand(cast(src, x.dtype), *offsets.shape)
+    else:
+        src = _ops.full(offsets.shape, src, dtype=x.dtype, device=x.device)
+    backend(x.device.type).put(x, offsets, src, accumulate)
+    return x
+
+
+# -- advanced __getitem__ / __setitem__ ------------------------------------------------------
+def _is_advanced(index):
+    items = index if isinstance(index, tuple) else (index,)
+    return builtins.any(_is_tensor(i) or isinstance(i, list) for i in items)
+
+
+def _parse(x, index):
+    """Basic indexing first (a view v), plus [(dim of v, index tensor)] for the advanced part."""
+    items = []
+    for i in (index if isinstance(index, tuple) else (index,)):
+        if isinstance(i, list):
+            i = tensor(i, device=x.device)
+        elif _is_tensor(i) and i.device.type != x.device.type:
+            i = i.to(x.device.type)
+        items.append(i)
+    used = builtins.sum(i.dim() if _is_tensor(i) and i.dtype is dt.bool_ else 1
+                        for i in items if i is not None and i is not Ellipsis)
+    if used > x.dim():
+        raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
+    if Ellipsis in [i for i in items if not _is_tensor(i)]:
+        at = [k for k, i in enumerate(items) if not _is_tensor(i) and i is Ellipsis][0]
+        items[at:at + 1] = [slice(None)] * (x.dim() - used)
+    basic, adv, empty_dims, d, src = [], [], [], 0, 0
+    for i in items:
+        if i is None or isinstance(i, slice):
+            basic.append(i)
+            d, src = d + 1, src + (i is not None)
+        elif _is_tensor(i) and i.dtype is dt.bool_ and i.dim() == 0:
+            basic.append(None)  # True adds a dim of size 1, False one of size 0
+            if not i.item():
+                empty_dims.append(d)
+            d += 1
+        elif _is_tensor(i) and i.dtype is dt.bool_:
+            for k in range(i.dim()):
+                if i.shape[k] != x.shape[src + k]:
+                    raise IndexError(f"The shape of the mask {list(i.shape)} at index {k} does not match the shape "
+                                     f"of the indexed tensor {list(x.shape)} at index {src + k}")
+            for k, coords in enumerate(nonzero(i, as_tuple=True)):
+                basic.append(slice(None))
+                adv.append((d + k, coords))
+            d, src = d + i.dim(), src + i.dim()
+        elif _is_tensor(i):
+            _check_index_dtype(i)
+            basic.append(slice(None))
+            adv.append((d, i))
+            d, src = d + 1, src + 1
+        else:
+            basic.append(i)
+            src += 1
+    v = _getitem(x, tuple(basic))
+    for e in empty_dims:
+        v = _ops.narrow(v, e, 0, 0)
+    return v, adv
+
+
+def _advanced_offsets(v, adv):
+    """Offsets into v's storage of v[advanced indices], shaped like PyTorch's result."""
+    dims = [d for d, _ in adv]
+    try:
+        bshape = list(broadcast_shapes(*[i.shape for _, i in adv]))
+    except RuntimeError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes " +
+                         ", ".join(str(list(i.shape)) for _, i in adv)) from None
+    _check_bounds([(i, v.shape[d], d) for d, i in adv])
+    rest = [d for d in range(v.dim()) if d not in dims]
+    if dims == list(range(dims[0], dims[0] + len(dims))):  # adjacent: the result keeps them in place
+        before, after = [d for d in rest if d < dims[0]], [d for d in rest if d > dims[-1]]
+    else:  # separated: the broadcast index dims go first
+        before, after = [], rest
+    shape = [v.shape[d] for d in before] + bshape + [v.shape[d] for d in after]
+    term = None
+    for d, i in adv:
+        t = mul(_wrapped(i, v.shape[d]), v._stride[d])
+        term = t if term is None else add(term, t)
+    term = reshape(term, [1] * len(before) + bshape + [1] * len(after))
+    device = v.device.type
+    terms = [term] + [_iota(v.shape[d], v._stride[d], p, len(shape), device) for p, d in enumerate(before)]
+    terms += [_iota(v.shape[d], v._stride[d], len(before) + len(bshape) + p, len(shape), device)
+              for p, d in enumerate(after)]
+    return _sum_offsets(v._offset, terms, shape)
+
+
+def getitem(x, index):
+    if not _is_advanced(index):
+        return _getitem(x, index)
+    v, adv = _parse(x, index)
+    if not adv:
+        return v
+    return _take(v, _advanced_offsets(v, adv))
+
+
+def setitem(x, index, value):
+    if not _is_advanced(index):
+        return _setitem(x, index, value)
+    items = index if isinstance(index, tuple) else (index,)
+    mask = items[0] if len(items) == 1 and _is_tensor(items[0]) and items[0].dtype is dt.bool_ else None
+    if mask is not None and mask.dim() and (not _is_tensor(value) or value.numel() == 1) \
+            and tuple(mask.shape) == tuple(x.shape[:mask.dim()]):
+        # x[mask] = scalar: a masked select-and-write, no nonzero (which would read the count back)
+        m = reshape(mask.to(x.device.type), list(mask.shape) + [1] * (x.dim() - mask.dim()))
+        _ops._copy_into(x, where(m, value if not _is_tensor(value) else reshape(value, ()), x))
+        return
+    v, adv = _parse(x, index)
+    if not adv:
+        return _ops._copy_into(v, value)
+    _put(v, _advanced_offsets(v, adv), value)
+
+
+def index_put_(x, indices, values, accumulate=False):
+    v, adv = _parse(x, tuple(indices))
+    if not adv:
+        _ops._copy_into(v, add(v, values) if accumulate else values)
+        return x
+    _put(v, _advanced_offsets(v, adv), values, accumulate)
+    return x
+
+
+def index_put(x, indices, values, accumulate=False):
+    return index_put_(_ops.clone(x), indices, values, accumulate)
+
+
+# -- along one dim ---------------------------------------------------------------------------
+def _along_offsets(t, shape, dim, index):
+    """Offsets into t of the positions of `shape` whose coordinate along dim is index's value."""
+    device = t.device.type
+    terms = [mul(index, t._stride[dim])] + [_iota(shape[d], t._stride[d], d, len(shape), device)
+                                            for d in range(len(shape)) if d != dim]
+    return _sum_offsets(t._offset, terms, shape)
+
+
+def _check_along(name, x, dim, index, other=None):
+    _check_index_dtype(index, name)
+    if index.dim() != x.dim() and index.numel() and x.dim():
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           f"{'self' if name != 'gather' else 'input'} tensor")
+    if x.dim() and index.dim():
+        for d in range(x.dim()):
+            if d != dim and index.shape[d] > x.shape[d]:
+                raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index.shape)} to be "
+                                   f"no larger than {'self' if name != 'gather' else 'input'} {list(x.shape)} apart "
+                                   f"from dimension {dim}")
+            if other is not None and index.shape[d] > other.shape[d]:
+                raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(x.shape)} "
+                                   f"apart from dimension {dim} and to be no larger size than src "
+                                   f"{list(other.shape)}")
+    _check_bounds([(index, x.shape[dim] if x.dim() else 1, dim)], RuntimeError, negative=False)
+    return index
+
+
+def gather(x, dim, index):
+    d = _wrap_dim(dim, x.dim())
+    index = _check_along("gather", x, d, index)
+    if x.dim() == 0:
+        return _take(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape))
+    return _take(x, _along_offsets(x, index.shape, d, index))
+
+
+def take_along_dim(x, indices, dim=None):
+    """gather with broadcasting; unlike gather, negative indices count from the end."""
+    if dim is None:
+        x, indices, dim = reshape(x, -1), reshape(indices, -1), 0
+    d = _wrap_dim(dim, x.dim())
+    _check_index_dtype(indices, "take_along_dim")
+    _check_bounds([(indices, x.shape[d], d)], RuntimeError)
+    indices = _wrapped(indices, x.shape[d])
+    if x.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {x.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
+    xs, ids = list(x.shape), list(indices.shape)
+    xs[d] = ids[d] = 1
+    shape = list(broadcast_shapes(xs, ids))
+    return gather(expand(x, *shape[:d], x.shape[d], *shape[d + 1:]), d,
+                  expand(indices, *shape[:d], indices.shape[d], *shape[d + 1:]))
+
+
+def scatter_(x, dim, index, src=None, reduce=None, *, value=None):
+    d = _wrap_dim(dim, x.dim())
+    if src is None:
+        src = value
+    if reduce not in (None, "add"):
+        raise NotImplementedError(f"webtorch: scatter reduce={reduce!r} is not supported (use scatter_add)")
+    index = _check_along("scatter", x, d, index, src if _is_tensor(src) else None)
+    if index.numel() == 0:
+        return x
+    if _is_tensor(src) and src.dim():
+        src = src[tuple(slice(0, s) for s in index.shape)]
+    if x.dim() == 0:
+        return _put(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape), src, reduce == "add")
+    return _put(x, _along_offsets(x, index.shape, d, index), src, reduce == "add")
+
+
+def scatter(x, dim, index, src=None, reduce=None, *, value=None):
+    return scatter_(_ops.clone(x), dim, index, src, reduce, value=value)
+
+
+def scatter_add_(x, dim, index, src):
+    return scatter_(x, dim, index, src, reduce="add")
+
+
+def scatter_add(x, dim, index, src):
+    return scatter_(_ops.clone(x), dim, index, src, reduce="add")
+
+
+def _select_index(name, x, dim, index):
+    if index.dim() > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    _check_index_dtype(index, name)
+    return reshape(index, -1)
+
+
+def index_select(x, dim, index):
+    d = _wrap_dim(dim, x.dim())
+    index = _select_index("index_select", x, d, index)
+    if x.dim() == 0:
+        _check_bounds([(index, 1, 0)], IndexError, "index out of range in self", negative=False)
+        return _take(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape))
+    _check_bounds([(index, x.shape[d], d)], IndexError, "index out of range in self", negative=False)
+    return getitem(x, (slice(None),) * d + (index,))
+
+
+def index_add_(x, dim, index, source, alpha=1):
+    d = _wrap_dim(dim, x.dim())
+    index = _select_index("index_add", x, d, index)
+    size = x.shape[d] if x.dim() else 1
+    _check_bounds([(index, size, d)], RuntimeError, negative=False)
+    if x.dim() == 0:
+        return _put(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape), mul(source, alpha), True)
+    shape = list(x.shape)
+    shape[d] = index.shape[0]
+    idx = expand(reshape(index, [1] * d + [-1] + [1] * (x.dim() - d - 1)), *shape)
+    src = source if alpha == 1 else mul(source, alpha)
+    return _put(x, _along_offsets(x, shape, d, idx), src, True)
+
+
+def index_add(x, dim, index, source, alpha=1):
+    return index_add_(_ops.clone(x), dim, index, source, alpha=alpha)
+
+
+# -- masks -----------------------------------------------------------------------------------
+def _check_mask(mask, value=None):
+    if mask.dtype is not dt.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype.name if mask.dtype is not dt.int64 else 'long int'}")
+    if _is_tensor(value) and value.dim():
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.dim()} dimension(s).")
+
+
+def masked_fill(x, mask, value):
+    _check_mask(mask, value)
+    return cast(where(mask, value, x), x.dtype)
+
+
+def masked_select(x, mask):
+    if mask.dtype is not dt.bool_:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(x.shape, mask.shape)
+    return getitem(expand(x, *shape), expand(mask, *shape))
+
+
+def nonzero(x, as_tuple=False):
+    """Coordinates of the nonzero elements. Computed on the device: a cumsum of the nonzero flags
+    gives each element's output slot; only the count is read back (the result's shape)."""
+    flags = cast(cast(reshape(x, -1), dt.bool_), dt.int64)
+    n = flags.numel()
+    device = x.device.type
+    if n:
+        slots = _ops.sub(Tensor(backend(device).scan("sum", flags), (n,)), 1)
+        count = slots[-1].item() + 1
+    else:
+        count = 0
+    linear = _empty((count + 1,), dt.int64, device)  # the extra slot takes the zero elements' writes
+    if n:
+        positions = _ops.arange(n, device=device)
+        _put(linear, where(cast(flags, dt.bool_), slots, count), positions)
+    linear = linear[:count]
+    coords = []
+    stride = 1
+    for size in reversed(x.shape):
+        coords.append(remainder(_ops.floor_divide(linear, stride), size) if size else linear)
+        stride *= size
+    coords.reverse()
+    if as_tuple:
+        return tuple(coords) if x.dim() else (_ops.zeros(count, dtype=dt.int64, device=device),)
+    if not coords:
+        return _empty((count, 0), dt.int64, device)
+    return _ops.stack(coords, 1)
+
+
+def argwhere(x):
+    return nonzero(x)
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    return _ops.where(condition, input, other)
+
+
+_METHODS = ["gather", "take_along_dim", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_select",
+            "index_add", "index_add_", "index_put", "index_put_", "masked_fill", "masked_select", "nonzero",
+            "argwhere"]
+for _name in _METHODS:
+    setattr(Tensor, _name, globals()[_name])
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem

@@ -1,0 +1,396 @@
+"""Shape ops: views where the result is one (split, chunk, unbind, movedim, diagonal, meshgrid),
+and otherwise one `take` whose per-dim source indices are known on the host (flip, roll,
+repeat, tile, repeat_interleave, pad), or elementwise masks (tril, triu). einsum is
+permute + reshape + matmul.
+"""
+import builtins
+
+from . import _dtypes as dt
+from . import _ops
+from ._indexing import _take
+from ._ops import _is_tensor, _shape_arg, _wrap_dim, cast, expand, narrow, permute, reshape, where
+from ._tensor import Tensor
+
+
+__all__ = ["split", "chunk", "tensor_split", "unbind", "select", "movedim", "moveaxis", "unflatten", "diagonal",
+           "meshgrid", "flip", "fliplr", "flipud", "roll", "tile", "repeat_interleave", "tril", "triu", "diag", "diag_embed",
+           "einsum"]
+
+
+def _take_by_dims(x, sources):
+    """out[i0, i1, ...] = x[sources[0][i0], sources[1][i1], ...]; sources: one list per dim of x."""
+    shape = [len(s) for s in sources]
+    offsets = None
+    for d, src in enumerate(sources):
+        axis = [1] * len(shape)
+        axis[d] = len(src)
+        term = _ops.tensor([i * x._stride[d] for i in src], dtype=dt.int64, device=x.device).reshape(axis)
+        offsets = term if offsets is None else _ops.add(offsets, term)
+    if offsets is None:
+        return _ops.clone(x)
+    return _take(x, expand(_ops.add(offsets, x._offset), *shape))
+
+
+def _dims_arg(dims):
+    if isinstance(dims, int):
+        return (dims,)
+    return tuple(dims)
+
+
+# -- views -----------------------------------------------------------------------------------
+def split(x, split_size_or_sections, dim=0):
+    d = _wrap_dim(dim, x.dim())
+    n = x.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size < 0 or (size == 0 and n):
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        sizes = [builtins.min(size, n - s) for s in range(0, n, size)] if n else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {d}), but got split_sizes={sizes}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(x, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(x, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = x.shape[_wrap_dim(dim, x.dim())]
+    return split(x, -(-n // chunks), dim) if n else (x,) * chunks
+
+
+def tensor_split(x, indices_or_sections, dim=0):
+    d = _wrap_dim(dim, x.dim())
+    n = x.shape[d]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        bounds = [i * (n // k) + builtins.min(i, n % k) for i in range(k + 1)]
+    else:
+        bounds = [0] + [builtins.min(builtins.max(i, 0), n) for i in indices_or_sections] + [n]
+    return tuple(narrow(x, d, a, builtins.max(b - a, 0)) for a, b in zip(bounds, bounds[1:]))
+
+
+def unbind(x, dim=0):
+    d = _wrap_dim(dim, x.dim())
+    return tuple(select(x, d, i) for i in range(x.shape[d]))
+
+
+def select(x, dim, index):
+    d = _wrap_dim(dim, x.dim())
+    return x[(slice(None),) * d + (index,)]
+
+
+def movedim(x, source, destination):
+    src = [_wrap_dim(s, x.dim()) for s in _dims_arg(source)]
+    dst = [_wrap_dim(s, x.dim()) for s in _dims_arg(destination)]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(_dims_arg(source))} dims) "
+                           f"should contain the same number of dims as destination "
+                           f"({list(_dims_arg(destination))} dims)")
+    order = [None] * x.dim()
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(x.dim()) if d not in src)
+    return permute(x, *[o if o is not None else next(rest) for o in order])
+
+
+moveaxis = movedim
+
+
+def unflatten(x, dim, sizes):
+    d = _wrap_dim(dim, x.dim())
+    sizes = list(sizes)
+    if -1 in sizes:
+        known = 1
+        for s in sizes:
+            known *= s if s != -1 else 1
+        sizes[sizes.index(-1)] = x.shape[d] // known if known else 0
+    n = 1
+    for s in sizes:
+        n *= s
+    if n != x.shape[d]:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                           f"({x.shape[d]}) in the input tensor")
+    return reshape(x, *x.shape[:d], *sizes, *x.shape[d + 1:])
+
+
+def diagonal(x, offset=0, dim1=0, dim2=1):
+    d1, d2 = _wrap_dim(dim1, x.dim()), _wrap_dim(dim2, x.dim())
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n1, n2 = x.shape[d1], x.shape[d2]
+    length = builtins.max(0, builtins.min(n1, n2 - offset) if offset >= 0 else builtins.min(n1 + offset, n2))
+    start = x._offset
+    if length:
+        start += offset * x._stride[d2] if offset >= 0 else -offset * x._stride[d1]
+    keep = [d for d in range(x.dim()) if d not in (d1, d2)]
+    return x._view([x.shape[d] for d in keep] + [length],
+                   [x._stride[d] for d in keep] + [x._stride[d1] + x._stride[d2]], start)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+    if builtins.any(t.dtype is not tensors[0].dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    flat = [reshape(t, -1) for t in tensors]
+    if indexing == "xy" and len(flat) >= 2:
+        flat[0], flat[1] = flat[1], flat[0]
+    shape = [t.shape[0] for t in flat]
+    grids = [expand(reshape(t, [1] * i + [-1] + [1] * (len(flat) - i - 1)), *shape) for i, t in enumerate(flat)]
+    if indexing == "xy" and len(grids) >= 2:  # "ij" of the swapped inputs, outputs swapped back
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+# -- copies through take ---------------------------------------------------------------------
+def flip(x, *dims):
+    dims = {_wrap_dim(d, x.dim()) for d in _shape_arg(dims)} if dims else set()
+    return _take_by_dims(x, [list(range(n - 1, -1, -1)) if d in dims else list(range(n))
+                             for d, n in enumerate(x.shape)])
+
+
+def fliplr(x):
+    return flip(x, 1)
+
+
+def flipud(x):
+    return flip(x, 0)
+
+
+def roll(x, shifts, dims=None):
+    if dims is None:
+        return reshape(roll(reshape(x, -1), shifts, 0), x.shape)
+    shifts, dims = _dims_arg(shifts), [_wrap_dim(d, x.dim()) for d in _dims_arg(dims)]
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    by_dim = {}
+    for s, d in zip(shifts, dims):
+        by_dim[d] = by_dim.get(d, 0) + s
+    return _take_by_dims(x, [[(i - by_dim.get(d, 0)) % n for i in range(n)] if n else []
+                             for d, n in enumerate(x.shape)])
+
+
+def repeat(x, *sizes):
+    sizes = _shape_arg(sizes)
+    if len(sizes) < x.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    x = reshape(x, [1] * (len(sizes) - x.dim()) + list(x.shape))
+    return _take_by_dims(x, [[i % n for i in range(n * r)] for n, r in zip(x.shape, sizes)])
+
+
+def tile(x, *dims):
+    dims = _shape_arg(dims)
+    return repeat(x, *([1] * (x.dim() - len(dims)) + list(dims)))
+
+
+def repeat_interleave(x, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:  # repeat_interleave(counts): each index i repeated counts[i] times
+        counts = x.tolist()
+        return _ops.tensor([i for i, c in enumerate(counts) for _ in range(c)], dtype=dt.int64, device=x.device)
+    if dim is None:
+        x, dim = reshape(x, -1), 0
+    d = _wrap_dim(dim, x.dim())
+    n = x.shape[d]
+    counts = repeats.tolist() if _is_tensor(repeats) else repeats
+    if isinstance(counts, int):
+        counts = [counts] * n
+    elif len(counts) == 1:
+        counts = counts * n
+    if len(counts) != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{len(counts)} and input.size({d}) = {n}")
+    if builtins.any(c < 0 for c in counts):
+        raise RuntimeError("repeats can not be negative")
+    return _take_by_dims(x, [[i for i, c in enumerate(counts) for _ in range(c)] if k == d else list(range(s))
+                             for k, s in enumerate(x.shape)])
+
+
+def _tri(x, diagonal, keep_upper, name):
+    if x.dim() < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    rows = _ops.arange(x.shape[-2], device=x.device).reshape(-1, 1)
+    cols = _ops.arange(x.shape[-1], device=x.device)
+    offset = _ops.sub(cols, rows)
+    keep = _ops.ge(offset, diagonal) if keep_upper else _ops.le(offset, diagonal)
+    return cast(where(keep, x, False if x.dtype is dt.bool_ else 0), x.dtype)
+
+
+def tril(x, diagonal=0):
+    return _tri(x, diagonal, False, "tril")
+
+
+def triu(x, diagonal=0):
+    return _tri(x, diagonal, True, "triu")
+
+
+def diag(x, diagonal=0):
+    if x.dim() == 1:
+        n = x.shape[0] + builtins.abs(diagonal)
+        out = _ops.zeros(n, n, dtype=x.dtype, device=x.device)
+        _ops._copy_into(globals()["diagonal"](out, diagonal), x)
+        return out
+    if x.dim() == 2:
+        return _ops.clone(globals()["diagonal"](x, diagonal))
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.dim()}D")
+
+
+def diag_embed(x, offset=0, dim1=-2, dim2=-1):
+    n = x.shape[-1] + builtins.abs(offset)
+    out = _ops.zeros(*x.shape[:-1], n, n, dtype=x.dtype, device=x.device)
+    _ops._copy_into(diagonal(out, offset, dim1, dim2), x)
+    return out
+
+
+def pad(x, pad, mode="constant", value=None):
+    pad = list(pad)
+    if len(pad) % 2 or len(pad) // 2 > x.dim():
+        raise RuntimeError("Padding length must be divisible by 2" if len(pad) % 2 else
+                           "Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {x.dim()}")
+    before, after = [0] * x.dim(), [0] * x.dim()
+    for i in range(len(pad) // 2):
+        before[x.dim() - 1 - i], after[x.dim() - 1 - i] = pad[2 * i], pad[2 * i + 1]
+    shape = [n + b + a for n, b, a in zip(x.shape, before, after)]
+    if mode == "constant":
+        if builtins.any(s < 0 for s in shape):
+            raise RuntimeError(f"The input size {list(x.shape)}, plus negative padding {pad} resulted in a negative "
+                               f"output size, which is invalid. Check dimension {shape.index(builtins.min(shape))} "
+                               "of your input.")
+        out = _ops.full(shape, 0 if value is None else value, dtype=x.dtype, device=x.device)
+        src, dst = x, out
+        for d in range(x.dim()):  # negative padding crops the input
+            src = narrow(src, d, builtins.max(-before[d], 0), x.shape[d] - builtins.max(-before[d], 0)
+                         - builtins.max(-after[d], 0))
+            dst = narrow(dst, d, builtins.max(before[d], 0), src.shape[d])
+        _ops._copy_into(dst, src)
+        return out
+    if value:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    sources = []
+    for d, n in enumerate(x.shape):
+        idx = range(-before[d], n + after[d])
+        if mode == "reflect":
+            if before[d] >= n or after[d] >= n:
+                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
+                                   f"dimension, but got: padding ({before[d]}, {after[d]}) at dimension {d} of "
+                                   f"input {list(x.shape)}")
+            sources.append([-i if i < 0 else 2 * (n - 1) - i if i >= n else i for i in idx])
+        elif mode == "replicate":
+            sources.append([builtins.min(builtins.max(i, 0), n - 1) for i in idx])
+        elif mode == "circular":
+            sources.append([i % n for i in idx])
+        else:
+            raise NotImplementedError(f"webtorch: pad mode {mode!r} is not supported")
+    return _take_by_dims(x, sources)
+
+
+# -- einsum ----------------------------------------------------------------------------------
+def einsum(equation, *operands):
+    """Sums of products by label: each operand's repeated labels become a diagonal, labels no one
+    else needs are summed out, and pairs of operands contract through one batched matmul."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation"
+                           if len(operands) > len(terms) else
+                           "einsum(): fewer operands were provided than specified in the equation")
+    ell_dims = builtins.max((t.dim() - len(s.replace("...", "")) for s, t in zip(terms, operands) if "..." in s),
+                            default=0)
+    ell = "".join(chr(0x100 + i) for i in range(ell_dims))  # labels no equation can use
+
+    def labels(s, ndim):
+        if "..." in s:
+            return s.replace("...", ell[ell_dims - (ndim - len(s) + 3):])
+        return s
+
+    terms = [labels(s, t.dim()) for s, t in zip(terms, operands)]
+    for s, t in zip(terms, operands):
+        if len(s) != t.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(s)}) does not match the "
+                               f"number of dimensions ({t.dim()}) for operand {terms.index(s)}")
+    if arrow:
+        out = labels(rhs, ell_dims + len(rhs.replace("...", ""))) if "..." in rhs else rhs
+    else:
+        counts = {}
+        for s in terms:
+            for c in s:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c in counts if counts[c] == 1 and c not in ell))
+    ops = [_diagonalize(t, s) for s, t in zip(terms, operands)]
+    while True:
+        ops = [_sum_unneeded(t, s, out, [o for j, o in enumerate(ops) if j != i]) for i, (t, s) in enumerate(ops)]
+        if len(ops) == 1:
+            break
+        (a, sa), (b, sb) = ops[0], ops[1]
+        ops = [_contract(a, sa, b, sb, out + "".join(s for _, s in ops[2:]))] + ops[2:]
+    t, s = ops[0]
+    for c in out:
+        if c not in s:
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input "
+                               "operand")
+    return permute(t, *[s.index(c) for c in out]) if s != out else t
+
+
+def _diagonalize(t, s):
+    """Repeated labels in one operand take the diagonal: 'ii' -> 'i'."""
+    while len(set(s)) != len(s):
+        c = [c for c in s if s.count(c) > 1][0]
+        i = s.index(c)
+        j = s.index(c, i + 1)
+        t = diagonal(t, 0, i, j)
+        s = s[:i] + s[i + 1:j] + s[j + 1:] + c
+    return t, s
+
+
+def _sum_unneeded(t, s, out, others):
+    needed = set(out) | {c for _, o in others for c in o}
+    dims = [i for i, c in enumerate(s) if c not in needed]
+    if not dims:
+        return t, s
+    return _ops.sum(t, dims), "".join(c for i, c in enumerate(s) if i not in dims)
+
+
+def _contract(a, sa, b, sb, keep):
+    batch = [c for c in sa if c in sb and c in keep]
+    summed = [c for c in sa if c in sb and c not in keep]
+    a_only = [c for c in sa if c not in sb]
+    b_only = [c for c in sb if c not in sa]
+    a = permute(a, *[sa.index(c) for c in batch + a_only + summed])
+    b = permute(b, *[sb.index(c) for c in batch + summed + b_only])
+    size = {}
+    for c, n in list(zip(batch + a_only + summed, a.shape)) + list(zip(batch + summed + b_only, b.shape)):
+        size[c] = builtins.max(size.get(c, 1), n)
+    m, k, n = _numel([size[c] for c in a_only]), _numel([size[c] for c in summed]), \
+        _numel([size[c] for c in b_only])
+    a = reshape(a, [a.shape[i] for i in range(len(batch))] + [m, k])
+    b = reshape(b, [b.shape[i] for i in range(len(batch))] + [k, n])
+    r = _ops.matmul(a, b) if a.dtype is b.dtype else _ops.matmul(cast(a, dt.result_type(a, b)),
+                                                                 cast(b, dt.result_type(a, b)))
+    return reshape(r, [size[c] for c in batch + a_only + b_only]), "".join(batch + a_only + b_only)
+
+
+def _numel(sizes):
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
+
+
+_METHODS = ["split", "chunk", "tensor_split", "unbind", "select", "movedim", "moveaxis", "unflatten", "diagonal",
+            "flip", "fliplr", "flipud", "roll", "repeat", "tile", "repeat_interleave", "tril", "triu", "diag",
+            "diag_embed"]
+for _name in _METHODS:
+    setattr(Tensor, _name, globals()[_name])
