@@ -900,7 +900,7 @@ case("gather-dim0-smaller-index", lambda T, d, a, i: a.gather(0, i), I((4, 5), l
 case("gather-3d-neg-dim", lambda T, d, a, i: a.gather(-1, i), I((2, 3, 4)), I((2, 3, 2), I64, low=0, high=3))
 case("gather-0d", lambda T, d, a, i: a.gather(0, i), I(()), I((), I64, values=[0]))
 case("gather-int", lambda T, d, a, i: a.gather(0, i), I((5,), I64), I((7,), I64, low=0, high=4))
-case("take_along_dim", lambda T, d, a, i: T.take_along_dim(a, i, dim=1), I((3, 4)), I((3, 4), I64, low=0, high=3))
+case("take_along_dim", lambda T, d, a: T.take_along_dim(a, a.argsort(dim=1), dim=1), I((3, 4), kind="unique"))
 case("take_along_dim-broadcast", lambda T, d, a, i: T.take_along_dim(a, i, 1), I((3, 4)), I((1, 2), I64, low=-4, high=3))
 case("take_along_dim-flat", lambda T, d, a, i: a.take_along_dim(i), I((3, 4)), I((5,), I64, low=0, high=11))
 case("scatter", lambda T, d, a, i, s: T.scatter(a, 1, i, s), I((3, 5)),
@@ -1030,6 +1030,101 @@ error("flip-dim-out-of-range", lambda T, d, a: a.flip(2), I((3, 4)), exc=IndexEr
 error("pad-reflect-too-large", lambda T, d, a: T.nn.functional.pad(a, (3, 0), mode="reflect"), I((1, 3)))
 error("einsum-operand-count", lambda T, d, a: T.einsum("ij,jk->ik", a), I((2, 2)))
 error("einsum-subscript-count", lambda T, d, a: T.einsum("ijk->i", a), I((2, 2)))
+
+
+# -- more math (webtorch/_math_ops.py) -----------------------------------------
+for _name, _kind in [("log1p", dict(kind="uniform", low=-0.99, high=3)), ("expm1", dict(kind="uniform", low=-5, high=5)),
+                     ("exp2", dict(kind="uniform", low=-10, high=10)), ("log2", dict(kind="positive")),
+                     ("log10", dict(kind="positive")), ("tan", dict(kind="uniform", low=-1.5, high=1.5)),
+                     ("asin", dict(kind="uniform")), ("acos", dict(kind="uniform")), ("atan", dict()),
+                     ("sinh", dict(kind="uniform", low=-5, high=5)), ("cosh", dict(kind="uniform", low=-5, high=5)),
+                     ("asinh", dict()), ("acosh", dict(kind="positive", low=1, high=10)),
+                     ("atanh", dict(kind="uniform", low=-0.99, high=0.99)), ("frac", dict(kind="uniform", low=-5, high=5))]:
+    case(_name, lambda T, d, a, _n=_name: getattr(T, _n)(a), I((3, 4), **_kind), **TRANS)
+    case(_name + "-edge-method", lambda T, d, a, _n=_name: getattr(a, _n)(),
+         I((12,), values=SIN_VALUES) if _name == "tan" else I((16,), kind="edge"), **TRANS)
+case("math-unary-small-args", lambda T, d, a: (T.log1p(a), T.expm1(a), T.sinh(a), T.asinh(a), T.atanh(a)),
+     I((6,), values=[1e-7, -1e-7, 1e-4, -3e-4, 0.0, -0.0]), atol=1e-12, rtol=1e-4)
+case("math-unary-int-and-noncontig", lambda T, d, a, b: (T.log2(a), T.exp2(a), b.tan(), T.arcsinh(b)),
+     I((5,), I64, low=1, high=9), I((3, 4), layout="transposed", kind="uniform"), **TRANS)
+case("math-unary-0d-empty", lambda T, d, a, b: (T.log10(a), T.cosh(b)), I((), kind="positive"), I((0, 2)), **TRANS)
+case("atan2", lambda T, d, a, b: T.atan2(a, b), I((3, 4)), I((4,)), **TRANS)
+case("atan2-method-zeros", lambda T, d, a, b: a.arctan2(b), I((4,), values=[0.0, 1.0, -1.0, 0.0]),
+     I((4,), values=[1.0, 0.0, 0.0, -1.0]), **TRANS)
+case("hypot", lambda T, d, a, b: T.hypot(a, b), I((3, 4)), I((3, 1)), **TRANS)
+case("hypot-edge", lambda T, d, a, b: a.hypot(b), I((16,), kind="edge"), I((16,), kind="edge"), **TRANS)
+case("cumsum", lambda T, d, a: T.cumsum(a, 1), I((3, 5)), **RED)
+case("cumsum-dim0-transposed", lambda T, d, a: a.cumsum(0), I((4, 3), layout="transposed"), **RED)
+case("cumsum-int-bool-dtype", lambda T, d, a, b: (a.cumsum(-1), T.cumsum(b, 0), a.cumsum(0, dtype=T.float32)),
+     I((3, 4), I32), I((5,), BOOL))
+case("cumsum-long-row", lambda T, d, a: T.cumsum(a, 0), I((1000,), kind="uniform"), atol=1e-3, rtol=1e-4)
+case("cumsum-edge-0d-empty", lambda T, d, a, b, c: (a.cumsum(0), b.cumsum(0), c.cumsum(1)),
+     I((16,), kind="edge"), I(()), I((2, 0)))
+case("cumprod", lambda T, d, a: T.cumprod(a, -1), I((3, 6), kind="uniform", low=0.5, high=1.5), **RED)
+case("cumprod-int-strided", lambda T, d, a: a.cumprod(1), I((2, 5), I64, low=-3, high=3, layout="strided"))
+case("sort", lambda T, d, a: T.sort(a), I((3, 7), kind="unique"))
+case("sort-desc-dim0", lambda T, d, a: a.sort(0, descending=True), I((5, 3), kind="unique", layout="transposed"))
+case("sort-stable-ties", lambda T, d, a: (T.sort(a, stable=True), a.sort(descending=True, stable=True)),
+     I((3, 9), I64, low=0, high=3))
+case("sort-nan-inf", lambda T, d, a: (a.sort(), a.sort(descending=True)), I((16,), kind="edge"))
+case("sort-long-row", lambda T, d, a: a.sort(), I((1000,), kind="unique"))
+case("sort-bool-0d-empty", lambda T, d, a, b, c: (a.sort(), b.sort(), c.sort(0)), I((6,), BOOL), I(()), I((0, 3)))
+case("argsort", lambda T, d, a: (T.argsort(a), a.argsort(dim=0, descending=True)), I((4, 5), kind="unique"))
+case("msort", lambda T, d, a: T.msort(a), I((4, 3), kind="unique"))
+case("topk", lambda T, d, a: T.topk(a, 3), I((4, 6), kind="unique"))
+case("topk-smallest-dim0", lambda T, d, a: a.topk(2, dim=0, largest=False), I((5, 3), I64, kind="unique"))
+case("topk-all-and-zero", lambda T, d, a: (a.topk(4), a.topk(0)), I((2, 4), kind="unique", layout="strided"))
+case("median", lambda T, d, a: T.median(a), I((3, 5), kind="unique"))
+case("median-dim", lambda T, d, a: (T.median(a, 1), a.median(0, keepdim=True)), I((4, 6), kind="unique"))
+case("median-nan", lambda T, d, a: (a.median(), a.median(0)), I((7,), values=[1.0, NAN, 3.0, -1.0, NAN, 2.0, 0.5]))
+case("median-int-0d", lambda T, d, a, b: (a.median(), b.median(0)), I((6,), I64, kind="unique"), I(()))
+case("norm", lambda T, d, a: (T.norm(a), a.norm(dim=1), a.norm(p=1, dim=0, keepdim=True)), I((3, 4)), **RED)
+case("vector_norm", lambda T, d, a: (T.linalg.vector_norm(a), T.linalg.vector_norm(a, ord=3, dim=(0, 1)),
+                                     T.linalg.vector_norm(a, float("inf"), -1), T.linalg.vector_norm(a, 0),
+                                     T.linalg.vector_norm(a, float("-inf")), T.linalg.norm(a)), I((2, 3, 4)), **RED)
+case("norm-empty-transposed", lambda T, d, a, b: (T.norm(a), b.norm(dim=0)), I((0,)), I((4, 3), layout="transposed"),
+     **RED)
+case("dist", lambda T, d, a, b: (T.dist(a, b), a.dist(b, 1), T.dist(a, b, float("inf"))), I((3, 4)), I((4,)), **RED)
+case("cdist", lambda T, d, a, b: T.cdist(a, b), I((5, 3)), I((4, 3)), **RED)
+case("cdist-batch-p1", lambda T, d, a, b: T.cdist(a, b, p=1.0), I((2, 3, 4)), I((2, 5, 4)), **RED)
+case("outer", lambda T, d, a, b: (T.outer(a, b), a.ger(b)), I((3,)), I((4,), I64))
+case("addmm", lambda T, d, c, a, b: (T.addmm(c, a, b), c.addmm(a, b, beta=0.5, alpha=2)),
+     I((3, 5)), I((3, 4)), I((4, 5)), **MM)
+case("addmm-broadcast-beta0-nan", lambda T, d, c, a, b: T.addmm(c, a, b, beta=0), I((5,), values=[NAN]), I((3, 4)),
+     I((4, 5), layout="transposed"), **MM)
+case("addmv", lambda T, d, c, a, b: T.addmv(c, a, b, alpha=-1), I((3,)), I((3, 4)), I((4,)), **MM)
+case("baddbmm", lambda T, d, c, a, b: (T.baddbmm(c, a, b), c.baddbmm(a, b, beta=2, alpha=0.5)),
+     I((2, 3, 5)), I((2, 3, 4)), I((2, 4, 5)), **MM)
+case("lerp", lambda T, d, a, b: (T.lerp(a, b, 0.3), a.lerp(b, 0.9), T.lerp(a, b, 1.0)), I((3, 4)), I((4,)))
+case("lerp-tensor-weight", lambda T, d, a, b, w: T.lerp(a, b, w), I((3, 4)), I((3, 4), layout="strided"),
+     I((3, 1), kind="uniform", low=-0.5, high=1.5))
+case("addcmul", lambda T, d, a, b, c: (T.addcmul(a, b, c), a.addcmul(b, c, value=-0.5)), I((3, 4)), I((4,)), I((3, 1)))
+case("addcdiv", lambda T, d, a, b, c: (T.addcdiv(a, b, c), a.addcdiv(b, c, value=2)), I((3, 4)), I((3, 4)),
+     I((3, 4), kind="positive"))
+case("nan_to_num", lambda T, d, a: (T.nan_to_num(a), a.nan_to_num(nan=1.5, posinf=9.0, neginf=-9.0)),
+     I((16,), kind="edge"))
+case("nan_to_num-int", lambda T, d, a: T.nan_to_num(a), I((4,), I64))
+case("softplus-F", lambda T, d, a: (T.nn.functional.softplus(a), T.nn.functional.softplus(a, beta=2, threshold=5)),
+     I((4, 5), kind="uniform", low=-30, high=30), **TRANS)
+case("elu-leaky_relu-F", lambda T, d, a: (T.nn.functional.elu(a), T.nn.functional.elu(a, alpha=0.5),
+                                          T.nn.functional.leaky_relu(a), T.nn.functional.leaky_relu(a, 0.2)),
+     I((4, 5), kind="uniform", low=-5, high=5), **TRANS)
+case("hardtanh-hardswish-mish-F", lambda T, d, a: (T.nn.functional.hardtanh(a), T.nn.functional.hardtanh(a, -2, 0.5),
+                                                   T.nn.functional.hardswish(a), T.nn.functional.mish(a)),
+     I((4, 5), kind="uniform", low=-6, high=6), **TRANS)
+case("clamp-tensor-bounds-int", lambda T, d, a, lo, hi: (T.clamp(a, lo, hi), a.clamp(min=lo), a.clamp(max=hi)),
+     I((3, 4), I64), I((4,), I64, low=-3, high=0), I((3, 1), I64, low=0, high=3))
+case("int-floor-divide-bitwise-int32", lambda T, d, a, b: (a // b, T.floor_divide(a, -3), a & b, a | b, a ^ b, ~a),
+     I((12,), I32, low=-20, high=20), I((12,), I32, kind="nonzero"))
+case("isfinite-edge", lambda T, d, a: T.isfinite(a), I((16,), kind="edge"))
+error("topk-k-too-large", lambda T, d, a: a.topk(5), I((4,)))
+error("median-empty-dim", lambda T, d, a: a.median(1), I((3, 0)), exc=IndexError)
+error("cumsum-dim-out-of-range", lambda T, d, a: a.cumsum(2), I((3, 4)), exc=IndexError)
+error("sort-dim-out-of-range", lambda T, d, a: a.sort(-3), I((3, 4)), exc=IndexError)
+error("vector_norm-int", lambda T, d, a: T.linalg.vector_norm(a), I((3,), I64))
+error("cdist-columns-mismatch", lambda T, d, a, b: T.cdist(a, b), I((3, 4)), I((3, 5)))
+error("addmm-shape-mismatch", lambda T, d, c, a, b: T.addmm(c, a, b), I((3, 5)), I((3, 4)), I((5, 5)))
+error("addcdiv-int", lambda T, d, a, b, c: T.addcdiv(a, b, c), I((3,), I64), I((3,), I64), I((3,), I64, kind="nonzero"))
 
 
 def _check_table():

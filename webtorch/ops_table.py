@@ -148,6 +148,27 @@ def _clamp(x, lo, hi):
     return x if _isnan_f(x) else _min(_max(x, lo), hi)
 
 
+def _domain(fn, below=math.nan):
+    """fn where defined; `below` (a value or function of a) where math raises ValueError, and a
+    signed infinity where it overflows."""
+    def f(a, *rest):
+        try:
+            return fn(a, *rest)
+        except ValueError:
+            return below(a) if callable(below) else below
+        except OverflowError:
+            return math.copysign(math.inf, a) if fn is math.sinh else math.inf
+    return f
+
+
+def _log_base(fn):
+    return lambda a: fn(a) if a > 0 and a != math.inf else (a if a == math.inf else -math.inf if a == 0 else math.nan)
+
+
+def _atanh(a):
+    return math.copysign(math.inf, a) if abs(a) == 1 else _domain(math.atanh)(a)
+
+
 E = Elementwise
 ELEMENTWISE = {op.name: op for op in [
     # cast/copy: the output dtype decides the conversion
@@ -219,6 +240,25 @@ ELEMENTWISE = {op.name: op for op in [
     E("bitwise_xor", 2, {"bool": "$a != $b", "*": "$a ^ $b"}, lambda np, a, b: a ^ b, operator.xor),
     E("clamp", 3, {"f32": "select(min(max($a, $b), $c), $a, wt_isnan($a))", "*": "min(max($a, $b), $c)"},
       lambda np, a, lo, hi: np.minimum(np.maximum(a, lo), hi), _clamp),
+    E("log1p", 1, "wt_log1p($a)", lambda np, a: np.log1p(a),
+      _domain(lambda a: math.log1p(a) if a != math.inf else a, lambda a: -math.inf if a == -1 else math.nan), "float"),
+    E("expm1", 1, "wt_expm1($a)", lambda np, a: np.expm1(a), _domain(math.expm1), "float"),
+    E("exp2", 1, "wt_exp2($a)", lambda np, a: np.exp2(a), _domain(lambda a: 2.0 ** a), "float"),
+    E("log2", 1, "wt_log($a) * 1.4426950408889634f", lambda np, a: np.log2(a), _log_base(math.log2), "float"),
+    E("log10", 1, "wt_log($a) * 0.4342944819032518f", lambda np, a: np.log10(a), _log_base(math.log10), "float"),
+    E("tan", 1, "wt_tan($a)", lambda np, a: np.tan(a), _domain(math.tan), "float"),
+    E("asin", 1, "wt_asin($a)", lambda np, a: np.arcsin(a), _domain(math.asin), "float"),
+    E("acos", 1, "wt_acos($a)", lambda np, a: np.arccos(a), _domain(math.acos), "float"),
+    E("atan", 1, "wt_atan($a)", lambda np, a: np.arctan(a), math.atan, "float"),
+    E("sinh", 1, "wt_sinh($a)", lambda np, a: np.sinh(a), _domain(math.sinh), "float"),
+    E("cosh", 1, "wt_cosh($a)", lambda np, a: np.cosh(a), _domain(math.cosh), "float"),
+    E("asinh", 1, "wt_asinh($a)", lambda np, a: np.arcsinh(a), math.asinh, "float"),
+    E("acosh", 1, "wt_acosh($a)", lambda np, a: np.arccosh(a), _domain(math.acosh), "float"),
+    E("atanh", 1, "wt_atanh($a)", lambda np, a: np.arctanh(a), _atanh, "float"),
+    E("frac", 1, {"f32": "$a - trunc($a)", "*": "$a - $a"}, lambda np, a: a - np.trunc(a),
+      lambda a: a - math.trunc(a) if isinstance(a, float) and math.isfinite(a) else (a - a)),
+    E("atan2", 2, "wt_atan2($a, $b)", lambda np, a, b: np.arctan2(a, b), math.atan2, "float"),
+    E("hypot", 2, "wt_hypot($a, $b)", lambda np, a, b: np.hypot(a, b), math.hypot, "float"),
     # where(cond, x, y): the condition computes as bool, x and y in the promoted dtype
     E("where", 3, "select($c, $b, $a)", lambda np, c, x, y: np.where(c, x, y), lambda c, x, y: x if c else y),
 ]}

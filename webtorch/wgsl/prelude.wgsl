@@ -195,3 +195,83 @@ fn wt_pow_i(a: i32, b: i32) -> i32 {
   }
   return result;
 }
+
+// log(1 + x) and exp(x) - 1 accurate near 0: a series below 0.01 (the builtins' absolute error
+// is too large there on some drivers), above it Kahan's tricks (the rounding error of 1 + x cancels).
+fn wt_log1p(x: f32) -> f32 {
+  if (wt_isnan(x) || wt_isinf(x)) { return wt_log(1.0f + x); }
+  if (abs(x) < 0.01f) { return x * (1.0f - x * (0.5f - x * (0.33333333f - 0.25f * x))); }
+  let u = 1.0f + x;
+  if (u == 1.0f) { return x; }
+  return wt_log(u) * x / (u - 1.0f);
+}
+fn wt_expm1(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  if (x > 88.72284f) { return wt_inf(); }
+  if (x < -17.0f) { return -1.0f; }
+  if (abs(x) < 0.01f) { return x * (1.0f + x * (0.5f + x * (0.16666667f + 0.041666668f * x))); }
+  let u = exp(x);
+  if (u == 1.0f) { return x; }
+  if (u - 1.0f == -1.0f) { return -1.0f; }
+  return (u - 1.0f) * x / log(u);
+}
+fn wt_exp2(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  if (x >= 128.0f) { return wt_inf(); }
+  if (x < -150.0f) { return 0.0f; }
+  return exp2(x);
+}
+fn wt_tan(x: f32) -> f32 { return wt_sin(x) / wt_cos(x); }
+// asin and acos through atan: the asin/acos builtins are only ~3e-4 accurate on lavapipe.
+fn wt_asin(x: f32) -> f32 {
+  if (wt_isnan(x) || abs(x) > 1.0f) { return wt_nan(); }
+  return wt_atan(x / sqrt((1.0f - x) * (1.0f + x)));
+}
+fn wt_acos(x: f32) -> f32 {
+  if (wt_isnan(x) || abs(x) > 1.0f) { return wt_nan(); }
+  return 2.0f * wt_atan(sqrt((1.0f - x) / (1.0f + x)));
+}
+fn wt_atan(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  if (wt_isinf(x)) { return sign(x) * 1.5707963267948966f; }
+  return atan(x);
+}
+fn wt_atan2(y: f32, x: f32) -> f32 { if (wt_isnan(y) || wt_isnan(x)) { return wt_nan(); } return atan2(y, x); }
+fn wt_sinh(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  if (abs(x) > 20.0f) { return sign(x) * 0.5f * wt_exp(abs(x)); }
+  let e = wt_expm1(x);
+  return 0.5f * (e + e / (e + 1.0f));
+}
+fn wt_cosh(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  let e = wt_exp(abs(x));
+  return 0.5f * e + 0.5f / e;
+}
+// Inverse hyperbolics through log1p near 0, log(2|x|) where x * x would overflow.
+fn wt_asinh(x: f32) -> f32 {
+  if (wt_isnan(x) || wt_isinf(x)) { return x; }
+  let a = abs(x);
+  if (a > 1e10f) { return sign(x) * (log(a) + 0.6931471805599453f); }
+  return sign(x) * wt_log1p(a + a * a / (1.0f + sqrt(1.0f + a * a)));
+}
+fn wt_acosh(x: f32) -> f32 {
+  if (wt_isnan(x) || x < 1.0f) { return wt_nan(); }
+  if (wt_isinf(x)) { return x; }
+  if (x > 1e10f) { return log(x) + 0.6931471805599453f; }
+  let t = x - 1.0f;
+  return wt_log1p(t + sqrt(2.0f * t + t * t));
+}
+fn wt_atanh(x: f32) -> f32 {
+  if (wt_isnan(x) || abs(x) > 1.0f) { return wt_nan(); }
+  if (abs(x) == 1.0f) { return sign(x) * wt_inf(); }
+  return 0.5f * wt_log1p(2.0f * x / (1.0f - x));
+}
+fn wt_hypot(a: f32, b: f32) -> f32 {
+  if (wt_isinf(a) || wt_isinf(b)) { return wt_inf(); }
+  if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); }
+  let m = max(abs(a), abs(b));
+  if (m == 0.0f) { return 0.0f; }
+  let r = min(abs(a), abs(b)) / m;
+  return m * sqrt(1.0f + r * r);
+}
