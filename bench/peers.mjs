@@ -11,12 +11,16 @@ export async function runTfjs(cfg, tf) {
   const be = tf.backend();
   const sync = async () => { be.submitQueue(); await be.device.queue.onSubmittedWorkDone(); };
   const res = {version: tf.version_core};
+  // The last result of each loop is read (one element) so that the work cannot be skipped.
+  const readOne = async (t) => { const v = tf.slice(tf.reshape(t, [-1]), [0], [1]); await v.data(); tf.dispose(v); };
   const timed = async (fn, reps) => {
-    tf.dispose(fn()); await sync();
+    let last = fn(); await readOne(last); tf.dispose(last);
     const t0 = now();
-    for (let i = 0; i < reps; i++) tf.dispose(fn());
-    await sync();
-    return (now() - t0) / reps;
+    for (let i = 0; i < reps; i++) { if (i) tf.dispose(last); last = fn(); }
+    await readOne(last);
+    const ms = (now() - t0) / reps;
+    tf.dispose(last);
+    return ms;
   };
   res.matmul = [];
   for (const [m, k, n] of cfg.matmul) {
@@ -31,14 +35,14 @@ export async function runTfjs(cfg, tf) {
   for (const numel of cfg.chain_sizes) {
     const x = tf.fill([numel], 1.0);
     const run = () => { let y = x; for (let i = 0; i < cfg.chain_ops / 2; i++) { const y1 = tf.add(y, 1.0); if (y !== x) y.dispose(); y = tf.mul(y1, 0.5); y1.dispose(); } return y; };
-    tf.dispose(run()); await sync();
-    const t0 = now(); const y = run(); await sync(); const ms = now() - t0; y.dispose();
+    let y = run(); await readOne(y); y.dispose();
+    const t0 = now(); y = run(); await readOne(y); const ms = now() - t0; y.dispose();
     res.chain.push({numel, us_per_op: ms * 1e3 / cfg.chain_ops});
     x.dispose();
   }
   res.bandwidth = [];
   for (const numel of cfg.bw_sizes) {
-    const a = tf.fill([numel], 1.0), b = tf.fill([numel], 2.0), a2 = a.reshape([-1, cfg.softmax_row || 1024]);
+    const a = tf.fill([numel], 1.0), b = tf.fill([numel], 2.0), a2 = tf.reshape(a, [-1, cfg.softmax_row || 1024]);
     const reps = Math.max(2, Math.min(cfg.max_reps || 20, Math.floor(cfg.bw_byte_budget / (12 * numel))));
     for (const [op, fn, per] of [["add", () => tf.add(a, b), 12], ["sum", () => tf.sum(a), 4],
                                  ["softmax", () => tf.softmax(a2), 8]]) {
@@ -76,7 +80,7 @@ export async function runTfjs(cfg, tf) {
 // ---------------------------------------------------------------- onnxruntime-web (WebGPU EP)
 // A minimal ONNX protobuf writer: one-node graphs with float inputs of fixed shapes.
 function onnxModel(opType, inputs, outputShape, attrs = []) {
-  const varint = (n) => { const o = []; n = BigInt(n); do { let b = Number(n & 0x7fn); n >>= 7n; if (n) b |= 0x80; o.push(b); } while (n); return o; };
+  const varint = (n) => { const o = []; n = BigInt.asUintN(64, BigInt(n)); do { let b = Number(n & 0x7fn); n >>= 7n; if (n) b |= 0x80; o.push(b); } while (n); return o; };
   const key = (f, w) => varint((f << 3) | w);
   const bytes = (f, arr) => [...key(f, 2), ...varint(arr.length), ...arr];
   const str = (f, s) => bytes(f, [...new TextEncoder().encode(s)]);
@@ -99,14 +103,17 @@ export async function runOrt(cfg, ort) {
   const res = {version: ort.env.versions && ort.env.versions.web};
   const make = async (op, inputs, outShape, attrs) => ort.InferenceSession.create(onnxModel(op, inputs, outShape, attrs),
     {executionProviders: ["webgpu"], preferredOutputLocation: "gpu-buffer"});
-  let device = null;
-  const gpuInput = (dims, value) => {
+  // Inputs live on ORT's own device: each is the GPU output of an Identity session.
+  const idSessions = [];
+  const gpuInput = async (dims, value) => {
     const n = dims.reduce((a, b) => a * b, 1);
-    const b = device.createBuffer({size: n * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST});
-    device.queue.writeBuffer(b, 0, new Float32Array(n).fill(value));
-    return ort.Tensor.fromGpuBuffer(b, {dataType: "float32", dims});
+    const s = await make("Identity", [["x", dims]], dims);
+    idSessions.push(s);
+    return (await s.run({x: new ort.Tensor("float32", new Float32Array(n).fill(value), dims)})).y;
   };
+  let device = null;
   const timed = async (session, feeds, reps) => {
+    device = device || await ort.env.webgpu.device;
     const drop = (o) => { for (const k in o) o[k].dispose(); };
     drop(await session.run(feeds)); await device.queue.onSubmittedWorkDone();
     const t0 = now();
@@ -117,8 +124,7 @@ export async function runOrt(cfg, ort) {
   res.matmul = [];
   for (const [m, k, n] of cfg.matmul) {
     const s = await make("MatMul", [["a", [m, k]], ["b", [k, n]]], [m, n]);
-    device = device || await ort.env.webgpu.device;
-    const feeds = {a: gpuInput([m, k], 0.5), b: gpuInput([k, n], 0.25)};
+    const feeds = {a: await gpuInput([m, k], 0.5), b: await gpuInput([k, n], 0.25)};
     const flops = 2 * m * n * k;
     const reps = Math.max(1, Math.min(cfg.max_reps || 20, Math.floor(cfg.matmul_flop_budget / flops)));
     const ms = await timed(s, feeds, reps);
@@ -129,7 +135,7 @@ export async function runOrt(cfg, ort) {
   res.chain = [];
   for (const numel of cfg.chain_sizes) {
     const s = await make("Add", [["a", [numel]], ["b", [numel]]], [numel]);
-    const feeds = {a: gpuInput([numel], 1), b: gpuInput([numel], 2)};
+    const feeds = {a: await gpuInput([numel], 1), b: await gpuInput([numel], 2)};
     const reps = Math.min(cfg.chain_ops, 200);
     const ms = await timed(s, feeds, reps);
     res.chain.push({numel, us_per_op: ms * 1e3, note: "one session.run of one Add per op"});
@@ -144,7 +150,8 @@ export async function runOrt(cfg, ort) {
       ["sum", [["a", [numel]]], [1], 4, [["keepdims", 1]]],
       ["softmax", [["a", [numel / row, row]]], [numel / row, row], 8, [["axis", -1]]]]) {
       const s = await make(op === "add" ? "Add" : op === "sum" ? "ReduceSum" : "Softmax", ins, out, attrs);
-      const feeds = Object.fromEntries(ins.map(([n, d]) => [n, gpuInput(d, 1)]));
+      const feeds = {};
+      for (const [n, d] of ins) feeds[n] = await gpuInput(d, 1);
       const ms = await timed(s, feeds, reps);
       res.bandwidth.push({op, numel, ms, gbps: per * numel / ms / 1e6});
       await s.release();
