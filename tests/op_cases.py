@@ -1127,6 +1127,95 @@ error("addmm-shape-mismatch", lambda T, d, c, a, b: T.addmm(c, a, b), I((3, 5)),
 error("addcdiv-int", lambda T, d, a, b, c: T.addcdiv(a, b, c), I((3,), I64), I((3,), I64), I((3,), I64, kind="nonzero"))
 
 
+# -- in-place and out= forms (webtorch/_inplace.py) ----------------------------
+def _inplace_on(fn):
+    """fn(T, d, x, *rest) mutates x, a clone of the first input; returns (x, its return value is x)."""
+    def run(T, d, a, *rest):
+        x = a.clone()
+        r = fn(T, d, x, *rest)
+        return x, r is x
+    return run
+
+
+case("add_-sub_-mul_-div_", _inplace_on(lambda T, d, x, b: x.add_(b).sub_(0.5, alpha=2).mul_(b).div_(3.0)),
+     I((3, 4)), I((4,)))
+case("add_-int-scalar", _inplace_on(lambda T, d, x: x.add_(3).mul_(2).floor_divide_(4)), I((5,), I64))
+case("inplace-unary-chain", _inplace_on(lambda T, d, x: x.abs_().sqrt_().exp_().log_().neg_().sigmoid_().tanh_()),
+     I((3, 4)), **TRANS)
+case("inplace-math-chain", _inplace_on(lambda T, d, x: x.clamp_(-0.9, 0.9).atanh_().sinh_().frac_().log1p_()),
+     I((3, 4)), **TRANS)
+case("clamp_-tensor", _inplace_on(lambda T, d, x, lo, hi: x.clamp_(min=lo, max=hi)), I((3, 4)), I((4,), kind="uniform"),
+     I((3, 1), kind="uniform", low=0, high=1))
+case("clamp_min_-clip_", _inplace_on(lambda T, d, x: x.clamp_min_(0.0).clip_(max=0.7)), I((3, 4)))
+case("pow_-remainder_-fmod_", _inplace_on(lambda T, d, x: x.pow_(2).remainder_(1.5).fmod_(-0.7)), I((3, 4)))
+case("zero_-fill_", lambda T, d, a, b, v: (a.clone().zero_(), b.clone().fill_(2.5), b.clone().fill_(v), a.clone().fill_(True)),
+     I((2, 3), I64), I((3,)), I(()))
+case("copy_-broadcast-cast", _inplace_on(lambda T, d, x, s: x.copy_(s)), I((3, 4)), I((4,), I64))
+case("copy_-noncontig-src-dst", lambda T, d, a, b: (lambda x: (x.t().copy_(b), x)[1])(a.clone()),
+     I((4, 3)), I((3, 4), layout="transposed"))
+case("inplace-view-writes-base", lambda T, d, a: (lambda base: (base[1].add_(10), base[:, ::2].mul_(-1),
+                                                                base.diagonal().zero_(), base)[-1])(a.clone()),
+     I((3, 4)))
+case("inplace-transposed-view", lambda T, d, a: (lambda base: (base.t().add_(T.arange(3.0, device=d)), base)[1])(a.clone()),
+     I((3, 4)))
+case("inplace-self-overlap", _inplace_on(lambda T, d, x: x.add_(x.flip(0)).mul_(x)), I((3, 3)))
+case("masked_fill_", _inplace_on(lambda T, d, x, m: x.masked_fill_(m, -1.0)), I((3, 4)), I((4,), BOOL))
+case("lerp_-addcmul_-addcdiv_", _inplace_on(lambda T, d, x, b, c: x.lerp_(b, 0.25).addcmul_(b, c, value=0.5)
+                                            .addcdiv_(b, c, value=-0.1)), I((3, 4)), I((3, 4)), I((4,), kind="positive"))
+case("tril_-triu_", lambda T, d, a: (a.clone().tril_(), a.clone().triu_(1)), I((3, 4)))
+case("nan_to_num_", _inplace_on(lambda T, d, x: x.nan_to_num_(nan=0.5)), I((16,), kind="edge"))
+case("logical-bitwise_", lambda T, d, a, b: (a.clone().bitwise_and_(b), a.clone().bitwise_xor_(3),
+                                             a.clone().bitwise_not_()), I((6,), I64), I((6,), I64))
+case("cmp_-in-float", _inplace_on(lambda T, d, x, b: x.lt_(b)), I((3, 4)), I((3, 4)))
+case("augmented-assign", lambda T, d, a, b: (lambda x: (x.__iadd__(b), x.__imul__(2), x.__isub__(1.0),
+                                                         x.__itruediv__(4), x)[-1])(a.clone()), I((3, 4)), I((4,)))
+case("augmented-assign-python", lambda T, d, a, b: _aug(a.clone(), b), I((2, 3)), I((3,)))
+case("cumsum_-0d", lambda T, d, a, b: (a.clone().cumsum_(1), b.clone().exp_()), I((2, 3)), I(()), **TRANS)
+case("inplace-view-ops", lambda T, d, a: (lambda x: (x.unsqueeze_(0), x.transpose_(1, 2), x.squeeze_(0), x.t_(),
+                                                     _view_info(x))[-1])(a.clone()), I((3, 4)))
+case("addmm_-baddbmm_", lambda T, d, c, a, b, c3: (c.clone().addmm_(a, b, beta=0.5), c3.clone().baddbmm_(
+    a.unsqueeze(0), b.unsqueeze(0))), I((3, 5)), I((3, 4)), I((4, 5)), I((1, 3, 5)), **MM)
+case("out-forms", lambda T, d, a, b: _outs(T, d, a, b), I((3, 4)), I((4,)))
+case("out-resize-and-cast", lambda T, d, a: (T.add(a, 1, out=T.empty(0, device=d)),
+                                             T.mul(a, 2, out=T.zeros(2, 3, device=d)),
+                                             T.add(a.long(), 1, out=T.zeros(3, 4, device=d))), I((3, 4)))
+case("out-sort-topk", lambda T, d, a: (T.sort(a, out=(T.empty(3, 4, device=d), T.empty(3, 4, dtype=T.int64, device=d))),
+                                       T.topk(a, 2, out=(T.empty(0, device=d), T.empty(0, dtype=T.int64, device=d)))),
+     I((3, 4), kind="unique"))
+
+
+def _aug(x, b):
+    x += b
+    x *= 3
+    x -= 1
+    x /= 2
+    y = x[0]
+    y += 100  # a view: writes through to x
+    return x
+
+
+def _outs(T, d, a, b):
+    o1, o2, o3, o4 = (T.empty(3, 4, device=d) for _ in range(4))
+    r1 = T.add(a, b, alpha=2, out=o1)
+    T.mul(a, b, out=o2)
+    T.matmul(a, T.ones(4, 4, device=d), out=o3)
+    T.where(a > 0, a, b, out=o4)
+    o5 = T.empty(4, device=d)
+    T.sum(a, 0, out=o5)
+    return o1, o2, o3, o4, o5, r1 is o1, T.cat([a, a], out=T.empty(6, 4, device=d))
+
+
+error("add_-float-into-int", lambda T, d, a: a.add_(1.5), I((3,), I64))
+error("add_-broadcast-grows", lambda T, d, a, b: a.add_(b), I((3,)), I((2, 3)))
+error("add_-expanded-self", lambda T, d, a: a.add_(1), I((2, 3), layout="expanded"))
+error("fill_-1d-value", lambda T, d, a, b: a.fill_(b), I((3,)), I((3,)))
+error("div_-int-true-division", lambda T, d, a: a.div_(2), I((3,), I64))
+error("out-float-into-int", lambda T, d, a: T.add(a, 1, out=T.empty(3, dtype=T.int64, device=d)), I((3,)))
+
+
+import nn_cases  # noqa: E402,F401  (nn.functional cases join the table)
+
+
 def _check_table():
     for table in (CASES, ERROR_CASES):
         names = [c.name for c in table]

@@ -1,0 +1,133 @@
+"""In-place ops (add_, mul_, clamp_, zero_, fill_, copy_, masked_fill_, ...) and `out=` forms.
+
+An in-place op computes its out-of-place result and copies it into the tensor (a view writes
+through to its base, as in PyTorch). The result must have the tensor's shape and a dtype that
+casts to the tensor's without changing category (no float into an integer tensor), and the
+tensor must not be a broadcast view whose elements share memory.
+"""
+from . import _indexing, _math_ops, _ops, _shape_ops
+from ._ops import _copy_into, _is_tensor, cast
+from ._tensor import Tensor
+
+_TYPE_NAME = {"float32": "Float", "int64": "Long", "int32": "Int", "bool": "Bool"}
+
+__all__ = []  # the out= forms are added below
+
+
+def _check_writable(x):
+    if any(st == 0 and n > 1 for n, st in zip(x.shape, x._stride)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the operation.")
+
+
+def _check_castable(result, target):
+    if result.dtype.category > target.dtype.category:
+        raise RuntimeError(f"result type {_TYPE_NAME[result.dtype.name]} can't be cast to the desired output type "
+                           f"{_TYPE_NAME[target.dtype.name]}")
+
+
+def _inplace(fn):
+    def method(x, *args, **kwargs):
+        _check_writable(x)
+        result = fn(x, *args, **kwargs)
+        _check_castable(result, x)
+        if tuple(result.shape) != tuple(x.shape):
+            raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape "
+                               f"{list(result.shape)}")
+        _copy_into(x, result)
+        return x
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+_FROM = {}
+for _module, _names in [
+    (_ops, "abs neg exp log sqrt rsqrt sin cos tanh sigmoid relu floor ceil trunc round sign reciprocal square erf "
+           "logical_not add sub mul div pow fmod remainder floor_divide clamp clamp_min clamp_max clip bitwise_and "
+           "bitwise_or bitwise_xor bitwise_not logical_and logical_or logical_xor eq ne lt le gt ge"),
+    (_math_ops, "log1p expm1 exp2 log2 log10 tan asin acos atan sinh cosh asinh acosh atanh frac atan2 hypot lerp "
+                "addcmul addcdiv nan_to_num addmm baddbmm cumsum cumprod"),
+    (_shape_ops, "tril triu"),
+    (_indexing, "masked_fill"),
+]:
+    for _name in _names.split():
+        _FROM[_name] = getattr(_module, _name)
+for _name, _fn in _FROM.items():
+    setattr(Tensor, _name + "_", _inplace(_fn))
+Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_, Tensor.negative_ = \
+    Tensor.sub_, Tensor.mul_, Tensor.div_, Tensor.div_, Tensor.neg_
+Tensor.arcsin_, Tensor.arccos_, Tensor.arctan_, Tensor.arctan2_ = Tensor.asin_, Tensor.acos_, Tensor.atan_, \
+    Tensor.atan2_
+Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__, Tensor.__ifloordiv__ = \
+    Tensor.add_, Tensor.sub_, Tensor.mul_, Tensor.div_, Tensor.floor_divide_
+Tensor.__imod__, Tensor.__ipow__, Tensor.__iand__, Tensor.__ior__, Tensor.__ixor__ = \
+    Tensor.remainder_, Tensor.pow_, Tensor.bitwise_and_, Tensor.bitwise_or_, Tensor.bitwise_xor_
+
+
+def fill_(x, value):
+    if _is_tensor(value) and value.dim():
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
+                           "dimensions.")
+    _check_writable(x)
+    _copy_into(x, value)
+    return x
+
+
+def zero_(x):
+    return fill_(x, 0)
+
+
+def copy_(x, src, non_blocking=False):
+    _check_writable(x)
+    _copy_into(x, src)  # broadcasts src, casts to x's dtype, moves it across devices
+    return x
+
+
+def _relayout(x, view):
+    """In-place view ops: x takes view's shape and strides (same storage)."""
+    x.shape, x._stride, x._offset = view.shape, view._stride, view._offset
+    return x
+
+
+Tensor.fill_, Tensor.zero_, Tensor.copy_ = fill_, zero_, copy_
+Tensor.unsqueeze_ = lambda x, dim: _relayout(x, _ops.unsqueeze(x, dim))
+Tensor.squeeze_ = lambda x, dim=None: _relayout(x, _ops.squeeze(x, dim))
+Tensor.transpose_ = lambda x, dim0, dim1: _relayout(x, _ops.transpose(x, dim0, dim1))
+Tensor.t_ = lambda x: _relayout(x, _ops.t(x))
+
+
+# -- out= forms ------------------------------------------------------------------------------
+def _write_out(out, result):
+    """PyTorch's out= contract: dtype castable, same device; a differently shaped out is resized."""
+    if result.device.type != out.device.type:
+        raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
+    _check_castable(result, out)
+    if tuple(out.shape) != tuple(result.shape):
+        fresh = _ops.clone(cast(result, out.dtype))
+        out._storage = fresh._storage
+        return _relayout(out, fresh)
+    _copy_into(out, result)
+    return out
+
+
+def _with_out(fn):
+    def f(*args, out=None, **kwargs):
+        result = fn(*args, **kwargs)
+        if out is None:
+            return result
+        if isinstance(result, tuple):
+            return type(result)(*[_write_out(o, r) for o, r in zip(out, result)])
+        return _write_out(out, result)
+    f.__name__ = fn.__name__
+    f.__doc__ = fn.__doc__
+    return f
+
+
+_OUT_FORMS = ("add sub mul div pow matmul mm bmm mv dot cat stack clamp where exp log sqrt abs neg maximum minimum "
+              "sum prod mean amax amin logsumexp softmax log_softmax cumsum cumprod sort topk gather index_select "
+              "masked_select nonzero addmm baddbmm outer lerp addcmul addcdiv atan2 hypot floor_divide remainder "
+              "fmod eq ne lt le gt ge logical_and logical_or logical_not sigmoid tanh")
+for _name in _OUT_FORMS.split():
+    _fn = getattr(_indexing, _name, None) or getattr(_math_ops, _name, None) or getattr(_ops, _name)
+    globals()[_name] = _with_out(_fn)
+    __all__.append(_name)
