@@ -1,0 +1,241 @@
+"""Random numbers: a counter-based generator (Philox4x32-10) run on the device.
+
+A Generator is a seed and an offset: element i of a draw is Philox(counter = offset + i, key =
+seed), and the draw advances the offset by its size. So a seed gives the same numbers on every
+run, on "webgpu" and on "cpu" alike (uniform bits exactly; normals up to float rounding), with
+nothing kept on the device. The streams are not PyTorch's (its bits are not reproducible
+across its own devices either); the distributions are.
+
+Everything derives from one primitive, backend.random(kind, n, seed, offset): "uniform" [0, 1)
+with 24 random bits, "normal" (Box-Muller) and raw "bits".
+"""
+from . import _dtypes as dt
+from . import _ops
+from ._math_ops import cumsum, log1p, topk
+from ._ops import _is_tensor, _shape_arg, cast
+from ._tensor import Tensor, backend
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+           "bernoulli", "normal", "multinomial"]
+
+_DEFAULT_SEED = 67280421310721  # PyTorch's default seed
+
+
+class Generator:
+    def __init__(self, device="cpu"):
+        self.device = _ops.device(device)
+        self._seed, self.offset = _DEFAULT_SEED, 0
+
+    def manual_seed(self, seed):
+        self._seed, self.offset = int(seed) & 0xFFFFFFFFFFFFFFFF, 0
+        return self
+
+    def seed(self):
+        import random
+        self.manual_seed(random.getrandbits(63))
+        return self._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        return _ops.tensor([self._seed >> 32, self._seed & 0xFFFFFFFF, self.offset >> 32, self.offset & 0xFFFFFFFF],
+                           dtype=dt.int64)
+
+    def set_state(self, state):
+        s_hi, s_lo, o_hi, o_lo = state.tolist()
+        self._seed, self.offset = (s_hi << 32) | s_lo, (o_hi << 32) | o_lo
+        return self
+
+    def draw(self, kind, shape, device_type):
+        """A new tensor of `shape` from the next numel() counters of this stream."""
+        n = 1
+        for s in shape:
+            n *= s
+        storage = backend(device_type).random(kind, n, self._seed, self.offset)
+        self.offset += n
+        return Tensor(storage, shape)
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(state):
+    default_generator.set_state(state)
+
+
+def _device_type(device):
+    return _ops._device_type(device)
+
+
+def _finish(t, dtype, requires_grad):
+    if dtype is not None and dt.as_dtype(dtype) is not t.dtype:
+        t = cast(t, dtype)
+    t.requires_grad = requires_grad
+    return t
+
+
+def _float_dtype(dtype, name):
+    if dtype is not None and not dt.as_dtype(dtype).is_floating_point:
+        raise RuntimeError(f"\"{name}\" not implemented for '{_ops._tname(dt.as_dtype(dtype)).capitalize()}'")
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    _float_dtype(dtype, "check_uniform_bounds")
+    t = (generator or default_generator).draw("uniform", _shape_arg(size), _device_type(device))
+    return _finish(t, dtype, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    _float_dtype(dtype, "normal_kernel_cpu")
+    t = (generator or default_generator).draw("normal", _shape_arg(size), _device_type(device))
+    return _finish(t, dtype, requires_grad)
+
+
+def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    """randint(high, size) or randint(low, high, size): uniform integers in [low, high)."""
+    args = list(args)
+    if size is None:
+        size = args.pop()
+    low, high = (0, args[0]) if len(args) == 1 else args
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    u = (generator or default_generator).draw("uniform", _shape_arg(size), _device_type(device))
+    # 24 random bits per value: unbiased enough below 2**24 values; the clamp guards f32 rounding
+    values = _ops.clamp(_ops.floor(_ops.add(_ops.mul(u, high - low), low)), max=high - 1)
+    return _finish(cast(values, dtype or dt.int64), None, requires_grad)
+
+
+def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
+    """The order that sorts n random 32-bit keys (ties, at 2**-32, keep index order)."""
+    keys = (generator or default_generator).draw("bits", (n,), _device_type(device))
+    order = Tensor(backend(keys.device.type).sort(keys, False)[1], (n,))
+    return _finish(cast(order, dtype or dt.int64), None, requires_grad)
+
+
+def rand_like(x, dtype=None, device=None, requires_grad=False):
+    return rand(*x.shape, dtype=dtype or x.dtype, device=device or x.device, requires_grad=requires_grad)
+
+
+def randn_like(x, dtype=None, device=None, requires_grad=False):
+    return randn(*x.shape, dtype=dtype or x.dtype, device=device or x.device, requires_grad=requires_grad)
+
+
+def randint_like(x, low=0, high=None, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(x.shape), dtype=dtype or x.dtype, device=device or x.device,
+                   requires_grad=requires_grad)
+
+
+def bernoulli(input, p=None, generator=None):
+    """1 with probability p (input's values when p is None), else 0; input's dtype."""
+    prob = input if p is None else p
+    u = (generator or default_generator).draw("uniform", tuple(input.shape), input.device.type)
+    return cast(_ops.lt(u, prob), input.dtype)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None):
+    tensors = [x for x in (mean, std) if _is_tensor(x)]
+    if tensors:
+        shape = _ops.broadcast_shapes(*[t.shape for t in tensors])
+        device = tensors[0].device
+    else:
+        shape = _shape_arg(size if isinstance(size, (tuple, list)) else (size,))
+    if _is_tensor(std) and _ops.any(_ops.lt(std, 0)).item() or not _is_tensor(std) and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std if not _is_tensor(std) else '< 0'}")
+    z = (generator or default_generator).draw("normal", tuple(shape), _device_type(device))
+    return _finish(_ops.add(_ops.mul(z, std), mean), dtype, False)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Rows of category weights -> sampled indices. With replacement: inverse CDF (count of
+    cumulative weights at or below a uniform draw scaled to the row total); without: the
+    num_samples largest log(u) / weight keys (Efraimidis-Spirakis), i.e. a topk."""
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_ops._tname(input.dtype).capitalize()}")
+    probs = input if input.dim() == 2 else _ops.unsqueeze(input, 0)
+    rows, n = probs.shape
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > n:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    bad = _ops.logical_or(_ops.logical_not(_ops.isfinite(probs)), _ops.lt(probs, 0))
+    totals = _ops.sum(probs, -1, keepdim=True)
+    check = _ops.stack([_ops.any(bad), _ops.any(_ops.le(totals, 0))]).tolist()
+    if check[0]:
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if check[1]:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    gen = generator or default_generator
+    device = probs.device.type
+    if replacement:
+        cdf = cumsum(probs, -1)
+        u = _ops.mul(gen.draw("uniform", (rows, num_samples), device), totals)
+        picked = _ops.sum(_ops.le(_ops.unsqueeze(cdf, 1), _ops.unsqueeze(u, 2)), -1)
+        # a draw that rounds up to the row total must not land past the last nonzero weight
+        last = _ops.amax(_ops.where(_ops.gt(probs, 0), _ops.arange(n, device=device), -1), -1, keepdim=True)
+        samples = _ops.minimum(picked, last)
+    else:
+        u = gen.draw("uniform", (rows, n), device)
+        keys = _ops.div(_ops.log(_ops.add(u, 2.0 ** -25)), probs)  # log(0) avoided; weight 0 -> -inf
+        samples = topk(keys, num_samples, -1).indices
+    samples = cast(samples, dt.int64)
+    return samples if input.dim() == 2 else _ops.squeeze(samples, 0)
+
+
+# -- in-place fills --------------------------------------------------------------------------
+def _fill_from(x, values):
+    _ops._copy_into(x, values)
+    return x
+
+
+def uniform_(x, a=0.0, b=1.0, generator=None):
+    u = (generator or default_generator).draw("uniform", tuple(x.shape), x.device.type)
+    return _fill_from(x, _ops.add(_ops.mul(u, b - a), a))
+
+
+def normal_(x, mean=0.0, std=1.0, generator=None):
+    z = (generator or default_generator).draw("normal", tuple(x.shape), x.device.type)
+    return _fill_from(x, _ops.add(_ops.mul(z, std), mean))
+
+
+def bernoulli_(x, p=0.5, generator=None):
+    return _fill_from(x, bernoulli(x, p, generator))
+
+
+def random_(x, from_=0, to=None, generator=None):
+    if to is None:
+        from_, to = 0, (from_ if from_ else (1 << 24 if x.dtype.is_floating_point else 2 ** 31 - 1))
+    return _fill_from(x, randint(from_, to, tuple(x.shape), generator=generator, device=x.device))
+
+
+def exponential_(x, lambd=1.0, generator=None):
+    u = (generator or default_generator).draw("uniform", tuple(x.shape), x.device.type)
+    return _fill_from(x, _ops.div(_ops.neg(log1p(_ops.neg(u))), lambd))
+
+
+Tensor.uniform_, Tensor.normal_, Tensor.bernoulli_, Tensor.random_, Tensor.exponential_ = \
+    uniform_, normal_, bernoulli_, random_, exponential_
+Tensor.bernoulli = bernoulli
+Tensor.multinomial = multinomial
