@@ -10,6 +10,7 @@ for device in ("webgpu", "cpu"):
     n = 20000 if device == "webgpu" else 4000  # the cpu device is plain Python here
     torch.manual_seed(11)
     u = torch.rand(n, device=device).tolist()
+    torch.manual_seed(12)
     z = torch.randn(n, device=device).tolist()
     torch.manual_seed(11)
     again = torch.rand(n, device=device).tolist()
