@@ -93,8 +93,13 @@ class BrowserDriver:
     def create_pipeline(self, code, access, meta_window):
         return self._call(self._js.createPipeline, code, access, meta_window)
 
-    def dispatch(self, pid, bids, meta_offset, gx, gy, gz):
-        self._call(self._dispatch, pid, meta_offset, gx, gy, gz, *bids)
+    def dispatch(self, pid, meta_offset, gx, gy, gz, *bids):
+        """One kernel: one FFI call with plain ints (bids: the meta arena, then the bindings)."""
+        self.ffi_calls += 1
+        try:
+            self._dispatch(pid, meta_offset, gx, gy, gz, *bids)
+        except _JsException() as e:
+            raise _translate(e) from None
 
     def submit(self):
         self._call(self._submit)

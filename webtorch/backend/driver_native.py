@@ -89,7 +89,7 @@ class NativeDriver:
         self._pipelines.append((pipeline, layout, meta_window))
         return len(self._pipelines) - 1
 
-    def dispatch(self, pid, bids, meta_offset, gx, gy, gz):
+    def dispatch(self, pid, meta_offset, gx, gy, gz, *bids):
         pipeline, layout, window = self._pipelines[pid]
         key = (pid, bids)
         group = self._bind_groups.get(key)

@@ -119,8 +119,15 @@ def matmul(a, b, out_dtype):
     c = empty(out_dtype, n_batch * m * n)
     meta = [m, n, k, len(batch), a._offset, a._stride[-2], a._stride[-1], b._offset, b._stride[-2], b._stride[-1]]
     meta += list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
-    c.runtime.run(kernels.matmul(out_dtype), [c.buffer, a._storage.buffer, b._storage.buffer], meta,
-                  (-(-n // 64), -(-m // 64), n_batch))
+    buffers = [c.buffer, a._storage.buffer, b._storage.buffer]
+    if (out_dtype is dt.float32 and a._stride[-1] == 1 and b._stride[-1] == 1 and k % 4 == 0 and n % 4 == 0
+            and not any(w % 4 for w in meta[4:6] + meta[7:9] + meta[10 + len(batch):])):
+        # vec4 fast path; big tiles only when there are enough of them to fill the GPU
+        tile = 8 if m >= 256 and n >= 256 and (m // 128) * (n // 128) * n_batch >= 64 else 4
+        c.runtime.run(kernels.matmul_vec4(tile, tile), buffers, meta,
+                      (-(-n // (16 * tile)), -(-m // (16 * tile)), n_batch))
+        return c
+    c.runtime.run(kernels.matmul(out_dtype), buffers, meta, (-(-n // 64), -(-m // 64), n_batch))
     return c
 
 

@@ -3,6 +3,7 @@
 Each function returns (cache key, WGSL source, binding access string). The runtime compiles
 a source once per key.
 """
+import functools
 from importlib import resources
 from string import Template
 
@@ -123,6 +124,7 @@ _TAKES = {
 }
 
 
+@functools.lru_cache(maxsize=None)
 def reduce(op, in_dtype, acc_dtype, out_dtype, with_index):
     """op: sum, prod, max or min over a strided input; acc_dtype: the accumulation dtype."""
     t = STORAGE[acc_dtype] if acc_dtype is dt.bool_ else COMPUTE[acc_dtype]
@@ -142,6 +144,15 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index):
     return key, source, "wrw" if with_index else "wr"
 
 
+@functools.lru_cache(maxsize=None)
+def matmul_vec4(tm, tn):
+    """The f32 fast path (matmul_vec4.wgsl): a (16*tm) x (16*tn) tile per workgroup; tm, tn in {4, 8}."""
+    source = Template(wgsl("matmul_vec4")).substitute(
+        BM=16 * tm, BN=16 * tn, TM=tm, TN4=tn // 4, BM4=4 * tm, BN4=4 * tn, ACC=tm * tn // 4, TM4=tm // 4)
+    return ("matmul_vec4", tm, tn), source, "wrr"
+
+
+@functools.lru_cache(maxsize=None)
 def matmul(d):
     t = COMPUTE[d]
     source = Template(wgsl("matmul")).substitute(T=t, fma="fma(ar[i], br[j], acc[i][j])" if t == "f32"

@@ -43,6 +43,7 @@ class Runtime:
         self._pipelines = {}
         self._align = max(256, driver.limits.get("min_storage_buffer_offset_alignment", 256)) // 4
         self._meta = array.array("I")
+        self._pad = [bytes(4 * i) for i in range(self._align)]
         self._arena = driver.create_buffer(META_ARENA + META_WINDOW)
         self._pending = 0
         self._doomed = []  # buffer ids to destroy once the pending kernels are submitted
@@ -109,21 +110,33 @@ class Runtime:
         return pid
 
     def run(self, kernel, buffers, meta, groups):
-        """Encodes one kernel; groups is (x, y, z) or a flat workgroup count to lay out in 2-D."""
-        if isinstance(groups, int):
-            gx = min(groups, WORKGROUPS_PER_DIM)
-            groups = (gx, -(-groups // gx) if groups else 0, 1)
-        if groups[0] * groups[1] * groups[2] == 0:
+        """Encodes one kernel; groups is (x, y, z) or a flat workgroup count to lay out in 2-D.
+        The hot path of every op: no allocation beyond the meta words, one driver call."""
+        if groups.__class__ is int:
+            if groups <= WORKGROUPS_PER_DIM:
+                gx, gy, gz = groups, 1, 1
+            else:
+                gx, gy, gz = WORKGROUPS_PER_DIM, -(-groups // WORKGROUPS_PER_DIM), 1
+        else:
+            gx, gy, gz = groups
+        if not (gx and gy and gz):
             return
-        pid = self.pipeline(kernel)
-        if len(meta) * 4 > META_WINDOW:
-            raise RuntimeError(f"webtorch: tensor rank too large for one kernel ({len(meta)} meta words)")
-        if (len(self._meta) + len(meta)) * 4 > META_ARENA or self._pending >= MAX_BATCH:
+        pid = self._pipelines.get(kernel[0])
+        if pid is None:
+            pid = self.pipeline(kernel)
+        n = len(meta)
+        if n > META_WINDOW // 4:
+            raise RuntimeError(f"webtorch: tensor rank too large for one kernel ({n} meta words)")
+        words = self._meta
+        if (len(words) + n) * 4 > META_ARENA or self._pending >= MAX_BATCH:
             self.flush()
-        offset = len(self._meta) * 4
-        self._meta.extend(meta)
-        self._meta.frombytes(bytes(4 * (-len(self._meta) % self._align)))
-        self.driver.dispatch(pid, (self._arena,) + tuple(b.id for b in buffers), offset, *groups)
+            words = self._meta
+        offset = len(words) * 4
+        words.extend(meta)
+        pad = -len(words) % self._align
+        if pad:
+            words.frombytes(self._pad[pad])
+        self.driver.dispatch(pid, offset, gx, gy, gz, self._arena, *[b.id for b in buffers])
         self._pending += 1
         self.kernels_dispatched += 1
 
