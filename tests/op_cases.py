@@ -1205,6 +1205,16 @@ def _outs(T, d, a, b):
     return o1, o2, o3, o4, o5, r1 is o1, T.cat([a, a], out=T.empty(6, 4, device=d))
 
 
+case("arc-aliases", lambda T, d, a: (T.arcsin(a), T.arccos(a), T.arctan(a), T.arcsinh(a), T.arccosh(a + 2),
+                                     T.arctanh(a * 0.5), a.arctan2(a + 1)), I((3, 4), kind="uniform"), **TRANS)
+case("scatter_add_-inplace", lambda T, d, a, i, s: (lambda b: (b.scatter_add_(1, i, s), b)[1])(a.clone()),
+     I((2, 3)), I((2, 4), I64, low=0, high=2), I((2, 4)))
+case("trunc", lambda T, d, a, b: (T.trunc(a), b.trunc()), I((16,), kind="edge"), I((3, 4), kind="halves"))
+case("dot-mv", lambda T, d, a, b, m: (T.dot(a, b), a.dot(b), T.mv(m, a), m.mv(b)), I((4,)), I((4,)), I((3, 4)), **MM)
+case("isclose", lambda T, d, a, b: (T.isclose(a, b), a.isclose(b, rtol=0.1, atol=0.5), T.isclose(a, a, equal_nan=True)),
+     I((16,), kind="edge"), I((16,), kind="edge"))
+case("as_tensor", lambda T, d, a: (T.as_tensor([[1, 2], [3, 4]], device=d), T.as_tensor(a), T.as_tensor(a, dtype=T.int64),
+                                   T.as_tensor(2.5, device=d)), I((3,)))
 error("add_-float-into-int", lambda T, d, a: a.add_(1.5), I((3,), I64))
 error("add_-broadcast-grows", lambda T, d, a, b: a.add_(b), I((3,)), I((2, 3)))
 error("add_-expanded-self", lambda T, d, a: a.add_(1), I((2, 3), layout="expanded"))

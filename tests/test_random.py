@@ -69,6 +69,15 @@ def test_same_seed_same_values(device):
     assert wt.rand(4, device=device).tolist() != a[0][0].tolist()  # the stream advances
     g = wt.Generator().manual_seed(123)
     assert wt.rand(3, 4, generator=g, device=device).tolist() == a[0].tolist()
+    assert wt.initial_seed() == 123
+    s = wt.seed()
+    assert wt.initial_seed() == s and wt.rand(3, device=device).tolist() != wt.manual_seed(123) and True
+    wt.manual_seed(123)
+    like = [wt.rand_like(a[0]), wt.randn_like(a[0]), wt.randint_like(a[2], 10), wt.randint_like(a[2], 2, 5)]
+    assert [t.shape for t in like] == [(3, 4), (3, 4), (6,), (6,)] and like[0].tolist() == a[0].tolist()
+    assert like[2].dtype is wt.int64 and set(like[3].tolist()) <= {2, 3, 4}
+    r = wt.zeros(1000, device=device).random_(3, 7).tolist()
+    assert set(r) == {3.0, 4.0, 5.0, 6.0}
     state = wt.get_rng_state()
     c = wt.rand(5, device=device).tolist()
     wt.set_rng_state(state)
