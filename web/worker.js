@@ -1,4 +1,5 @@
-// webtorch Pyodide module worker.
+// webtorch Pyodide module worker: Pyodide + webtorch off the main thread, behind a small RPC.
+// Pages normally use it through web/webtorch-client.js (promises, progress, cancel).
 //
 // Start it as a MODULE worker (Pyodide 314 cannot run in classic workers):
 //   const w = new Worker("/web/worker.js", {type: "module"});
@@ -6,25 +7,49 @@
 //                  wheels: [".../packaging-X.whl", ".../micropip-Y.whl"]});
 //
 // Messages in:
-//   {type: "init", pyodideIndexURL?, indexUrls?, wheels?, packages?}
+//   {type: "init", pyodideIndexURL?, indexUrls?, wheels?, packages?, gpu?, warmup?}
 //       pyodideIndexURL: where pyodide.mjs & co live (default: <origin>/pyodide/)
 //       wheels:   wheel URLs loaded with pyodide.loadPackage(url) before micropip
 //                 is imported (default: none; then micropip comes from the lock)
 //       indexUrls: package indexes for micropip (default: PyPI per micropip)
-//       packages: names to micropip.install (default ["webtorch"]; [] = none)
-//   {id, type: "run", code}        run code with runPythonAsync (JSPI allowed)
+//       packages: names or wheel URLs to micropip.install (default ["webtorch"]; [] = none)
+//       gpu:      true: `await webtorch.webgpu.init_async()` during init and report the
+//                 adapter (default false; the first GPU op initialises it otherwise)
+//       warmup:   true: compile the common kernels during init (implies gpu)
+//   {id, type: "run", code}        run code with runPythonAsync (JSPI: sync readback works);
+//                                  runs are queued, one at a time
 //   {id, type: "put_file", path, data}  write a file (string or Uint8Array)
+//   {type: "interrupt"}            raise KeyboardInterrupt in the running code. Works while
+//                                  Python is busy only through the shared interrupt buffer
+//                                  (sent with "ready"; needs cross-origin isolation, i.e.
+//                                  COOP/COEP headers, which scripts/serve.py sends): write 2
+//                                  into it. Without isolation, terminate the worker instead.
 // Messages out:
-//   {type: "ready", version}  |  {type: "init_error", error}
-//   {id, ok: true, result}    |  {id, ok: false, error}   (error: Python traceback)
-//   {type: "stdout" | "stderr", line}
+//   {type: "progress", status, name, label, loaded, total}   while initialising, in order:
+//       name "pyodide" (loading Pyodide), "packages" (loading wheels, micropip installs),
+//       "gpu" (webtorch.webgpu.init_async), "kernels" (compiling kernels); status
+//       "initiate" -> "progress"* -> "done" per stage, then {status: "ready"}
+//       (shaped like transformers.js progress callbacks: status, name, loaded, total)
+//   {type: "ready", version, interruptBuffer, crossOriginIsolated, adapter, gpuError}
+//   {type: "init_error", error}
+//   {id, ok: true, result}  |  {id, ok: false, error, errorType}  (error: Python traceback)
+//   {type: "stdout" | "stderr", line, id}   id: the run that printed it (null outside runs)
+//   {type: "event", kind, data, id}  from Python: `from webtorch_web import emit; emit(kind, str)`
 //   {type: "console_error", error}   (uncaught JS errors in the worker)
 
 let pyodide = null;
 let ready = null; // Promise resolving when init is done
+let queue = Promise.resolve(); // runs one at a time
+let currentId = null; // id of the request being served
+let interruptBuffer = null; // Int32Array over a SharedArrayBuffer, when cross-origin isolated
 
 function post(msg) {
   self.postMessage(msg);
+}
+
+function progress(status, name, label, loaded, total, extra = {}) {
+  post({type: "progress", status, name, label, loaded, total,
+        progress: total ? (100 * loaded) / total : 0, ...extra});
 }
 
 function errorText(e) {
@@ -45,33 +70,100 @@ function toPlain(value) {
   return value;
 }
 
+// Kernels compiled by `warmup`: the ops a first program (and the demo's training) meets.
+const WARMUP = `
+import webtorch as _t
+_x = _t.ones(8, 8, device="webgpu")
+_WARMUP = [
+    lambda: _x + _x, lambda: _x * 2.0, lambda: _x - 1.0, lambda: _x / 3.0, lambda: _x @ _x,
+    lambda: _t.relu(_x), lambda: _t.exp(_x), lambda: _t.sqrt(_x), lambda: _x.sum(),
+    lambda: _x.sum(dim=1), lambda: _x.mean(), lambda: _t.log_softmax(_x, dim=1),
+    lambda: _x.argmax(dim=1), lambda: _x == _x, lambda: _x.t().contiguous(),
+]
+`;
+
 async function init(msg) {
   const here = new URL(".", self.location.href);
   const indexURL = msg.pyodideIndexURL || new URL("/pyodide/", self.location.origin).href;
+
+  progress("initiate", "pyodide", "Loading Pyodide", 0, 1);
   const {loadPyodide} = await import(new URL("pyodide.mjs", indexURL).href);
   pyodide = await loadPyodide({
     indexURL,
-    stdout: (line) => post({type: "stdout", line}),
-    stderr: (line) => post({type: "stderr", line}),
+    stdout: (line) => post({type: "stdout", line, id: currentId}),
+    stderr: (line) => post({type: "stderr", line, id: currentId}),
   });
+  if (self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined") {
+    interruptBuffer = new Int32Array(new SharedArrayBuffer(4));
+    pyodide.setInterruptBuffer(interruptBuffer);
+  }
+  pyodide.registerJsModule("webtorch_web", {
+    emit: (kind, data) => post({type: "event", kind: String(kind), data: data == null ? null : String(data), id: currentId}),
+  });
+  progress("done", "pyodide", "Loading Pyodide", 1, 1, {version: pyodide.version});
+
   const wheels = msg.wheels || [];
-  // Load in the given order (packaging before micropip).
-  for (const url of wheels) await pyodide.loadPackage(new URL(url, here).href);
-  if (!wheels.length) await pyodide.loadPackage("micropip");
   const packages = msg.packages || ["webtorch"];
+  const total = (wheels.length || 1) + packages.length;
+  let loaded = 0;
+  progress("initiate", "packages", "Installing packages", loaded, total);
+  // Load in the given order (packaging before micropip).
+  for (const url of wheels) {
+    const file = new URL(url, here).href;
+    await pyodide.loadPackage(file);
+    progress("progress", "packages", "Installing packages", ++loaded, total, {file: file.split("/").pop()});
+  }
+  if (!wheels.length) {
+    await pyodide.loadPackage("micropip");
+    progress("progress", "packages", "Installing packages", ++loaded, total, {file: "micropip"});
+  }
   if (packages.length) {
     const micropip = pyodide.pyimport("micropip");
     const kwargs = msg.indexUrls ? {index_urls: msg.indexUrls} : {};
     try {
-      await micropip.install.callKwargs(packages, kwargs);
+      for (const p of packages) {
+        await micropip.install.callKwargs([p], kwargs);
+        progress("progress", "packages", "Installing packages", ++loaded, total, {file: p});
+      }
     } finally {
       micropip.destroy();
     }
   }
-  return pyodide.version;
+  progress("done", "packages", "Installing packages", total, total);
+
+  let adapter = null;
+  let gpuError = null;
+  if (msg.gpu || msg.warmup) {
+    progress("initiate", "gpu", "Initialising the GPU", 0, 1);
+    try {
+      const info = await pyodide.runPythonAsync(
+        "import json, webtorch\nawait webtorch.webgpu.init_async()\njson.dumps(webtorch.webgpu.adapter_info())");
+      adapter = JSON.parse(info);
+      progress("done", "gpu", "Initialising the GPU", 1, 1, {adapter});
+    } catch (e) {
+      gpuError = errorText(e);
+      progress("done", "gpu", "Initialising the GPU", 0, 1, {error: gpuError});
+    }
+  }
+  if (msg.warmup && !gpuError) {
+    await pyodide.runPythonAsync(WARMUP);
+    const n = pyodide.runPython("len(_WARMUP)");
+    progress("initiate", "kernels", "Compiling kernels", 0, n);
+    for (let i = 0; i < n; i++) {
+      // Read each result back: the driver compiles a pipeline when it first runs, so this
+      // progress follows the real compile work (and a compile error surfaces here).
+      await pyodide.runPythonAsync(`await _WARMUP[${i}]().cpu_async()`);
+      progress("progress", "kernels", "Compiling kernels", i + 1, n);
+    }
+    const pipelines = pyodide.runPython("_p = _t.webgpu.stats()['pipelines']\ndel _t, _x, _WARMUP\n_p");
+    progress("done", "kernels", "Compiling kernels", n, n, {pipelines});
+  }
+  progress("ready", "webtorch", "Ready", 1, 1);
+  return {version: pyodide.version, adapter, gpuError};
 }
 
 async function run(code) {
+  if (interruptBuffer) interruptBuffer[0] = 0; // an interrupt that came between runs is stale
   return toPlain(await pyodide.runPythonAsync(code));
 }
 
@@ -84,18 +176,9 @@ function putFile(path, data) {
 self.addEventListener("error", (ev) => post({type: "console_error", error: String(ev.message || ev)}));
 self.addEventListener("unhandledrejection", (ev) => post({type: "console_error", error: errorText(ev.reason)}));
 
-self.onmessage = async (ev) => {
-  const msg = ev.data || {};
-  if (msg.type === "init") {
-    if (!ready) ready = init(msg);
-    try {
-      post({type: "ready", version: await ready});
-    } catch (e) {
-      post({type: "init_error", error: errorText(e)});
-    }
-    return;
-  }
+async function serve(msg) {
   const {id} = msg;
+  currentId = id ?? null;
   try {
     if (!ready) throw new Error("worker not initialised: send {type: 'init'} first");
     await ready;
@@ -110,6 +193,32 @@ self.onmessage = async (ev) => {
       post({id, ok: true, result: String(result)});
     }
   } catch (e) {
-    post({id, ok: false, error: errorText(e)});
+    post({id, ok: false, error: errorText(e), errorType: e && e.type ? e.type : (e && e.name) || "Error"});
+  } finally {
+    currentId = null;
   }
+}
+
+self.onmessage = async (ev) => {
+  const msg = ev.data || {};
+  if (msg.type === "init") {
+    if (!ready) ready = init(msg);
+    try {
+      const r = await ready;
+      post({type: "ready", version: r.version, adapter: r.adapter, gpuError: r.gpuError,
+            interruptBuffer: interruptBuffer ? interruptBuffer.buffer : null,
+            crossOriginIsolated: !!self.crossOriginIsolated});
+    } catch (e) {
+      post({type: "init_error", error: errorText(e)});
+    }
+    return;
+  }
+  if (msg.type === "interrupt") {
+    // Only reached while Python waits on a promise (or between runs); see the header.
+    if (interruptBuffer) interruptBuffer[0] = 2;
+    return;
+  }
+  const job = queue.then(() => serve(msg));
+  queue = job.catch(() => {});
+  await job;
 };

@@ -1,0 +1,138 @@
+"""web/worker.js through web/webtorch-client.js: start-up progress, run, streamed output,
+Python tracebacks, events from Python, interrupt and restart."""
+import pytest
+
+pytestmark = pytest.mark.webgpu
+
+START = """async () => {
+  const {Webtorch, PythonError, CancelledError} = await import('/web/webtorch-client.js');
+  const log = {progress: [], stdout: [], events: []};
+  const wt = await Webtorch.create({
+    onProgress: (p) => log.progress.push({status: p.status, name: p.name, loaded: p.loaded, total: p.total}),
+    onStdout: (line) => log.stdout.push(line),
+  });
+  Object.assign(window, {wt, log, PythonError, CancelledError});
+  return {version: wt.version, adapter: wt.adapter, gpuError: wt.gpuError, canInterrupt: wt.canInterrupt};
+}"""
+
+
+@pytest.fixture(scope="module")
+def client(browser, server_url):
+    context = browser.new_context()
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server_url}/tests/browser/harness.html")
+    page.set_default_timeout(120_000)
+    info = page.evaluate(START)
+    page.info = info
+    page.errors = errors
+    yield page
+    context.close()
+
+
+def test_ready_with_adapter(client):
+    info = client.info
+    assert info["version"].startswith("314."), info
+    assert info["gpuError"] is None, info
+    assert info["adapter"]["vendor"], info  # SwiftShader reports "google"
+    assert info["canInterrupt"] is True, info  # serve.py sends COOP/COEP
+
+
+def test_progress_events_in_order(client):
+    events = client.evaluate("log.progress")
+    stages = []
+    for e in events:
+        if e["status"] == "initiate":
+            stages.append(e["name"])
+    assert stages == ["pyodide", "packages", "gpu", "kernels"], events
+    # Each stage: initiate, progress*, done, with loaded counting up to total; then ready.
+    assert events[-1]["status"] == "ready", events
+    current = None
+    for e in events[:-1]:
+        if e["status"] == "initiate":
+            assert current is None, e
+            current, last = e["name"], e["loaded"]
+            continue
+        assert e["name"] == current, (e, events)
+        assert last <= e["loaded"] <= e["total"], (e, events)
+        last = e["loaded"]
+        if e["status"] == "done":
+            assert e["loaded"] == e["total"], e
+            current = None
+    assert current is None
+    kernels = [e for e in events if e["name"] == "kernels" and e["status"] == "progress"]
+    assert len(kernels) >= 10, kernels
+    packages = [e for e in events if e["name"] == "packages" and e["status"] == "progress"]
+    assert len(packages) == 3, packages  # packaging, micropip, webtorch
+
+
+def test_run_result_on_webgpu(client):
+    r = client.evaluate("""() => wt.run(`
+import webtorch as torch
+a = torch.tensor([-1.5, 2.7, 1.0, 2.0], device="webgpu")
+b = torch.tensor([-1.0, 0.9, 1.1, -2.1], device="webgpu")
+result = a + b
+assert torch.allclose(result.to("cpu"), torch.tensor([-2.5, 3.6, 2.1, -0.1]))
+{"device": result.device.type, "values": [round(v, 4) for v in result.tolist()]}`)""")
+    assert r == {"device": "webgpu", "values": [-2.5, 3.6, 2.1, -0.1]}
+
+
+def test_stdout_streams_before_the_run_ends(client):
+    r = client.evaluate("""async () => {
+  const seen = [];
+  const t0 = performance.now();
+  const result = await wt.run(
+    "import asyncio\\nprint('first')\\nawait asyncio.sleep(0.6)\\nprint('second')\\n'end'",
+    {onStdout: (line) => seen.push([line, performance.now() - t0])});
+  return {result, seen, total: performance.now() - t0};
+}""")
+    assert r["result"] == "end"
+    assert [s[0] for s in r["seen"]] == ["first", "second"], r
+    assert r["seen"][0][1] < r["total"] - 400, r  # 'first' arrived while the run was still going
+
+
+def test_events_from_python(client):
+    r = client.evaluate("""async () => {
+  const got = [];
+  await wt.run("from webtorch_web import emit\\nimport json\\nfor i in range(3): emit('tick', json.dumps({'i': i}))",
+               {onEvent: (kind, data) => got.push([kind, JSON.parse(data)])});
+  return got;
+}""")
+    assert r == [["tick", {"i": 0}], ["tick", {"i": 1}], ["tick", {"i": 2}]]
+
+
+def test_python_error_has_traceback(client):
+    r = client.evaluate("""async () => {
+  try { await wt.run("def f():\\n    raise ValueError('boom 42')\\nf()"); return null; }
+  catch (e) { return {name: e.name, type: e.type, message: e.message, isPy: e instanceof PythonError}; }
+}""")
+    assert r["isPy"] and r["type"] == "ValueError", r
+    assert "Traceback (most recent call last)" in r["message"] and "ValueError: boom 42" in r["message"], r
+    assert 'line 2, in f' in r["message"], r
+    assert client.evaluate("wt.run('1 + 1')") == 2  # still usable
+
+
+def test_interrupt_a_busy_loop(client):
+    r = client.evaluate("""async () => {
+  const run = wt.run("n = 0\\nwhile True:\\n    n += 1").then(() => 'finished', (e) => e.type);
+  await new Promise((r) => setTimeout(r, 500));
+  const how = await wt.cancel({graceMs: 5000});
+  return {how, outcome: await run, n: await wt.run('n > 0'), pid: await wt.run('id(n) is not None')};
+}""")
+    assert r == {"how": "interrupted", "outcome": "KeyboardInterrupt", "n": True, "pid": True}
+
+
+def test_cancel_restarts_a_stuck_worker(client):
+    # Suspended on a promise that never settles: the interrupt cannot land, so cancel()
+    # terminates the worker and starts a new one (Python state is gone).
+    r = client.evaluate("""async () => {
+  await wt.run("marker = 1");
+  const run = wt.run("import js\\nfrom pyodide.ffi import run_sync\\nrun_sync(js.eval('new Promise(() => {})'))")
+      .then(() => 'finished', (e) => e.name);
+  await new Promise((r) => setTimeout(r, 300));
+  const how = await wt.cancel({graceMs: 1000});
+  return {how, outcome: await run, marker: await wt.run("'marker' in globals()"),
+          two: await wt.run("import webtorch as torch\\n(torch.ones(2, device='webgpu') * 2).tolist()")};
+}""")
+    assert r == {"how": "restarted", "outcome": "CancelledError", "marker": False, "two": [2.0, 2.0]}
