@@ -1223,6 +1223,9 @@ error("div_-int-true-division", lambda T, d, a: a.div_(2), I((3,), I64))
 error("out-float-into-int", lambda T, d, a: T.add(a, 1, out=T.empty(3, dtype=T.int64, device=d)), I((3,)))
 
 
+import nn_cases  # noqa: E402,F401  (nn.functional cases join the table)
+
+
 def _check_table():
     for table in (CASES, ERROR_CASES):
         names = [c.name for c in table]

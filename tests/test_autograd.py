@@ -42,6 +42,8 @@ def test_gradients_match_torch(case, device):
     try:
         expected = gradients(torch, case, "cpu")
     except RuntimeError as e:
+        if "is not differentiable with respect to argument" in str(e):
+            pytest.skip("torch has no gradient for one of the inputs: " + str(e).split(".")[0])
         with pytest.raises(RuntimeError, match="derivative for"):
             gradients(webtorch, case, device)
         assert "derivative for" in str(e)

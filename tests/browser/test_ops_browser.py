@@ -63,6 +63,7 @@ def _table_failures(py, device, expected_json):
     key = (py.mode, device)
     if key not in _results:
         py.put_test_module("op_cases.py")
+        py.put_test_module("nn_cases.py")
         py.put_test_module("compare.py")
         py.put_file("/tmp/webtorch_tests/expected.json", expected_json)
         _results[key] = json.loads(py.run(RUN_TABLE.format(dir="/tmp/webtorch_tests", device=device), timeout=900))

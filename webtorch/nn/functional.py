@@ -419,6 +419,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    target_shape = target.shape
     if input.dim() > 2:  # (N, C, d1, ...) -> (N*d1*..., C)
         input = input.permute(0, *range(2, input.dim()), 1).reshape(-1, input.shape[1])
         target = target.reshape(-1)
@@ -434,7 +435,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     loss = -F.sum(picked * input, 1) * sample_w
     if reduction == "mean":
         return F.sum(loss) / F.sum(sample_w)
-    return _reduce_loss(loss[0] if unbatched and reduction == "none" else loss, reduction)
+    return _reduce_loss(loss.reshape(target_shape) if reduction == "none" else loss, reduction)
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):

@@ -1,0 +1,78 @@
+"""nn.functional cases for the shared op table (registered into op_cases.CASES; stdlib only)."""
+from op_cases import BOOL, I, I64, case
+
+NF = lambda T: T.nn.functional  # noqa: E731
+
+case("nn-conv2d", lambda T, d, x, w, b: NF(T).conv2d(x, w, b), I((2, 3, 6, 6)), I((4, 3, 3, 3)), I((4,)),
+     atol=1e-4, rtol=1e-4)
+case("nn-conv2d-stride-pad-dil", lambda T, d, x, w: NF(T).conv2d(x, w, stride=2, padding=2, dilation=2),
+     I((1, 2, 9, 7)), I((3, 2, 3, 2)), atol=1e-4, rtol=1e-4)
+case("nn-conv2d-groups-same", lambda T, d, x, w: NF(T).conv2d(x, w, padding="same", groups=2),
+     I((2, 4, 5, 5)), I((6, 2, 3, 3)), atol=1e-4, rtol=1e-4)
+case("nn-conv2d-noncontig", lambda T, d, x, w: NF(T).conv2d(x, w, padding=1),
+     I((2, 3, 5, 5), layout="transposed"), I((2, 3, 3, 3)), atol=1e-4, rtol=1e-4)
+case("nn-conv1d", lambda T, d, x, w, b: NF(T).conv1d(x, w, b, stride=2, padding=1), I((2, 3, 10)), I((5, 3, 4)),
+     I((5,)), atol=1e-4, rtol=1e-4)
+case("nn-conv_transpose2d", lambda T, d, x, w, b: NF(T).conv_transpose2d(x, w, b, stride=2, padding=1,
+                                                                          output_padding=1),
+     I((2, 3, 4, 4)), I((3, 2, 3, 3)), I((2,)), atol=1e-4, rtol=1e-4)
+case("nn-max_pool2d", lambda T, d, x: NF(T).max_pool2d(x, 2), I((2, 3, 6, 6), kind="unique"))
+case("nn-max_pool2d-stride-pad", lambda T, d, x: NF(T).max_pool2d(x, 3, stride=2, padding=1),
+     I((1, 2, 7, 6), kind="unique"))
+case("nn-avg_pool2d", lambda T, d, x: NF(T).avg_pool2d(x, 3, stride=2, padding=1), I((2, 2, 7, 7)))
+case("nn-adaptive_avg_pool2d", lambda T, d, x: NF(T).adaptive_avg_pool2d(x, (3, 2)), I((2, 3, 7, 5)))
+case("nn-layer_norm", lambda T, d, x, w, b: NF(T).layer_norm(x, (6,), w, b), I((3, 4, 6)), I((6,)), I((6,)),
+     atol=1e-4, rtol=1e-4)
+case("nn-layer_norm-2d", lambda T, d, x: NF(T).layer_norm(x, (4, 6)), I((3, 4, 6)), atol=1e-4, rtol=1e-4)
+case("nn-group_norm", lambda T, d, x, w, b: NF(T).group_norm(x, 2, w, b), I((2, 4, 3, 3)), I((4,)), I((4,)),
+     atol=1e-4, rtol=1e-4)
+case("nn-rms_norm", lambda T, d, x, w: NF(T).rms_norm(x, (6,), w), I((3, 6)), I((6,)), atol=1e-4, rtol=1e-4)
+case("nn-batch_norm-train", lambda T, d, x, w, b: NF(T).batch_norm(x, None, None, w, b, training=True),
+     I((4, 3, 2, 2)), I((3,)), I((3,)), atol=1e-4, rtol=1e-4)
+case("nn-batch_norm-eval", lambda T, d, x, m, v: NF(T).batch_norm(x, m, v), I((4, 3)), I((3,)),
+     I((3,), kind="positive"), atol=1e-4, rtol=1e-4)
+case("nn-softplus", lambda T, d, x: NF(T).softplus(x, beta=2.0), I((3, 5)))
+case("nn-leaky_relu-elu", lambda T, d, x: (NF(T).leaky_relu(x, 0.2), NF(T).elu(x)), I((3, 5)))
+case("nn-hardtanh-hardswish-mish", lambda T, d, x: (NF(T).hardtanh(x, -0.5, 0.5), NF(T).hardswish(x * 4),
+                                                    NF(T).mish(x)), I((3, 5)), atol=1e-5, rtol=1e-4)
+case("nn-dropout-eval", lambda T, d, x: NF(T).dropout(x, 0.5, training=False), I((3, 5)))
+case("nn-linear-3d", lambda T, d, x, w, b: NF(T).linear(x, w, b), I((2, 3, 4)), I((5, 4)), I((5,)), atol=1e-5,
+     rtol=1e-4)
+case("nn-one_hot", lambda T, d, t: NF(T).one_hot(t, 5), I((2, 3), I64, kind="int", low=0, high=4))
+case("nn-embedding", lambda T, d, t, w: NF(T).embedding(t, w), I((2, 3), I64, kind="int", low=0, high=6),
+     I((7, 4)))
+case("nn-sdpa", lambda T, d, q, k, v: NF(T).scaled_dot_product_attention(q, k, v), I((2, 3, 4, 8)),
+     I((2, 3, 5, 8)), I((2, 3, 5, 8)), atol=1e-5, rtol=1e-4)
+case("nn-sdpa-causal", lambda T, d, q, k, v: NF(T).scaled_dot_product_attention(q, k, v, is_causal=True),
+     I((2, 4, 8)), I((2, 4, 8)), I((2, 4, 8)), atol=1e-5, rtol=1e-4)
+case("nn-sdpa-bool-mask", lambda T, d, q, k, v, m: NF(T).scaled_dot_product_attention(q, k, v, attn_mask=m),
+     I((2, 3, 4)), I((2, 5, 4)), I((2, 5, 4)), I((3, 5), BOOL, values=[True, False, True]), atol=1e-5, rtol=1e-4)
+case("nn-interpolate-nearest", lambda T, d, x: NF(T).interpolate(x, scale_factor=2, mode="nearest"),
+     I((1, 2, 3, 4)))
+case("nn-interpolate-bilinear", lambda T, d, x: NF(T).interpolate(x, size=(5, 7), mode="bilinear",
+                                                                     align_corners=False), I((1, 2, 3, 4)),
+     atol=1e-5, rtol=1e-4)
+case("nn-pad-constant", lambda T, d, x: NF(T).pad(x, (1, 2, 0, 1), value=0.5), I((2, 3, 4)))
+case("nn-mse-l1-smoothl1-huber", lambda T, d, a, b: (NF(T).mse_loss(a, b), NF(T).l1_loss(a, b, reduction="sum"),
+                                                    NF(T).smooth_l1_loss(a, b, beta=0.5, reduction="none"),
+                                                    NF(T).huber_loss(a, b, delta=0.7)), I((3, 4)), I((3, 4)),
+     atol=1e-5, rtol=1e-4)
+case("nn-bce", lambda T, d, p, t: NF(T).binary_cross_entropy(p, t), I((3, 4), kind="uniform", low=0.05, high=0.95),
+     I((3, 4), kind="uniform", low=0, high=1), atol=1e-5, rtol=1e-4)
+case("nn-bce-logits", lambda T, d, x, t, pw: NF(T).binary_cross_entropy_with_logits(x, t, pos_weight=pw),
+     I((3, 4)), I((3, 4), kind="uniform", low=0, high=1), I((4,), kind="positive"), atol=1e-5, rtol=1e-4)
+case("nn-cross_entropy", lambda T, d, x, t: NF(T).cross_entropy(x, t), I((6, 5)),
+     I((6,), I64, kind="int", low=0, high=4), atol=1e-5, rtol=1e-4)
+case("nn-cross_entropy-options", lambda T, d, x, t, w: NF(T).cross_entropy(x, t, weight=w, ignore_index=2,
+                                                                          label_smoothing=0.1),
+     I((6, 5)), I((6,), I64, kind="int", low=0, high=4), I((5,), kind="positive"), atol=1e-5, rtol=1e-4)
+case("nn-cross_entropy-probs", lambda T, d, x, p: NF(T).cross_entropy(x, p.softmax(1), label_smoothing=0.2),
+     I((4, 5)), I((4, 5)), atol=1e-5, rtol=1e-4)
+case("nn-cross_entropy-spatial", lambda T, d, x, t: NF(T).cross_entropy(x, t, reduction="none"),
+     I((2, 4, 3, 3)), I((2, 3, 3), I64, kind="int", low=0, high=3), atol=1e-5, rtol=1e-4)
+case("nn-nll_loss", lambda T, d, x, t: NF(T).nll_loss(x.log_softmax(1), t, reduction="sum"), I((5, 4)),
+     I((5,), I64, kind="int", low=0, high=3), atol=1e-5, rtol=1e-4)
+case("nn-kl_div", lambda T, d, x, p: NF(T).kl_div(x.log_softmax(-1), p.softmax(-1), reduction="batchmean"),
+     I((3, 5)), I((3, 5)), atol=1e-5, rtol=1e-4)
+case("nn-cosine_similarity", lambda T, d, a, b: NF(T).cosine_similarity(a, b, dim=-1), I((3, 6)), I((3, 6)),
+     atol=1e-5, rtol=1e-4)
