@@ -94,7 +94,7 @@ class _ConvNd(Module):
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0,) * self.nd:
-            s += f", padding={self.padding!r}" if isinstance(self.padding, str) else f", padding={self.padding}"
+            s += f", padding={self.padding}"
         if self.dilation != (1,) * self.nd:
             s += f", dilation={self.dilation}"
         if self.output_padding != (0,) * self.nd:
@@ -174,12 +174,12 @@ class AdaptiveAvgPool2d(Module):
 # -- normalisation ---------------------------------------------------------------------------
 class _BatchNorm(Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None):
+                 dtype=None, bias=True):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = Parameter(F.ones(num_features, device=device)) if affine else None
-        self.bias = Parameter(F.zeros(num_features, device=device)) if affine else None
+        self.bias = Parameter(F.zeros(num_features, device=device)) if affine and bias else None
         if track_running_stats:
             self.register_buffer("running_mean", F.zeros(num_features, device=device))
             self.register_buffer("running_var", F.ones(num_features, device=device))
@@ -199,7 +199,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -223,7 +223,8 @@ class LayerNorm(Module):
         return fn.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
 
 
 class RMSNorm(Module):
@@ -242,19 +243,19 @@ class RMSNorm(Module):
 
 
 class GroupNorm(Module):
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True, device=None, dtype=None):
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         self.weight = Parameter(F.ones(num_channels, device=device)) if affine else None
-        self.bias = Parameter(F.zeros(num_channels, device=device)) if affine else None
+        self.bias = Parameter(F.zeros(num_channels, device=device)) if affine and bias else None
 
     def forward(self, x):
         return fn.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
 
 
 # -- activations and simple layers -----------------------------------------------------------
@@ -270,7 +271,7 @@ def _activation(name, function, repr_fields=()):
         return function(x, **{f: getattr(self, f) for f, _ in repr_fields if f != "inplace"})
 
     def extra_repr(self):
-        return ", ".join(f"{f}={getattr(self, f)}" for f, _ in repr_fields if f != "inplace")
+        return ", ".join(f"{f}={getattr(self, f)!r}" for f, _ in repr_fields if f != "inplace")
     return type(name, (Module,), {"__init__": __init__, "forward": forward, "extra_repr": extra_repr})
 
 
