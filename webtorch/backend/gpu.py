@@ -98,15 +98,35 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
     row_len = 1
     for d in dims:
         row_len *= x.shape[d]
-    values = empty(out_dtype, n_out)
-    indices = empty(dt.int64, n_out) if with_index else None
     meta = [n_out, row_len, len(kept), len(dims), x._offset]
     meta += [x.shape[d] for d in kept] + [x._stride[d] for d in kept]
     meta += [x.shape[d] for d in dims] + [x._stride[d] for d in dims]
+    chunk = _reduce_chunk(n_out, row_len) if not with_index else row_len
+    if chunk < row_len:
+        # Few long rows: split each over many workgroups into partials, then reduce the partials.
+        n_chunks = -(-row_len // chunk)
+        partial = empty(acc_dtype, n_out * n_chunks)
+        meta[0] = n_out * n_chunks
+        partial.runtime.run(kernels.reduce(op, x.dtype, acc_dtype, acc_dtype, False),
+                            [partial.buffer, x._storage.buffer], meta + [chunk], n_out * n_chunks)
+        values = empty(out_dtype, n_out)
+        values.runtime.run(kernels.reduce(op, acc_dtype, acc_dtype, out_dtype, False),
+                           [values.buffer, partial.buffer],
+                           [n_out, n_chunks, 1, 1, 0, n_out, n_chunks, n_chunks, 1, n_chunks], n_out)
+        return values, None
+    values = empty(out_dtype, n_out)
+    indices = empty(dt.int64, n_out) if with_index else None
     kernel = kernels.reduce(op, x.dtype, acc_dtype, out_dtype, with_index)
     buffers = [values.buffer, x._storage.buffer] + ([indices.buffer] if with_index else [])
-    values.runtime.run(kernel, buffers, meta, n_out)
+    values.runtime.run(kernel, buffers, meta + [max(row_len, 1)], n_out)
     return values, indices
+
+
+def _reduce_chunk(n_out, row_len):
+    """Row elements per workgroup: whole rows when there are enough of them to fill the GPU."""
+    if n_out >= 2048 or row_len < 8192:
+        return row_len
+    return max(2048, -(-row_len * n_out // 4096 // 64) * 64)
 
 
 def matmul(a, b, out_dtype):

@@ -1,6 +1,8 @@
-// One workgroup per output element: reduces the strided "row" of input elements that map to it.
-// params (u32 words): n_out, row_len, kept_rank, red_rank, offset, kept shape[kept_rank],
-// kept strides[kept_rank], reduced shape[red_rank], reduced strides[red_rank].
+// One workgroup per (output element, chunk of its row): reduces the strided "row" of input elements
+// that map to it, or the chunk [c * chunk, (c + 1) * chunk) of it when a long row is split over many
+// workgroups (then out holds n_out x n_chunks partials, reduced again by a second launch).
+// params (u32 words): n_out * n_chunks, row_len, kept_rank, red_rank, offset, kept shape[kept_rank],
+// kept strides[kept_rank], reduced shape[red_rank], reduced strides[red_rank], chunk.
 // The row index of the winning element is kept for arg-reductions (row-major over reduced dims).
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<$out_storage>;
@@ -37,12 +39,17 @@ fn element_offset(o: u32, r: u32) -> u32 {
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-  let o = wid.y * nwg.x + wid.x;
-  if (o >= params[0]) { return; }  // uniform per workgroup, so barriers below stay uniform
+  let f = wid.y * nwg.x + wid.x;
+  if (f >= params[0]) { return; }  // uniform per workgroup, so barriers below stay uniform
   let row_len = params[1];
+  let chunk = params[5u + 2u * (params[2] + params[3])];
+  let n_chunks = (row_len + chunk - 1u) / chunk;
+  let o = f / max(n_chunks, 1u);
+  let r0 = (f - o * n_chunks) * chunk;
+  let r1 = min(row_len, r0 + chunk);
   var av: $T = $identity;
   var ai: u32 = 0xffffffffu;
-  for (var r = lid; r < row_len; r = r + 64u) {
+  for (var r = r0 + lid; r < r1; r = r + 64u) {
     let v = $load;
     if ($arg) {
       if (ai == 0xffffffffu || takes(av, ai, v, r)) { av = v; ai = r; }
@@ -69,7 +76,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     workgroupBarrier();
   }
   if (lid == 0u) {
-    out[o] = $store;
+    out[f] = $store;
 $index_store
   }
 }
