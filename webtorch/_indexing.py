@@ -10,6 +10,7 @@ the GPU (a sync): PyTorch's CUDA asserts on the device instead, which WebGPU can
 import builtins
 
 from . import _dtypes as dt
+from . import autograd
 from . import _ops
 from ._ops import (_device_of, _empty, _getitem, _is_tensor, _setitem, _wrap_dim, add, broadcast_shapes,
                    cast, elementwise, expand, mul, remainder, reshape, tensor, where)
@@ -65,7 +66,12 @@ def _sum_offsets(base, terms, shape):
 
 
 def _take(x, offsets):
-    return Tensor(backend(x.device.type).take(x, offsets), offsets.shape)
+    """x's storage elements at offsets (a tensor of storage offsets), shaped like offsets."""
+    out = Tensor(backend(x.device.type).take(x, offsets), offsets.shape)
+    if autograd.is_grad_enabled() and x.requires_grad and any(st == 0 and n > 1 for n, st in zip(x.shape, x._stride)):
+        raise NotImplementedError("webtorch: indexing an expanded (stride 0) tensor that requires grad is not "
+                                  "supported; call .contiguous() first")
+    return autograd.record("take", out, (x,), offsets=offsets)
 
 
 def _put(x, offsets, src, accumulate=False):
@@ -78,7 +84,21 @@ def _put(x, offsets, src, accumulate=False):
         src = expand(cast(src, x.dtype), *offsets.shape)
     else:
         src = _ops.full(offsets.shape, src, dtype=x.dtype, device=x.device)
+    # The history belongs to the tensor that owns the storage the offsets index.
+    owner = x._base if x._base is not None else x
+    tracking = autograd.is_grad_enabled() and (owner.requires_grad or src.requires_grad)
+    if tracking:
+        autograd.check_inplace(owner)
+        if not owner.is_contiguous():
+            raise NotImplementedError("webtorch: an indexed write into a non-contiguous tensor that requires grad is "
+                                      "not supported; write into a .contiguous() copy")
+        old = autograd.alias(owner)
     backend(x.device.type).put(x, offsets, src, accumulate)
+    x._storage.version += 1
+    if tracking:
+        owner.grad_fn = autograd.Node("put", (old, src), owner, dict(offsets=offsets, accumulate=accumulate),
+                                      autograd.BACKWARD["put"])
+        owner.requires_grad = True
     return x
 
 
@@ -182,18 +202,20 @@ def setitem(x, index, value):
             and tuple(mask.shape) == tuple(x.shape[:mask.dim()]):
         # x[mask] = scalar: a masked select-and-write, no nonzero (which would read the count back)
         m = reshape(mask.to(x.device.type), list(mask.shape) + [1] * (x.dim() - mask.dim()))
-        _ops._copy_into(x, where(m, value if not _is_tensor(value) else reshape(value, ()), x))
+        _ops.write_(x, where(m, value if not _is_tensor(value) else reshape(value, ()), x))
         return
     v, adv = _parse(x, index)
     if not adv:
-        return _ops._copy_into(v, value)
-    _put(v, _advanced_offsets(v, adv), value)
+        _ops.write_(v, value)
+    else:
+        _put(v, _advanced_offsets(v, adv), value)
+    autograd.refresh_view(x)
 
 
 def index_put_(x, indices, values, accumulate=False):
     v, adv = _parse(x, tuple(indices))
     if not adv:
-        _ops._copy_into(v, add(v, values) if accumulate else values)
+        _ops.write_(v, add(v, values) if accumulate else values)
         return x
     _put(v, _advanced_offsets(v, adv), values, accumulate)
     return x

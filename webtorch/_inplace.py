@@ -5,8 +5,8 @@ through to its base, as in PyTorch). The result must have the tensor's shape and
 casts to the tensor's without changing category (no float into an integer tensor), and the
 tensor must not be a broadcast view whose elements share memory.
 """
-from . import _indexing, _math_ops, _ops, _shape_ops
-from ._ops import _copy_into, _is_tensor, cast
+from . import _indexing, _math_ops, _ops, _shape_ops, autograd
+from ._ops import _is_tensor, cast
 from ._tensor import Tensor
 
 _TYPE_NAME = {"float32": "Float", "int64": "Long", "int32": "Int", "bool": "Bool"}
@@ -29,12 +29,16 @@ def _check_castable(result, target):
 def _inplace(fn):
     def method(x, *args, **kwargs):
         _check_writable(x)
-        result = fn(x, *args, **kwargs)
+        source = x
+        if autograd.is_grad_enabled() and (x.requires_grad or any(_is_tensor(a) and a.requires_grad for a in args)):
+            autograd.check_inplace(x)
+            source = _ops.clone(x)  # the op's backward reads this snapshot; x's storage is overwritten
+        result = fn(source, *args, **kwargs)
         _check_castable(result, x)
         if tuple(result.shape) != tuple(x.shape):
             raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape "
                                f"{list(result.shape)}")
-        _copy_into(x, result)
+        _ops.write_(x, result)
         return x
     method.__name__ = fn.__name__ + "_"
     return method
@@ -69,7 +73,7 @@ def fill_(x, value):
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
                            "dimensions.")
     _check_writable(x)
-    _copy_into(x, value)
+    _ops.write_(x, value)
     return x
 
 
@@ -79,7 +83,7 @@ def zero_(x):
 
 def copy_(x, src, non_blocking=False):
     _check_writable(x)
-    _copy_into(x, src)  # broadcasts src, casts to x's dtype, moves it across devices
+    _ops.write_(x, src)  # broadcasts src, casts to x's dtype, moves it across devices
     return x
 
 
@@ -106,7 +110,7 @@ def _write_out(out, result):
         fresh = _ops.clone(cast(result, out.dtype))
         out._storage = fresh._storage
         return _relayout(out, fresh)
-    _copy_into(out, result)
+    _ops.write_(out, result)
     return out
 
 

@@ -10,7 +10,7 @@ import math
 from collections import namedtuple
 
 from . import _dtypes as dt
-from . import _ops
+from . import _ops, autograd
 from ._indexing import gather
 from ._ops import _is_tensor, _wrap_dim, add, cast, elementwise, mul, sub, where
 from ._shape_ops import movedim
@@ -67,11 +67,11 @@ def _scan(op, x, dim, dtype):
 
 
 def cumsum(x, dim, dtype=None):
-    return _scan("sum", x, dim, dtype)
+    return autograd.record("cumsum", _scan("sum", x, dim, dtype), (x,), dim=_wrap_dim(dim, max(x.dim(), 1)))
 
 
 def cumprod(x, dim, dtype=None):
-    return _scan("prod", x, dim, dtype)
+    return autograd.record("cumprod", _scan("prod", x, dim, dtype), (x,), dim=_wrap_dim(dim, max(x.dim(), 1)))
 
 
 _Sort = namedtuple("sort", ["values", "indices"])
@@ -81,7 +81,12 @@ _Median = namedtuple("median", ["values", "indices"])
 
 def sort(x, dim=-1, descending=False, stable=False):
     """Always stable (ties keep their order), which PyTorch allows for stable=False too."""
-    return _Sort(*_last_dim_op(x, dim, lambda m: backend(m.device.type).sort(m, descending)))
+    values, indices = _last_dim_op(x, dim, lambda m: backend(m.device.type).sort(m, descending))
+    if x.dim():
+        autograd.record("sort", values, (x,), dim=_wrap_dim(dim, x.dim()), indices=indices)
+    else:
+        autograd.record("copy", values, (x,))
+    return _Sort(values, indices)
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
@@ -108,7 +113,10 @@ def median(x, dim=None, keepdim=False):
     if dim is None:
         if x.numel() == 0:
             return _ops.full((), math.nan, dtype=x.dtype, device=x.device)
-        return median(_ops.reshape(x, -1), 0).values
+        with autograd.no_grad():
+            value = median(_ops.reshape(x, -1), 0).values
+        # as torch: the gradient is shared by every element equal to the median
+        return autograd.record("median_all", value, (x,), dims=tuple(range(x.dim())), keepdim=False)
     d = _wrap_dim(dim, x.dim())
     if x.dim() == 0:
         return _Median(*sort(x))

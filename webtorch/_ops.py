@@ -138,6 +138,16 @@ def _copy_into(dst, src):
     return dst
 
 
+def write_(x, value):
+    """A user-visible in-place write (x = value, broadcast and cast): PyTorch's leaf checks, the
+    storage's version counter, and x's autograd history rebased onto value."""
+    autograd.check_inplace(x)
+    _copy_into(x, value)
+    x._storage.version += 1
+    autograd.rebase(x, value)
+    return x
+
+
 def cast(x, dtype):
     dtype = dt.as_dtype(dtype)
     if dtype is x.dtype:
@@ -555,7 +565,11 @@ def _getitem(x, index):
 
 
 def _setitem(x, index, value):
-    _copy_into(_getitem(x, index), value)
+    autograd.check_inplace(x)
+    with autograd.no_grad():
+        region = _getitem(x, index)
+    write_(region, value)
+    autograd.refresh_view(x)
 
 
 def cat(tensors, dim=0):

@@ -206,7 +206,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 
 # -- in-place fills --------------------------------------------------------------------------
 def _fill_from(x, values):
-    _ops._copy_into(x, values)
+    _ops.write_(x, values)
     return x
 
 

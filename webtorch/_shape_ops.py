@@ -6,7 +6,7 @@ permute + reshape + matmul.
 import builtins
 
 from . import _dtypes as dt
-from . import _ops
+from . import _ops, autograd
 from ._indexing import _take
 from ._ops import _is_tensor, _shape_arg, _wrap_dim, cast, expand, narrow, permute, reshape, where
 from ._tensor import Tensor
@@ -20,6 +20,8 @@ __all__ = ["split", "chunk", "tensor_split", "unbind", "select", "movedim", "mov
 def _take_by_dims(x, sources):
     """out[i0, i1, ...] = x[sources[0][i0], sources[1][i1], ...]; sources: one list per dim of x."""
     shape = [len(s) for s in sources]
+    if x.requires_grad and any(st == 0 and n > 1 for n, st in zip(x.shape, x._stride)):
+        x = _ops.contiguous(x)  # offsets into an expanded tensor would merge its elements' gradients
     offsets = None
     for d, src in enumerate(sources):
         axis = [1] * len(shape)
@@ -130,8 +132,9 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     if length:
         start += offset * x._stride[d2] if offset >= 0 else -offset * x._stride[d1]
     keep = [d for d in range(x.dim()) if d not in (d1, d2)]
-    return x._view([x.shape[d] for d in keep] + [length],
-                   [x._stride[d] for d in keep] + [x._stride[d1] + x._stride[d2]], start)
+    view = x._view([x.shape[d] for d in keep] + [length], [x._stride[d] for d in keep] + [x._stride[d1] + x._stride[d2]],
+                   start)
+    return autograd.record("diagonal", view, (x,), offset=offset, dim1=d1, dim2=d2)
 
 
 def meshgrid(*tensors, indexing="ij"):
@@ -237,7 +240,7 @@ def diag(x, diagonal=0):
     if x.dim() == 1:
         n = x.shape[0] + builtins.abs(diagonal)
         out = _ops.zeros(n, n, dtype=x.dtype, device=x.device)
-        _ops._copy_into(globals()["diagonal"](out, diagonal), x)
+        _ops.write_(globals()["diagonal"](out, diagonal), x)
         return out
     if x.dim() == 2:
         return _ops.clone(globals()["diagonal"](x, diagonal))
@@ -247,7 +250,7 @@ def diag(x, diagonal=0):
 def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     n = x.shape[-1] + builtins.abs(offset)
     out = _ops.zeros(*x.shape[:-1], n, n, dtype=x.dtype, device=x.device)
-    _ops._copy_into(diagonal(out, offset, dim1, dim2), x)
+    _ops.write_(diagonal(out, offset, dim1, dim2), x)
     return out
 
 

@@ -82,6 +82,7 @@ class Tensor:
         self._offset = offset
         self.dtype = storage.dtype
         self.grad_fn = None  # the autograd Node that produced this tensor; None for leaves
+        self._base = None  # for a view: the tensor it views (in-place writes rebase its history)
         self.requires_grad = requires_grad
         self.grad = None
 
@@ -111,6 +112,10 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from . import autograd
         autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    @property
+    def _version(self):
+        return self._storage.version
 
     @property
     def data(self):
@@ -173,7 +178,9 @@ class Tensor:
         return self.shape[0]
 
     def _view(self, shape, stride, offset=None):
-        return Tensor(self._storage, shape, stride, self._offset if offset is None else offset)
+        view = Tensor(self._storage, shape, stride, self._offset if offset is None else offset)
+        view._base = self._base if self._base is not None else self
+        return view
 
     # -- transfers and readback ---------------------------------------------------------------
     def to(self, *args, **kwargs):

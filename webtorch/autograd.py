@@ -11,6 +11,18 @@ import math
 
 from . import _ops as F
 
+
+class _Package:
+    """webtorch's full namespace, resolved at call time: rules may use ops from modules that
+    import this one (shape, math and indexing ops)."""
+
+    def __getattr__(self, name):
+        import webtorch
+        return getattr(webtorch, name)
+
+
+W = _Package()
+
 _grad_enabled = True
 
 
@@ -54,15 +66,45 @@ def is_grad_enabled():
 
 # -- the tape --------------------------------------------------------------------------------
 class Node:
-    """One recorded primitive. `out` is a grad-free alias of the result (same storage), so the
-    result tensor and its node do not form a reference cycle and GPU memory frees promptly."""
-    __slots__ = ("name", "inputs", "out", "ctx", "rule")
+    """One recorded primitive.
+
+    inputs  the operands (tensors or scalars) whose values the rule may read
+    edges   per operand: (tensor, its grad_fn when recorded), or None when it needs no gradient;
+            gradients flow along these, so a later in-place change of an operand's history
+            (which replaces its grad_fn) does not reroute this node
+    out     a grad-free alias of the result (same storage), so the result and its node form no
+            reference cycle and GPU memory frees promptly
+    versions  storage versions of the tensor operands and of out when recorded: a rule that
+            reads values refuses to run on storage modified in place since
+    """
+    __slots__ = ("name", "inputs", "edges", "out", "ctx", "rule", "versions")
 
     def __init__(self, name, inputs, out, ctx, rule):
-        self.name, self.inputs, self.out, self.ctx, self.rule = name, inputs, out, ctx, rule
+        self.name, self.inputs, self.ctx, self.rule = name, tuple(inputs), ctx, rule
+        self.edges = [(x, x.grad_fn) if _needs_grad(x) else None for x in inputs]
+        self.out = F.Tensor(out._storage, out.shape, out._stride, out._offset) if out is not None else None
+        self.versions = [x._storage.version if isinstance(x, F.Tensor) else None for x in self.inputs]
+        self.versions.append(out._storage.version if out is not None else None)
 
     def __repr__(self):
         return f"<{self.name.capitalize()}Backward>"
+
+    def check_versions(self):
+        reads = [i for i in range(len(self.inputs)) if self.name not in VALUE_FREE and
+                 (self.name != "where" or i == 0)]  # where reads only its condition
+        if self.name in READS_OUT:
+            reads.append(len(self.inputs))
+        for i in reads:
+            x, saved = (self.inputs + (self.out,))[i], self.versions[i]
+            if isinstance(x, F.Tensor) and x._storage.version != saved:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: [torch.{_TYPE_NAMES[x.dtype.name]} {list(x.shape)}], which is output 0 of "
+                    f"{self!r}, is at version {x._storage.version}; expected version {saved} instead. Hint: "
+                    "the backtrace further above shows the operation that failed to compute its gradient.")
+
+
+_TYPE_NAMES = {"float32": "FloatTensor", "int32": "IntTensor", "int64": "LongTensor", "bool": "BoolTensor"}
 
 
 def _needs_grad(x):
@@ -76,10 +118,106 @@ def record(name, out, inputs, **ctx):
     rule = BACKWARD.get(name)
     if rule is None:
         return out  # not differentiable (comparisons, argmax, ...): out needs no grad
-    alias = F.Tensor(out._storage, out.shape, out._stride, out._offset)
-    out.grad_fn = Node(name, tuple(inputs), alias, ctx, rule)
+    out.grad_fn = Node(name, inputs, out, ctx, rule)
     out.requires_grad = True
     return out
+
+
+# -- in-place writes -------------------------------------------------------------------------
+def check_inplace(x):
+    """PyTorch's refusals for in-place writes while recording gradients."""
+    if not _grad_enabled:
+        return
+    if x.requires_grad and x.is_leaf:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = x._base
+    if base is not None and base.requires_grad and base.is_leaf:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def rebase(x, value):
+    """x was overwritten in place with value: its history (and its base's, for a view) now ends in
+    value. A view's base gets a node that takes the view's region from value, the rest from the
+    base's old history."""
+    if not _grad_enabled or not (x.requires_grad or _needs_grad(value) or (x._base is not None and
+                                                                           x._base.requires_grad)):
+        return
+    base = x._base
+    if base is None:
+        x.grad_fn = Node("copy", (value,), x, {}, BACKWARD["copy"])
+        x.requires_grad = True
+        return
+    if not base.is_contiguous():
+        raise NotImplementedError("webtorch: an in-place write into a view of a non-contiguous tensor that requires "
+                                  "grad is not supported; write out of place (or call .contiguous() first)")
+    base.grad_fn = Node("copy_slices", (alias(base), value), base, _geometry(x, base), BACKWARD["copy_slices"])
+    base.requires_grad = True
+    refresh_view(x)
+
+
+def _geometry(view, base):
+    return dict(shape=tuple(view.shape), stride=view._stride, offset=view._offset - base._offset)
+
+
+def refresh_view(x):
+    """After an in-place write through x's base, x's history is its region of the new base."""
+    base = x._base
+    if base is None or not _grad_enabled or not base.requires_grad:
+        return
+    if not base.is_contiguous():
+        raise NotImplementedError("webtorch: an in-place write into a view of a non-contiguous tensor that requires "
+                                  "grad is not supported; write out of place (or call .contiguous() first)")
+    x.grad_fn = Node("view_region", (base,), x, _geometry(x, base), BACKWARD["view_region"])
+    x.requires_grad = True
+
+
+def alias(t):
+    """A new Tensor object with t's storage, layout and current history (t's history may change)."""
+    a = F.Tensor(t._storage, t.shape, t._stride, t._offset)
+    a.grad_fn, a._requires_grad = t.grad_fn, t.requires_grad
+    return a
+
+
+def _take_rule(grad, out, x, offsets):
+    # offsets index x's storage: accumulate grad into a zero storage of that size, view it as x
+    store = F.zeros(x._storage.numel, dtype=grad.dtype, device=grad.device)
+    F.backend(grad.device.type).put(store, offsets, F.contiguous(grad), True)
+    return (F.Tensor(store._storage, x.shape, x._stride, x._offset),)
+
+
+def _put_rule(grad, out, old, src, offsets, accumulate):
+    # old is contiguous: storage offset - old's offset is the flat index into grad
+    flat = F.clone(grad).reshape(-1)
+    rel = F.sub(offsets, old._offset) if old._offset else offsets
+    g_src = F.Tensor(F.backend(grad.device.type).take(flat, rel), rel.shape)
+    if not accumulate:
+        F.backend(grad.device.type).put(flat, rel, F.zeros(rel.shape, dtype=grad.dtype, device=grad.device), False)
+    return flat.reshape(old.shape), g_src
+
+
+def _diagonal_rule(grad, out, x, offset, dim1, dim2):
+    g = F.zeros(x.shape, dtype=grad.dtype, device=grad.device)
+    F._copy_into(W.diagonal(g, offset, dim1, dim2), grad)
+    return (g,)
+
+
+def _region(t, shape, stride, offset):
+    """The view with the given geometry over a contiguous tensor t."""
+    return F.Tensor(t._storage, shape, stride, t._offset + offset)
+
+
+def _copy_slices_rule(grad, out, base, value, shape, stride, offset):
+    g = F.clone(grad)  # contiguous, like the base
+    region = _region(g, shape, stride, offset)
+    g_value = F.clone(region)
+    F._copy_into(region, 0.0)
+    return g, g_value
+
+
+def _view_region_rule(grad, out, base, shape, stride, offset):
+    g = F.zeros(base.shape, dtype=grad.dtype, device=grad.device)
+    F._copy_into(_region(g, shape, stride, offset), grad)
+    return (g,)
 
 
 def sum_to(grad, shape):
@@ -92,21 +230,32 @@ def sum_to(grad, shape):
     return F.sum(grad, dims, keepdim=True).reshape(shape) if dims else grad.reshape(shape)
 
 
-def _topological(root):
-    order, seen, stack = [], set(), [(root, False)]
+def _parents(node):
+    return [e[1] for e in node.edges if e is not None and e[1] is not None]
+
+
+def _order(roots):
+    """Every node reachable from roots, each after all nodes that feed it gradient (Kahn's order)."""
+    nodes, stack = {}, list(roots)
     while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        for x in node.inputs or ():
-            if isinstance(x, F.Tensor) and x.grad_fn is not None and id(x.grad_fn) not in seen:
-                stack.append((x.grad_fn, False))
-    return reversed(order)
+        node = stack.pop()
+        if id(node) not in nodes:
+            nodes[id(node)] = node
+            stack.extend(_parents(node))
+    consumers = dict.fromkeys(nodes, 0)
+    for node in nodes.values():
+        for parent in _parents(node):
+            consumers[id(parent)] += 1
+    ready = [n for n in nodes.values() if consumers[id(n)] == 0]
+    order = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for parent in _parents(node):
+            consumers[id(parent)] -= 1
+            if consumers[id(parent)] == 0:
+                ready.append(parent)
+    return order
 
 
 def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
@@ -114,22 +263,16 @@ def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
     (id(tensor) -> grad) for autograd.grad."""
     with set_grad_enabled(create_graph):
         pending = {}  # id(node) -> gradient of its output
-        nodes = []
         for root, grad in zip(roots, grads):
-            if root.grad_fn is None:
+            if capture is not None and id(root) in capture:
                 _accumulate(root, grad, capture)
+            if root.grad_fn is None:
+                if capture is None:
+                    _accumulate(root, grad, None)
                 continue
             key = id(root.grad_fn)
             pending[key] = grad if key not in pending else F.add(pending[key], grad)
-            nodes.append(root.grad_fn)
-        order, seen = [], set()
-        for root in nodes:
-            for node in _topological(root):
-                if id(node) not in seen:
-                    seen.add(id(node))
-                    order.append(node)
-        order = _merge_order(order)
-        for node in order:
+        for node in _order([r.grad_fn for r in roots if r.grad_fn is not None]):
             grad = pending.pop(id(node), None)
             if grad is None:
                 continue
@@ -139,43 +282,22 @@ def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
                                    "graph are freed when you call .backward() or autograd.grad(). Specify "
                                    "retain_graph=True if you need to backward through the graph a second time or "
                                    "if you need to access saved tensors after calling backward.")
+            node.check_versions()
             input_grads = node.rule(grad, node.out, *node.inputs, **node.ctx)
-            for x, g in zip(node.inputs, input_grads):
-                if g is None or not _needs_grad(x):
+            for edge, g in zip(node.edges, input_grads):
+                if g is None or edge is None:
                     continue
+                x, fn = edge
                 g = sum_to(g, x.shape)
                 if capture is not None and id(x) in capture:
                     _accumulate(x, g, capture)
-                if x.grad_fn is None:
+                if fn is None:
                     if capture is None:
                         _accumulate(x, g, None)
                     continue
-                key = id(x.grad_fn)
-                pending[key] = g if key not in pending else F.add(pending[key], g)
+                pending[id(fn)] = g if id(fn) not in pending else F.add(pending[id(fn)], g)
             if not retain_graph:
                 node.inputs = node.out = None
-
-
-def _merge_order(order):
-    """A topological order over the union of the roots' graphs (every node after its consumers)."""
-    index = {id(n): i for i, n in enumerate(order)}
-    consumers = {id(n): 0 for n in order}
-    for n in order:
-        for x in n.inputs or ():
-            if isinstance(x, F.Tensor) and x.grad_fn is not None and id(x.grad_fn) in consumers:
-                consumers[id(x.grad_fn)] += 1
-    ready = [n for n in order if consumers[id(n)] == 0]
-    result = []
-    while ready:
-        n = ready.pop()
-        result.append(n)
-        for x in n.inputs or ():
-            if isinstance(x, F.Tensor) and x.grad_fn is not None and id(x.grad_fn) in consumers:
-                consumers[id(x.grad_fn)] -= 1
-                if consumers[id(x.grad_fn)] == 0:
-                    ready.append(x.grad_fn)
-    assert len(result) == len(index)
-    return result
 
 
 def _accumulate(x, g, capture):
@@ -259,8 +381,7 @@ class Function:
             grads = cls.backward(ctx, grad)
             return grads if isinstance(grads, tuple) else (grads,)
         if _grad_enabled and any(ctx.needs_input_grad):
-            alias = F.Tensor(out._storage, out.shape, out._stride, out._offset)
-            out.grad_fn = Node(cls.__name__, tuple(args), alias, {}, rule)
+            out.grad_fn = Node(cls.__name__, args, out, {}, rule)
             out.requires_grad = True
         return out
 
@@ -350,9 +471,11 @@ def _minimum_rule(grad, out, a, b):
 
 
 def _clamp_rule(grad, out, x, lo, hi):
+    # as torch: a bound gets the gradient where it is the result (lo only while lo < hi)
     inside = F.logical_and(F.ge(x, lo), F.le(x, hi))
-    return (F.where(inside, grad, 0.0), F.where(F.lt(x, lo), grad, 0.0) if _needs_grad(lo) else None,
-            F.where(F.gt(x, hi), grad, 0.0) if _needs_grad(hi) else None)
+    g_lo = F.where(F.logical_and(F.lt(x, lo), F.lt(lo, hi)), grad, 0.0) if _needs_grad(lo) else None
+    g_hi = F.where(F.logical_or(F.gt(x, hi), F.lt(hi, lo)), grad, 0.0) if _needs_grad(hi) else None
+    return F.where(inside, grad, 0.0), g_lo, g_hi
 
 
 # name: rule(grad, out, *inputs, **ctx) -> one gradient per input
@@ -381,6 +504,23 @@ BACKWARD = {
     "reciprocal": lambda grad, out, a: (-grad * out * out,),                  # d 1/a = -1/a²
     "square": lambda grad, out, a: (2 * grad * a,),                           # d a² = 2a
     "erf": lambda grad, out, a: (grad * (2 / math.sqrt(math.pi)) * F.exp(-a * a),),  # 2/√π e^-a²
+    "tan": lambda grad, out, a: (grad * (1 + out * out),),                    # d tan = 1 + tan²
+    "asin": lambda grad, out, a: (grad * F.rsqrt(1 - a * a),),                # 1/√(1-a²)
+    "acos": lambda grad, out, a: (-grad * F.rsqrt(1 - a * a),),               # -1/√(1-a²)
+    "atan": lambda grad, out, a: (grad / (1 + a * a),),                       # 1/(1+a²)
+    "sinh": lambda grad, out, a: (grad * W.cosh(a),),                         # d sinh = cosh
+    "cosh": lambda grad, out, a: (grad * W.sinh(a),),                         # d cosh = sinh
+    "asinh": lambda grad, out, a: (grad * F.rsqrt(a * a + 1),),               # 1/√(a²+1)
+    "acosh": lambda grad, out, a: (grad * F.rsqrt(a * a - 1),),               # 1/√(a²-1)
+    "atanh": lambda grad, out, a: (grad / (1 - a * a),),                      # 1/(1-a²)
+    "exp2": lambda grad, out, a: (grad * out * math.log(2.0),),               # 2^a ln 2
+    "expm1": lambda grad, out, a: (grad * (out + 1),),                        # d(e^a - 1) = e^a
+    "log2": lambda grad, out, a: (grad / (a * math.log(2.0)),),               # 1/(a ln 2)
+    "log10": lambda grad, out, a: (grad / (a * math.log(10.0)),),             # 1/(a ln 10)
+    "log1p": lambda grad, out, a: (grad / (a + 1),),                          # 1/(1+a)
+    "frac": lambda grad, out, a: (grad,),                                     # d(a - trunc a) = 1
+    "atan2": lambda grad, out, a, b: (grad * b / (a * a + b * b), -grad * a / (a * a + b * b)),  # (b, -a)/(a²+b²)
+    "hypot": lambda grad, out, a, b: (grad * a / out, grad * b / out),        # (a, b)/√(a²+b²)
     "add": lambda grad, out, a, b: (grad, grad),                              # d(a+b) = 1, 1
     "sub": lambda grad, out, a, b: (grad, -grad),                             # d(a-b) = 1, -1
     "mul": lambda grad, out, a, b: (grad * b, grad * a),                      # d(ab) = b, a
@@ -412,9 +552,31 @@ BACKWARD = {
     "min_all": _extreme_rule(True),                                           # even split, NaN counts as min
     "max_dim": _index_select_rule,                                            # to the argmax
     "min_dim": _index_select_rule,                                            # to the argmin
+    "median_all": _extreme_rule(True),                                        # even split among the medians
+    # scans and sorting (webtorch._math_ops)
+    "cumsum": lambda grad, out, x, dim: (W.flip(W.cumsum(W.flip(grad, (dim,)), dim), (dim,)),),  # reverse cumsum
+    "cumprod": lambda grad, out, x, dim: (                                    # Σ_{k≥i} g_k out_k / x_i (x ≠ 0)
+        W.flip(W.cumsum(W.flip(grad * out, (dim,)), dim), (dim,)) / x,),
+    "sort": lambda grad, out, x, dim, indices: (                              # grad back to the sorted positions
+        W.scatter(F.zeros(x.shape, dtype=grad.dtype, device=grad.device), dim, indices, grad),),
+    "diagonal": _diagonal_rule,                                               # zeros, grad on the diagonal
+    # gather/scatter by storage offsets (webtorch._indexing)
+    "take": _take_rule,                                                       # scatter-add grad to the offsets
+    "put": _put_rule,                                                         # src gets grad at offsets; x the rest
+    # in-place writes (see rebase)
+    "copy_slices": _copy_slices_rule,                                         # region from value, rest from base
+    "view_region": _view_region_rule,                                         # zeros, grad at the region
     # linear algebra (batched, batch dims already broadcast)
     "matmul": lambda grad, out, a, b: (grad @ b.mT, a.mT @ grad),            # dA = G Bᵀ, dB = Aᵀ G
 }
+
+# Rules that read the forward result (its storage must not change before backward).
+READS_OUT = {"exp", "sqrt", "rsqrt", "tanh", "sigmoid", "reciprocal", "pow", "prod", "amax", "amin", "max_all",
+             "min_all", "tan", "exp2", "expm1", "hypot", "cumprod"}
+# Rules that read no operand values: in-place changes to their operands cannot invalidate them.
+VALUE_FREE = {"copy", "neg", "add", "sub", "frac", "cumsum", "sort", "diagonal", "floor", "ceil", "trunc", "round", "sign", "floor_divide",
+              "trunc_divide", "floor_divide_op", "expand", "reshape", "permute", "index", "cat", "sum",
+              "copy_slices", "view_region"}
 
 # Elementwise ops that have no gradient: their outputs are bool or piecewise-constant integers.
 NON_DIFFERENTIABLE = {"isnan", "isinf", "logical_not", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",

@@ -21,11 +21,12 @@ _PY_TYPE = {dt.bool_: bool, dt.int32: int, dt.int64: int, dt.float32: float}
 
 
 class Storage:
-    __slots__ = ("dtype", "numel", "data")
+    __slots__ = ("dtype", "numel", "data", "version")
     device_type = "cpu"
 
     def __init__(self, dtype, data):
         self.dtype, self.numel, self.data = dtype, len(data), data
+        self.version = 0  # bumped by every in-place write (autograd's saved-tensor check)
 
 
 def empty(dtype, numel):

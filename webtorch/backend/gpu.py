@@ -14,10 +14,11 @@ _INT32 = (-(1 << 31), (1 << 31) - 1)
 
 
 class Storage:
-    __slots__ = ("dtype", "numel", "buffer", "runtime", "__weakref__")
+    __slots__ = ("dtype", "numel", "buffer", "runtime", "version", "__weakref__")
     device_type = "webgpu"
 
     def __init__(self, dtype, numel):
+        self.version = 0  # bumped by every in-place write (autograd's saved-tensor check)
         self.runtime = runtime()
         self.dtype, self.numel, self.buffer = dtype, numel, self.runtime.alloc(4 * numel)
 
