@@ -10,6 +10,7 @@ http://127.0.0.1 is and file:// is not):
   /simple/<project>/<file>.whl -> the wheel itself from dist/
   /wheels/...   -> pure wheels downloaded by scripts/setup.sh (.cache/wheels/);
                    /wheels/index.json lists them
+  /             -> redirect to /web/index.html (the demo); /dev lists the other pages
   /web/...      -> web/
   /tests/...    -> tests/
   /bench/...    -> bench/ (benchmark page; bench/run.py)
@@ -133,7 +134,13 @@ def make_handler(repo: Path = REPO, dist: Path | None = None, wheels: Path | Non
 
         def _dispatch(self, head: bool):
             parts = self._parts()
-            if not parts:
+            if not parts:  # the demo page
+                self.send_response(302)
+                self.send_header("Location", "/web/index.html")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            if parts == ["dev"]:
                 return self._send(200, "text/html; charset=utf-8", _root_page().encode(), head)
             if parts[0] == "simple":
                 return self._simple(parts[1:], head)
@@ -203,6 +210,7 @@ def make_handler(repo: Path = REPO, dist: Path | None = None, wheels: Path | Non
 
 def _root_page() -> str:
     return ("<!DOCTYPE html><html><body><h1>webtorch dev server</h1><ul>"
+            '<li><a href="/web/index.html">demo</a></li>'
             '<li><a href="/tests/browser/harness.html">browser test harness</a></li>'
             '<li><a href="/simple/">/simple/ (local package index)</a></li>'
             '<li><a href="/wheels/index.json">/wheels/ (pure wheels for Pyodide)</a></li>'
@@ -227,7 +235,8 @@ def main(argv=None) -> int:
     ap.add_argument("--dist", type=Path, default=None, help="wheel directory (default dist/)")
     args = ap.parse_args(argv)
     server, url = start_server(args.port, dist=args.dist)
-    print(f"serving {REPO} at {url}/  (harness: {url}/tests/browser/harness.html)", flush=True)
+    print(f"webtorch demo: {url}/  (open it in Chrome; package index: {url}/simple/, "
+          f"other pages: {url}/dev)", flush=True)
     try:
         threading.Event().wait()
     except KeyboardInterrupt:

@@ -5,6 +5,8 @@
 //   const r = await wt.run("import webtorch as torch\n(torch.ones(3, device='webgpu') * 2).tolist()",
 //                          {onStdout: console.log});
 //   await wt.cancel();   // KeyboardInterrupt in the running code, else restart the worker
+//   In the worker, `from webtorch_web import emit, check_cancelled`: events to the page,
+//   and points where cancel() takes effect.
 //
 // Options (all optional):
 //   workerURL        default: worker.js next to this file
@@ -105,6 +107,7 @@ export class Webtorch {
       case "ready":
         this.info = m;
         this.interruptView = m.interruptBuffer ? new Int32Array(m.interruptBuffer) : null;
+        this.cancelView = m.cancelBuffer ? new Int32Array(m.cancelBuffer) : null;
         resolve(this);
         return;
       case "init_error":
@@ -161,23 +164,28 @@ export class Webtorch {
     return true;
   }
 
-  /** Stop what runs: interrupt, and if nothing has stopped after graceMs (or interrupts are
-   *  unavailable), terminate the worker, reject what was pending with CancelledError and start
-   *  a fresh worker (Python state is lost). Resolves to "interrupted" or "restarted". */
-  async cancel({graceMs = 3000} = {}) {
+  /** Stop what runs, in three steps, each given graceMs to end the run:
+   *  1. "cancelled": set the cooperative flag: the code's next webtorch_web.emit() or
+   *     check_cancelled() raises KeyboardInterrupt (the demo's training loop emits every step);
+   *  2. "interrupted": Pyodide's interrupt buffer: KeyboardInterrupt at the next bytecode (can be
+   *     lost while Python waits on a GPU promise; see worker.js);
+   *  3. "restarted": terminate the worker, reject what was pending with CancelledError and start
+   *     a fresh one (Python state is lost).
+   *  Steps 1-2 need cross-origin isolation (COOP/COEP); without it cancel goes to step 3. */
+  async cancel({graceMs = 2000} = {}) {
     if (!this.pending.size) return "idle";
-    if (this.interrupt()) {
-      const waiting = [...this.pending.values()].map((p) => new Promise((res) => {
-        const {resolve, reject} = p;
-        p.resolve = (v) => { res(); resolve(v); };
-        p.reject = (e) => { res(); reject(e); };
-      }));
-      const done = await Promise.race([
-        Promise.all(waiting).then(() => true),
-        new Promise((res) => setTimeout(() => res(false), graceMs)),
-      ]);
-      if (done) return "interrupted";
+    const waiting = Promise.all([...this.pending.values()].map((p) => new Promise((res) => {
+      const {resolve, reject} = p;
+      p.resolve = (v) => { res(); resolve(v); };
+      p.reject = (e) => { res(); reject(e); };
+    })));
+    const ended = () => Promise.race([waiting.then(() => true),
+                                      new Promise((res) => setTimeout(() => res(false), graceMs))]);
+    if (this.cancelView) {
+      Atomics.store(this.cancelView, 0, 1);
+      if (await ended()) return "cancelled";
     }
+    if (this.interrupt() && (await ended())) return "interrupted";
     await this.restart();
     return "restarted";
   }

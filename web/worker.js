@@ -19,6 +19,9 @@
 //   {id, type: "run", code}        run code with runPythonAsync (JSPI: sync readback works);
 //                                  runs are queued, one at a time
 //   {id, type: "put_file", path, data}  write a file (string or Uint8Array)
+//   {type: "cancel"}               ask the running code to stop at its next cancellation point
+//                                  (webtorch_web.emit / check_cancelled raise KeyboardInterrupt);
+//                                  while Python is busy, write 1 into the shared cancelBuffer instead
 //   {type: "interrupt"}            raise KeyboardInterrupt in the running code. Works while
 //                                  Python is busy only through the shared interrupt buffer
 //                                  (sent with "ready"; needs cross-origin isolation, i.e.
@@ -30,18 +33,23 @@
 //       "gpu" (webtorch.webgpu.init_async), "kernels" (compiling kernels); status
 //       "initiate" -> "progress"* -> "done" per stage, then {status: "ready"}
 //       (shaped like transformers.js progress callbacks: status, name, loaded, total)
-//   {type: "ready", version, interruptBuffer, crossOriginIsolated, adapter, gpuError}
+//   {type: "ready", version, interruptBuffer, cancelBuffer, crossOriginIsolated, adapter, gpuError}
 //   {type: "init_error", error}
 //   {id, ok: true, result}  |  {id, ok: false, error, errorType}  (error: Python traceback)
 //   {type: "stdout" | "stderr", line, id}   id: the run that printed it (null outside runs)
 //   {type: "event", kind, data, id}  from Python: `from webtorch_web import emit; emit(kind, str)`
 //   {type: "console_error", error}   (uncaught JS errors in the worker)
+// Caveat (Pyodide 314): an interrupt can land in Pyodide's own callback that resumes an awaited
+// JS promise (e.g. a GPU readback); it is then printed as "Unexpected error" and the run never
+// resumes. So webtorch-client.js cancels in three steps: the cooperative flag, the interrupt,
+// then terminating and restarting the worker.
 
 let pyodide = null;
 let ready = null; // Promise resolving when init is done
 let queue = Promise.resolve(); // runs one at a time
 let currentId = null; // id of the request being served
 let interruptBuffer = null; // Int32Array over a SharedArrayBuffer, when cross-origin isolated
+let cancelFlag = null; // Int32Array: nonzero = the page asked the current run to stop (cooperative)
 
 function post(msg) {
   self.postMessage(msg);
@@ -70,6 +78,24 @@ function toPlain(value) {
   return value;
 }
 
+// `import webtorch_web` in the worker: events to the page, and cooperative cancellation.
+const WEBTORCH_WEB_PY = `"""Helpers for code that runs in webtorch's worker (web/worker.js)."""
+from _webtorch_web_js import emit as _emit, cancel_requested
+
+
+def check_cancelled():
+    """Raise KeyboardInterrupt if the page asked to stop this run (client.cancel())."""
+    if cancel_requested():
+        raise KeyboardInterrupt("cancelled by the page")
+
+
+def emit(kind, data=None):
+    """Send {type: "event", kind, data} to the page (data: a str, e.g. JSON). Also a
+    cancellation point: raises KeyboardInterrupt once the page has asked to stop."""
+    _emit(kind, data)
+    check_cancelled()
+`;
+
 // Kernels compiled by `warmup`: the ops a first program (and the demo's training) meets.
 const WARMUP = `
 import webtorch as _t
@@ -96,10 +122,16 @@ async function init(msg) {
   if (self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined") {
     interruptBuffer = new Int32Array(new SharedArrayBuffer(4));
     pyodide.setInterruptBuffer(interruptBuffer);
+    cancelFlag = new Int32Array(new SharedArrayBuffer(4));
+  } else {
+    cancelFlag = new Int32Array(1); // set by a {type: "cancel"} message (lands only during awaits)
   }
-  pyodide.registerJsModule("webtorch_web", {
+  pyodide.registerJsModule("_webtorch_web_js", {
     emit: (kind, data) => post({type: "event", kind: String(kind), data: data == null ? null : String(data), id: currentId}),
+    cancel_requested: () => Atomics.load(cancelFlag, 0) !== 0,
   });
+  const purelib = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
+  pyodide.FS.writeFile(`${purelib}/webtorch_web.py`, WEBTORCH_WEB_PY);
   progress("done", "pyodide", "Loading Pyodide", 1, 1, {version: pyodide.version});
 
   const wheels = msg.wheels || [];
@@ -110,11 +142,12 @@ async function init(msg) {
   // Load in the given order (packaging before micropip).
   for (const url of wheels) {
     const file = new URL(url, here).href;
-    await pyodide.loadPackage(file);
+    // Its "Loading x / Loaded x" messages would go to stdout: the progress events say it.
+    await pyodide.loadPackage(file, {messageCallback: () => {}});
     progress("progress", "packages", "Installing packages", ++loaded, total, {file: file.split("/").pop()});
   }
   if (!wheels.length) {
-    await pyodide.loadPackage("micropip");
+    await pyodide.loadPackage("micropip", {messageCallback: () => {}});
     progress("progress", "packages", "Installing packages", ++loaded, total, {file: "micropip"});
   }
   if (packages.length) {
@@ -163,7 +196,9 @@ async function init(msg) {
 }
 
 async function run(code) {
-  if (interruptBuffer) interruptBuffer[0] = 0; // an interrupt that came between runs is stale
+  // An interrupt or cancel that came between runs is stale.
+  if (interruptBuffer) interruptBuffer[0] = 0;
+  Atomics.store(cancelFlag, 0, 0);
   return toPlain(await pyodide.runPythonAsync(code));
 }
 
@@ -207,6 +242,7 @@ self.onmessage = async (ev) => {
       const r = await ready;
       post({type: "ready", version: r.version, adapter: r.adapter, gpuError: r.gpuError,
             interruptBuffer: interruptBuffer ? interruptBuffer.buffer : null,
+            cancelBuffer: interruptBuffer ? cancelFlag.buffer : null,
             crossOriginIsolated: !!self.crossOriginIsolated});
     } catch (e) {
       post({type: "init_error", error: errorText(e)});
@@ -216,6 +252,10 @@ self.onmessage = async (ev) => {
   if (msg.type === "interrupt") {
     // Only reached while Python waits on a promise (or between runs); see the header.
     if (interruptBuffer) interruptBuffer[0] = 2;
+    return;
+  }
+  if (msg.type === "cancel") {
+    if (cancelFlag) Atomics.store(cancelFlag, 0, 1);
     return;
   }
   const job = queue.then(() => serve(msg));

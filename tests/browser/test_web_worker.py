@@ -113,11 +113,24 @@ def test_python_error_has_traceback(client):
     assert client.evaluate("wt.run('1 + 1')") == 2  # still usable
 
 
+def test_cancel_at_a_cancellation_point(client):
+    # webtorch_web.emit / check_cancelled raise KeyboardInterrupt once the page cancels.
+    r = client.evaluate("""async () => {
+  const run = wt.run("from webtorch_web import check_cancelled\\nk = 0\\nwhile True:\\n    k += 1\\n    check_cancelled()")
+      .then(() => 'finished', (e) => e.type + ': ' + e.message.trim().split('\\n').pop());
+  await new Promise((r) => setTimeout(r, 300));
+  const how = await wt.cancel({graceMs: 3000});
+  return {how, outcome: await run, k: await wt.run('k > 0')};
+}""")
+    assert r == {"how": "cancelled", "outcome": "KeyboardInterrupt: KeyboardInterrupt: cancelled by the page", "k": True}
+
+
 def test_interrupt_a_busy_loop(client):
+    # No cancellation point: Pyodide's interrupt buffer stops it.
     r = client.evaluate("""async () => {
   const run = wt.run("n = 0\\nwhile True:\\n    n += 1").then(() => 'finished', (e) => e.type);
   await new Promise((r) => setTimeout(r, 500));
-  const how = await wt.cancel({graceMs: 5000});
+  const how = await wt.cancel({graceMs: 1500});
   return {how, outcome: await run, n: await wt.run('n > 0'), pid: await wt.run('id(n) is not None')};
 }""")
     assert r == {"how": "interrupted", "outcome": "KeyboardInterrupt", "n": True, "pid": True}
