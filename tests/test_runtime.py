@@ -93,3 +93,17 @@ def test_repr_matches_torch(data, device):
         assert actual.endswith(", device='webgpu:0')")
         actual = actual[:-len(", device='webgpu:0')")] + ")"
     assert actual == expected
+
+
+@pytest.mark.parametrize("n", [70_000, 1 << 20])
+def test_long_row_reductions_match_torch(n):
+    # long rows are split over many workgroups; arg-reductions carry indices through both passes
+    t = torch.randn(3, n)
+    t[0, n // 3] = t[0, 2 * n // 3] = 50.0  # tie: the first index wins
+    t[1, n // 2] = t[1, n - 1] = float("nan")  # NaN wins, the first one
+    x = webtorch.tensor(t.tolist(), device="webgpu")
+    assert x.argmax(1).tolist() == t.argmax(1).tolist()
+    assert x.argmin(1).tolist() == t.argmin(1).tolist()
+    assert x.max(1).indices.tolist() == t.max(1).indices.tolist()
+    assert x[2].argmax().item() == t[2].argmax().item()
+    assert x[2].sum().item() == pytest.approx(t[2].sum().item(), rel=1e-4, abs=1e-2)

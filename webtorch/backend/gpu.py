@@ -102,19 +102,24 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
     meta = [n_out, row_len, len(kept), len(dims), x._offset]
     meta += [x.shape[d] for d in kept] + [x._stride[d] for d in kept]
     meta += [x.shape[d] for d in dims] + [x._stride[d] for d in dims]
-    chunk = _reduce_chunk(n_out, row_len) if not with_index else row_len
+    chunk = _reduce_chunk(n_out, row_len)
     if chunk < row_len:
-        # Few long rows: split each over many workgroups into partials, then reduce the partials.
+        # Few long rows: split each over many workgroups into partials, then reduce the partials
+        # (an arg-reduction's partials carry their row indices into the second pass).
         n_chunks = -(-row_len // chunk)
         partial = empty(acc_dtype, n_out * n_chunks)
+        partial_idx = empty(dt.int64, n_out * n_chunks) if with_index else None
         meta[0] = n_out * n_chunks
-        partial.runtime.run(kernels.reduce(op, x.dtype, acc_dtype, acc_dtype, False),
-                            [partial.buffer, x._storage.buffer], meta + [chunk], n_out * n_chunks)
+        partial.runtime.run(kernels.reduce(op, x.dtype, acc_dtype, acc_dtype, with_index),
+                            [partial.buffer, x._storage.buffer] + ([partial_idx.buffer] if with_index else []),
+                            meta + [chunk], n_out * n_chunks)
         values = empty(out_dtype, n_out)
-        values.runtime.run(kernels.reduce(op, acc_dtype, acc_dtype, out_dtype, False),
-                           [values.buffer, partial.buffer],
+        indices = empty(dt.int64, n_out) if with_index else None
+        values.runtime.run(kernels.reduce(op, acc_dtype, acc_dtype, out_dtype, with_index, with_index),
+                           [values.buffer, partial.buffer] + ([indices.buffer, partial_idx.buffer] if with_index
+                                                              else []),
                            [n_out, n_chunks, 1, 1, 0, n_out, n_chunks, n_chunks, 1, n_chunks], n_out)
-        return values, None
+        return values, indices
     values = empty(out_dtype, n_out)
     indices = empty(dt.int64, n_out) if with_index else None
     kernel = kernels.reduce(op, x.dtype, acc_dtype, out_dtype, with_index)

@@ -115,18 +115,20 @@ _COMBINE = {
 }
 # Arg-reductions: NaN wins (the first NaN), then the extreme value, ties to the lower index.
 _TAKES = {
-    ("max", "f32"): "select(!wt_isnan(av) && (bv > av || (bv == av && bi < ai)), bi < ai, wt_isnan(av)) "
-                    "|| (wt_isnan(bv) && !wt_isnan(av))",
-    ("min", "f32"): "select(!wt_isnan(av) && (bv < av || (bv == av && bi < ai)), bi < ai, wt_isnan(av)) "
-                    "|| (wt_isnan(bv) && !wt_isnan(av))",
+    ("max", "f32"): "select(wt_isnan(bv) || bv > av || (bv == av && bi < ai), wt_isnan(bv) && bi < ai, "
+                    "wt_isnan(av))",
+    ("min", "f32"): "select(wt_isnan(bv) || bv < av || (bv == av && bi < ai), wt_isnan(bv) && bi < ai, "
+                    "wt_isnan(av))",
     ("max", "*"): "bv > av || (bv == av && bi < ai)",
     ("min", "*"): "bv < av || (bv == av && bi < ai)",
 }
 
 
 @functools.lru_cache(maxsize=None)
-def reduce(op, in_dtype, acc_dtype, out_dtype, with_index):
-    """op: sum, prod, max or min over a strided input; acc_dtype: the accumulation dtype."""
+def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, indexed_input=False):
+    """op: sum, prod, max or min over a strided input; acc_dtype: the accumulation dtype.
+    indexed_input: the input is the partial results of a split arg-reduction, whose row indices
+    come from a second buffer (binding 4) instead of the element's position."""
     t = STORAGE[acc_dtype] if acc_dtype is dt.bool_ else COMPUTE[acc_dtype]
 
     def row(table):
@@ -134,14 +136,16 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index):
 
     source = wgsl("prelude") + Template(wgsl("reduce")).substitute(
         T=t, out_storage=STORAGE[out_dtype], in_storage=STORAGE[in_dtype],
-        index_binding="@group(0) @binding(3) var<storage, read_write> indices: array<i32>;" if with_index else "",
+        index_binding=("@group(0) @binding(3) var<storage, read_write> indices: array<i32>;" if with_index else "") +
+        ("\n@group(0) @binding(4) var<storage, read> input_indices: array<i32>;" if indexed_input else ""),
+        candidate="u32(input_indices[element_offset(o, r)])" if indexed_input else "r",
         takes=row(_TAKES), combine=row(_COMBINE), identity=row(_IDENTITY),
         load=convert("x[element_offset(o, r)]", STORAGE[in_dtype], t),
         arg="true" if with_index else "false",
         store=convert("shared_v[0]", t, STORAGE[out_dtype]),
-        index_store="    indices[o] = i32(shared_i[0]);" if with_index else "")
-    key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index)
-    return key, source, "wrw" if with_index else "wr"
+        index_store="    indices[f] = i32(shared_i[0]);" if with_index else "")
+    key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index, indexed_input)
+    return key, source, ("wrw" if with_index else "wr") + ("r" if indexed_input else "")
 
 
 @functools.lru_cache(maxsize=None)

@@ -52,7 +52,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   for (var r = r0 + lid; r < r1; r = r + 64u) {
     let v = $load;
     if ($arg) {
-      if (ai == 0xffffffffu || takes(av, ai, v, r)) { av = v; ai = r; }
+      let ri = $candidate;
+      if (ai == 0xffffffffu || takes(av, ai, v, ri)) { av = v; ai = ri; }
     } else {
       av = combine(av, v);
     }
