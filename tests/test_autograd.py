@@ -1,6 +1,5 @@
 """Autograd vs torch.autograd: gradients of every differentiable case in the op table, and the
 engine's behaviour (accumulation, retain_graph, no_grad, autograd.grad, Function, errors)."""
-import math
 import os
 
 import pytest
@@ -10,60 +9,23 @@ import webtorch
 from webtorch import autograd
 from webtorch.ops_table import ELEMENTWISE
 
-from compare import assert_close, iter_tensors, to_plain
-from op_cases import CASES, INT64_BEYOND_INT32, build_inputs
+from grad_cases import GRAD_CASES, check_gradients, plain_gradients
 
 DEVICES = [d for d in os.environ.get("WEBTORCH_TEST_DEVICES", "webgpu,cpu").split(",") if d]
 
 
-def gradients(T, case, device):
-    """d(sum(out * weights))/d(inputs) for the case's float inputs; None when nothing to differentiate."""
-    inputs = [t.detach().requires_grad_() if "float" in str(t.dtype) else t for t in build_inputs(T, case, device)]
-    wrt = [t for t in inputs if "float" in str(t.dtype)]
-    if not wrt:
-        return None
-    result = case.fn(T, device, *inputs)
-    outs = [o for o in iter_tensors(result) if "float" in str(o.dtype) and o.requires_grad]
-    if not outs:
-        return None
-    loss = 0
-    for o in outs:
-        weights = T.tensor([math.cos(1.0 + 0.37 * i) for i in range(o.numel())], device=device).reshape(o.shape)
-        loss = loss + (o * weights).sum()
-    return T.autograd.grad(loss, wrt, allow_unused=True)
-
-
-GRAD_CASES = [c for c in CASES if c.name not in INT64_BEYOND_INT32]
-# Gradients webtorch refuses with a NotImplementedError naming the limitation (never silently wrong).
-GRAD_NOT_SUPPORTED = set()
 
 
 @pytest.mark.parametrize("case", GRAD_CASES, ids=[c.name for c in GRAD_CASES])
 @pytest.mark.parametrize("device", DEVICES)
 def test_gradients_match_torch(case, device):
     try:
-        expected = gradients(torch, case, "cpu")
+        expected = plain_gradients(torch, case, "cpu")
     except (RuntimeError, NotImplementedError) as e:
         pytest.skip("torch computes no gradient here: " + str(e).split(".")[0])
-    if case.name in GRAD_NOT_SUPPORTED:
-        with pytest.raises(NotImplementedError, match="webtorch"):
-            gradients(webtorch, case, device)
-        return
     if expected is None:
         pytest.skip("no float input reaches a float output")
-    actual = gradients(webtorch, case, device)
-    assert actual is not None, "torch differentiates this case, webtorch produced no graph"
-    assert len(actual) == len(expected)
-    for i, (a, e) in enumerate(zip(actual, expected)):
-        name = f"grad of {case.name}[{device}] input {i}"
-        if e is None:
-            assert a is None or not any(webtorch.ne(a, 0).tolist() if a.dim() else [a.item() != 0]), name
-            continue
-        if a is None:  # webtorch cut the graph where torch propagates zeros (e.g. x.zero_())
-            assert not any(v != 0 for v in to_plain(e)["values"]), name + ": no gradient"
-            continue
-        assert_close(to_plain(a), to_plain(e), atol=max(case.atol, 1e-4) * 10, rtol=max(case.rtol, 1e-4) * 10,
-                     name=name)
+    check_gradients(plain_gradients(webtorch, case, device), expected, case, f"{case.name}[{device}]")
 
 
 def test_every_elementwise_op_has_a_backward_rule_or_is_marked_non_differentiable():

@@ -1,0 +1,98 @@
+"""Autograd and training inside Pyodide, against gradients and losses torch produced on the host."""
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTS))
+from compare import _enc_float  # noqa: E402
+from grad_cases import GRAD_CASES, plain_gradients  # noqa: E402
+from training_cases import CASES as TRAINING_CASES, MODELS, train  # noqa: E402
+
+DIR = "/tmp/webtorch_tests"
+MODULES = ["op_cases.py", "nn_cases.py", "compare.py", "grad_cases.py", "training_cases.py"]
+
+
+@pytest.fixture(scope="session")
+def gradient_golden():
+    import torch
+    grads, inputs = {}, {}
+    for c in GRAD_CASES:
+        try:
+            expected = plain_gradients(torch, c, "cpu")
+        except (RuntimeError, NotImplementedError):
+            continue  # torch has no gradient to compare with
+        if expected is not None:
+            grads[c.name] = expected
+            inputs[c.name] = [[_enc_float(v) if isinstance(v, float) else v for v in vals] for vals in c.input_values()]
+    return json.dumps({"grads": grads, "inputs": inputs}, allow_nan=False)
+
+
+RUN_GRADS = """
+import json, sys, traceback
+sys.path.insert(0, {dir!r})
+import webtorch
+from compare import _dec_float
+from grad_cases import GRAD_CASES, check_gradients, plain_gradients
+golden = json.load(open({dir!r} + "/grads.json"))
+failures = {{}}
+for c in GRAD_CASES:
+    if c.name not in golden["grads"]:
+        continue
+    c._values = [[_dec_float(v) if isinstance(v, str) else v for v in vals] for vals in golden["inputs"][c.name]]
+    try:
+        check_gradients(plain_gradients(webtorch, c, {device!r}), golden["grads"][c.name], c, c.name)
+    except Exception as e:
+        failures[c.name] = "".join(traceback.format_exception(e)[-3:])
+json.dumps(failures)
+"""
+
+_results = {}
+
+
+def _grad_failures(py, device, golden):
+    key = (py.mode, device)
+    if key not in _results:
+        for module in MODULES:
+            py.put_test_module(module)
+        py.put_file(DIR + "/grads.json", golden)
+        _results[key] = json.loads(py.run(RUN_GRADS.format(dir=DIR, device=device), timeout=900))
+    return _results[key]
+
+
+@pytest.mark.parametrize("device", ["webgpu", "cpu"])
+@pytest.mark.parametrize("name", [c.name for c in GRAD_CASES])
+def test_gradient_in_browser(py_worker, device, name, gradient_golden):
+    if name not in json.loads(gradient_golden)["grads"]:
+        pytest.skip("torch has no gradient for this case")
+    failure = _grad_failures(py_worker, device, gradient_golden).get(name)
+    assert failure is None, f"{name}[worker/{device}]:\n{failure}"
+
+
+@pytest.mark.parametrize("model_name,optimizer_name", TRAINING_CASES, ids=[f"{m}-{o}" for m, o in TRAINING_CASES])
+def test_training_in_browser(py_page, model_name, optimizer_name):
+    import torch
+    torch.manual_seed(0)
+    reference = MODELS[model_name][0](torch)
+    state = {k: v.tolist() for k, v in reference.state_dict().items()}
+    expected_losses, expected_params = train(torch, reference, model_name, optimizer_name, "cpu")
+    for module in MODULES:
+        py_page.put_test_module(module)
+    py_page.put_file(DIR + "/state.json", json.dumps(state))
+    losses, params = py_page.run(f"""
+import json, webtorch
+from training_cases import MODELS, train
+state = json.load(open({DIR!r} + "/state.json"))
+model = MODELS[{model_name!r}][0](webtorch).to("webgpu")
+model.load_state_dict({{k: webtorch.tensor(v) for k, v in state.items()}})
+losses, params = train(webtorch, model, {model_name!r}, {optimizer_name!r}, "webgpu")
+[losses, params]
+""", timeout=900)
+    for step, (a, e) in enumerate(zip(losses, expected_losses)):
+        assert abs(a - e) <= 1e-4 * abs(e), f"step {step}: loss {a} vs torch {e}"
+    tolerance = 5e-3 if optimizer_name == "adam" else 1e-3  # see tests/test_training.py
+    for name, values in expected_params.items():
+        worst = max((abs(a - e) for a, e in zip(params[name], values)), default=0.0)
+        assert worst <= tolerance, f"{name}: max abs difference {worst}"
