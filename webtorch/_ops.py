@@ -18,13 +18,19 @@ def _is_tensor(x):
 
 
 def _device_of(operands):
-    devices = {x.device.type for x in operands if _is_tensor(x) and x.dim() > 0}
-    if not devices:
-        devices = {x.device.type for x in operands if _is_tensor(x)}
-    if len(devices) > 1:
-        raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
-                           "webgpu:0 and cpu!")
-    return devices.pop() if devices else _default_device
+    """The device of the operands: that of the dimensioned tensors (0-d tensors may differ)."""
+    found = zero_dim = None
+    for x in operands:
+        if isinstance(x, Tensor):
+            kind = x._storage.device_type
+            if x.shape:
+                if found is not None and kind != found:
+                    raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                                       "devices, webgpu:0 and cpu!")
+                found = kind
+            elif zero_dim is None:
+                zero_dim = kind
+    return found or zero_dim or _default_device
 
 
 # -- broadcasting ----------------------------------------------------------------------------
@@ -85,8 +91,8 @@ def _compute_dtype(op, promoted):
 
 def _as_operand(x, device_type):
     """Tensors stay; Python numbers stay scalars; 0-d tensors on another device become scalars."""
-    if _is_tensor(x):
-        if x.device.type != device_type and x.dim() == 0:
+    if isinstance(x, Tensor):
+        if not x.shape and x._storage.device_type != device_type:
             return x.item()
         return x
     if isinstance(x, (bool, int, float)):

@@ -57,11 +57,16 @@ class device:
             f"device(type='{self.type}', index={self.index})"
 
 
+_BACKENDS = {"cpu": cpu}
+
+
 def backend(device_type):
-    if device_type == "cpu":
-        return cpu
-    from .backend import gpu
-    return gpu
+    """The primitives of a device type (the webgpu one is imported on first use)."""
+    module = _BACKENDS.get(device_type)
+    if module is None:
+        from .backend import gpu
+        module = _BACKENDS[device_type] = gpu
+    return module
 
 
 def contiguous_strides(shape):
@@ -83,7 +88,9 @@ class Tensor:
         self.dtype = storage.dtype
         self.grad_fn = None  # the autograd Node that produced this tensor; None for leaves
         self._base = None  # for a view: the tensor it views (in-place writes rebase its history)
-        self.requires_grad = requires_grad
+        self._requires_grad = False
+        if requires_grad:
+            self.requires_grad = True
         self.grad = None
 
     # -- autograd -----------------------------------------------------------------------------

@@ -113,7 +113,12 @@ def _needs_grad(x):
 
 def record(name, out, inputs, **ctx):
     """Attaches a Node to `out` when it must carry gradient. Returns out."""
-    if not _grad_enabled or not any(_needs_grad(x) for x in inputs):
+    if not _grad_enabled:
+        return out
+    for x in inputs:
+        if isinstance(x, F.Tensor) and x._requires_grad:
+            break
+    else:
         return out
     rule = BACKWARD.get(name)
     if rule is None:
