@@ -14,6 +14,7 @@ http://127.0.0.1 is and file:// is not):
   /web/...      -> web/
   /tests/...    -> tests/
   /bench/...    -> bench/ (benchmark page; bench/run.py)
+  /lite/...     -> .cache/jupyterlite/site/ (JupyterLite; scripts/build_jupyterlite.py)
 
 Use from Python:   server, base_url = start_server(); ...; server.shutdown()
 Or run:            python scripts/serve.py [--port N]
@@ -90,6 +91,7 @@ def make_handler(repo: Path = REPO, dist: Path | None = None, wheels: Path | Non
         "web": repo / "web",
         "tests": repo / "tests",
         "bench": repo / "bench",  # bench/bench.html and the peers' npm packages (bench/run.py)
+        "lite": repo / ".cache" / "jupyterlite" / "site",  # scripts/build_jupyterlite.py
     }
 
     class Handler(SimpleHTTPRequestHandler):
@@ -211,6 +213,8 @@ def make_handler(repo: Path = REPO, dist: Path | None = None, wheels: Path | Non
 def _root_page() -> str:
     return ("<!DOCTYPE html><html><body><h1>webtorch dev server</h1><ul>"
             '<li><a href="/web/index.html">demo</a></li>'
+            '<li><a href="/lite/lab/index.html?path=webtorch.ipynb">JupyterLite</a> '
+            "(after python scripts/build_jupyterlite.py)</li>"
             '<li><a href="/tests/browser/harness.html">browser test harness</a></li>'
             '<li><a href="/simple/">/simple/ (local package index)</a></li>'
             '<li><a href="/wheels/index.json">/wheels/ (pure wheels for Pyodide)</a></li>'

@@ -26,6 +26,8 @@ fi
 
 # ---- Python packages (torch ALWAYS pinned exactly: an unpinned torch drags in CUDA)
 "$PY" -m pip install -q torch==2.13.0 wgpu==0.32 pytest playwright pytest-playwright numpy build hatchling
+# JupyterLite site builder + Pyodide kernel (scripts/build_jupyterlite.py, tests/browser/test_jupyterlite.py)
+"$PY" -m pip install -q "jupyterlite-core[contents]==0.8.6" "jupyterlite-pyodide-kernel==0.8.6"
 
 # ---- Pyodide runtime from npm (package.json / package-lock.json pin it)
 have=$(node -p "try{require('./node_modules/pyodide/package.json').version}catch(e){''}" 2>/dev/null || true)
@@ -51,4 +53,7 @@ for f in .cache/wheels/*.whl; do
   ((keep)) || rm -f "$f"
 done
 ls .cache/wheels
+
+# ---- the JupyterLite kernel's start-up wheels (Pyodide lock versions) + comm, into .cache/jupyterlite/wheels
+"$PY" scripts/build_jupyterlite.py --fetch-only
 echo "setup: done"

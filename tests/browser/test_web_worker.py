@@ -149,3 +149,31 @@ def test_cancel_restarts_a_stuck_worker(client):
           two: await wt.run("import webtorch as torch\\n(torch.ones(2, device='webgpu') * 2).tolist()")};
 }""")
     assert r == {"how": "restarted", "outcome": "CancelledError", "marker": False, "two": [2.0, 2.0]}
+
+
+def test_readme_quick_start_micropip_by_name(browser, server_url):
+    # The README's quick start, verbatim but for the port: a bare page loads Pyodide, then
+    # `await micropip.install("webtorch", index_urls=[...])` finds webtorch BY NAME in the
+    # served PEP 503 index (nothing preinstalled) and runs it on WebGPU.
+    import re
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    js = re.search(r"## Quick start in a Pyodide page.*?```js\n(.*?)```", readme, re.S).group(1)
+    js = js.replace("http://127.0.0.1:8000", server_url)
+    assert 'micropip.install("webtorch", index_urls=' in js
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(f"{server_url}/tests/browser/harness.html")
+        page.set_default_timeout(120_000)
+        out = page.evaluate("""async (body) => {
+  const lines = [];
+  const {loadPyodide: load} = await import('/pyodide/pyodide.mjs');
+  const loadPyodide = (o) => load({...o, stdout: (l) => lines.push(l)});
+  // /wheels/ holds the pinned packaging/micropip wheels (scripts/setup.sh)
+  await (new Function('loadPyodide', 'return (async () => {' + body.replace(/^import .*$/m, '') + '})()'))(loadPyodide);
+  return lines;
+}""", js)
+        assert out[-1] == "[[15.0, 18.0, 21.0], [42.0, 54.0, 66.0], [69.0, 90.0, 111.0]]", out
+    finally:
+        context.close()
