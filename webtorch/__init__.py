@@ -9,7 +9,7 @@ from . import _dtypes
 from ._dtypes import bool_ as bool, float32, int32, int64, dtype
 from ._tensor import Tensor, Size, device
 from ._ops import *  # noqa: F401,F403  (the op functions, PyTorch's names)
-from ._ops import (abs, all, any, max, min, pow, round, sum, broadcast_shapes, elementwise as _elementwise)
+from ._ops import abs, all, any, broadcast_shapes, max, min, pow, round, sum  # shadow the builtins
 from ._indexing import *  # noqa: F401,F403  (tensor indexing; its where() adds the one-argument form)
 from ._shape_ops import *  # noqa: F401,F403
 from ._math_ops import *  # noqa: F401,F403

@@ -3,8 +3,6 @@
 webtorch has four dtypes. On the GPU, int64 is stored as 32 bits (WGSL has no 64-bit
 integers): uploading a value outside the int32 range raises, arithmetic wraps at 32 bits.
 """
-import array
-
 
 class dtype:
     __slots__ = ("name", "category", "itemsize", "typecode", "is_floating_point")
@@ -99,12 +97,3 @@ def result_type(*operands):
         elif d.category > result.category:
             result = d
     return result
-
-
-def typecode_for(d):
-    return d.typecode
-
-
-def host_array(d, values=()):
-    """A flat host buffer for dtype d (bool stored as 0/1 bytes)."""
-    return array.array(d.typecode, values)

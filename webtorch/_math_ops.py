@@ -12,7 +12,7 @@ from collections import namedtuple
 from . import _dtypes as dt
 from . import _ops, autograd
 from ._indexing import gather
-from ._ops import _is_tensor, _wrap_dim, add, cast, elementwise, mul, sub, where
+from ._ops import _binary, _is_tensor, _unary, _wrap_dim, add, cast, mul, sub, where
 from ._shape_ops import movedim
 from ._tensor import Tensor, backend
 
@@ -20,20 +20,6 @@ __all__ = ["log1p", "expm1", "exp2", "log2", "log10", "tan", "asin", "acos", "at
            "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "frac", "atan2",
            "arctan2", "hypot", "cumsum", "cumprod", "sort", "argsort", "topk", "median", "norm", "dist", "cdist",
            "outer", "ger", "addmm", "addmv", "baddbmm", "lerp", "addcmul", "addcdiv", "nan_to_num", "msort"]
-
-
-def _unary(name):
-    def fn(x):
-        return elementwise(name, x)
-    fn.__name__ = name
-    return fn
-
-
-def _binary(name):
-    def fn(x, other):
-        return elementwise(name, x, other)
-    fn.__name__ = name
-    return fn
 
 
 log1p, expm1, exp2, log2, log10 = (_unary(n) for n in ("log1p", "expm1", "exp2", "log2", "log10"))

@@ -335,7 +335,7 @@ def where(condition, input=None, other=None):
 
 def gelu(x, approximate="none"):
     if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return elementwise("gelu_tanh" if approximate == "tanh" else "gelu", x)
 
 
@@ -732,22 +732,23 @@ def min(x, dim=None, keepdim=False, *, other=None):
     return _minmax("min", x, dim, keepdim, other)
 
 
-def argmax(x, dim=None, keepdim=False):
+def _arg_extreme(op, x, dim, keepdim):
+    """argmax/argmin: the flat index over all elements when dim is None."""
+    name = "arg" + op
     if dim is None:
-        _check_nonempty(x, tuple(range(x.dim())), "argmax")
-        return _reduce("max", reshape(x, -1), 0, False, x.dtype, x.dtype, True)[1].reshape(
+        _check_nonempty(x, tuple(range(x.dim())), name)
+        return _reduce(op, reshape(x, -1), 0, False, x.dtype, x.dtype, True)[1].reshape(
             [1] * x.dim() if keepdim else [])
-    _check_nonempty(x, (_wrap_dim(dim, x.dim()),), "argmax")
-    return _reduce("max", x, dim if x.dim() else (), keepdim, x.dtype, x.dtype, True)[1]
+    _check_nonempty(x, (_wrap_dim(dim, x.dim()),), name)
+    return _reduce(op, x, dim if x.dim() else (), keepdim, x.dtype, x.dtype, True)[1]
+
+
+def argmax(x, dim=None, keepdim=False):
+    return _arg_extreme("max", x, dim, keepdim)
 
 
 def argmin(x, dim=None, keepdim=False):
-    if dim is None:
-        _check_nonempty(x, tuple(range(x.dim())), "argmin")
-        return _reduce("min", reshape(x, -1), 0, False, x.dtype, x.dtype, True)[1].reshape(
-            [1] * x.dim() if keepdim else [])
-    _check_nonempty(x, (_wrap_dim(dim, x.dim()),), "argmin")
-    return _reduce("min", x, dim if x.dim() else (), keepdim, x.dtype, x.dtype, True)[1]
+    return _arg_extreme("min", x, dim, keepdim)
 
 
 def all(x, dim=None, keepdim=False):
@@ -859,7 +860,7 @@ def mm(a, b):
 
 def bmm(a, b):
     if a.dim() != 3 or b.dim() != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor")
     if a.shape[0] != b.shape[0]:
         raise RuntimeError("batch1 and batch2 must have same number of batches, got "
                            f"{a.shape[0]} and {b.shape[0]}")
@@ -955,20 +956,16 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     return out
 
 
-def _size_args(size):
-    return _shape_arg(size)
-
-
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return full(_size_args(size), 0, dtype=dtype or dt.default_float, device=device, requires_grad=requires_grad)
+    return full(_shape_arg(size), 0, dtype=dtype or dt.default_float, device=device, requires_grad=requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return full(_size_args(size), 1, dtype=dtype or dt.default_float, device=device, requires_grad=requires_grad)
+    return full(_shape_arg(size), 1, dtype=dtype or dt.default_float, device=device, requires_grad=requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    out = _empty(_size_args(size), dt.as_dtype(dtype or dt.default_float), _device_type(device))
+    out = _empty(_shape_arg(size), dt.as_dtype(dtype or dt.default_float), _device_type(device))
     out.requires_grad = requires_grad
     return out
 

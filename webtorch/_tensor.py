@@ -3,7 +3,6 @@
 Views share storage and never launch a kernel. Math lives in _ops.py, which attaches the
 methods; this module holds the layout, creation, device transfer and readback.
 """
-import array
 import math
 
 from . import _dtypes as dt
@@ -291,7 +290,7 @@ class Tensor:
 
     def __bool__(self):
         if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self):
@@ -413,7 +412,3 @@ def _nest_str(items, shape, depth):
     rows = [_nest_str(items[i * step:(i + 1) * step], shape[1:], depth + 1) for i in range(shape[0])]
     sep = "," + "\n" * (len(shape) - 1) + " " * (7 + depth)
     return "[" + sep.join(rows) + "]"
-
-
-def host_array(values, dtype):
-    return array.array(dtype.typecode, values)

@@ -9,7 +9,6 @@ import array
 import sys
 
 from .. import errors
-from . import kernels
 
 META_WINDOW = 1024  # bytes of meta one kernel may use
 META_ARENA = 256 * 1024  # bytes of meta per batch
