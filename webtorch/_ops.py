@@ -114,7 +114,8 @@ def elementwise(name, *operands, out=None, grad_name=None):
         promoted = dt.result_type(*operands)
         computes = [_compute_dtype(op, promoted)] * len(operands)
     out_dtype = dt.bool_ if op.out == "bool" else computes[-1]
-    shape = broadcast_shapes(*[x.shape for x in operands if _is_tensor(x)])
+    shapes = [x.shape for x in operands if isinstance(x, Tensor)]
+    shape = shapes[0] if shapes and shapes.count(shapes[0]) == len(shapes) else broadcast_shapes(*shapes)
     if out is not None:
         if out.shape != shape:
             raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape {list(shape)}")
@@ -849,7 +850,7 @@ def matmul(a, b):
 
 
 def _tname(d):
-    return {"float32": "float", "int64": "long int", "int32": "int", "bool": "bool"}[d.name]
+    return {"float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int", "bool": "bool"}[d.name]
 
 
 def mm(a, b):

@@ -1,15 +1,19 @@
 """The "webgpu" device: primitives as WGSL kernels on the runtime (webgpu.py).
 
-Every element is 4 bytes on the GPU: float32 as f32, int32/int64 as i32, bool as u32.
+Elements on the GPU: float32 as f32, int32/int64 as i32, bool as u32 (4 bytes), float16 as f16
+(2 bytes; needs the adapter's "shader-f16" feature).
 """
 import array
+import math
+import struct
 import sys
 
 from .. import _dtypes as dt
 from . import kernels
 from .webgpu import runtime
 
-_GPU_TYPECODE = {dt.bool_: "I", dt.int32: "i", dt.int64: "i", dt.float32: "f"}
+_GPU_TYPECODE = {dt.bool_: "I", dt.int32: "i", dt.int64: "i", dt.float32: "f"}  # float16: struct's "e"
+_GPU_ITEMSIZE = {dt.bool_: 4, dt.int32: 4, dt.int64: 4, dt.float16: 2, dt.float32: 4}
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 
 
@@ -20,7 +24,11 @@ class Storage:
     def __init__(self, dtype, numel):
         self.version = 0  # bumped by every in-place write (autograd's saved-tensor check)
         self.runtime = runtime()
-        self.dtype, self.numel, self.buffer = dtype, numel, self.runtime.alloc(4 * numel)
+        self.buffer = None
+        if dtype is dt.float16 and "shader-f16" not in self.runtime.features:
+            raise TypeError("webtorch: float16 on 'webgpu' needs a GPU adapter with the WebGPU feature 'shader-f16', "
+                            "which this one does not offer; use float32 (.float()) on 'webgpu', or float16 on 'cpu'")
+        self.dtype, self.numel, self.buffer = dtype, numel, self.runtime.alloc(_GPU_ITEMSIZE[dtype] * numel)
 
     def __del__(self):
         if self.buffer is not None and not sys.is_finalizing():
@@ -39,25 +47,35 @@ def from_host(dtype, values):
         if lo < _INT32[0] or hi > _INT32[1]:
             raise RuntimeError(f"webtorch stores int64 as 32 bits on the GPU; value {lo if lo < _INT32[0] else hi} "
                                "does not fit in int32")
-    if values.typecode != _GPU_TYPECODE[dtype]:
-        values = array.array(_GPU_TYPECODE[dtype], values)
     s = empty(dtype, len(values))
-    s.runtime.upload(s.buffer, memoryview(values).cast("B"))
+    if dtype is dt.float16:
+        data = struct.pack(f"<{len(values)}e", *values) + bytes(2 * (len(values) % 2))  # writes are 4-byte multiples
+    else:
+        if values.typecode != _GPU_TYPECODE[dtype]:
+            values = array.array(_GPU_TYPECODE[dtype], values)
+        data = memoryview(values).cast("B")
+    s.runtime.upload(s.buffer, data)
     return s
 
 
-def _host(dtype, raw):
+def _host(dtype, raw, numel):
+    if dtype is dt.float16:
+        return array.array("f", struct.unpack_from(f"<{numel}e", raw))
     values = array.array(_GPU_TYPECODE[dtype])
     values.frombytes(bytes(raw))
     return values if values.typecode == dtype.typecode else array.array(dtype.typecode, values)
 
 
+def _nbytes(storage):
+    return -(-_GPU_ITEMSIZE[storage.dtype] * storage.numel // 4) * 4  # copies are 4-byte multiples
+
+
 def to_host(storage):
-    return _host(storage.dtype, storage.runtime.download(storage.buffer, 4 * storage.numel))
+    return _host(storage.dtype, storage.runtime.download(storage.buffer, _nbytes(storage)), storage.numel)
 
 
 async def to_host_async(storage):
-    return _host(storage.dtype, await storage.runtime.download_async(storage.buffer, 4 * storage.numel))
+    return _host(storage.dtype, await storage.runtime.download_async(storage.buffer, _nbytes(storage)), storage.numel)
 
 
 def _is_contiguous_over(t, shape):
@@ -69,26 +87,36 @@ def _is_contiguous_over(t, shape):
     return True
 
 
+_SCALAR_TYPES = (bool, int, float)
+
+
 def elementwise(op, out, operands, computes):
-    """out: a (possibly strided) view; operands: tensors broadcast to out.shape, or scalars."""
-    n = out.numel()
+    """out: a (possibly strided) view; operands: tensors broadcast to out.shape, or scalars.
+    This runs for every eager op: plain loops, no per-operand helper calls."""
+    shape = out.shape
+    n = math.prod(shape)
     if n == 0:
         return
-    shape = out.shape
-    rank = len(shape)
-    tensors = [x for x in operands if hasattr(x, "_storage")]
-    # An operand sharing the output's buffer would be bound read-only and writable at once.
-    tensors = [x.clone() if x._storage is out._storage else x for x in tensors]
-    views = [out] + tensors
-    meta = [n, rank, *shape]
-    for v in views:
-        meta.append(v._offset)
-        meta.extend(v._stride)
-    meta.extend(kernels.scalar_bits(x, c) for x, c in zip(operands, computes) if not hasattr(x, "_storage"))
-    contiguous = all(_is_contiguous_over(v, shape) for v in views)
-    kernel = kernels.elementwise(op, [x.dtype if hasattr(x, "_storage") else None for x in operands],
-                                 computes, out.dtype, contiguous)
-    out._storage.runtime.run(kernel, [v._storage.buffer for v in views], meta, -(-n // 256))
+    meta = [n, len(shape), *shape, out._offset, *out._stride]
+    buffers = [out._storage.buffer]
+    dtypes = []
+    scalars = []
+    contiguous = _is_contiguous_over(out, shape)
+    for x, c in zip(operands, computes):
+        if isinstance(x, _SCALAR_TYPES):
+            dtypes.append(None)
+            scalars.append(kernels.scalar_bits(x, c))
+            continue
+        if x._storage is out._storage:  # bound read-only and writable at once is invalid: read a copy
+            x = x.clone()
+        dtypes.append(x.dtype)
+        meta.append(x._offset)
+        meta.extend(x._stride)
+        buffers.append(x._storage.buffer)
+        contiguous = contiguous and (x._stride == out._stride or _is_contiguous_over(x, shape))
+    meta.extend(scalars)
+    kernel = kernels.elementwise(op, tuple(dtypes), tuple(computes), out.dtype, contiguous)
+    out._storage.runtime.run(kernel, buffers, meta, -(-n // 256))
 
 
 def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
@@ -107,6 +135,7 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
         # Few long rows: split each over many workgroups into partials, then reduce the partials
         # (an arg-reduction's partials carry their row indices into the second pass).
         n_chunks = -(-row_len // chunk)
+        acc_dtype = dt.float32 if acc_dtype is dt.float16 else acc_dtype  # float16 partials stay f32
         partial = empty(acc_dtype, n_out * n_chunks)
         partial_idx = empty(dt.int64, n_out * n_chunks) if with_index else None
         meta[0] = n_out * n_chunks
@@ -175,6 +204,8 @@ def take(x, offsets):
 
 def put(dst, offsets, src, accumulate):
     """dst's storage elements at offsets = (or +=) src's (src: dst's dtype, offsets' numel)."""
+    if accumulate and dst.dtype is dt.float16:
+        return _put_through_float32(dst, offsets, src)
     offsets, o_off = _flat(offsets)
     if src._storage is dst._storage:  # bound read-only and writable at once otherwise
         src = src.clone()
@@ -183,6 +214,20 @@ def put(dst, offsets, src, accumulate):
     dst._storage.runtime.run(kernels.put(dst.dtype, accumulate),
                              [dst._storage.buffer, src._storage.buffer, offsets._storage.buffer],
                              [n, o_off, s_off], -(-n // 256))
+
+
+def _put_through_float32(dst, offsets, src):
+    """put(accumulate=True) into float16: WGSL has no f16 atomics, so dst's whole storage goes to f32,
+    takes the adds, and comes back rounded to half."""
+    from .._tensor import Tensor
+    from ..ops_table import ELEMENTWISE
+    whole = Tensor(dst._storage, (dst._storage.numel,))
+    wide = Tensor(empty(dt.float32, whole.numel()), whole.shape)
+    src_wide = Tensor(empty(dt.float32, src.numel()), src.shape)
+    elementwise(ELEMENTWISE["copy"], wide, [whole], [dt.float32])
+    elementwise(ELEMENTWISE["copy"], src_wide, [src], [dt.float32])
+    put(wide, offsets, src_wide, True)
+    elementwise(ELEMENTWISE["copy"], whole, [wide], [dt.float16])
 
 
 def _packed(x):
@@ -208,7 +253,7 @@ def sort(x, descending):
     n_rows = x.numel() // row_len if row_len else 0
     padded = 1 << (row_len - 1).bit_length() if row_len > 1 else 1
     values, indices = empty(x.dtype, x.numel()), empty(dt.int64, x.numel())
-    keys, idx = empty(x.dtype, n_rows * padded), empty(dt.int32, n_rows * padded)
+    keys, idx = empty(kernels.sort_key_dtype(x.dtype), n_rows * padded), empty(dt.int32, n_rows * padded)
     values.runtime.run(kernels.sort(x.dtype, descending),
                        [values.buffer, indices.buffer, x._storage.buffer, keys.buffer, idx.buffer],
                        [n_rows, row_len, padded], n_rows)
