@@ -20,7 +20,8 @@ bool/int/float, or None.
 
 Inputs are ``Input(shape, dtype="float32", kind=..., layout="contiguous")``:
 
-* dtype: "float32", "int32", "int64", "bool" (no float64: WebGPU has no f64);
+* dtype: "float32", "float16", "int32", "int64", "bool" (no float64: WebGPU has no f64;
+  float16 cases are listed in FLOAT16_CASES: on a GPU without "shader-f16" they must raise);
 * kind (default: "randn" for floats, "int" for ints, "bool" for bool):
     "randn"     gauss(0, 1)
     "uniform"   uniform(low, high), default [-1, 1]
@@ -48,9 +49,9 @@ import random
 import zlib
 
 __all__ = ["Input", "OpCase", "ErrorCase", "CASES", "ERROR_CASES", "build",
-           "build_inputs", "run_case", "inputs_digest", "DTYPES"]
+           "build_inputs", "run_case", "inputs_digest", "DTYPES", "FLOAT16_CASES"]
 
-DTYPES = ("float32", "int32", "int64", "bool")
+DTYPES = ("float32", "float16", "int32", "int64", "bool")
 LAYOUTS = ("contiguous", "transposed", "strided", "offset", "expanded")
 NAN = float("nan")
 INF = float("inf")
@@ -72,7 +73,7 @@ class Input:
         assert dtype in DTYPES, dtype
         assert layout in LAYOUTS, layout
         if kind is None:
-            kind = {"float32": "randn", "bool": "bool"}.get(dtype, "int")
+            kind = {"float32": "randn", "float16": "randn", "bool": "bool"}.get(dtype, "int")
         if values is not None:
             kind = "values"
         self.shape = tuple(shape)
@@ -112,7 +113,7 @@ class Input:
             lo = -(n // 2) if lo is None else lo
             out = list(range(lo, lo + n))
             rng.shuffle(out)
-            if self.dtype == "float32":
+            if self.dtype.startswith("float"):
                 out = [v * 0.25 for v in out]
             return out
         if k == "halves":
@@ -264,6 +265,9 @@ ERROR_CASES = []
 # int64 is stored as 32 bits on the GPU: these cases' values do not fit, so on "webgpu" they
 # must raise RuntimeError ("does not fit in int32") instead of wrapping.
 INT64_BEYOND_INT32 = {"add-int64-large", "tensor-int64-large"}
+# float16 on "webgpu" needs the adapter's "shader-f16" feature: without it (SwiftShader, Dawn on
+# some GPUs) these cases must raise an error naming it. Filled in by f16_case below.
+FLOAT16_CASES = set()
 
 
 def case(name, fn, *inputs, **tol):
@@ -275,7 +279,7 @@ def error(name, fn, *inputs, exc=RuntimeError):
 
 
 I = Input
-F32, I32, I64, BOOL = "float32", "int32", "int64", "bool"
+F32, F16, I32, I64, BOOL = "float32", "float16", "int32", "int64", "bool"
 TRANS = dict(atol=1e-5, rtol=1e-4)      # transcendental elementwise ops
 RED = dict(atol=1e-4, rtol=1e-4)        # reductions over up to ~1000 elements
 MM = dict(atol=1e-4, rtol=1e-4)         # matmul with K up to ~40
@@ -1234,3 +1238,55 @@ def _check_table():
 
 
 _check_table()
+
+
+# -- float16 ------------------------------------------------------------------
+# Half precision: one ulp is ~1e-3 relative; PyTorch's CPU half kernels compute in float and
+# round each result (reductions and matmul accumulate in float), as webtorch does.
+HALF = dict(atol=1e-3, rtol=2e-3)
+
+
+def f16_case(name, fn, *inputs, **tol):
+    FLOAT16_CASES.add(name)
+    case(name, fn, *inputs, **dict(HALF, **tol))
+
+
+f16_case("f16-tensor-repr", lambda T, d: (T.tensor([1.0, 2.5, 1e-4, 65504.0, 1e5, -1e-8], dtype=T.float16, device=d),
+                                          T.ones(2, 3, dtype=T.half, device=d).dtype == T.float16,
+                                          T.zeros(2, device=d).half().element_size(),
+                                          repr(T.tensor([1.5, -2.0], dtype=T.float16)).replace("webtorch.", "torch.")
+                                          == "tensor([ 1.5000, -2.0000], dtype=torch.float16)"))
+f16_case("f16-cast-round-trip", lambda T, d, a: (a.half(), a.half().float(), a.to(T.float16).to(T.float32),
+                                                 a.half().int(), a.half().tolist(), a[0, 0].half().item()),
+         I((3, 4), kind="uniform", low=-100, high=100))
+f16_case("f16-cast-edge", lambda T, d, a: (a.half(), a.half().float(), a.half().bool()), I((16,), kind="edge"))
+f16_case("f16-add-sub-mul-div", lambda T, d, a, b: (a + b, a - b, a * b, a / b), I((3, 4), F16),
+         I((3, 4), F16, kind="positive"))
+f16_case("f16-binary-strided", lambda T, d, a, b: (T.maximum(a, b), a * b, T.where(a > b, a, b)),
+         I((3, 4), F16, layout="strided"), I((4,), F16))
+f16_case("f16-promotion", lambda T, d, a, b, i: (a + b, b * a, a + i, i * a, a * 0.1, 2.5 - a, a + 3, a / 3,
+                                                 a + T.tensor(0.5, device=d), (a > 0).dtype == T.bool,
+                                                 T.result_type(a, b) == T.float32,
+                                                 T.promote_types(T.float16, T.int64) == T.float16),
+         I((3, 4), F16), I((3, 4)), I((3, 4), I64))
+f16_case("f16-unary", lambda T, d, a: (T.exp(a), T.sigmoid(a), T.tanh(a), a.abs(), -a, T.nn.functional.gelu(a),
+                                       T.relu(a), a.floor(), a.sin(), a.sqrt(), a.isnan()),
+         I((4, 5), F16, kind="uniform", low=-4, high=4))
+f16_case("f16-unary-edge", lambda T, d, a: (T.exp(a), a.abs(), a.isinf(), T.nan_to_num(a)),
+         I((16,), F16, kind="edge"))
+f16_case("f16-reductions", lambda T, d, a: (a.sum(), a.sum(1), a.mean(0), a.amax(1), a.max(0), a.argmin(),
+                                            a.var(1), a.prod(1), T.logsumexp(a, 1)),
+         I((6, 40), F16, kind="uniform", low=-1, high=1), atol=2e-3, rtol=4e-3)
+f16_case("f16-sum-long-row", lambda T, d, a: (a.sum(), a.mean()), I((20000,), F16, kind="uniform", low=0, high=1),
+         atol=1e-2, rtol=4e-3)
+f16_case("f16-matmul", lambda T, d, a, b, c: (a @ b, T.bmm(c, c.transpose(1, 2)), T.nn.functional.linear(a, b.t())),
+         I((5, 24), F16, kind="uniform"), I((24, 7), F16, kind="uniform", layout="transposed"),
+         I((2, 3, 8), F16, kind="uniform"), atol=5e-3, rtol=4e-3)
+f16_case("f16-softmax", lambda T, d, a: (T.softmax(a, 1), T.log_softmax(a, -1), T.nn.functional.softmax(a, 0)),
+         I((4, 10), F16), atol=2e-3, rtol=4e-3)
+f16_case("f16-cumsum-sort", lambda T, d, a: (a.cumsum(1), a.sort(1), a.sort(1, descending=True).values,
+                                             T.topk(a, 3).values), I((3, 12), F16, kind="unique"))
+f16_case("f16-indexing", lambda T, d, a, i: (a[i], a[:, 1:3], T.gather(a, 1, i[:, None].expand(4, 2)),
+                                             T.zeros(5, 3, dtype=T.float16, device=d).index_add_(0, i, a),
+                                             T.cat([a, a], 0), a.masked_fill(a > 0, 1.5)),
+         I((4, 3), F16), I((4,), I64, low=0, high=2))

@@ -6,7 +6,7 @@
 __version__ = "0.1.0"
 
 from . import _dtypes
-from ._dtypes import bool_ as bool, float32, int32, int64, dtype
+from ._dtypes import bool_ as bool, float16, float32, int32, int64, dtype
 from ._tensor import Tensor, Size, device
 from ._ops import *  # noqa: F401,F403  (the op functions, PyTorch's names)
 from ._ops import abs, all, any, broadcast_shapes, max, min, pow, round, sum  # shadow the builtins
@@ -20,6 +20,7 @@ from . import autograd, errors, webgpu, nn, optim, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
 float = float32
+half = float16
 long = int64
 int = int32
 result_type = _dtypes.result_type

@@ -9,7 +9,7 @@ from . import _indexing, _math_ops, _ops, _shape_ops, autograd
 from ._ops import _is_tensor, cast
 from ._tensor import Tensor
 
-_TYPE_NAME = {"float32": "Float", "int64": "Long", "int32": "Int", "bool": "Bool"}
+_TYPE_NAME = {"float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int", "bool": "Bool"}
 
 __all__ = []  # the out= forms are added below
 

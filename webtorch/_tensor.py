@@ -215,6 +215,9 @@ class Tensor:
     def float(self):
         return self.to(dt.float32)
 
+    def half(self):
+        return self.to(dt.float16)
+
     def int(self):
         return self.to(dt.int32)
 
@@ -226,7 +229,8 @@ class Tensor:
 
     def type(self, dtype=None):
         if dtype is None:
-            return {"float32": "torch.FloatTensor", "int32": "torch.IntTensor", "int64": "torch.LongTensor",
+            return {"float32": "torch.FloatTensor", "float16": "torch.HalfTensor", "int32": "torch.IntTensor",
+                    "int64": "torch.LongTensor",
                     "bool": "torch.BoolTensor"}[self.dtype.name]
         return self.to(dtype)
 

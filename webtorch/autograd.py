@@ -104,7 +104,8 @@ class Node:
                     "the backtrace further above shows the operation that failed to compute its gradient.")
 
 
-_TYPE_NAMES = {"float32": "FloatTensor", "int32": "IntTensor", "int64": "LongTensor", "bool": "BoolTensor"}
+_TYPE_NAMES = {"float32": "FloatTensor", "float16": "HalfTensor", "int32": "IntTensor", "int64": "LongTensor",
+               "bool": "BoolTensor"}
 
 
 def _needs_grad(x):
@@ -294,6 +295,8 @@ def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
                     continue
                 x, fn = edge
                 g = sum_to(g, x.shape)
+                if g.dtype is not x.dtype:  # like torch's engine: a gradient has its tensor's dtype
+                    g = F.cast(g, x.dtype)
                 if capture is not None and id(x) in capture:
                     _accumulate(x, g, capture)
                 if fn is None:

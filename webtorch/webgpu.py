@@ -23,6 +23,16 @@ def adapter_info():
     return dict(_rt.runtime().driver.adapter_info)
 
 
+def features():
+    """The WebGPU features of the device webtorch uses (float16 needs "shader-f16")."""
+    return sorted(_rt.runtime().features)
+
+
+def has_float16():
+    """Whether float16 tensors can live on "webgpu" here (the adapter offers "shader-f16")."""
+    return "shader-f16" in _rt.runtime().features
+
+
 def get_device_name():
     info = adapter_info()
     return info.get("description") or info.get("device") or info.get("vendor") or "WebGPU device"

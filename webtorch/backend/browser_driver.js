@@ -22,7 +22,9 @@
       }
       const requiredLimits = {};
       for (const name of LIMITS) requiredLimits[name] = adapter.limits[name];
-      const device = await adapter.requestDevice({requiredLimits});
+      // float16 tensors need "shader-f16": requested whenever the adapter offers it
+      const requiredFeatures = adapter.features.has("shader-f16") ? ["shader-f16"] : [];
+      const device = await adapter.requestDevice({requiredLimits, requiredFeatures});
       return new WebtorchDriver(adapter, device);
     }
 
@@ -32,7 +34,7 @@
       const info = adapter.info || {};
       this.info = {vendor: info.vendor || "", architecture: info.architecture || "", device: info.device || "",
                    description: info.description || ""};
-      this.features = [...adapter.features];
+      this.features = [...device.features];
       this.limits = {};
       for (const name of LIMITS) this.limits[snake(name)] = device.limits[name];
       this.limits.min_storage_buffer_offset_alignment = device.limits.minStorageBufferOffsetAlignment;

@@ -3,6 +3,9 @@
 With numpy importable, primitives run as numpy operations on strided views of those arrays
 (zero-copy). Without numpy (Pyodide's core has none) they run as plain Python loops, so cpu
 tensors still compute, slowly: enough for checks such as allclose on results read back.
+
+float16 elements are kept as float32 values rounded to half (array.array has no half typecode):
+numpy computes on them in float32 and each result is rounded to half, like PyTorch's CPU kernels.
 """
 import array
 import itertools
@@ -16,8 +19,10 @@ except ImportError:  # Pyodide without numpy
 
 USE_NUMPY = _np is not None
 NUMPY_DTYPE = {} if _np is None else {dt.bool_: _np.bool_, dt.int32: _np.int32, dt.int64: _np.int64,
-                                      dt.float32: _np.float32}
-_PY_TYPE = {dt.bool_: bool, dt.int32: int, dt.int64: int, dt.float32: float}
+                                      dt.float16: _np.float16, dt.float32: _np.float32}
+_NP_HOST = {**NUMPY_DTYPE, dt.float16: _np.float32} if _np else {}  # storage and compute: float16 in float32
+_PY_TYPE = {dt.bool_: bool, dt.int32: int, dt.int64: int, dt.float16: dt.round_half, dt.float32: float}
+_HOST_ITEMSIZE = {d: array.array(d.typecode).itemsize for d in dt.ALL}
 
 
 class Storage:
@@ -30,12 +35,28 @@ class Storage:
 
 
 def empty(dtype, numel):
-    return Storage(dtype, array.array(dtype.typecode, bytes(numel * dtype.itemsize)))
+    return Storage(dtype, array.array(dtype.typecode, bytes(numel * _HOST_ITEMSIZE[dtype])))
 
 
 def from_host(dtype, values):
-    """values: an array.array of dtype's typecode (kept, not copied)."""
+    """values: an array.array of dtype's typecode (kept, not copied; float16's rounded to half)."""
+    if dtype is dt.float16:
+        values = _store(dtype, _np.frombuffer(values, _np.float32)).data if USE_NUMPY and values else \
+            array.array("f", map(dt.round_half, values))
     return Storage(dtype, values)
+
+
+def half_bytes(values):
+    """float16 bytes of an array.array("f") (the GPU's layout)."""
+    with _np.errstate(over="ignore"):
+        return _np.frombuffer(values, _np.float32).astype(_np.float16).tobytes()
+
+
+def _store(dtype, a):
+    """A new storage of dtype from numpy array a (rounded to half for float16)."""
+    with _np.errstate(over="ignore"):  # beyond half's range: inf, as in PyTorch
+        a = _np.asarray(a).astype(NUMPY_DTYPE[dtype], copy=False).astype(_NP_HOST[dtype], copy=False)
+    return Storage(dtype, array.array(dtype.typecode, a.tobytes()))
 
 
 def to_host(storage):
@@ -44,8 +65,8 @@ def to_host(storage):
 
 def _ndarray(t):
     """A numpy view of tensor t's elements (writable, shares memory)."""
-    flat = _np.frombuffer(t._storage.data, dtype=NUMPY_DTYPE[t.dtype]) if t._storage.numel else \
-        _np.empty(0, NUMPY_DTYPE[t.dtype])
+    flat = _np.frombuffer(t._storage.data, dtype=_NP_HOST[t.dtype]) if t._storage.numel else \
+        _np.empty(0, _NP_HOST[t.dtype])
     item = flat.itemsize
     if t.numel() == 0:
         return _np.empty(t.shape, flat.dtype)
@@ -67,8 +88,8 @@ def _to_python(value, d):
 def elementwise(op, out, operands, computes):
     if USE_NUMPY:
         with _np.errstate(all="ignore"):
-            args = [_ndarray(x).astype(NUMPY_DTYPE[c], copy=False) if hasattr(x, "_storage")
-                    else _np.array(x, dtype=NUMPY_DTYPE[c]) for x, c in zip(operands, computes)]
+            args = [_ndarray(x).astype(_NP_HOST[c], copy=False) if hasattr(x, "_storage")
+                    else _np.array(x, dtype=_NP_HOST[c]) for x, c in zip(operands, computes)]
             result = op.numpy(_np, *args)
             _ndarray(out)[...] = _np.asarray(result).astype(NUMPY_DTYPE[out.dtype], copy=False)
         return
@@ -97,17 +118,16 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
     n_red = _numel(x.shape[d] for d in dims)
     n_out = _numel(rows.shape[:rows.dim() - len(dims)])
     if USE_NUMPY:
-        a = _ndarray(rows).reshape(n_out, n_red).astype(NUMPY_DTYPE[acc_dtype], copy=False)
+        a = _ndarray(rows).reshape(n_out, n_red).astype(_NP_HOST[acc_dtype], copy=False)
         with _np.errstate(all="ignore"):
             if with_index:
                 fn = _np.argmax if op == "max" else _np.argmin
                 idx = fn(a, axis=1) if n_red else _np.zeros(n_out, _np.int64)
                 vals = a[_np.arange(n_out), idx] if n_red else _np.zeros(n_out, a.dtype)
-                return (Storage(out_dtype, array.array(out_dtype.typecode, vals.astype(NUMPY_DTYPE[out_dtype]).tobytes())),
-                        Storage(dt.int64, array.array("q", idx.astype(_np.int64).tobytes())))
+                return (_store(out_dtype, vals), Storage(dt.int64, array.array("q", idx.astype(_np.int64).tobytes())))
             fn = {"sum": _np.sum, "prod": _np.prod, "max": _np.max, "min": _np.min}[op]
             vals = fn(a, axis=1) if n_red or op in ("sum", "prod") else _np.full(n_out, op == "min", a.dtype)
-        return Storage(out_dtype, array.array(out_dtype.typecode, vals.astype(NUMPY_DTYPE[out_dtype]).tobytes())), None
+        return _store(out_dtype, vals), None
     flat = [_to_python(rows._storage.data[o], acc_dtype) for o in _offsets(rows)]
     vals, idxs = array.array(out_dtype.typecode), array.array("q")
     kind = _PY_TYPE[out_dtype]
@@ -146,17 +166,16 @@ def _numel(shape):
 def matmul(a, b, out_dtype):
     """a: (*batch, M, K), b: (*batch, K, N), batch dims already broadcast; returns contiguous."""
     if USE_NUMPY:
-        c = _np.matmul(_ndarray(a), _ndarray(b)).astype(NUMPY_DTYPE[out_dtype], copy=False)
-        return Storage(out_dtype, array.array(out_dtype.typecode, _np.ascontiguousarray(c).tobytes()))
+        return _store(out_dtype, _np.ascontiguousarray(_np.matmul(_ndarray(a), _ndarray(b))))
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     av = [a._storage.data[o] for o in _offsets(a)]
     bv = [b._storage.data[o] for o in _offsets(b)]
-    out = array.array(out_dtype.typecode)
+    out, kind = array.array(out_dtype.typecode), _PY_TYPE[out_dtype]
     for batch in range(_numel(a.shape[:-2])):
         ab, bb = batch * m * k, batch * k * n
         for i in range(m):
             for j in range(n):
-                out.append(sum(av[ab + i * k + p] * bv[bb + p * n + j] for p in range(k)))
+                out.append(kind(sum(av[ab + i * k + p] * bv[bb + p * n + j] for p in range(k))))
     return Storage(out_dtype, out)
 
 
@@ -170,8 +189,8 @@ def _flat_values(t):
 def take(x, offsets):
     offs = _flat_values(offsets)
     if USE_NUMPY:
-        flat = _np.frombuffer(x._storage.data, dtype=NUMPY_DTYPE[x.dtype]) if x._storage.numel else \
-            _np.empty(0, NUMPY_DTYPE[x.dtype])
+        flat = _np.frombuffer(x._storage.data, dtype=_NP_HOST[x.dtype]) if x._storage.numel else \
+            _np.empty(0, _NP_HOST[x.dtype])
         return Storage(x.dtype, array.array(x.dtype.typecode, flat[offs].tobytes()))
     data = x._storage.data
     return Storage(x.dtype, array.array(x.dtype.typecode, [data[o] for o in offs]))
@@ -180,13 +199,15 @@ def take(x, offsets):
 def put(dst, offsets, src, accumulate):
     offs, vals = _flat_values(offsets), _flat_values(src)
     if USE_NUMPY:
-        flat = _np.frombuffer(dst._storage.data, dtype=NUMPY_DTYPE[dst.dtype])
+        flat = _np.frombuffer(dst._storage.data, dtype=_NP_HOST[dst.dtype])
         if not accumulate:
             flat[offs] = vals
         elif dst.dtype is dt.bool_:
             _np.logical_or.at(flat, offs, vals)
         else:
             _np.add.at(flat, offs, vals)
+            if dst.dtype is dt.float16:
+                flat[offs] = flat[offs].astype(_np.float16)
         return
     data = dst._storage.data
     vals = list(vals)
@@ -196,7 +217,7 @@ def put(dst, offsets, src, accumulate):
         elif dst.dtype is dt.bool_:
             data[o] = data[o] or v
         else:
-            data[o] = data[o] + v
+            data[o] = _PY_TYPE[dst.dtype](data[o] + v)
 
 
 def _rows_of(x):
@@ -210,7 +231,7 @@ def scan(op, x):
         a = _flat_values(x).reshape(n_rows, row_len)
         with _np.errstate(all="ignore"):
             r = (_np.cumsum if op == "sum" else _np.cumprod)(a, axis=1, dtype=a.dtype)
-        return Storage(x.dtype, array.array(x.dtype.typecode, r.tobytes()))
+        return _store(x.dtype, r)
     vals, out = _flat_values(x), array.array(x.dtype.typecode)
     kind = _PY_TYPE[x.dtype]
     for r in range(n_rows):

@@ -26,11 +26,14 @@ class NativeDriver:
         names = ("max_storage_buffer_binding_size", "max_buffer_size", "max_storage_buffers_per_shader_stage",
                  "max_compute_workgroup_storage_size", "max_compute_invocations_per_workgroup")
         self.limits = {n: adapter.limits[n.replace("_", "-")] for n in names}
-        self.device = adapter.request_device_sync(required_limits={n.replace("_", "-"): self.limits[n] for n in names})
+        # float16 tensors need "shader-f16": requested whenever the adapter offers it
+        features = ["shader-f16"] if "shader-f16" in adapter.features else []
+        self.device = adapter.request_device_sync(required_features=features,
+                                                  required_limits={n.replace("_", "-"): self.limits[n] for n in names})
         self.limits["min_storage_buffer_offset_alignment"] = adapter.limits["min-storage-buffer-offset-alignment"]
         info = adapter.info
         self.adapter_info = {k: info.get(k, "") for k in ("vendor", "architecture", "device", "description")}
-        self.features = sorted(adapter.features)
+        self.features = sorted(self.device.features)
         self._buffers = {}
         self._pipelines = []
         self._bind_groups = {}

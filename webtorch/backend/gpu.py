@@ -49,13 +49,21 @@ def from_host(dtype, values):
                                "does not fit in int32")
     s = empty(dtype, len(values))
     if dtype is dt.float16:
-        data = struct.pack(f"<{len(values)}e", *values) + bytes(2 * (len(values) % 2))  # writes are 4-byte multiples
+        data = _half_bytes(values) + bytes(2 * (len(values) % 2))  # writes are 4-byte multiples
     else:
         if values.typecode != _GPU_TYPECODE[dtype]:
             values = array.array(_GPU_TYPECODE[dtype], values)
         data = memoryview(values).cast("B")
     s.runtime.upload(s.buffer, data)
     return s
+
+
+def _half_bytes(values):
+    """float16 bytes of an array.array("f"), rounded to nearest (beyond the range: +-inf)."""
+    from . import cpu
+    if cpu.USE_NUMPY:
+        return cpu.half_bytes(values)
+    return struct.pack(f"<{len(values)}e", *map(dt.round_half, values))
 
 
 def _host(dtype, raw, numel):

@@ -18,9 +18,12 @@ def wgsl(name):
     return _SOURCES[name]
 
 
-# How each dtype is stored in GPU memory (4 bytes per element) and computed in WGSL.
-STORAGE = {dt.bool_: "u32", dt.int32: "i32", dt.int64: "i32", dt.float32: "f32"}
-COMPUTE = {dt.bool_: "bool", dt.int32: "i32", dt.int64: "i32", dt.float32: "f32"}
+# How each dtype is stored in GPU memory and computed in WGSL. float16 is stored as f16 (2 bytes;
+# the runtime adds `enable f16;`) and computed in f32: converted on load, rounded to half on store
+# (PyTorch's CPU half kernels compute in float too and round each result; reductions, scans and
+# matmul accumulate in f32).
+STORAGE = {dt.bool_: "u32", dt.int32: "i32", dt.int64: "i32", dt.float16: "f16", dt.float32: "f32"}
+COMPUTE = {dt.bool_: "bool", dt.int32: "i32", dt.int64: "i32", dt.float16: "f32", dt.float32: "f32"}
 _ZERO = {"f32": "0.0f", "i32": "0i", "u32": "0u"}
 _ONE = {"f32": "1.0f", "i32": "1i", "u32": "1u"}
 
@@ -29,6 +32,10 @@ def convert(expr, src, dst):
     """WGSL converting expr from type src to dst; 'u32' is a stored bool, 'bool' a computed one."""
     if src == dst:
         return expr
+    if src == "f16":  # stored half: through f32
+        return convert(f"f32({expr})", "f32", dst)
+    if dst == "f16":
+        return f"f16({convert(expr, src, 'f32')})"
     if src == "f32" and dst in ("bool", "u32"):  # from bits: NaN is true, -0 false, whatever the compiler assumes
         nonzero = f"((bitcast<u32>({expr}) & 0x7fffffffu) != 0u)"
         return nonzero if dst == "bool" else f"select(0u, 1u, {nonzero})"
@@ -44,7 +51,7 @@ def convert(expr, src, dst):
 def scalar_bits(value, d):
     """The u32 word that carries a Python scalar of compute dtype d in a kernel's meta."""
     import struct
-    if d is dt.float32:
+    if d.is_floating_point:  # float16 computes in f32 too
         return struct.unpack("<I", struct.pack("<f", float(value)))[0]
     if d is dt.bool_:
         return int(bool(value))
@@ -159,7 +166,7 @@ def matmul_vec4(tm, tn):
 @functools.lru_cache(maxsize=None)
 def matmul(d):
     t = COMPUTE[d]
-    source = Template(wgsl("matmul")).substitute(T=t, fma="fma(ar[i], br[j], acc[i][j])" if t == "f32"
+    source = Template(wgsl("matmul")).substitute(S=STORAGE[d], T=t, fma="fma(ar[i], br[j], acc[i][j])" if t == "f32"
                                                  else "acc[i][j] + ar[i] * br[j]")
     return ("matmul", d.name), source, "wrr"
 
@@ -191,10 +198,11 @@ def put(d, accumulate):
 
 
 def scan(op, d):
-    """Inclusive scan; op: "sum" or "prod" (d: int32/int64/float32)."""
+    """Inclusive scan; op: "sum" or "prod" (d: int32/int64/float16/float32), in d's compute type."""
     t = COMPUTE[d]
-    source = Template(wgsl("scan")).substitute(T=t, combine=_COMBINE[(op, "*")], identity=_IDENTITY[(op, t)])
-    return ("scan", op, t), source, "wr"
+    source = Template(wgsl("scan")).substitute(S=STORAGE[d], T=t, combine=_COMBINE[(op, "*")],
+                                               identity=_IDENTITY[(op, t)])
+    return ("scan", op, STORAGE[d]), source, "wr"
 
 
 _BEFORE = {
@@ -211,11 +219,16 @@ _BEFORE = {
 }
 
 
+def sort_key_dtype(d):
+    """The dtype of sort's scratch keys: float16 sorts as f32 (exact), the others as stored."""
+    return dt.float32 if d is dt.float16 else d
+
+
 def sort(d, descending):
-    t = STORAGE[d]
+    s, t = STORAGE[d], STORAGE[sort_key_dtype(d)]
     before = _BEFORE.get((t, descending), _BEFORE[("*", descending)])
-    source = wgsl("prelude") + Template(wgsl("sort")).substitute(T=t, before=before)
-    return ("sort", t, descending), source, "wwrww"
+    source = wgsl("prelude") + Template(wgsl("sort")).substitute(S=s, T=t, before=before)
+    return ("sort", s, descending), source, "wwrww"
 
 
 _RANDOM_STORE = {

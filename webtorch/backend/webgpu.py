@@ -35,6 +35,7 @@ class Runtime:
     def __init__(self, driver):
         self.driver = driver
         self.limits = driver.limits
+        self.features = frozenset(driver.features)  # the device's WebGPU features ("shader-f16": float16)
         self._free = {}  # size class -> [Buffer]
         self.allocated_bytes = 0  # held by live tensors
         self.pooled_bytes = 0  # free in the pool
@@ -105,6 +106,8 @@ class Runtime:
         key, source, access = kernel
         pid = self._pipelines.get(key)
         if pid is None:
+            if "f16" in source:  # a float16 kernel: WGSL's f16 type must be enabled first
+                source = "enable f16;\n" + source
             pid = self._pipelines[key] = self.driver.create_pipeline(source, access, META_WINDOW)
         return pid
 

@@ -1,11 +1,12 @@
 // Batched C = A @ B over strided A (batch.., M, K) and B (batch.., K, N); C is contiguous.
 // 64x64 output tile per workgroup, 4x4 per invocation, K in steps of 16 through workgroup memory.
+// Elements are stored as $$S and accumulated as $$T (f16 storage accumulates in f32).
 // params (u32 words): M, N, K, batch_rank, a_offset, a_stride_m, a_stride_k, b_offset,
 // b_stride_k, b_stride_n, batch shape[batch_rank], a batch strides[..], b batch strides[..].
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(1) var<storage, read_write> c: array<$T>;
-@group(0) @binding(2) var<storage, read> a: array<$T>;
-@group(0) @binding(3) var<storage, read> b: array<$T>;
+@group(0) @binding(1) var<storage, read_write> c: array<$S>;
+@group(0) @binding(2) var<storage, read> a: array<$S>;
+@group(0) @binding(3) var<storage, read> b: array<$S>;
 
 var<workgroup> a_tile: array<array<$T, 64>, 16>;
 var<workgroup> b_tile: array<array<$T, 64>, 16>;
@@ -40,12 +41,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       let ar = e / 16u;
       let ak = e % 16u;
       var av: $T = $T(0);
-      if (row0 + ar < M && k0 + ak < K) { av = a[a_base + (row0 + ar) * a_sm + (k0 + ak) * a_sk]; }
+      if (row0 + ar < M && k0 + ak < K) { av = $T(a[a_base + (row0 + ar) * a_sm + (k0 + ak) * a_sk]); }
       a_tile[ak][ar] = av;
       let bk = e / 64u;
       let bc = e % 64u;
       var bv: $T = $T(0);
-      if (k0 + bk < K && col0 + bc < N) { bv = b[b_base + (k0 + bk) * b_sk + (col0 + bc) * b_sn]; }
+      if (k0 + bk < K && col0 + bc < N) { bv = $T(b[b_base + (k0 + bk) * b_sk + (col0 + bc) * b_sn]); }
       b_tile[bk][bc] = bv;
     }
     workgroupBarrier();
@@ -67,7 +68,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let r = row0 + lid.y * 4u + i;
     for (var j = 0u; j < 4u; j = j + 1u) {
       let col = col0 + lid.x * 4u + j;
-      if (r < M && col < N) { c[c_base + r * N + col] = acc[i][j]; }
+      if (r < M && col < N) { c[c_base + r * N + col] = $S(acc[i][j]); }
     }
   }
 }

@@ -1,11 +1,12 @@
 // Sorts contiguous rows, one workgroup per row: a bitonic network over the row padded to a
 // power of two (padding sorts last) in scratch buffers, then the first row_len entries are
 // written out. Ties break by original index, so the result is the stable sort's.
+// Elements are stored as $$S, keys as $$T (f16 sorts as f32).
 // params (u32 words): n_rows, row_len, padded_len.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<$T>;
+@group(0) @binding(1) var<storage, read_write> out: array<$S>;
 @group(0) @binding(2) var<storage, read_write> out_index: array<i32>;
-@group(0) @binding(3) var<storage, read> x: array<$T>;
+@group(0) @binding(3) var<storage, read> x: array<$S>;
 @group(0) @binding(4) var<storage, read_write> keys: array<$T>;
 @group(0) @binding(5) var<storage, read_write> idx: array<u32>;
 
@@ -25,7 +26,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let p = params[2];
   let base = row * p;
   for (var i = lid; i < p; i = i + 256u) {
-    if (i < len) { keys[base + i] = x[row * len + i]; }
+    if (i < len) { keys[base + i] = $T(x[row * len + i]); }
     idx[base + i] = i;
   }
   storageBarrier();
@@ -51,7 +52,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
   }
   for (var i = lid; i < len; i = i + 256u) {
-    out[row * len + i] = keys[base + i];
+    out[row * len + i] = $S(keys[base + i]);
     out_index[row * len + i] = i32(idx[base + i]);
   }
 }
