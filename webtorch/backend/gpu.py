@@ -22,9 +22,9 @@ class Storage:
     device_type = "webgpu"
 
     def __init__(self, dtype, numel):
+        self.buffer = None  # set last: __del__ must work whatever below raises
         self.version = 0  # bumped by every in-place write (autograd's saved-tensor check)
         self.runtime = runtime()
-        self.buffer = None
         if dtype is dt.float16 and "shader-f16" not in self.runtime.features:
             raise TypeError("webtorch: float16 on 'webgpu' needs a GPU adapter with the WebGPU feature 'shader-f16', "
                             "which this one does not offer; use float32 (.float()) on 'webgpu', or float16 on 'cpu'")
