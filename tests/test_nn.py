@@ -219,3 +219,16 @@ def test_multihead_attention_matches_torch():
     expected = ref(q, q, q, attn_mask=causal)[0]
     actual = mine(wq, wq, wq, attn_mask=webtorch.tensor(causal.tolist(), device="webgpu"))[0]
     assert flat(actual.tolist()) == pytest.approx(flat(expected.tolist()), abs=1e-5)
+
+
+@pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01)),
+                                         ("AdamW", dict(lr=0.01, amsgrad=True))])
+def test_optimizer_step_is_one_kernel_per_parameter(name, kwargs):
+    model = webtorch.nn.Sequential(webtorch.nn.Linear(4, 8), webtorch.nn.Linear(8, 2)).to("webgpu")
+    opt = getattr(webtorch.optim, name)(model.parameters(), **kwargs)
+    for _ in range(2):  # the first step also creates the state
+        opt.zero_grad()
+        model(webtorch.ones(3, 4, device="webgpu")).sum().backward()
+        before = webtorch.webgpu.stats()["kernels"]
+        opt.step()
+    assert webtorch.webgpu.stats()["kernels"] - before == len(list(model.parameters()))

@@ -275,3 +275,11 @@ def random(kind, n, seed, offset):
                     [n, seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, offset & 0xFFFFFFFF,
                      (offset >> 32) & 0xFFFFFFFF], -(-n // 256))
     return out
+
+
+def optimizer_step(kernel, param, grad, states, scalars):
+    """One fused optimizer update (kernels.optimizer_step) of contiguous float32 tensors, in place."""
+    n = param.numel()
+    meta = [n] + [kernels.scalar_bits(v, dt.float32) for v in scalars]
+    param._storage.runtime.run(kernel, [param._storage.buffer, grad._storage.buffer] +
+                               [s._storage.buffer for s in states], meta, -(-n // 256))

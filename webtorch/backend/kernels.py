@@ -246,3 +246,41 @@ def philox(kind):
     t, store = _RANDOM_STORE[kind]
     source = wgsl("prelude") + Template(wgsl("philox")).substitute(T=t, store=store)
     return ("philox", kind), source, "w"
+
+
+# Fused optimizer steps (optimizer.wgsl): the WGSL lines of each update, by flags; hp(k) are the
+# host-computed scalars in the order the optim module passes them.
+@functools.lru_cache(maxsize=None)
+def optimizer_step(kind, maximize, weight_decay, flags):
+    """kind "sgd": flags (momentum, first_step, nesterov), scalars: wd, momentum, 1-dampening, -lr.
+    kind "adam": flags (decoupled, amsgrad), scalars: wd or 1-lr*wd, 1-beta1, beta2, 1-beta2,
+    sqrt(bias_correction2), eps, -step_size."""
+    lines = ["  var grad = " + ("-g[i];" if maximize else "g[i];"), "  var param = p[i];"]
+    if kind == "sgd":
+        momentum, first_step, nesterov = flags
+        n_states = 1 if momentum else 0
+        if weight_decay:
+            lines.append("  grad = grad + param * hp(0u);")
+        if momentum:
+            lines.append("  let buf = grad;" if first_step else "  let buf = s0[i] * hp(1u) + grad * hp(2u);")
+            lines.append("  s0[i] = buf;")
+            lines.append("  grad = grad + buf * hp(1u);" if nesterov else "  grad = buf;")
+        lines.append("  p[i] = param + grad * hp(3u);")
+    else:
+        decoupled, amsgrad = flags
+        n_states = 3 if amsgrad else 2
+        if weight_decay:
+            lines.append("  param = param * hp(0u);" if decoupled else "  grad = grad + param * hp(0u);")
+        lines += ["  var m = s0[i];",
+                  "  m = m + (grad - m) * hp(1u);",
+                  "  var v = s1[i] * hp(2u) + grad * hp(3u) * grad;",
+                  "  s0[i] = m;",
+                  "  s1[i] = v;"]
+        if amsgrad:
+            lines += ["  v = wt_max(s2[i], v);", "  s2[i] = v;"]
+        lines += ["  let denom = sqrt(v) / hp(4u) + hp(5u);", "  p[i] = param + m * hp(6u) / denom;"]
+    bindings = "\n".join(f"@group(0) @binding({3 + k}) var<storage, read_write> s{k}: array<f32>;"
+                          for k in range(n_states))
+    source = wgsl("prelude") + Template(wgsl("optimizer")).substitute(state_bindings=bindings,
+                                                                      update="\n".join(lines))
+    return ("optimizer", kind, maximize, weight_decay, flags), source, "wr" + "w" * n_states

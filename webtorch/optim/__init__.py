@@ -1,6 +1,7 @@
 """torch.optim: the update rules follow PyTorch's single-tensor implementations step by step, so
 the roundings (and so the trained weights) match."""
 from .. import _ops as F
+from ..backend import gpu, kernels
 from . import lr_scheduler  # noqa: F401
 from .optimizer import Optimizer
 
@@ -24,6 +25,17 @@ class SGD(Optimizer):
             grad = grad + buf * momentum if group["nesterov"] else buf
         return p + grad * -group["lr"]
 
+    def _fused_update(self, p, grad, state, group):
+        momentum = group["momentum"]
+        first = bool(momentum) and state.get("momentum_buffer") is None
+        if first:
+            state["momentum_buffer"] = F.empty_like(p)  # the kernel writes grad into it
+        kernel = kernels.optimizer_step("sgd", group["maximize"], bool(group["weight_decay"]),
+                                        (bool(momentum), first, group["nesterov"]))
+        gpu.optimizer_step(kernel, p, grad, [state["momentum_buffer"]] if momentum else [],
+                           [group["weight_decay"], momentum, 1 - group["dampening"], -group["lr"]])
+        return True
+
 
 class Adam(Optimizer):
     decoupled_weight_decay = False
@@ -37,17 +49,34 @@ class Adam(Optimizer):
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                                       amsgrad=amsgrad, maximize=maximize))
 
-    def _update(self, p, grad, state, group):
-        beta1, beta2 = group["betas"]
-        lr, wd = group["lr"], group["weight_decay"]
-        grad = -grad if group["maximize"] else grad
+    @staticmethod
+    def _init_state(p, state, group):
         if not state:
             state["step"] = 0  # a Python number: a tensor would cost a GPU readback per step
             state["exp_avg"] = F.zeros_like(p)
             state["exp_avg_sq"] = F.zeros_like(p)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = F.zeros_like(p)
-        step = state["step"] = state["step"] + 1
+        state["step"] += 1
+        return state["step"]
+
+    def _fused_update(self, p, grad, state, group):
+        beta1, beta2 = group["betas"]
+        lr, wd = group["lr"], group["weight_decay"]
+        step = self._init_state(p, state, group)
+        states = [state["exp_avg"], state["exp_avg_sq"]] + ([state["max_exp_avg_sq"]] if group["amsgrad"] else [])
+        kernel = kernels.optimizer_step("adam", group["maximize"], bool(wd),
+                                        (self.decoupled_weight_decay, group["amsgrad"]))
+        gpu.optimizer_step(kernel, p, grad, states, [
+            1 - lr * wd if self.decoupled_weight_decay else wd, 1 - beta1, beta2, 1 - beta2,
+            (1 - beta2 ** step) ** 0.5, group["eps"], -(lr / (1 - beta1 ** step))])
+        return True
+
+    def _update(self, p, grad, state, group):
+        beta1, beta2 = group["betas"]
+        lr, wd = group["lr"], group["weight_decay"]
+        grad = -grad if group["maximize"] else grad
+        step = self._init_state(p, state, group)
         if wd and self.decoupled_weight_decay:
             p = p * (1 - lr * wd)
         elif wd:

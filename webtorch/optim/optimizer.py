@@ -5,6 +5,16 @@ from .. import _ops as F
 from ..autograd import no_grad
 
 
+def _fusable(p, grad):
+    """A fused update needs float32 tensors on webgpu, each one dense from its buffer's start."""
+    return (p._storage.device_type == "webgpu" and p.dtype is F.dt.float32 and grad.dtype is F.dt.float32
+            and p._offset == 0 and p.is_contiguous())
+
+
+def _dense(t):
+    return t if t._offset == 0 and t.is_contiguous() else F.clone(t)
+
+
 class Optimizer:
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -45,12 +55,19 @@ class Optimizer:
                 for p in group["params"]:
                     if p.grad is not None:
                         state = self.state.setdefault(p, {})
-                        F._copy_into(p, self._update(p, p.grad, state, group))
+                        if _fusable(p, p.grad) and self._fused_update(p, _dense(p.grad), state, group):
+                            p._storage.version += 1
+                        else:
+                            F.write_(p, self._update(p, p.grad, state, group))
         return loss
 
     def _update(self, param, grad, state, group):
         """The new value of param (a tensor); updates `state` in place."""
         raise NotImplementedError
+
+    def _fused_update(self, param, grad, state, group):
+        """Updates param and state in place with one kernel; False where there is none."""
+        return False
 
     def state_dict(self):
         index, groups = {}, []
