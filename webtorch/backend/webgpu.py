@@ -12,7 +12,7 @@ from .. import errors
 
 META_WINDOW = 1024  # bytes of meta one kernel may use
 META_ARENA = 256 * 1024  # bytes of meta per batch
-MAX_BATCH = 512  # kernels per submit
+MAX_BATCH = 64  # kernels per submit: the GPU starts on a batch while Python encodes the next
 WORKGROUPS_PER_DIM = 65535
 
 
@@ -106,7 +106,7 @@ class Runtime:
         key, source, access = kernel
         pid = self._pipelines.get(key)
         if pid is None:
-            if "f16" in source:  # a float16 kernel: WGSL's f16 type must be enabled first
+            if "array<f16>" in source:  # a float16 kernel (f16 is only ever stored): enable WGSL's f16 first
                 source = "enable f16;\n" + source
             pid = self._pipelines[key] = self.driver.create_pipeline(source, access, META_WINDOW)
         return pid
