@@ -208,8 +208,22 @@ function putFile(path, data) {
   pyodide.FS.writeFile(path, data);
 }
 
-self.addEventListener("error", (ev) => post({type: "console_error", error: String(ev.message || ev)}));
-self.addEventListener("unhandledrejection", (ev) => post({type: "console_error", error: errorText(ev.reason)}));
+self.addEventListener("error", (ev) => {
+  // asyncio re-raises KeyboardInterrupt out of the event loop after the run's task has failed
+  // with it, i.e. after the run's reply already carried it: drop that duplicate.
+  if (/KeyboardInterrupt/.test(String(ev.message))) {
+    ev.preventDefault();
+    return;
+  }
+  post({type: "console_error", error: String(ev.message || ev)});
+});
+self.addEventListener("unhandledrejection", (ev) => {
+  if (/KeyboardInterrupt/.test(errorText(ev.reason))) { // the same duplicate, as a rejection
+    ev.preventDefault();
+    return;
+  }
+  post({type: "console_error", error: errorText(ev.reason)});
+});
 
 async function serve(msg) {
   const {id} = msg;

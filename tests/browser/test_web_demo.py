@@ -4,6 +4,7 @@ view, Stop, and the no-WebGPU page in a browser launched without WebGPU."""
 import base64
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -41,6 +42,10 @@ def demo(browser, server_url):
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.foreign = []  # requests beyond the page's origin: there must be none
+    origin = urlsplit(server_url).netloc
+    page.on("request", lambda r: page.foreign.append(r.url)
+            if not r.url.startswith(("data:", "blob:")) and urlsplit(r.url).netloc != origin else None)
     page.set_default_timeout(120_000)
     page.goto(f"{server_url}/")  # the server redirects / to the demo
     page.wait_for_selector("body[data-state=ready], body[data-state=error], body[data-state=nogpu]")
@@ -132,6 +137,11 @@ def test_stop_interrupts_training(demo):
     demo.click("#run")
     demo.wait_for_function(f"webtorchDemo.runs > {runs + 1}")
     assert demo.inner_text("#console").rstrip().splitlines()[-1].startswith("(run Seed example:")
+
+
+def test_only_the_pages_origin_was_contacted(demo):
+    assert not demo.foreign, demo.foreign
+    assert not demo.errors, demo.errors
 
 
 def test_no_webgpu_page(playwright, server_url):
