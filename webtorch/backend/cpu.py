@@ -23,6 +23,7 @@ NUMPY_DTYPE = {} if _np is None else {dt.bool_: _np.bool_, dt.int32: _np.int32, 
 _NP_HOST = {**NUMPY_DTYPE, dt.float16: _np.float32} if _np else {}  # storage and compute: float16 in float32
 _PY_TYPE = {dt.bool_: bool, dt.int32: int, dt.int64: int, dt.float16: dt.round_half, dt.float32: float}
 _HOST_ITEMSIZE = {d: array.array(d.typecode).itemsize for d in dt.ALL}
+_PY_IN = {**_PY_TYPE, dt.float16: float}  # operands: float16 computes in float (a scalar stays unrounded)
 
 
 class Storage:
@@ -82,7 +83,7 @@ def _offsets(t):
 
 
 def _to_python(value, d):
-    return _PY_TYPE[d](value)
+    return _PY_IN[d](value)
 
 
 def elementwise(op, out, operands, computes):
