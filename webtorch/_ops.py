@@ -794,25 +794,43 @@ def logsumexp(x, dim, keepdim=False):
     return out if keepdim else squeeze(out, dims)
 
 
-def softmax(x, dim, dtype=None):
+def _softmax(x, dim, dtype, take_log):
     if dtype is not None:
         x = cast(x, dtype)
     if not x.dtype.is_floating_point:
         raise RuntimeError(f'"softmax_lastdim_kernel_impl" not implemented for \'{x.dtype.name.capitalize()}\'')
     if x.dim() == 0:
-        x = reshape(x, 1)
-        return reshape(softmax(x, 0), ())
-    e = exp(sub(x, amax(x, dim, keepdim=True)))
-    return div(e, sum(e, dim, keepdim=True))
+        return reshape(_softmax(reshape(x, 1), 0, None, take_log), ())
+    d = _wrap_dim(dim, x.dim())
+    if x._storage.device_type == "webgpu" and x.dtype is dt.float32:
+        # one kernel per call (a primitive for speed: max, sum and outputs in one launch)
+        moved = movedim_view(x, d)
+        out = Tensor(backend("webgpu").softmax(moved, take_log), moved.shape)
+        out = autograd.record("log_softmax" if take_log else "softmax", out, (moved,))
+        return movedim_view(out, d, back=True)
+    shifted = sub(x, amax(x, d, keepdim=True))
+    if take_log:
+        return sub(shifted, log(sum(exp(shifted), d, keepdim=True)))
+    e = exp(shifted)
+    return div(e, sum(e, d, keepdim=True))
+
+
+def movedim_view(x, d, back=False):
+    """x with dim d moved last (or, back=True, the last dim moved to d): a permuted view."""
+    dims = list(range(x.dim()))
+    if back:
+        dims.insert(d, dims.pop())
+    else:
+        dims.append(dims.pop(d))
+    return permute(x, *dims) if dims != list(range(x.dim())) else x
+
+
+def softmax(x, dim, dtype=None):
+    return _softmax(x, dim, dtype, False)
 
 
 def log_softmax(x, dim, dtype=None):
-    if dtype is not None:
-        x = cast(x, dtype)
-    if x.dim() == 0:
-        return reshape(log_softmax(reshape(x, 1), 0), ())
-    shifted = sub(x, amax(x, dim, keepdim=True))
-    return sub(shifted, log(sum(exp(shifted), dim, keepdim=True)))
+    return _softmax(x, dim, dtype, True)
 
 
 # -- matmul ----------------------------------------------------------------------------------

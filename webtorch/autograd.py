@@ -574,13 +574,16 @@ BACKWARD = {
     # in-place writes (see rebase)
     "copy_slices": _copy_slices_rule,                                         # region from value, rest from base
     "view_region": _view_region_rule,                                         # zeros, grad at the region
+    # fused softmax over the last dim (webtorch._ops._softmax)
+    "softmax": lambda grad, out, x: (out * (grad - F.sum(grad * out, -1, keepdim=True)),),  # s ⊙ (g - Σ g s)
+    "log_softmax": lambda grad, out, x: (grad - F.exp(out) * F.sum(grad, -1, keepdim=True),),  # g - e^out Σ g
     # linear algebra (batched, batch dims already broadcast)
     "matmul": lambda grad, out, a, b: (grad @ b.mT, a.mT @ grad),            # dA = G Bᵀ, dB = Aᵀ G
 }
 
 # Rules that read the forward result (its storage must not change before backward).
 READS_OUT = {"exp", "sqrt", "rsqrt", "tanh", "sigmoid", "reciprocal", "pow", "prod", "amax", "amin", "max_all",
-             "min_all", "tan", "exp2", "expm1", "hypot", "cumprod"}
+             "min_all", "tan", "exp2", "expm1", "hypot", "cumprod", "softmax", "log_softmax"}
 # Rules that read no operand values: in-place changes to their operands cannot invalidate them.
 VALUE_FREE = {"copy", "neg", "add", "sub", "frac", "cumsum", "sort", "diagonal", "floor", "ceil", "trunc", "round", "sign", "floor_divide",
               "trunc_divide", "floor_divide_op", "expand", "reshape", "permute", "index", "cat", "sum",

@@ -283,3 +283,14 @@ def optimizer_step(kernel, param, grad, states, scalars):
     meta = [n] + [kernels.scalar_bits(v, dt.float32) for v in scalars]
     param._storage.runtime.run(kernel, [param._storage.buffer, grad._storage.buffer] +
                                [s._storage.buffer for s in states], meta, -(-n // 256))
+
+
+def softmax(x, log):
+    """softmax (or log_softmax) over x's last dim, float32; returns a contiguous storage of x's shape."""
+    row_len = x.shape[-1]
+    n_rows = math.prod(x.shape[:-1])
+    out = empty(dt.float32, n_rows * row_len)
+    kept = x.dim() - 1
+    meta = [n_rows, row_len, kept, 1, x._offset, *x.shape[:-1], *x._stride[:-1], row_len, x._stride[-1]]
+    out.runtime.run(kernels.softmax(log), [out.buffer, x._storage.buffer], meta, n_rows if row_len else 0)
+    return out

@@ -284,3 +284,11 @@ def optimizer_step(kind, maximize, weight_decay, flags):
     source = wgsl("prelude") + Template(wgsl("optimizer")).substitute(state_bindings=bindings,
                                                                       update="\n".join(lines))
     return ("optimizer", kind, maximize, weight_decay, flags), source, "wr" + "w" * n_states
+
+
+@functools.lru_cache(maxsize=None)
+def softmax(log):
+    """softmax.wgsl: exp(x - max) / sum, or (x - max) - log(sum) for log_softmax."""
+    result = "shifted - wt_log(total)" if log else "wt_exp(shifted) / total"
+    source = wgsl("prelude") + Template(wgsl("softmax")).substitute(result=result)
+    return ("softmax", log), source, "wr"
