@@ -1077,34 +1077,13 @@ Tensor.T = property(_T)
 Tensor.mT = property(lambda x: transpose(x, -2, -1))
 Tensor.__getitem__ = _getitem
 Tensor.__setitem__ = _setitem
-Tensor.__neg__ = neg
-Tensor.__abs__ = abs
-Tensor.__invert__ = bitwise_not
-Tensor.__add__ = add
-Tensor.__radd__ = _reflected(add)
-Tensor.__sub__ = sub
-Tensor.__rsub__ = _reflected(sub)
-Tensor.__mul__ = mul
-Tensor.__rmul__ = _reflected(mul)
-Tensor.__truediv__ = div
-Tensor.__rtruediv__ = _reflected(div)
-Tensor.__floordiv__ = floor_divide
-Tensor.__rfloordiv__ = _reflected(floor_divide)
-Tensor.__mod__ = remainder
-Tensor.__rmod__ = _reflected(remainder)
-Tensor.__pow__ = pow
-Tensor.__rpow__ = _reflected(pow)
-Tensor.__matmul__ = matmul
-Tensor.__rmatmul__ = _reflected(matmul)
-Tensor.__and__ = bitwise_and
-Tensor.__rand__ = _reflected(bitwise_and)
-Tensor.__or__ = bitwise_or
-Tensor.__ror__ = _reflected(bitwise_or)
-Tensor.__xor__ = bitwise_xor
-Tensor.__rxor__ = _reflected(bitwise_xor)
-Tensor.__eq__ = eq
-Tensor.__ne__ = ne
-Tensor.__lt__ = lt
-Tensor.__le__ = le
-Tensor.__gt__ = gt
-Tensor.__ge__ = ge
+# Python's operators; each binary arithmetic one also in its reflected form (2 - t is t.__rsub__(2)).
+_BINARY_OPERATORS = {"add": add, "sub": sub, "mul": mul, "truediv": div, "floordiv": floor_divide,
+                     "mod": remainder, "pow": pow, "matmul": matmul, "and": bitwise_and, "or": bitwise_or,
+                     "xor": bitwise_xor}
+for _name, _fn in _BINARY_OPERATORS.items():
+    setattr(Tensor, f"__{_name}__", _fn)
+    setattr(Tensor, f"__r{_name}__", _reflected(_fn))
+for _name, _fn in {"eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "neg": neg, "abs": abs,
+                   "invert": bitwise_not}.items():
+    setattr(Tensor, f"__{_name}__", _fn)
