@@ -79,6 +79,23 @@ def test_seed_example_through_the_ui(demo):
     assert "Traceback" not in out, out
 
 
+def test_matmul_benchmark_example(demo):
+    demo.click("#clear")
+    demo.select_option("#examples", "matmul_bench.py")
+    assert "GFLOP/s" in demo.input_value("#code")
+    runs = demo.evaluate("webtorchDemo.runs")
+    demo.click("#run")
+    demo.wait_for_function(f"webtorchDemo.runs > {runs}", timeout=120_000)
+    out = demo.inner_text("#console")
+    assert "Traceback" not in out, out
+    rows = [line for line in out.splitlines() if "GFLOP/s" in line]
+    sizes = [r.split()[0] for r in rows]  # stops early on a slow adapter (SwiftShader: at 256 or 512)
+    assert len(sizes) >= 3 and sizes == ["64", "128", "256", "512", "1024", "2048"][:len(sizes)], out
+    assert all(float(r.split()[-2]) > 0 for r in rows), rows
+    err = float(out.split("max |gpu - cpu| for 64x64:")[1].split()[0])
+    assert err < 1e-4, out
+
+
 def test_python_error_is_shown(demo):
     demo.fill("#code", "import webtorch as torch\ntorch.ones(2, device='webgpu') @ torch.ones(3, device='webgpu')")
     runs = demo.evaluate("webtorchDemo.runs")
