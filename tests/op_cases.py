@@ -270,6 +270,15 @@ INT64_BEYOND_INT32 = {"add-int64-large", "tensor-int64-large"}
 FLOAT16_CASES = set()
 
 
+def expected_refusal(T, case, device):
+    """(exception type, part of its message) where webtorch must refuse a case by design, else None."""
+    if device == "webgpu" and case.name in INT64_BEYOND_INT32:
+        return RuntimeError, "does not fit in int32"
+    if device == "webgpu" and case.name in FLOAT16_CASES and not T.webgpu.has_float16():
+        return TypeError, "shader-f16"
+    return None
+
+
 def case(name, fn, *inputs, **tol):
     CASES.append(OpCase(name, fn, inputs, **tol))
 

@@ -17,7 +17,7 @@ import torch
 import webtorch
 
 from compare import assert_close, iter_tensors, to_plain
-from op_cases import CASES, ERROR_CASES, FLOAT16_CASES, INT64_BEYOND_INT32, run_case
+from op_cases import CASES, ERROR_CASES, expected_refusal, run_case
 
 DEVICES = [d for d in os.environ.get("WEBTORCH_TEST_DEVICES", "webgpu,cpu").split(",") if d]
 
@@ -34,12 +34,9 @@ def params(cases):
 
 @pytest.mark.parametrize("case,device", params(CASES))
 def test_op(case, device):
-    if device == "webgpu" and case.name in INT64_BEYOND_INT32:
-        with pytest.raises(RuntimeError, match="does not fit in int32"):
-            run_case(webtorch, case, device)
-        return
-    if device == "webgpu" and case.name in FLOAT16_CASES and not webtorch.webgpu.has_float16():
-        with pytest.raises(TypeError, match="shader-f16"):
+    refusal = expected_refusal(webtorch, case, device)
+    if refusal:
+        with pytest.raises(refusal[0], match=refusal[1]):
             run_case(webtorch, case, device)
         return
     expected = to_plain(run_case(torch, case, "cpu"))

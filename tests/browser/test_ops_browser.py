@@ -20,7 +20,7 @@ RUN_TABLE = """
 import builtins, json, sys, traceback
 sys.path.insert(0, {dir!r})
 import webtorch
-from op_cases import CASES, ERROR_CASES, FLOAT16_CASES, INT64_BEYOND_INT32, inputs_digest, run_case
+from op_cases import CASES, ERROR_CASES, expected_refusal, inputs_digest, run_case
 from compare import _dec_float, assert_close, to_plain
 golden = json.load(open({dir!r} + "/expected.json"))
 device = {device!r}
@@ -35,20 +35,14 @@ for c in CASES + ERROR_CASES:
             except getattr(builtins, golden["errors"][c.name]):
                 continue
             raise AssertionError("did not raise " + golden["errors"][c.name])
-        if device == "webgpu" and c.name in INT64_BEYOND_INT32:
+        refusal = expected_refusal(webtorch, c, device)
+        if refusal:
             try:
                 run_case(webtorch, c, device)
-            except RuntimeError as e:
-                assert "does not fit in int32" in str(e), str(e)
+            except refusal[0] as e:
+                assert refusal[1] in str(e), str(e)
                 continue
-            raise AssertionError("int64 beyond int32 did not raise on webgpu")
-        if device == "webgpu" and c.name in FLOAT16_CASES and not webtorch.webgpu.has_float16():
-            try:
-                run_case(webtorch, c, device)
-            except TypeError as e:
-                assert "shader-f16" in str(e), str(e)
-                continue
-            raise AssertionError("float16 on webgpu without shader-f16 did not raise")
+            raise AssertionError(f"did not raise {refusal[0].__name__} ({refusal[1]})")
         assert_close(to_plain(run_case(webtorch, c, device)), golden["cases"][c.name], c.atol, c.rtol, c.name)
     except Exception as e:
         failures[c.name] = "".join(traceback.format_exception(e)[-3:])
