@@ -42,7 +42,7 @@ for c in CASES + ERROR_CASES:
             except refusal[0] as e:
                 assert refusal[1] in str(e), str(e)
                 continue
-            raise AssertionError(f"did not raise {refusal[0].__name__} ({refusal[1]})")
+            raise AssertionError("did not raise " + refusal[0].__name__ + " (" + refusal[1] + ")")
         assert_close(to_plain(run_case(webtorch, c, device)), golden["cases"][c.name], c.atol, c.rtol, c.name)
     except Exception as e:
         failures[c.name] = "".join(traceback.format_exception(e)[-3:])
