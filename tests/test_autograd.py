@@ -106,3 +106,16 @@ def test_second_order_with_create_graph():
     (g,) = webtorch.autograd.grad((x * x * x).sum(), x, create_graph=True)
     (h,) = webtorch.autograd.grad(g.sum(), x)
     assert h.tolist() == [6.0, 12.0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_backward_inputs_accumulates_only_there(device):
+    grads = []
+    for T, dev in ((torch, "cpu"), (webtorch, device)):
+        a = T.tensor([1.0, 2.0], device=dev, requires_grad=True)
+        b = T.tensor([3.0, 4.0], device=dev, requires_grad=True)
+        h = a * b
+        (h * h).sum().backward(inputs=[b])
+        grads.append((a.grad, b.grad.tolist()))
+    assert grads[0][0] is None and grads[1][0] is None
+    assert grads[1][1] == grads[0][1]

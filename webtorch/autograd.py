@@ -339,7 +339,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         grad_tensors = [grad_tensors] * len(tensors) if grad_tensors is None else [grad_tensors]
     grads = _check_roots(tensors, grad_tensors)
     retain = create_graph if retain_graph is None else retain_graph
-    _run_backward(tensors, grads, retain, create_graph)
+    if inputs is None:
+        _run_backward(tensors, grads, retain, create_graph)
+        return
+    # backward(inputs=...): accumulate into those tensors' .grad only
+    inputs = [inputs] if isinstance(inputs, F.Tensor) else list(inputs)
+    capture = {id(x): None for x in inputs}
+    _run_backward(tensors, grads, retain, create_graph, capture)
+    for x in inputs:
+        if capture[id(x)] is not None:
+            _accumulate(x, capture[id(x)], None)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
@@ -395,10 +404,6 @@ class Function:
 
 
 # -- the backward rules ------------------------------------------------------------------------
-def _zero_grad(grad, out, *inputs, **ctx):
-    return (None,) * len(inputs)
-
-
 def _unbroadcast_index(grad, x, index):
     g = F.zeros(x.shape, dtype=grad.dtype, device=grad.device)
     F._copy_into(F._getitem(g, index), grad)
