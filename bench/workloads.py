@@ -153,11 +153,44 @@ def item(cfg):
     return {"us_sum_then_item": op_item * 1e6, "us_item": bare * 1e6}
 
 
+def models(cfg):
+    """A Transformer encoder layer forward, and training steps (forward, backward, Adam) of an MLP
+    and a CNN on MNIST-sized inputs: milliseconds per call, GPU work included."""
+    b, t, d, heads = cfg["encoder"]
+    layer = torch.nn.TransformerEncoderLayer(d, heads, dim_feedforward=4 * d, dropout=0.0,
+                                             batch_first=True).to("webgpu")
+    x = torch.full((b, t, d), 0.1, device="webgpu")
+    reps = cfg.get("model_reps", 5)
+    with torch.no_grad():
+        out = [{"name": f"encoder layer forward {b}x{t}x{d}", "ms": _timed(lambda: layer(x), reps) * 1e3}]
+    n = cfg["train_batch"]
+    nets = {
+        "MLP 784-256-10": (torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10)),
+                           (n, 784)),
+        "CNN conv8-pool-linear": (torch.nn.Sequential(torch.nn.Conv2d(1, 8, 3, padding=1), torch.nn.ReLU(),
+                                                      torch.nn.MaxPool2d(2), torch.nn.Flatten(),
+                                                      torch.nn.Linear(8 * 14 * 14, 10)), (n, 1, 28, 28)),
+    }
+    for name, (net, shape) in nets.items():
+        net = net.to("webgpu")
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        xb = torch.full(shape, 0.5, device="webgpu")
+        yb = torch.zeros(n, dtype=torch.int64, device="webgpu")
+
+        def step():
+            loss = torch.nn.functional.cross_entropy(net(xb), yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        out.append({"name": f"{name} training step, batch {n}", "ms": _timed(step, reps) * 1e3})
+    return out
+
+
 def run(cfg):
     torch.webgpu.synchronize()  # initialise the device first
     res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
     for name in cfg["sections"]:
-        if name in ("matmul", "chain", "bandwidth", "transfer", "item"):
+        if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models"):
             t0 = now()
             try:
                 res[name] = globals()[name](cfg)
