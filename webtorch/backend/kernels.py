@@ -141,7 +141,7 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, indexed_input=False):
     def row(table):
         return table.get((op, t), table.get((op, "*"), "false"))
 
-    source = wgsl("prelude") + Template(wgsl("reduce")).substitute(
+    source = wgsl("prelude") + wgsl("rows") + Template(wgsl("reduce")).substitute(
         T=t, out_storage=STORAGE[out_dtype], in_storage=STORAGE[in_dtype],
         index_binding=("@group(0) @binding(3) var<storage, read_write> indices: array<i32>;" if with_index else "") +
         ("\n@group(0) @binding(4) var<storage, read> input_indices: array<i32>;" if indexed_input else ""),
@@ -158,7 +158,7 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, indexed_input=False):
 @functools.lru_cache(maxsize=None)
 def matmul_vec4(tm, tn):
     """The f32 fast path (matmul_vec4.wgsl): a (16*tm) x (16*tn) tile per workgroup; tm, tn in {4, 8}."""
-    source = Template(wgsl("matmul_vec4")).substitute(
+    source = wgsl("matmul_batch") + Template(wgsl("matmul_vec4")).substitute(
         BM=16 * tm, BN=16 * tn, TM=tm, TN4=tn // 4, BM4=4 * tm, BN4=4 * tn, ACC=tm * tn // 4, TM4=tm // 4)
     return ("matmul_vec4", tm, tn), source, "wrr"
 
@@ -166,7 +166,7 @@ def matmul_vec4(tm, tn):
 @functools.lru_cache(maxsize=None)
 def matmul(d):
     t = COMPUTE[d]
-    source = Template(wgsl("matmul")).substitute(S=STORAGE[d], T=t, fma="fma(ar[i], br[j], acc[i][j])" if t == "f32"
+    source = wgsl("matmul_batch") + Template(wgsl("matmul")).substitute(S=STORAGE[d], T=t, fma="fma(ar[i], br[j], acc[i][j])" if t == "f32"
                                                  else "acc[i][j] + ar[i] * br[j]")
     return ("matmul", d.name), source, "wrr"
 
@@ -290,5 +290,5 @@ def optimizer_step(kind, maximize, weight_decay, flags):
 def softmax(log):
     """softmax.wgsl: exp(x - max) / sum, or (x - max) - log(sum) for log_softmax."""
     result = "shifted - wt_log(total)" if log else "wt_exp(shifted) / total"
-    source = wgsl("prelude") + Template(wgsl("softmax")).substitute(result=result)
+    source = wgsl("prelude") + wgsl("rows") + Template(wgsl("softmax")).substitute(result=result)
     return ("softmax", log), source, "wr"

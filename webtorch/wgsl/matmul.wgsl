@@ -16,17 +16,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let M = params[0];
   let N = params[1];
   let K = params[2];
-  let rank = params[3];
-  var a_base = params[4];
-  var b_base = params[7];
-  var rem = wid.z;
-  for (var d = rank; d > 0u; d = d - 1u) {
-    let size = params[9u + d];
-    let idx = rem % size;
-    rem = rem / size;
-    a_base = a_base + idx * params[9u + rank + d];
-    b_base = b_base + idx * params[9u + 2u * rank + d];
-  }
+  let bases = batch_bases(wid.z);
+  let a_base = bases.x;
+  let b_base = bases.y;
   let a_sm = params[5];
   let a_sk = params[6];
   let b_sk = params[8];

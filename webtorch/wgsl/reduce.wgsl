@@ -16,26 +16,6 @@ var<workgroup> shared_i: array<u32, 64>;
 fn takes(av: $T, ai: u32, bv: $T, bi: u32) -> bool { return $takes; }
 fn combine(a: $T, b: $T) -> $T { return $combine; }
 
-fn element_offset(o: u32, r: u32) -> u32 {
-  let kr = params[2];
-  let rr = params[3];
-  var off = params[4];
-  var rem = o;
-  for (var d = kr; d > 0u; d = d - 1u) {
-    let size = params[4u + d];
-    off = off + (rem % size) * params[4u + kr + d];
-    rem = rem / size;
-  }
-  let rb = 5u + 2u * kr;
-  rem = r;
-  for (var d = rr; d > 0u; d = d - 1u) {
-    let size = params[rb + d - 1u];
-    off = off + (rem % size) * params[rb + rr + d - 1u];
-    rem = rem / size;
-  }
-  return off;
-}
-
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {

@@ -1,25 +1,12 @@
 // softmax / log_softmax of each row in one kernel: one workgroup per row finds the row's max,
 // then the sum of exp(x - max), then writes every output (three passes over the row, one launch).
-// params (u32 words): n_rows, row_len, kept_rank, 1, offset, kept shape[kept_rank],
-// kept strides[kept_rank], row_len, row stride (the layout of reduce.wgsl with one reduced dim).
+// params: the layout of rows.wgsl with one reduced dim (row_len, row stride).
 // The output is contiguous: row o, element r at o * row_len + r.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 
 var<workgroup> partial: array<f32, 256>;
-
-fn element_offset(o: u32, r: u32) -> u32 {
-  let kr = params[2];
-  var off = params[4] + r * params[6u + 2u * kr];
-  var rem = o;
-  for (var d = kr; d > 0u; d = d - 1u) {
-    let size = params[4u + d];
-    off = off + (rem % size) * params[4u + kr + d];
-    rem = rem / size;
-  }
-  return off;
-}
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
