@@ -51,7 +51,7 @@ sys.path.insert(0, "/tmp")
 import bench_workloads
 cfg = json.loads(${JSON.stringify(JSON.stringify(cfg))})
 cfg["sections"] = json.loads(${JSON.stringify(sections)})
-json.dumps(bench_workloads.run(cfg))`);
+json.dumps(await bench_workloads.run(cfg))`);
     return JSON.parse(json);
   });
   await section("raw", () => runRaw(cfg));

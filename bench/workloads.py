@@ -6,6 +6,7 @@ Timing: time.perf_counter around many repetitions, closed by webtorch.webgpu.syn
 """
 import array
 import gc
+import inspect
 import time
 
 import webtorch as torch
@@ -125,10 +126,10 @@ def transfer(cfg):
         for _ in range(reps):
             s = up()
         t_up = (now() - t0) / reps
-        gpu.to_host(s)
+        gpu.to_host(s, 0, numel)
         t0 = now()
         for _ in range(reps):
-            gpu.to_host(s)
+            gpu.to_host(s, 0, numel)
         t_down = (now() - t0) / reps
         out.append({"mb": mb, "upload_ms": t_up * 1e3, "upload_gbps": numel * 4 / t_up / 1e9,
                     "download_ms": t_down * 1e3, "download_gbps": numel * 4 / t_down / 1e9})
@@ -136,21 +137,29 @@ def transfer(cfg):
     return out
 
 
-def item(cfg):
+async def item(cfg):
+    """A 4-byte readback after a small reduction, and of a ready value: synchronously (JSPI's
+    run_sync) and awaited (item_async: no stack switch)."""
     x = torch.full((1024,), 1.0, device="webgpu")
     y = x.sum()
     y.item()
+    await y.item_async()
     reps = cfg.get("item_reps", 50)
-    t0 = now()
-    for _ in range(reps):
-        y = x.sum()
-        y.item()
-    op_item = (now() - t0) / reps
-    t0 = now()
-    for _ in range(reps):
-        y.item()
-    bare = (now() - t0) / reps
-    return {"us_sum_then_item": op_item * 1e6, "us_item": bare * 1e6}
+    out = {}
+    for name, fresh in (("us_sum_then_item", True), ("us_item", False)):
+        t0 = now()
+        for _ in range(reps):
+            if fresh:
+                y = x.sum()
+            y.item()
+        out[name] = (now() - t0) / reps * 1e6
+        t0 = now()
+        for _ in range(reps):
+            if fresh:
+                y = x.sum()
+            await y.item_async()
+        out[name + "_async"] = (now() - t0) / reps * 1e6
+    return out
 
 
 def models(cfg):
@@ -186,7 +195,7 @@ def models(cfg):
     return out
 
 
-def run(cfg):
+async def run(cfg):
     torch.webgpu.synchronize()  # initialise the device first
     res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
     for name in cfg["sections"]:
@@ -194,6 +203,8 @@ def run(cfg):
             t0 = now()
             try:
                 res[name] = globals()[name](cfg)
+                if inspect.iscoroutine(res[name]):
+                    res[name] = await res[name]
             except Exception as e:  # a failing section must not hide the others
                 res[name] = {"error": f"{type(e).__name__}: {e}"}
             res.setdefault("section_s", {})[name] = now() - t0

@@ -73,6 +73,19 @@ def test_async_readback():
     assert c.device.type == "cpu" and c.tolist() == [[0, 2, 4], [6, 8, 10]]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "bool"])
+def test_readback_of_a_view_reads_its_elements(dtype):
+    # only the view's range is copied back; float16 ranges start at an even element (4-byte copies)
+    if dtype == "float16" and not webgpu.has_float16():
+        pytest.skip("adapter without shader-f16")
+    expected = (torch.arange(2 * 7 * 3) % 5 - 2).to(getattr(torch, dtype)).reshape(2, 7, 3)
+    x = webtorch.tensor(expected.tolist(), dtype=getattr(webtorch, dtype), device="webgpu")
+    for view in (lambda t: t[1, 3], lambda t: t[0, 5, 1], lambda t: t[1, 2:5], lambda t: t[:, 1]):
+        assert view(x).tolist() == view(expected).tolist()
+        assert asyncio.run(view(x).tolist_async()) == view(expected).tolist()
+    assert x[1, 6, 2].item() == expected[1, 6, 2].item()
+
+
 def test_numpy_interop():
     x = webtorch.tensor([[1.5, 2.0], [3.0, -1.0]], device="webgpu")
     a = x.cpu().numpy()

@@ -102,9 +102,32 @@ def _as_operand(x, device_type):
     raise TypeError(f"expected Tensor or number as operand, got {type(x).__name__}")
 
 
+# Eager code repeats elementwise calls on operands of the same layouts: for each signature (op,
+# and per operand its device, dtype, shape and strides, or a scalar's type) the result's dtype and
+# shape and the prepared kernel (gpu.ElementwiseLaunch) are worked out once, on the webgpu device.
+_LAUNCHES = {}
+_MAX_LAUNCHES = 4096  # cleared when full: programs with ever-new shapes must not grow it without bound
+_PLAIN_SCALARS = (bool, int, float)
+
+
 def elementwise(name, *operands, out=None, grad_name=None):
+    if out is None:
+        key = [name]
+        for x in operands:
+            key.append((x._storage.device_type, x.dtype, x.shape, x._stride) if isinstance(x, Tensor)
+                       else x.__class__)
+        key = tuple(key)
+        launch = _LAUNCHES.get(key)
+        if launch is not None:
+            shape, stride, launch = launch
+            result = Tensor(launch.new_storage(), shape, stride)
+            launch(result, operands)
+            return autograd.record(grad_name or name, result, operands)
     op = ELEMENTWISE[name]
     device_type = _device_of(operands) if out is None else out.device.type
+    cacheable = out is None and device_type == "webgpu" and builtins.all(
+        x._storage.device_type == "webgpu" if isinstance(x, Tensor) else x.__class__ in _PLAIN_SCALARS
+        for x in operands)
     operands = [_as_operand(x, device_type) for x in operands]
     inputs = operands
     if name == "where":
@@ -122,7 +145,15 @@ def elementwise(name, *operands, out=None, grad_name=None):
         backend(device_type).elementwise(op, out, [_broadcast_view(x, shape) for x in operands], computes)
         return out
     out = _empty(shape, out_dtype, device_type)
-    backend(device_type).elementwise(op, out, [_broadcast_view(x, shape) for x in operands], computes)
+    views = [_broadcast_view(x, shape) for x in operands]
+    if cacheable:
+        if len(_LAUNCHES) >= _MAX_LAUNCHES:
+            _LAUNCHES.clear()
+        launch = backend(device_type).ElementwiseLaunch(op, out, views, computes)
+        _LAUNCHES[key] = (out.shape, out._stride, launch)
+        launch(out, views)
+    else:
+        backend(device_type).elementwise(op, out, views, computes)
     return autograd.record(grad_name or name, out, inputs)
 
 

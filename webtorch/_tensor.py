@@ -81,8 +81,9 @@ class Tensor:
 
     def __init__(self, storage, shape, stride=None, offset=0, requires_grad=False):
         self._storage = storage
-        self.shape = Size(shape)
-        self._stride = tuple(stride) if stride is not None else contiguous_strides(shape)
+        self.shape = shape if shape.__class__ is Size else Size(shape)
+        self._stride = contiguous_strides(shape) if stride is None else \
+            stride if stride.__class__ is tuple else tuple(stride)
         self._offset = offset
         self.dtype = storage.dtype
         self.grad_fn = None  # the autograd Node that produced this tensor; None for leaves
@@ -237,17 +238,14 @@ class Tensor:
     def _host_values(self):
         """The elements, row-major, as an array.array (synchronous readback on webgpu)."""
         t = self.contiguous()
-        values = backend(t._storage.device_type).to_host(t._storage)
-        return values[t._offset:t._offset + t.numel()]
+        return backend(t._storage.device_type).to_host(t._storage, t._offset, t.numel())
 
     async def _host_values_async(self):
         t = self.contiguous()
         if t._storage.device_type == "cpu":
-            values = t._storage.data
-        else:
-            from .backend import gpu
-            values = await gpu.to_host_async(t._storage)
-        return values[t._offset:t._offset + t.numel()]
+            return t._storage.data[t._offset:t._offset + t.numel()]
+        from .backend import gpu
+        return await gpu.to_host_async(t._storage, t._offset, t.numel())
 
     def _nest(self, values):
         convert = bool if self.dtype is dt.bool_ else (lambda v: v)

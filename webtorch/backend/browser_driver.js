@@ -43,8 +43,6 @@
       this.bindGroups = new Map();
       this.staging = new Map();
       this.nextId = 1;
-      this.encoder = null;
-      this.pass = null;
       this.submitCount = 0;
       this.scopes = [];   // popErrorScope promises of submitted batches
       this.errors = [];   // errors no scope caught
@@ -105,36 +103,48 @@
       return this.pipelines.length - 1;
     }
 
-    // One kernel into the pending compute pass: dispatch(pipeline, metaOffset, x, y, z, ...bufferIds)
-    dispatch(pid, metaOffset, gx, gy, gz, ...ids) {
+    // A batch of kernels as one compute pass, submitted. commands: a PyProxy of the runtime's u32 words,
+    // per kernel: pipeline, meta offset, workgroups x, y, z, buffer count, buffer ids (the meta arena
+    // first, bound with a dynamic offset). Read in place through getBuffer: one FFI call per batch.
+    submit(commands) {
       this.check();
-      const p = this.pipelines[pid];
+      const view = commands.getBuffer("u32");
+      try {
+        const words = view.data;
+        if (!words.length) return;
+        this.device.pushErrorScope("validation");
+        this.device.pushErrorScope("out-of-memory");
+        const encoder = this.device.createCommandEncoder();
+        const pass = encoder.beginComputePass();
+        for (let i = 0; i < words.length;) {
+          const pid = words[i], nIds = words[i + 5];
+          const ids = words.subarray(i + 6, i + 6 + nIds);
+          pass.setPipeline(this.pipelines[pid].pipeline);
+          pass.setBindGroup(0, this.bindGroup(pid, ids), [words[i + 1]]);
+          pass.dispatchWorkgroups(words[i + 2], words[i + 3], words[i + 4]);
+          i += 6 + nIds;
+        }
+        pass.end();
+        this.queue.submit([encoder.finish()]);
+        this.submitCount++;
+        this.scopes.push(this.device.popErrorScope(), this.device.popErrorScope());
+      } finally {
+        view.release();
+      }
+    }
+
+    // Bind groups are cached per (pipeline, buffers); destroyBuffer drops those of a buffer.
+    bindGroup(pid, ids) {
       const key = pid + "," + ids.join(",");
       let group = this.bindGroups.get(key);
       if (!group) {
-        const entries = ids.map((id, i) => ({binding: i, resource: {buffer: this.buffers.get(id)}}));
+        const p = this.pipelines[pid];
+        const entries = Array.from(ids, (id, i) => ({binding: i, resource: {buffer: this.buffers.get(id)}}));
         entries[0].resource.size = p.window;
         group = this.device.createBindGroup({layout: p.layout, entries});
         this.bindGroups.set(key, group);
       }
-      if (!this.pass) {
-        this.device.pushErrorScope("validation");
-        this.device.pushErrorScope("out-of-memory");
-        this.encoder = this.device.createCommandEncoder();
-        this.pass = this.encoder.beginComputePass();
-      }
-      this.pass.setPipeline(p.pipeline);
-      this.pass.setBindGroup(0, group, [metaOffset]);
-      this.pass.dispatchWorkgroups(gx, gy, gz);
-    }
-
-    submit() {
-      if (!this.pass) return;
-      this.pass.end();
-      this.queue.submit([this.encoder.finish()]);
-      this.pass = this.encoder = null;
-      this.submitCount++;
-      this.scopes.push(this.device.popErrorScope(), this.device.popErrorScope());
+      return group;
     }
 
     // Errors of the work submitted so far, raised at this synchronisation point.
@@ -152,9 +162,11 @@
       }
     }
 
-    async readBuffer(id, offset, nbytes) {
+    // Copies nbytes of a buffer into dest, a PyProxy of a writable Python buffer: straight from the
+    // mapped staging memory into Python's, one copy. (The view is taken after the await: wasm memory
+    // may grow meanwhile.)
+    async readBuffer(id, offset, nbytes, dest) {
       this.check();
-      this.submit();
       const size = Math.max(16, 2 ** Math.ceil(Math.log2(nbytes)));
       const free = this.staging.get(size) || [];
       this.staging.set(size, free);
@@ -170,11 +182,15 @@
         await this.raiseErrors();
         throw err;
       }
-      const out = new Uint8Array(staging.getMappedRange(0, nbytes).slice(0));
-      staging.unmap();
-      free.push(staging);
+      const view = dest.getBuffer("u8");
+      try {
+        view.data.set(new Uint8Array(staging.getMappedRange(0, nbytes)));
+      } finally {
+        view.release();
+        staging.unmap();
+        free.push(staging);
+      }
       await this.raiseErrors();
-      return out;
     }
   }
   return WebtorchDriver;

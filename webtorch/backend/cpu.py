@@ -60,8 +60,8 @@ def _store(dtype, a):
     return Storage(dtype, array.array(dtype.typecode, a.tobytes()))
 
 
-def to_host(storage):
-    return storage.data
+def to_host(storage, offset, numel):
+    return storage.data[offset:offset + numel]
 
 
 def _ndarray(t):

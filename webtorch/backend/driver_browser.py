@@ -1,9 +1,10 @@
 """The browser driver: navigator.gpu through Pyodide's FFI. The only module that imports `js`.
 
 The WebGPU calls live in browser_driver.js; each Python method here is one FFI call into it,
-with plain numbers as arguments. Host bytes cross as a PyProxy that JS reads through
-getBuffer (no intermediate copy); readback returns a Uint8Array copied once into bytes.
+with plain numbers as arguments. Host bytes cross as a PyProxy that JS reads (or, for readback,
+fills) through getBuffer: one copy, no intermediate. Kernels cross as one word array per batch.
 """
+import contextlib
 from importlib import resources
 
 from .. import errors
@@ -31,6 +32,17 @@ def _JsException():
     return JsException
 
 
+@contextlib.contextmanager
+def _proxy(obj):
+    """A PyProxy that lives until the block ends (JS fills it after an await)."""
+    from pyodide.ffi import create_proxy
+    proxy = create_proxy(obj)
+    try:
+        yield proxy
+    finally:
+        proxy.destroy()
+
+
 class BrowserDriver:
     name = "browser"
 
@@ -43,7 +55,6 @@ class BrowserDriver:
         self._create_buffer = js_driver.createBuffer
         self._destroy_buffer = js_driver.destroyBuffer
         self._write_buffer = js_driver.writeBuffer
-        self._dispatch = js_driver.dispatch
         self._submit = js_driver.submit
         self.ffi_calls = 0  # Python -> JS crossings of the runtime's calls (bench/ reports calls per op)
 
@@ -93,30 +104,26 @@ class BrowserDriver:
     def create_pipeline(self, code, access, meta_window):
         return self._call(self._js.createPipeline, code, access, meta_window)
 
-    def dispatch(self, pid, meta_offset, gx, gy, gz, *bids):
-        """One kernel: one FFI call with plain ints (bids: the meta arena, then the bindings)."""
-        self.ffi_calls += 1
-        try:
-            self._dispatch(pid, meta_offset, gx, gy, gz, *bids)
-        except _JsException() as e:
-            raise _translate(e) from None
+    def submit(self, commands):
+        """A batch of recorded kernels (the runtime's command words): one FFI call."""
+        self._call(self._submit, commands)
 
-    def submit(self):
-        self._call(self._submit)
-
-    def read_buffer(self, bid, offset, nbytes):
+    def read_buffer(self, bid, offset, dest):
+        """GPU bytes into dest, a writable Python buffer of the size to read."""
         from pyodide.ffi import JsException, can_run_sync, run_sync
         if not can_run_sync():
             raise RuntimeError(_NO_JSPI)
         self.ffi_calls += 1
-        try:
-            return run_sync(self._js.readBuffer(bid, offset, nbytes)).to_bytes()
-        except JsException as e:
-            raise _translate(e) from None
+        with _proxy(dest) as proxy:
+            try:
+                run_sync(self._js.readBuffer(bid, offset, memoryview(dest).nbytes, proxy))
+            except JsException as e:
+                raise _translate(e) from None
 
-    async def read_buffer_async(self, bid, offset, nbytes):
+    async def read_buffer_async(self, bid, offset, dest):
         from pyodide.ffi import JsException
-        try:
-            return (await self._js.readBuffer(bid, offset, nbytes)).to_bytes()
-        except JsException as e:
-            raise _translate(e) from None
+        with _proxy(dest) as proxy:
+            try:
+                await self._js.readBuffer(bid, offset, memoryview(dest).nbytes, proxy)
+            except JsException as e:
+                raise _translate(e) from None

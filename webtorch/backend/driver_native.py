@@ -1,8 +1,8 @@
 """The native driver: WebGPU through wgpu-py on CPython (Mesa lavapipe, Vulkan GPUs).
 
 It has the same small interface as the browser driver (driver_browser.py / browser_driver.js):
-buffers and pipelines are integer ids, `dispatch` encodes one kernel into the pending compute
-pass, `submit` sends the batch. Bind groups are cached per (pipeline, buffers).
+buffers and pipelines are integer ids, `submit` encodes a batch of recorded kernels into one
+compute pass and sends it. Bind groups are cached per (pipeline, buffers).
 """
 from ..errors import OutOfMemoryError, ValidationError, WebGPUUnavailableError
 
@@ -38,8 +38,6 @@ class NativeDriver:
         self._pipelines = []
         self._bind_groups = {}
         self._next_id = 1
-        self._encoder = None
-        self._pass = None
         self.submit_count = 0
 
     def _guard(self, fn, *args, **kwargs):
@@ -68,11 +66,13 @@ class NativeDriver:
     def write_buffer(self, bid, offset, data):
         self._guard(self.device.queue.write_buffer, self._buffers[bid], offset, data)
 
-    def read_buffer(self, bid, offset, nbytes):
-        return self._guard(self.device.queue.read_buffer, self._buffers[bid], offset, nbytes)
+    def read_buffer(self, bid, offset, dest):
+        """GPU bytes into dest, a writable Python buffer of the size to read."""
+        dest = memoryview(dest).cast("B")
+        dest[:] = self._guard(self.device.queue.read_buffer, self._buffers[bid], offset, dest.nbytes)
 
-    async def read_buffer_async(self, bid, offset, nbytes):
-        return self.read_buffer(bid, offset, nbytes)
+    async def read_buffer_async(self, bid, offset, dest):
+        self.read_buffer(bid, offset, dest)
 
     def create_pipeline(self, code, access, meta_window):
         """access: 'w' or 'r' per binding after the meta binding (binding 0)."""
@@ -92,28 +92,34 @@ class NativeDriver:
         self._pipelines.append((pipeline, layout, meta_window))
         return len(self._pipelines) - 1
 
-    def dispatch(self, pid, meta_offset, gx, gy, gz, *bids):
-        pipeline, layout, window = self._pipelines[pid]
-        key = (pid, bids)
-        group = self._bind_groups.get(key)
+    def submit(self, commands):
+        """Encodes a batch of kernels into one compute pass and submits it. commands: the runtime's
+        words, per kernel: pipeline, meta offset, workgroups x, y, z, buffer count, buffer ids."""
+        if not len(commands):
+            return
+        encoder = self.device.create_command_encoder()
+        compute_pass = encoder.begin_compute_pass()
+        i = 0
+        while i < len(commands):
+            pid, meta_offset, gx, gy, gz, n_ids = commands[i:i + 6]
+            bids = tuple(commands[i + 6:i + 6 + n_ids])
+            i += 6 + n_ids
+            compute_pass.set_pipeline(self._pipelines[pid][0])
+            compute_pass.set_bind_group(0, self._bind_group(pid, bids), [meta_offset])
+            compute_pass.dispatch_workgroups(gx, gy, gz)
+        compute_pass.end()
+        self._guard(self.device.queue.submit, [encoder.finish()])
+        self.submit_count += 1
+
+    def _bind_group(self, pid, bids):
+        """Cached per (pipeline, buffers); bids[0] is the meta arena, bound with a dynamic offset."""
+        group = self._bind_groups.get((pid, bids))
         if group is None:
+            _, layout, window = self._pipelines[pid]
             entries = [{"binding": 0, "resource": {"buffer": self._buffers[bids[0]], "offset": 0, "size": window}}]
             entries += [{"binding": i, "resource": {"buffer": self._buffers[b], "offset": 0,
                                                     "size": self._buffers[b].size}}
                         for i, b in enumerate(bids[1:], 1)]
-            group = self._guard(self.device.create_bind_group, layout=layout, entries=entries)
-            self._bind_groups[key] = group
-        if self._pass is None:
-            self._encoder = self.device.create_command_encoder()
-            self._pass = self._encoder.begin_compute_pass()
-        self._pass.set_pipeline(pipeline)
-        self._pass.set_bind_group(0, group, [meta_offset])
-        self._pass.dispatch_workgroups(gx, gy, gz)
-
-    def submit(self):
-        if self._pass is None:
-            return
-        self._pass.end()
-        self._guard(self.device.queue.submit, [self._encoder.finish()])
-        self._pass = self._encoder = None
-        self.submit_count += 1
+            group = self._bind_groups[(pid, bids)] = self._guard(self.device.create_bind_group, layout=layout,
+                                                                 entries=entries)
+        return group

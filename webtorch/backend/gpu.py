@@ -9,6 +9,7 @@ import struct
 import sys
 
 from .. import _dtypes as dt
+from .._tensor import Tensor
 from . import kernels
 from .webgpu import runtime
 
@@ -66,24 +67,31 @@ def _half_bytes(values):
     return struct.pack(f"<{len(values)}e", *map(dt.round_half, values))
 
 
-def _host(dtype, raw, numel):
+def _readback(storage, offset, numel):
+    """Where a readback of elements [offset, offset + numel) starts (bytes), the host buffer it fills,
+    and how many leading elements to skip: copies are 4-byte aligned, so float16 starts at an even one."""
+    if storage.dtype is dt.float16:
+        skip = offset % 2
+        return (offset - skip) * 2, bytearray(-(-(numel + skip) // 2) * 4), skip
+    return offset * 4, array.array(_GPU_TYPECODE[storage.dtype], [0]) * numel, 0
+
+
+def _host(dtype, raw, skip, numel):
+    """An array.array of dtype's host typecode from the GPU-layout readback."""
     if dtype is dt.float16:
-        return array.array("f", struct.unpack_from(f"<{numel}e", raw))
-    values = array.array(_GPU_TYPECODE[dtype])
-    values.frombytes(bytes(raw))
-    return values if values.typecode == dtype.typecode else array.array(dtype.typecode, values)
+        return array.array("f", struct.unpack_from(f"<{numel}e", raw, 2 * skip))
+    return raw if raw.typecode == dtype.typecode else array.array(dtype.typecode, raw)
 
 
-def _nbytes(storage):
-    return -(-_GPU_ITEMSIZE[storage.dtype] * storage.numel // 4) * 4  # copies are 4-byte multiples
+def to_host(storage, offset, numel):
+    """Elements [offset, offset + numel) of a storage, as an array.array of the host typecode."""
+    start, raw, skip = _readback(storage, offset, numel)
+    return _host(storage.dtype, storage.runtime.download(storage.buffer, raw, start), skip, numel)
 
 
-def to_host(storage):
-    return _host(storage.dtype, storage.runtime.download(storage.buffer, _nbytes(storage)), storage.numel)
-
-
-async def to_host_async(storage):
-    return _host(storage.dtype, await storage.runtime.download_async(storage.buffer, _nbytes(storage)), storage.numel)
+async def to_host_async(storage, offset, numel):
+    start, raw, skip = _readback(storage, offset, numel)
+    return _host(storage.dtype, await storage.runtime.download_async(storage.buffer, raw, start), skip, numel)
 
 
 def _is_contiguous_over(t, shape):
@@ -95,36 +103,61 @@ def _is_contiguous_over(t, shape):
     return True
 
 
-_SCALAR_TYPES = (bool, int, float)
-
-
 def elementwise(op, out, operands, computes):
-    """out: a (possibly strided) view; operands: tensors broadcast to out.shape, or scalars.
-    This runs for every eager op: plain loops, no per-operand helper calls."""
-    shape = out.shape
-    n = math.prod(shape)
-    if n == 0:
-        return
-    meta = [n, len(shape), *shape, out._offset, *out._stride]
-    buffers = [out._storage.buffer]
-    dtypes = []
-    scalars = []
-    contiguous = _is_contiguous_over(out, shape)
-    for x, c in zip(operands, computes):
-        if isinstance(x, _SCALAR_TYPES):
-            dtypes.append(None)
-            scalars.append(kernels.scalar_bits(x, c))
-            continue
-        if x._storage is out._storage:  # bound read-only and writable at once is invalid: read a copy
-            x = x.clone()
-        dtypes.append(x.dtype)
-        meta.append(x._offset)
-        meta.extend(x._stride)
-        buffers.append(x._storage.buffer)
-        contiguous = contiguous and (x._stride == out._stride or _is_contiguous_over(x, shape))
-    meta.extend(scalars)
-    kernel = kernels.elementwise(op, tuple(dtypes), tuple(computes), out.dtype, contiguous)
-    out._storage.runtime.run(kernel, buffers, meta, -(-n // 256))
+    """out: a (possibly strided) view; operands: tensors broadcast to out.shape, or scalars."""
+    operands = [x.clone() if isinstance(x, Tensor) and x._storage is out._storage else x  # bound read-only and
+                for x in operands]                                                     # writable at once: invalid
+    ElementwiseLaunch(op, out, operands, computes)(out, operands)
+
+
+class ElementwiseLaunch:
+    """An elementwise kernel prepared for operands of given layouts (dtypes, shapes, strides): a call
+    fills in only what may differ between calls with those layouts (storages, offsets, scalars).
+    Eager ops cache one per layout signature (_ops.elementwise), so this runs once per signature."""
+    __slots__ = ("kernel", "meta", "out_slot", "slots", "groups", "dtype", "numel")
+
+    def __init__(self, op, out, operands, computes):
+        shape = out.shape
+        self.numel = n = math.prod(shape)
+        self.dtype = out.dtype
+        tensors = [x for x in operands if isinstance(x, Tensor)]
+        contiguous = _is_contiguous_over(out, shape) and all(
+            x._stride == out._stride or _is_contiguous_over(x, shape) for x in tensors)
+        if contiguous:  # the kernel reads only the offsets: one flat dimension
+            shape, strides = (n,), lambda x: (1,)
+        else:
+            strides = lambda x: x._stride
+        self.out_slot = 2 + len(shape)
+        meta = [n, len(shape), *shape, out._offset, *strides(out)]
+        scalar_words = len(meta) + (1 + len(shape)) * len(tensors)  # the scalars' bits come after the views
+        self.slots = []  # per operand: (meta word, None) for a tensor's offset, (word, compute dtype) for a scalar
+        for x, c in zip(operands, computes):
+            if isinstance(x, Tensor):
+                self.slots.append((len(meta), None))
+                meta += [x._offset, *strides(x)]
+            else:
+                self.slots.append((scalar_words, c))
+                scalar_words += 1
+        meta += [0] * (scalar_words - len(meta))
+        self.meta = meta
+        dtypes = tuple(x.dtype if isinstance(x, Tensor) else None for x in operands)
+        self.kernel = kernels.elementwise(op, dtypes, tuple(computes), out.dtype, contiguous)
+        self.groups = -(-n // 256)
+
+    def new_storage(self):
+        return Storage(self.dtype, self.numel)
+
+    def __call__(self, out, operands):
+        meta = self.meta.copy()
+        meta[self.out_slot] = out._offset
+        buffers = [out._storage.buffer]
+        for x, (word, compute) in zip(operands, self.slots):
+            if compute is None:
+                meta[word] = x._offset
+                buffers.append(x._storage.buffer)
+            else:
+                meta[word] = kernels.scalar_bits(x, compute)
+        out._storage.runtime.run(self.kernel, buffers, meta, self.groups)
 
 
 def reduce(op, x, dims, acc_dtype, out_dtype, with_index):

@@ -1,9 +1,10 @@
 """The WebGPU runtime: buffer pool, pipeline cache, batched submission, over either driver.
 
-Kernels are encoded into one pending compute pass and submitted in batches: on readback,
-on upload into pending work, or when the batch is full. Each kernel's small parameter block
-("meta": shapes, strides, scalars) goes into one arena that is written once per batch and bound
-with a dynamic offset, so an op costs one driver call.
+Kernels are recorded, not sent: each one appends a few words to the batch's command list
+(pipeline, meta offset, workgroups, buffer ids) and its small parameter block ("meta": shapes,
+strides, scalars) to one arena. The batch crosses to the driver in one call, which encodes and
+submits it: on readback, on upload into pending work, or when the batch is full. So an eager op
+costs no driver call of its own (crossing the Pyodide FFI costs 2-4 us each).
 """
 import array
 import sys
@@ -43,6 +44,7 @@ class Runtime:
         self._pipelines = {}
         self._align = max(256, driver.limits.get("min_storage_buffer_offset_alignment", 256)) // 4
         self._meta = array.array("I")
+        self._commands = array.array("I")  # per kernel: pipeline, meta offset, gx, gy, gz, n ids, ids
         self._pad = [bytes(4 * i) for i in range(self._align)]
         self._arena = driver.create_buffer(META_ARENA + META_WINDOW)
         self._pending = 0
@@ -93,13 +95,18 @@ class Runtime:
         if len(data):
             self.driver.write_buffer(buf.id, 0, data)
 
-    def download(self, buf, nbytes):
+    def download(self, buf, dest, offset=0):
+        """A buffer's bytes from offset into dest (a writable host buffer of the size to read); returns dest."""
         self.flush()
-        return self.driver.read_buffer(buf.id, 0, nbytes) if nbytes else b""
+        if memoryview(dest).nbytes:
+            self.driver.read_buffer(buf.id, offset, dest)
+        return dest
 
-    async def download_async(self, buf, nbytes):
+    async def download_async(self, buf, dest, offset=0):
         self.flush()
-        return await self.driver.read_buffer_async(buf.id, 0, nbytes) if nbytes else b""
+        if memoryview(dest).nbytes:
+            await self.driver.read_buffer_async(buf.id, offset, dest)
+        return dest
 
     # -- kernels ------------------------------------------------------------------------------
     def pipeline(self, kernel):
@@ -112,8 +119,8 @@ class Runtime:
         return pid
 
     def run(self, kernel, buffers, meta, groups):
-        """Encodes one kernel; groups is (x, y, z) or a flat workgroup count to lay out in 2-D.
-        The hot path of every op: no allocation beyond the meta words, one driver call."""
+        """Records one kernel; groups is (x, y, z) or a flat workgroup count to lay out in 2-D.
+        The hot path of every op: words appended to two arrays, no driver call."""
         if groups.__class__ is int:
             if groups <= WORKGROUPS_PER_DIM:
                 gx, gy, gz = groups, 1, 1
@@ -138,7 +145,10 @@ class Runtime:
         pad = -len(words) % self._align
         if pad:
             words.frombytes(self._pad[pad])
-        self.driver.dispatch(pid, offset, gx, gy, gz, self._arena, *[b.id for b in buffers])
+        commands = self._commands
+        commands.extend((pid, offset, gx, gy, gz, len(buffers) + 1, self._arena))
+        for b in buffers:
+            commands.append(b.id)
         self._pending += 1
         self.kernels_dispatched += 1
 
@@ -146,8 +156,9 @@ class Runtime:
         if not self._pending:
             return
         self.driver.write_buffer(self._arena, 0, memoryview(self._meta).cast("B"))
-        self.driver.submit()
+        self.driver.submit(memoryview(self._commands))
         self._meta = array.array("I")
+        self._commands = array.array("I")
         self._pending = 0
         for bid in self._doomed:
             self.driver.destroy_buffer(bid)
@@ -156,7 +167,7 @@ class Runtime:
     def synchronize(self):
         """Submits pending kernels and waits for the GPU (a 4-byte readback)."""
         self.flush()
-        self.driver.read_buffer(self._arena, 0, 4)
+        self.driver.read_buffer(self._arena, 0, bytearray(4))
 
     @property
     def submit_count(self):
