@@ -24,6 +24,20 @@ case("nn-adaptive_avg_pool2d", lambda T, d, x: NF(T).adaptive_avg_pool2d(x, (3, 
 case("nn-layer_norm", lambda T, d, x, w, b: NF(T).layer_norm(x, (6,), w, b), I((3, 4, 6)), I((6,)), I((6,)),
      atol=1e-4, rtol=1e-4)
 case("nn-layer_norm-2d", lambda T, d, x: NF(T).layer_norm(x, (4, 6)), I((3, 4, 6)), atol=1e-4, rtol=1e-4)
+# One kernel on webgpu: odd rows over several threads, many short rows per workgroup, strided and
+# transposed input, weight or bias alone, rows longer than its registers hold (4100 > 16 * 256).
+case("nn-layer_norm-odd-rows", lambda T, d, x, w, b: NF(T).layer_norm(x, (37,), w, b, eps=1e-3),
+     I((5, 37), kind="uniform", low=2, high=3), I((37,)), I((37,)), atol=1e-4, rtol=1e-4)
+case("nn-layer_norm-short-rows", lambda T, d, x, w: NF(T).layer_norm(x, (3,), w), I((300, 3)), I((3,)),
+     atol=1e-4, rtol=1e-4)
+case("nn-layer_norm-strided", lambda T, d, x, b: NF(T).layer_norm(x, (5,), bias=b), I((4, 5), layout="strided"),
+     I((5,)), atol=1e-4, rtol=1e-4)
+case("nn-layer_norm-transposed-2d", lambda T, d, x, w: NF(T).layer_norm(x, (3, 4), w),
+     I((2, 3, 4), layout="transposed"), I((3, 4), layout="transposed"), atol=1e-4, rtol=1e-4)
+case("nn-layer_norm-long-rows", lambda T, d, x, w, b: NF(T).layer_norm(x, (4100,), w, b),
+     I((2, 4100), kind="uniform", low=2, high=3),
+     I((4100,)), I((4100,), layout="offset"), atol=1e-4, rtol=1e-4)
+case("nn-layer_norm-1024", lambda T, d, x: NF(T).layer_norm(x, (1024,)), I((6, 1024)), atol=1e-4, rtol=1e-4)
 case("nn-group_norm", lambda T, d, x, w, b: NF(T).group_norm(x, 2, w, b), I((2, 4, 3, 3)), I((4,)), I((4,)),
      atol=1e-4, rtol=1e-4)
 case("nn-rms_norm", lambda T, d, x, w: NF(T).rms_norm(x, (6,), w), I((3, 6)), I((6,)), atol=1e-4, rtol=1e-4)

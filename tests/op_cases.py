@@ -609,6 +609,22 @@ case("logsumexp-neg-inf", lambda T, d, a: T.logsumexp(a, 1),
      I((3, 3), values=[-INF, -INF, -INF, -INF, 0.0, 1.0, INF, 0.0, -INF]), **TRANS)
 case("reduce-4d-middle-dims", lambda T, d, a: (a.sum((1, 2)), a.amax((1, 2)), a.mean((1, 2))),
      I((2, 3, 4, 5), layout="transposed"), **RED)
+# Long rows: on webgpu these split over many workgroups (vec4 reads with a 3-element tail, unaligned
+# contiguous and strided reads), and arg-reductions carry indices and first-index ties across chunks.
+case("reduce-long-vec4-tail", lambda T, d, a: (a.sum(), a.mean(), a.amax(), a.argmin(), a.var()),
+     I((20003,), kind="unique"), atol=1e-3, rtol=1e-4)
+case("reduce-long-offset", lambda T, d, a: (a.sum(), a.max(), a.argmax()), I((20001,), kind="unique",
+                                                                            layout="offset"), **RED)
+case("reduce-long-strided", lambda T, d, a: (a.sum(), a.min(), a.argmin()), I((20000,), kind="unique",
+                                                                             layout="strided"), **RED)
+case("reduce-long-rows", lambda T, d, a: (a.sum(-1), a.max(1), a.prod(1), a.mean(0)),
+     I((3, 4100), values=[1.0, -1.0, 0.5, 2.0, 1.0]), **RED)
+case("reduce-long-rows-unaligned", lambda T, d, a: (a.sum(-1), a.argmax(-1)), I((3, 1030), kind="unique"), **RED)
+case("max-long-ties", lambda T, d, a: T.max(a, 1), I((2, 30000), values=[1.0, 5.0, 2.0, 5.0, -3.0, 5.0, 4.0]))
+case("max-long-nan-late", lambda T, d, a: (lambda x: (x.max(), x.argmax(), x.amin()))(
+    T.cat([a, T.tensor([NAN], device=d), a])), I((20000,), kind="unique"))
+case("reduce-long-int-bool", lambda T, d, a: (a.sum(), a.max(), a.argmin(), (a > 4).any(), (a > -6).all(),
+                                              T.cat([a > -6, a > 4]).all()), I((20000,), I32))
 
 # -- softmax ---------------------------------------------------------------
 case("softmax-last", lambda T, d, a: T.softmax(a, dim=-1), I((4, 9)), **TRANS)
@@ -624,6 +640,16 @@ case("log_softmax-F-dim0", lambda T, d, a: T.nn.functional.log_softmax(a, dim=0)
 case("log_softmax-method", lambda T, d, a: a.log_softmax(1), I((2, 5, 3), layout="strided"), **TRANS)
 case("log_softmax-neg-inf", lambda T, d, a: T.log_softmax(a, dim=-1),
      I((3, 3), values=[-INF, 0.0, 1.0, -INF, -INF, -INF, 1e30, 0.0, -1e30]), **TRANS)
+# webgpu: many short rows per workgroup (a partial last one), rows in registers over several threads,
+# and rows longer than the registers hold (a running max and sum; leading -inf must not poison it).
+case("softmax-short-rows", lambda T, d, a: (T.softmax(a, -1), T.log_softmax(a, -1)), I((300, 5)), **TRANS)
+case("softmax-rows-33", lambda T, d, a: (T.softmax(a, -1), T.log_softmax(a, 1)), I((20, 33)), **TRANS)
+case("softmax-long-rows", lambda T, d, a: (T.softmax(a, -1), T.log_softmax(a, -1)), I((2, 5000)), **TRANS)
+case("softmax-long-rows-transposed", lambda T, d, a: T.softmax(a, -1), I((3, 4100), layout="transposed"),
+     **TRANS)
+case("softmax-long-rows-inf", lambda T, d, a: (T.softmax(a, -1), T.log_softmax(a, -1)),
+     I((3, 4500), values=[-INF] * 5 + [1.0, 2.0, -INF, 0.5, 3.0]), **TRANS)
+case("softmax-long-rows-all-neg-inf", lambda T, d, a: T.softmax(a, -1), I((2, 4500), values=[-INF]))
 
 # -- matmul ----------------------------------------------------------------
 case("matmul-1x1", lambda T, d, a, b: T.matmul(a, b), I((1, 1)), I((1, 1)))

@@ -864,6 +864,21 @@ def log_softmax(x, dim, dtype=None):
     return _softmax(x, dim, dtype, True)
 
 
+def _layer_norm(x, n_dims, weight, bias, eps):
+    """nn.functional.layer_norm over x's last n_dims dims as one primitive (one kernel on webgpu,
+    one pass on cpu) for float32 operands on one device; None where the composed form applies."""
+    operands = [t for t in (x, weight, bias) if t is not None]
+    if not 0 < n_dims <= x.dim() or x.numel() == 0 or builtins.any(
+            t.dtype is not dt.float32 or t._storage.device_type != x._storage.device_type for t in operands):
+        return None
+    n = math.prod(x.shape[x.dim() - n_dims:])
+    rows = reshape(x, (*x.shape[:x.dim() - n_dims], n))
+    weight = contiguous(reshape(weight, n)) if weight is not None else None
+    bias = contiguous(reshape(bias, n)) if bias is not None else None
+    out = Tensor(backend(x._storage.device_type).layer_norm(rows, weight, bias, eps), rows.shape)
+    return reshape(autograd.record("layer_norm", out, (rows, weight, bias), eps=eps), x.shape)
+
+
 # -- matmul ----------------------------------------------------------------------------------
 def matmul(a, b):
     if a.dim() == 0 or b.dim() == 0:

@@ -491,6 +491,19 @@ def _clamp_rule(grad, out, x, lo, hi):
     return F.where(inside, grad, 0.0), g_lo, g_hi
 
 
+def _layer_norm_rule(grad, out, x, weight, bias, eps):
+    # rows of the last dim: x̂ = (x - μ) r with r = 1/√(var + eps), y = x̂ w + b. With g' = g w:
+    # dx = r (g' - mean(g') - x̂ mean(g' x̂)), dw = g x̂ and db = g (the engine sums them over rows);
+    # μ and r are recomputed from x.
+    mean = F.mean(x, -1, keepdim=True)
+    centered = x - mean
+    rstd = F.rsqrt(F.mean(centered * centered, -1, keepdim=True) + eps)
+    xhat = centered * rstd
+    g = grad * weight if weight is not None else grad
+    dx = rstd * (g - F.mean(g, -1, keepdim=True) - xhat * F.mean(g * xhat, -1, keepdim=True))
+    return dx, grad * xhat if _needs_grad(weight) else None, grad if _needs_grad(bias) else None
+
+
 # name: rule(grad, out, *inputs, **ctx) -> one gradient per input
 BACKWARD = {
     # elementwise (ops_table.ELEMENTWISE)
@@ -582,6 +595,8 @@ BACKWARD = {
     # fused softmax over the last dim (webtorch._ops._softmax)
     "softmax": lambda grad, out, x: (out * (grad - F.sum(grad * out, -1, keepdim=True)),),  # s ⊙ (g - Σ g s)
     "log_softmax": lambda grad, out, x: (grad - F.exp(out) * F.sum(grad, -1, keepdim=True),),  # g - e^out Σ g
+    # fused layer_norm over the last dim (webtorch._ops._layer_norm)
+    "layer_norm": _layer_norm_rule,                                           # r(g' - mean g' - x̂ mean g'x̂)
     # linear algebra (batched, batch dims already broadcast)
     "matmul": lambda grad, out, a, b: (grad @ b.mT, a.mT @ grad),            # dA = G Bᵀ, dB = Aᵀ G
 }

@@ -9,6 +9,7 @@ numpy computes on them in float32 and each result is rounded to half, like PyTor
 """
 import array
 import itertools
+import math
 
 from .. import _dtypes as dt
 
@@ -330,3 +331,34 @@ def random(kind, n, seed, offset):
             u1, u2 = ((w0 >> 8) + 1) * scale, (w1 >> 8) * scale
             out.append(math.sqrt(-2 * math.log(u1)) * math.cos(6.283185307179586 * u2))
     return Storage(dt.int32 if kind == "bits" else dt.float32, out)
+
+
+def layer_norm(x, weight, bias, eps):
+    """layer_norm over x's last dim, float32 (as webgpu's kernel: mean, then the mean of squared
+    deviations); weight, bias: None or float32 tensors of that length. Returns a contiguous storage."""
+    n = x.shape[-1] if x.dim() else 1
+    if USE_NUMPY:
+        a = _ndarray(x).reshape(-1, n)
+        with _np.errstate(all="ignore"):
+            mean = a.mean(axis=1, keepdims=True)
+            centered = a - mean
+            y = centered / _np.sqrt((centered * centered).mean(axis=1, keepdims=True) + _np.float32(eps))
+            if weight is not None:
+                y = y * _ndarray(weight)
+            if bias is not None:
+                y = y + _ndarray(bias)
+        return _store(dt.float32, y)
+    data = x._storage.data
+    flat = [data[o] for o in _offsets(x)]
+    w = [weight._storage.data[o] for o in _offsets(weight)] if weight is not None else None
+    b = [bias._storage.data[o] for o in _offsets(bias)] if bias is not None else None
+    out = array.array("f")
+    for start in range(0, len(flat), n):
+        row = flat[start:start + n]
+        mean = sum(row) / n
+        var = sum((v - mean) * (v - mean) for v in row) / n
+        rstd = 1 / math.sqrt(var + eps) if var + eps > 0 else math.inf
+        for i, v in enumerate(row):
+            y = (v - mean) * rstd
+            out.append(y * (w[i] if w else 1.0) + (b[i] if b else 0.0))
+    return Storage(dt.float32, out)

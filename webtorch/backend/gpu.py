@@ -162,15 +162,16 @@ class ElementwiseLaunch:
 
 def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
     kept = [d for d in range(x.dim()) if d not in dims]
-    n_out = 1
-    for d in kept:
-        n_out *= x.shape[d]
-    row_len = 1
-    for d in dims:
-        row_len *= x.shape[d]
-    meta = [n_out, row_len, len(kept), len(dims), x._offset]
+    red = list(dims)
+    if not with_index:  # order-free: walk the reduced dims in memory order (a permuted view reads contiguously)
+        red.sort(key=lambda d: -x._stride[d])
+    n_out = math.prod(x.shape[d] for d in kept)
+    row_len = math.prod(x.shape[d] for d in red)
+    meta = [n_out, row_len, len(kept), len(red), x._offset]
     meta += [x.shape[d] for d in kept] + [x._stride[d] for d in kept]
-    meta += [x.shape[d] for d in dims] + [x._stride[d] for d in dims]
+    meta += [x.shape[d] for d in red] + [x._stride[d] for d in red]
+    layout = _row_layout(x, kept, red)
+    wg = 256 if row_len >= 8192 else 64  # shorter rows: more rows at once, a shorter tree per row
     chunk = _reduce_chunk(n_out, row_len)
     if chunk < row_len:
         # Few long rows: split each over many workgroups into partials, then reduce the partials
@@ -180,29 +181,46 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
         partial = empty(acc_dtype, n_out * n_chunks)
         partial_idx = empty(dt.int64, n_out * n_chunks) if with_index else None
         meta[0] = n_out * n_chunks
-        partial.runtime.run(kernels.reduce(op, x.dtype, acc_dtype, acc_dtype, with_index),
+        partial.runtime.run(kernels.reduce(op, x.dtype, acc_dtype, acc_dtype, with_index, layout, wg),
                             [partial.buffer, x._storage.buffer] + ([partial_idx.buffer] if with_index else []),
                             meta + [chunk], n_out * n_chunks)
         values = empty(out_dtype, n_out)
         indices = empty(dt.int64, n_out) if with_index else None
-        values.runtime.run(kernels.reduce(op, acc_dtype, acc_dtype, out_dtype, with_index, with_index),
+        values.runtime.run(kernels.reduce(op, acc_dtype, acc_dtype, out_dtype, with_index, "contiguous",
+                                          256 if n_chunks >= 1024 else 64, with_index),
                            [values.buffer, partial.buffer] + ([indices.buffer, partial_idx.buffer] if with_index
                                                               else []),
                            [n_out, n_chunks, 1, 1, 0, n_out, n_chunks, n_chunks, 1, n_chunks], n_out)
         return values, indices
     values = empty(out_dtype, n_out)
     indices = empty(dt.int64, n_out) if with_index else None
-    kernel = kernels.reduce(op, x.dtype, acc_dtype, out_dtype, with_index)
+    kernel = kernels.reduce(op, x.dtype, acc_dtype, out_dtype, with_index, layout, wg)
     buffers = [values.buffer, x._storage.buffer] + ([indices.buffer] if with_index else [])
     values.runtime.run(kernel, buffers, meta + [max(row_len, 1)], n_out)
     return values, indices
 
 
+def _row_layout(x, kept, red):
+    """How reduce reads a row: "vec4" when every row is contiguous and starts at a multiple of 4
+    elements (and is long enough to gain from it; 4-byte elements: the runtime enables f16 for
+    array<f16> kernels), "contiguous", or "strided"."""
+    expected = 1
+    for d in reversed(red):
+        if x.shape[d] != 1 and x._stride[d] != expected:
+            return "strided"
+        expected *= x.shape[d]
+    aligned = x.dtype is not dt.float16 and x._offset % 4 == 0 and all(
+        x._stride[d] % 4 == 0 for d in kept if x.shape[d] != 1)
+    return "vec4" if aligned and expected >= 1024 else "contiguous"
+
+
 def _reduce_chunk(n_out, row_len):
-    """Row elements per workgroup: whole rows when there are enough of them to fill the GPU."""
-    if n_out >= 2048 or row_len < 8192:
+    """Row elements per workgroup: whole rows when there are enough of them to fill the GPU, else
+    chunks (multiples of 1024, so vec4 reads stay aligned) for about 2048 workgroups in all."""
+    if n_out >= 1024 or row_len < 16384 or n_out == 0:
         return row_len
-    return max(2048, -(-row_len * n_out // 4096 // 64) * 64)
+    chunk = -(-row_len // -(-2048 // n_out))
+    return max(8192, -(-chunk // 1024) * 1024)
 
 
 def matmul(a, b, out_dtype):
@@ -324,6 +342,32 @@ def softmax(x, log):
     n_rows = math.prod(x.shape[:-1])
     out = empty(dt.float32, n_rows * row_len)
     kept = x.dim() - 1
-    meta = [n_rows, row_len, kept, 1, x._offset, *x.shape[:-1], *x._stride[:-1], row_len, x._stride[-1]]
-    out.runtime.run(kernels.softmax(log), [out.buffer, x._storage.buffer], meta, n_rows if row_len else 0)
+    tpr = _threads_per_row(row_len)
+    meta = [n_rows, row_len, kept, 1, x._offset, *x.shape[:-1], *x._stride[:-1], row_len, x._stride[-1], tpr]
+    out.runtime.run(kernels.softmax(log), [out.buffer, x._storage.buffer], meta,
+                    -(-n_rows // (256 // tpr)) if row_len else 0)
     return out
+
+
+def layer_norm(x, weight, bias, eps):
+    """layer_norm over x's last dim, float32; weight, bias: None or contiguous float32 tensors of
+    that length. Returns a contiguous storage of x's shape."""
+    row_len = x.shape[-1]
+    n_rows = math.prod(x.shape[:-1])
+    out = empty(dt.float32, n_rows * row_len)
+    tpr = _threads_per_row(row_len)
+    flags = (1 if weight is not None else 0) | (2 if bias is not None else 0)
+    meta = [n_rows, row_len, x.dim() - 1, 1, x._offset, *x.shape[:-1], *x._stride[:-1], row_len, x._stride[-1],
+            tpr, kernels.scalar_bits(eps, dt.float32), flags, weight._offset if weight is not None else 0,
+            bias._offset if bias is not None else 0]
+    src = x._storage.buffer  # stands in for an absent weight or bias (never read)
+    out.runtime.run(kernels.layer_norm(), [out.buffer, src, weight._storage.buffer if weight is not None else src,
+                                           bias._storage.buffer if bias is not None else src],
+                    meta, -(-n_rows // (256 // tpr)) if row_len else 0)
+    return out
+
+
+def _threads_per_row(row_len):
+    """Threads per row for softmax.wgsl / layer_norm.wgsl: the power of two that holds the row in
+    16 registers each, at most the 256 of a workgroup."""
+    return min(256, 1 << (max(1, -(-row_len // 16)) - 1).bit_length())

@@ -132,8 +132,10 @@ _TAKES = {
 
 
 @functools.lru_cache(maxsize=None)
-def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, indexed_input=False):
+def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, wg, indexed_input=False):
     """op: sum, prod, max or min over a strided input; acc_dtype: the accumulation dtype.
+    layout: "strided" (any view), "contiguous" (each row is one run of memory) or "vec4" (contiguous,
+    every row starting at a multiple of 4 elements: read as vec4s); wg: the workgroup size.
     indexed_input: the input is the partial results of a split arg-reduction, whose row indices
     come from a second buffer (binding 4) instead of the element's position."""
     t = STORAGE[acc_dtype] if acc_dtype is dt.bool_ else COMPUTE[acc_dtype]
@@ -141,17 +143,19 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, indexed_input=False):
     def row(table):
         return table.get((op, t), table.get((op, "*"), "false"))
 
-    source = wgsl("prelude") + wgsl("rows") + Template(wgsl("reduce")).substitute(
-        T=t, out_storage=STORAGE[out_dtype], in_storage=STORAGE[in_dtype],
+    s = STORAGE[in_dtype]
+    source = wgsl("prelude") + wgsl("rows") + Template(wgsl("reduce") + wgsl(
+        "reduce_vec4" if layout == "vec4" else "reduce_rows")).substitute(
+        T=t, WG=wg, out_storage=STORAGE[out_dtype], in_storage=s, in_type=f"vec4<{s}>" if layout == "vec4" else s,
         index_binding=("@group(0) @binding(3) var<storage, read_write> indices: array<i32>;" if with_index else "") +
         ("\n@group(0) @binding(4) var<storage, read> input_indices: array<i32>;" if indexed_input else ""),
-        candidate="u32(input_indices[element_offset(o, r)])" if indexed_input else "r",
-        takes=row(_TAKES), combine=row(_COMBINE), identity=row(_IDENTITY),
-        load=convert("x[element_offset(o, r)]", STORAGE[in_dtype], t),
+        address="element_offset(o, r)" if layout == "strided" else "base + r",
+        candidate="u32(input_indices[j])" if indexed_input else "r",
+        takes=row(_TAKES), combine=row(_COMBINE), identity=row(_IDENTITY), convert=convert("s", s, t),
         arg="true" if with_index else "false",
-        store=convert("shared_v[0]", t, STORAGE[out_dtype]),
-        index_store="    indices[f] = i32(shared_i[0]);" if with_index else "")
-    key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index, indexed_input)
+        store=convert("shared_acc[0].v", t, STORAGE[out_dtype]),
+        index_store="    indices[f] = i32(shared_acc[0].i);" if with_index else "")
+    key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index, layout, wg, indexed_input)
     return key, source, ("wrw" if with_index else "wr") + ("r" if indexed_input else "")
 
 
@@ -290,5 +294,13 @@ def optimizer_step(kind, maximize, weight_decay, flags):
 def softmax(log):
     """softmax.wgsl: exp(x - max) / sum, or (x - max) - log(sum) for log_softmax."""
     result = "shifted - wt_log(total)" if log else "wt_exp(shifted) / total"
-    source = wgsl("prelude") + wgsl("rows") + Template(wgsl("softmax")).substitute(result=result)
+    source = wgsl("prelude") + wgsl("rows") + wgsl("row_threads") + Template(wgsl("softmax")).substitute(
+        result=result)
     return ("softmax", log), source, "wr"
+
+
+@functools.lru_cache(maxsize=None)
+def layer_norm():
+    """layer_norm.wgsl: (x - mean) * rstd (* weight) (+ bias) of each row."""
+    source = wgsl("prelude") + wgsl("rows") + wgsl("row_threads") + wgsl("layer_norm")
+    return ("layer_norm",), source, "wrrr"

@@ -60,7 +60,11 @@ def dropout(x, p=0.5, training=True, inplace=False):
 
 # -- normalisation ---------------------------------------------------------------------------
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
-    dims = tuple(range(x.dim() - len(_pair(normalized_shape, 1)), x.dim()))
+    n_dims = len(_pair(normalized_shape, 1))
+    fused = F._layer_norm(x, n_dims, weight, bias, eps)
+    if fused is not None:
+        return fused
+    dims = tuple(range(x.dim() - n_dims, x.dim()))
     mean = F.mean(x, dims, keepdim=True)
     centered = x - mean
     var = F.mean(centered * centered, dims, keepdim=True)

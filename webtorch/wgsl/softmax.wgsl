@@ -1,40 +1,62 @@
-// softmax / log_softmax of each row in one kernel: one workgroup per row finds the row's max,
-// then the sum of exp(x - max), then writes every output (three passes over the row, one launch).
-// params: the layout of rows.wgsl with one reduced dim (row_len, row stride).
+// softmax / log_softmax of each row in one kernel (rows over threads: row_threads.wgsl). A row that
+// fits in registers is read once: its max, then its sum of exp(x - max), are joined across its
+// threads and the outputs written (one read, one write). Longer rows (tpr = 256) keep a running
+// (max, sum) per thread in one pass, then read again to write.
+// params: the layout of rows.wgsl with one reduced dim (row_len, row stride), then tpr.
 // The output is contiguous: row o, element r at o * row_len + r.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 
-var<workgroup> partial: array<f32, 256>;
-
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-  let o = wid.y * nwg.x + wid.x;
-  if (o >= params[0]) { return; }  // uniform per workgroup, so barriers below stay uniform
+  let rb = 5u + 2u * params[2];
+  let stride = params[rb + 1u];
+  let tpr = params[rb + 2u];
+  let o = (wid.y * nwg.x + wid.x) * (WG / tpr) + lid / tpr;
+  let lane = lid & (tpr - 1u);
   let row_len = params[1];
+  let live = o < params[0];  // threads past the last row still take part in the barriers
+  let base = element_offset(o, 0u);
+  let dst = o * row_len;
+  if (row_len <= K * tpr) {  // uniform: the row in registers
+    var v: array<f32, 16>;
+    var m = -wt_inf();
+    for (var k = 0u; k < K; k = k + 1u) {
+      let r = lane + k * tpr;
+      if (live && r < row_len) {
+        v[k] = x[base + r * stride];
+        m = wt_max(m, v[k]);
+      }
+    }
+    m = row_join(m, 0.0f, lid, tpr, 0u).x;
+    var total = 0.0f;
+    for (var k = 0u; k < K; k = k + 1u) {
+      if (live && lane + k * tpr < row_len) { total = total + wt_exp(v[k] - m); }
+    }
+    total = row_join(m, total, lid, tpr, 1u).y;
+    for (var k = 0u; k < K; k = k + 1u) {
+      let r = lane + k * tpr;
+      if (live && r < row_len) {
+        let shifted = v[k] - m;
+        out[dst + r] = $result;
+      }
+    }
+    return;
+  }
   var m = -wt_inf();
-  for (var r = lid; r < row_len; r = r + 256u) { m = wt_max(m, x[element_offset(o, r)]); }
-  partial[lid] = m;
-  workgroupBarrier();
-  for (var s = 128u; s > 0u; s = s >> 1u) {
-    if (lid < s) { partial[lid] = wt_max(partial[lid], partial[lid + s]); }
-    workgroupBarrier();
-  }
-  m = partial[0];
-  workgroupBarrier();
   var total = 0.0f;
-  for (var r = lid; r < row_len; r = r + 256u) { total = total + wt_exp(x[element_offset(o, r)] - m); }
-  partial[lid] = total;
-  workgroupBarrier();
-  for (var s = 128u; s > 0u; s = s >> 1u) {
-    if (lid < s) { partial[lid] = partial[lid] + partial[lid + s]; }
-    workgroupBarrier();
+  for (var r = lane; r < row_len; r = r + tpr) {
+    let j = join(m, total, x[base + r * stride], 1.0f);
+    m = j.x;
+    total = j.y;
   }
-  total = partial[0];
-  for (var r = lid; r < row_len; r = r + 256u) {
-    let shifted = x[element_offset(o, r)] - m;
-    out[o * row_len + r] = $result;
+  let j = row_join(m, total, lid, tpr, 2u);
+  m = j.x;
+  total = j.y;
+  for (var r = lane; r < row_len; r = r + tpr) {
+    let shifted = x[base + r * stride] - m;
+    out[dst + r] = $result;
   }
 }

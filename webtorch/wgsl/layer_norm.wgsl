@@ -1,0 +1,73 @@
+// layer_norm of each row in one kernel (rows over threads: row_threads.wgsl): the mean, then the
+// mean of (x - mean)^2 (a second pass over the values, which does not cancel like E[x^2] - mean^2),
+// then (x - mean) * rstd * weight[r] + bias[r]. A row that fits in registers is read once and
+// written once; longer rows (tpr = 256) are read three times.
+// params: the layout of rows.wgsl with one reduced dim (row_len, row stride), then tpr, eps (f32
+// bits), flags (1: weight, 2: bias), weight offset, bias offset. weight and bias are contiguous
+// (unused bindings hold any buffer). The output is contiguous: row o, element r at o * row_len + r.
+@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<f32>;
+@group(0) @binding(3) var<storage, read> weight: array<f32>;
+@group(0) @binding(4) var<storage, read> bias: array<f32>;
+
+fn affine(y: f32, r: u32, rb: u32) -> f32 {
+  let flags = params[rb + 4u];
+  var v = y;
+  if ((flags & 1u) != 0u) { v = v * weight[params[rb + 5u] + r]; }
+  if ((flags & 2u) != 0u) { v = v + bias[params[rb + 6u] + r]; }
+  return v;
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let rb = 5u + 2u * params[2];
+  let stride = params[rb + 1u];
+  let tpr = params[rb + 2u];
+  let eps = bitcast<f32>(params[rb + 3u]);
+  let o = (wid.y * nwg.x + wid.x) * (WG / tpr) + lid / tpr;
+  let lane = lid & (tpr - 1u);
+  let row_len = params[1];
+  let n = f32(row_len);
+  let live = o < params[0];  // threads past the last row still take part in the barriers
+  let base = element_offset(o, 0u);
+  let dst = o * row_len;
+  if (row_len <= K * tpr) {  // uniform: the row in registers
+    var v: array<f32, 16>;
+    var s = 0.0f;
+    for (var k = 0u; k < K; k = k + 1u) {
+      let r = lane + k * tpr;
+      if (live && r < row_len) {
+        v[k] = x[base + r * stride];
+        s = s + v[k];
+      }
+    }
+    let mean = row_join(0.0f, s, lid, tpr, 1u).y / n;
+    var q = 0.0f;
+    for (var k = 0u; k < K; k = k + 1u) {
+      if (live && lane + k * tpr < row_len) {
+        let c = v[k] - mean;
+        q = q + c * c;
+      }
+    }
+    let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps);
+    for (var k = 0u; k < K; k = k + 1u) {
+      let r = lane + k * tpr;
+      if (live && r < row_len) { out[dst + r] = affine((v[k] - mean) * rstd, r, rb); }
+    }
+    return;
+  }
+  var s = 0.0f;
+  for (var r = lane; r < row_len; r = r + tpr) { s = s + x[base + r * stride]; }
+  let mean = row_join(0.0f, s, lid, tpr, 1u).y / n;
+  var q = 0.0f;
+  for (var r = lane; r < row_len; r = r + tpr) {
+    let c = x[base + r * stride] - mean;
+    q = q + c * c;
+  }
+  let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps);
+  for (var r = lane; r < row_len; r = r + tpr) {
+    out[dst + r] = affine((x[base + r * stride] - mean) * rstd, r, rb);
+  }
+}

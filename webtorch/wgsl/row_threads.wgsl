@@ -1,0 +1,44 @@
+// Rows spread over threads, for softmax.wgsl and layer_norm.wgsl: each row gets tpr threads (a power
+// of two, params word after the row stride; a workgroup of 256 serves 256 / tpr rows, so short rows
+// do not idle threads). A row of up to K * tpr elements fits in registers: K per thread, elements
+// lane + k * tpr (coalesced). Rows are laid out as in rows.wgsl, with one reduced dim.
+const WG = 256u;
+const K = 16u;
+
+var<workgroup> partial_m: array<f32, 256>;
+var<workgroup> partial_s: array<f32, 256>;
+
+// (max, sum of exp(x - max)) of two parts. A part whose max is -inf adds nothing (its sum is 0):
+// this keeps -inf - -inf (NaN) out while the row may still have finite values.
+fn join(m1: f32, s1: f32, m2: f32, s2: f32) -> vec2<f32> {
+  let m = wt_max(m1, m2);
+  if (m == -wt_inf()) { return vec2<f32>(m, 0.0f); }
+  return vec2<f32>(m, s1 * wt_exp(m1 - m) + s2 * wt_exp(m2 - m));
+}
+
+// Joins each row's tpr threads (aligned segments of the workgroup) through partial_m/partial_s;
+// every thread gets its row's result. mode 0: max of m; 1: sum of s; 2: join (m, s).
+fn row_join(m: f32, s: f32, lid: u32, tpr: u32, mode: u32) -> vec2<f32> {
+  partial_m[lid] = m;
+  partial_s[lid] = s;
+  workgroupBarrier();
+  for (var step = tpr / 2u; step > 0u; step = step >> 1u) {
+    if ((lid & (tpr - 1u)) < step) {
+      let b = lid + step;
+      if (mode == 0u) {
+        partial_m[lid] = wt_max(partial_m[lid], partial_m[b]);
+      } else if (mode == 1u) {
+        partial_s[lid] = partial_s[lid] + partial_s[b];
+      } else {
+        let j = join(partial_m[lid], partial_s[lid], partial_m[b], partial_s[b]);
+        partial_m[lid] = j.x;
+        partial_s[lid] = j.y;
+      }
+    }
+    workgroupBarrier();
+  }
+  let first = lid & ~(tpr - 1u);
+  let result = vec2<f32>(partial_m[first], partial_s[first]);
+  workgroupBarrier();  // the next join overwrites partial_*
+  return result;
+}
