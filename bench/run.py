@@ -13,6 +13,7 @@ bench/results/<target>.json and .md, printing each figure against the previous c
 Options: --only webtorch,raw,tfjs,ort (a subset; results are then not written unless --write).
 """
 import argparse
+import html
 import json
 import os
 import shutil
@@ -186,13 +187,51 @@ def report(result, target):
     return "\n".join(md) + "\n"
 
 
+COLORS = {"webtorch": "#d1495b", "raw": "#4c6a92", "tfjs": "#edae49", "ort": "#66a182"}
+
+
+def plot(result, target):
+    """The run as a dependency-free SVG: each metric that webtorch shares with another column, one bar
+    per column, its length the fraction of the best figure (the longest bar is the best), with its value."""
+    per = {f: metrics(result["frameworks"][f]) for f in FRAMEWORKS if f in result["frameworks"]}
+    fws = [f for f in per if per[f]]  # columns that ran
+    names = [n for n in dict.fromkeys(n for f in fws for n in per[f])
+             if n in per.get("webtorch", {}) and sum(n in per[f] for f in fws) > 1]
+    label_w, bar_w, bar_h = 330, 300, 10
+    body, y = [], 46
+    for n in names:
+        present = [f for f in fws if n in per[f]]
+        unit, hib = per[present[0]][n][1:]
+        values = {f: per[f][n][0] for f in present}
+        best = max(values.values()) if hib else min(values.values())
+        body.append(f'<text x="{label_w - 8}" y="{y + (bar_h + 2) * len(present) / 2 + 3:.0f}" '
+                    f'text-anchor="end">{html.escape(n)} ({html.escape(unit)})</text>')
+        for f in present:
+            v = values[f]
+            frac = (v / best if hib else best / v) if v > 0 and best > 0 else 0
+            w = max(1.0, frac * bar_w)
+            body.append(f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{COLORS[f]}"/>'
+                        f'<text x="{label_w + w + 4:.1f}" y="{y + bar_h - 1}">{_fmt(v)}</text>')
+            y += bar_h + 2
+        y += 8
+    legend = "".join(f'<rect x="{label_w + 80 * i}" y="22" width="10" height="10" fill="{COLORS[f]}"/>'
+                     f'<text x="{label_w + 80 * i + 14}" y="31">{f}</text>' for i, f in enumerate(fws))
+    width = label_w + bar_w + 60
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{y + 8}" '
+            f'font-family="sans-serif" font-size="11">\n<rect width="100%" height="100%" fill="white"/>\n'
+            f'<text x="8" y="14" font-weight="bold">webtorch benchmark: {html.escape(target)} '
+            f'({html.escape(result.get("started", ""))}); bar = fraction of the best column</text>\n'
+            f'{legend}\n' + "\n".join(body) + "\n</svg>\n")
+
+
 def write(result, target):
     RESULTS.mkdir(parents=True, exist_ok=True)
     md = report(result, target)
     (RESULTS / f"{target}.json").write_text(json.dumps(result, indent=1) + "\n")
     (RESULTS / f"{target}.md").write_text(md)
+    (RESULTS / f"{target}.svg").write_text(plot(result, target))
     print(md)
-    print(f"bench: wrote bench/results/{target}.json and .md")
+    print(f"bench: wrote bench/results/{target}.json, .md and .svg")
 
 
 def main(argv=None):

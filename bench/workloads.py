@@ -88,11 +88,14 @@ def bandwidth(cfg):
         a = torch.full((numel,), 1.0, device="webgpu")
         b = torch.full((numel,), 2.0, device="webgpu")
         rows = cfg.get("softmax_row", 1024)
+        weight = torch.full((rows,), 1.5, device="webgpu")
+        bias = torch.full((rows,), 0.5, device="webgpu")
         reps = max(2, min(cfg.get("max_reps", 20), int(cfg["bw_byte_budget"] / (12.0 * numel))))
         cases = [
             ("add", lambda: a + b, 12.0),
             ("sum", lambda: a.sum(), 4.0),
             ("softmax", lambda: torch.softmax(a.view(-1, rows), -1), 8.0),
+            ("layer_norm", lambda: torch.nn.functional.layer_norm(a.view(-1, rows), (rows,), weight, bias), 8.0),
             ("copy (clone)", lambda: a.clone(), 8.0),
         ]
         for name, fn, bytes_per in cases:
