@@ -1,6 +1,7 @@
 // The benchmark in Node + Dawn (npm `webgpu`, Google's dawn.node) with Pyodide: the browser code path
 // of webtorch on a real GPU. Packed and run by bench/run.py --target dawn (see bench/README.md):
-//   source .gpu/gpu-env.sh; node --experimental-wasm-stack-switching bench/dawn.mjs BUNDLE OUT.json [only]
+//   source .gpu/gpu-env.sh; node --experimental-wasm-stack-switching bench/dawn.mjs BUNDLE OUT.json [only [sections]]
+// only: frameworks, e.g. webtorch,raw; sections: webtorch's workloads, e.g. chain,item (comma-separated).
 import {createRequire} from "module";
 import fs from "fs";
 import path from "path";
@@ -10,7 +11,7 @@ import {runSuite} from "./suite.mjs";
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
-const [bundle, outPath, only] = process.argv.slice(2);
+const [bundle, outPath, only, sections] = process.argv.slice(2);
 const {create, globals} = require(process.env.DAWN_NODE);
 Object.assign(globalThis, globals);
 // Pyodide refuses to start when navigator exists without a userAgent.
@@ -32,6 +33,7 @@ const pyodide = await loadPyodide({indexURL: path.resolve(bundle, "pyodide") + "
 const wheelName = fs.readdirSync(bundle).find((f) => f.endsWith(".whl"));
 const result = await runSuite({
   target: "dawn", pyodide, log, peers, only: only ? only.split(",") : undefined,
+  sections: sections ? sections.split(",") : undefined,
   wheel: new Uint8Array(fs.readFileSync(path.join(bundle, wheelName))),
   workloads: fs.readFileSync(path.join(here, "workloads.py"), "utf8"),
 });

@@ -1,6 +1,6 @@
 // Python-side cost of eager ops in Pyodide, without a GPU: Node runs Pyodide with webtorch's browser
 // driver bound to a null WebGPU driver (same calls, no work), so what is timed is Python + the FFI.
-//   node bench/overhead.mjs [--profile]      (from the repo root; needs node_modules/pyodide)
+//   node bench/overhead.mjs [--profile [chain|mlp]]      (from the repo root; needs node_modules/pyodide)
 import path from "path";
 import {fileURLToPath} from "url";
 
@@ -41,10 +41,28 @@ chain(1000)
 runs = []
 for _ in range(15):
     t0 = time.perf_counter(); chain(4000); runs.append(time.perf_counter() - t0)
-report = f"chain of elementwise ops, Pyodide, null GPU driver: {min(runs) / 4000 * 1e6:.1f} us/op (best of 15)"
+report = f"chain of elementwise ops, Pyodide, null GPU driver: {min(runs) / 4000 * 1e6:.1f} us/op (best of 15)\\n"
+
+net = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10)).to("webgpu")
+opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+xb, yb = torch.full((64, 784), 0.5, device="webgpu"), torch.zeros(64, dtype=torch.int64, device="webgpu")
+def step():
+    loss = torch.nn.functional.cross_entropy(net(xb), yb)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+step()
+k0 = webgpu.runtime().kernels_dispatched
+runs = []
+for _ in range(10):
+    t0 = time.perf_counter(); step(); runs.append(time.perf_counter() - t0)
+kernels = (webgpu.runtime().kernels_dispatched - k0) / 10
+report += (f"MLP 784-256-10 Adam training step: {min(runs) * 1e3:.2f} ms, {kernels:.0f} kernels, "
+           f"{min(runs) / kernels * 1e6:.1f} us/kernel")
+workload = "[step() for _ in range(20)]" if "${process.argv[3] || ""}" == "mlp" else "chain(4000)"
 if ${process.argv.includes("--profile") ? "True" : "False"}:
-    cProfile.run("chain(4000)", "/tmp/prof")
-    s = io.StringIO(); pstats.Stats("/tmp/prof", stream=s).sort_stats("tottime").print_stats(25); report += s.getvalue()
+    cProfile.run(workload, "/tmp/prof")
+    s = io.StringIO(); pstats.Stats("/tmp/prof", stream=s).sort_stats("tottime").print_stats(40); report += s.getvalue()
 report`));
 } catch (e) {
   console.log(e.message);  // the Python traceback

@@ -123,6 +123,9 @@ def metrics(fw):
         if "us_sum_then_item_async" in item:
             m["sum + await .item_async() round trip"] = (item["us_sum_then_item_async"], "µs", False)
             m["await .item_async() of a ready value"] = (item["us_item_async"], "µs", False)
+        if "us_resolved_promise" in item:  # the floor: no GPU, Python waits on a resolved JS promise
+            m["floor: run_sync(resolved JS promise)"] = (item["us_resolved_promise"], "µs", False)
+            m["floor: await resolved JS promise"] = (item["us_resolved_promise_async"], "µs", False)
     return m
 
 

@@ -26,7 +26,8 @@ export const CONFIGS = {
 
 // pyodide: a loaded Pyodide; wheel: the webtorch wheel's bytes; workloads: bench/workloads.py's text;
 // peers: {tf, ort} (either may be missing, or an Error explaining why).
-export async function runSuite({target, pyodide, wheel, workloads, peers = {}, log = console.log, only}) {
+// only: the frameworks to run (all when absent); sections: webtorch's workloads to run (all when absent).
+export async function runSuite({target, pyodide, wheel, workloads, peers = {}, log = console.log, only, sections}) {
   const cfg = {...CONFIGS[target]};
   const want = (name) => !only || only.includes(name);
   const out = {target, config: cfg, started: new Date().toISOString(), frameworks: {}};
@@ -44,7 +45,7 @@ export async function runSuite({target, pyodide, wheel, workloads, peers = {}, l
   await section("webtorch", async () => {
     pyodide.unpackArchive(wheel, "wheel");
     pyodide.FS.writeFile("/tmp/bench_workloads.py", workloads);
-    const sections = JSON.stringify(["matmul", "chain", "bandwidth", "transfer", "item", "models"]);
+    sections = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models"]);
     const json = await pyodide.runPythonAsync(`
 import sys, json
 sys.path.insert(0, "/tmp")

@@ -162,6 +162,18 @@ async def item(cfg):
                 y = x.sum()
             await y.item_async()
         out[name + "_async"] = (now() - t0) / reps * 1e6
+    # The floor under both: Python waiting on an already-resolved JS promise, no GPU involved
+    # (Pyodide resumes Python through JSPI, on each event-loop hop).
+    import js
+    from pyodide.ffi import run_sync
+    t0 = now()
+    for _ in range(reps):
+        run_sync(js.Promise.resolve(0))
+    out["us_resolved_promise"] = (now() - t0) / reps * 1e6
+    t0 = now()
+    for _ in range(reps):
+        await js.Promise.resolve(0)
+    out["us_resolved_promise_async"] = (now() - t0) / reps * 1e6
     return out
 
 

@@ -403,6 +403,7 @@ case("sub-scalar-left", lambda T, d, a: 2.5 - a, I((3, 4)))
 case("sub-method-int", lambda T, d, a, b: a.sub(b), I((6,), I32), I((6,), I32))
 case("mul", lambda T, d, a, b: T.mul(a, b), I((3, 4)), I((3, 4)))
 case("mul-scalar", lambda T, d, a: a * 3, I((3, 4)))
+case("mul-scalar-beyond-float32", lambda T, d, a: (a * 1e300, a - 1e39), I((3, 4)))  # the scalar rounds to +-inf
 case("mul-scalar-left-transposed", lambda T, d, a: 0.5 * a, I((3, 4), layout="transposed"))
 case("mul-broadcast-method", lambda T, d, a, b: a.mul(b), I((2, 3, 4)), I((3, 1)))
 case("mul-edge", lambda T, d, a, b: a * b, I((16,), kind="edge"), I((16,), kind="edge"))

@@ -4,6 +4,8 @@ Each function returns (cache key, WGSL source, binding access string). The runti
 a source once per key.
 """
 import functools
+import math
+import struct
 from importlib import resources
 from string import Template
 
@@ -48,11 +50,16 @@ def convert(expr, src, dst):
     return f"{dst}({expr})"
 
 
+_F32, _U32 = struct.Struct("<f"), struct.Struct("<I")
+
+
 def scalar_bits(value, d):
     """The u32 word that carries a Python scalar of compute dtype d in a kernel's meta."""
-    import struct
     if d.is_floating_point:  # float16 computes in f32 too
-        return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+        try:
+            return _U32.unpack(_F32.pack(value))[0]
+        except OverflowError:  # a float beyond float32's range: PyTorch rounds it to +-inf
+            return _U32.unpack(_F32.pack(math.copysign(math.inf, value)))[0]
     if d is dt.bool_:
         return int(bool(value))
     return int(value) & 0xFFFFFFFF

@@ -137,18 +137,15 @@ class Runtime:
         if n > META_WINDOW // 4:
             raise RuntimeError(f"webtorch: tensor rank too large for one kernel ({n} meta words)")
         words = self._meta
-        if (len(words) + n) * 4 > META_ARENA or self._pending >= MAX_BATCH:
+        offset = len(words)  # always a multiple of the alignment
+        if (offset + n) * 4 > META_ARENA or self._pending >= MAX_BATCH:
             self.flush()
-            words = self._meta
-        offset = len(words) * 4
+            words, offset = self._meta, 0
         words.extend(meta)
-        pad = -len(words) % self._align
+        pad = -n % self._align
         if pad:
             words.frombytes(self._pad[pad])
-        commands = self._commands
-        commands.extend((pid, offset, gx, gy, gz, len(buffers) + 1, self._arena))
-        for b in buffers:
-            commands.append(b.id)
+        self._commands.extend((pid, offset * 4, gx, gy, gz, len(buffers) + 1, self._arena, *[b.id for b in buffers]))
         self._pending += 1
         self.kernels_dispatched += 1
 
