@@ -62,7 +62,7 @@ report += (f"MLP 784-256-10 Adam training step: {min(runs) * 1e3:.2f} ms, {kerne
 workload = "[step() for _ in range(20)]" if "${process.argv[3] || ""}" == "mlp" else "chain(4000)"
 if ${process.argv.includes("--profile") ? "True" : "False"}:
     cProfile.run(workload, "/tmp/prof")
-    s = io.StringIO(); pstats.Stats("/tmp/prof", stream=s).sort_stats("tottime").print_stats(40); report += s.getvalue()
+    s = io.StringIO(); pstats.Stats("/tmp/prof", stream=s).sort_stats("${process.env.SORT || "tottime"}").print_stats(40); report += s.getvalue()
 report`));
 } catch (e) {
   console.log(e.message);  // the Python traceback

@@ -124,7 +124,7 @@ def elementwise(name, *operands, out=None, grad_name=None):
             launch(result, operands)
             return autograd.record(grad_name or name, result, operands)
     op = ELEMENTWISE[name]
-    device_type = _device_of(operands) if out is None else out.device.type
+    device_type = _device_of(operands) if out is None else out._storage.device_type
     cacheable = out is None and device_type == "webgpu" and builtins.all(
         x._storage.device_type == "webgpu" if isinstance(x, Tensor) else x.__class__ in _PLAIN_SCALARS
         for x in operands)
@@ -167,12 +167,12 @@ def _broadcast_view(x, shape):
 
 def _copy_into(dst, src):
     """dst (a view) = src, broadcast and cast to dst's dtype."""
-    src = _as_operand(src, dst.device.type)
-    if _is_tensor(src) and src.device.type != dst.device.type:
-        src = src.to(dst.device.type)
+    src = _as_operand(src, dst._storage.device_type)
+    if _is_tensor(src) and src._storage.device_type != dst._storage.device_type:
+        src = src.to(dst._storage.device_type)
     if _is_tensor(src):
         src = expand(src, *dst.shape)
-    backend(dst.device.type).elementwise(ELEMENTWISE["copy"], dst, [src], [dst.dtype])
+    backend(dst._storage.device_type).elementwise(ELEMENTWISE["copy"], dst, [src], [dst.dtype])
     return dst
 
 
@@ -190,7 +190,7 @@ def cast(x, dtype):
     dtype = dt.as_dtype(dtype)
     if dtype is x.dtype:
         return x
-    out = _copy_into(_empty(x.shape, dtype, x.device.type), x)
+    out = _copy_into(_empty(x.shape, dtype, x._storage.device_type), x)
     return autograd.record("copy", out, (x,)) if dtype.is_floating_point else out
 
 
@@ -205,7 +205,7 @@ def detach(x):
 
 
 def clone(x):
-    return autograd.record("copy", _copy_into(_empty(x.shape, x.dtype, x.device.type), x), (x,))
+    return autograd.record("copy", _copy_into(_empty(x.shape, x.dtype, x._storage.device_type), x), (x,))
 
 
 def _unary(name):
@@ -667,7 +667,7 @@ def _reduce_dims(x, dim):
 def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_name=None):
     dims = _reduce_dims(x, dim)
     kept_shape = [s for d, s in enumerate(x.shape) if d not in dims]
-    values, indices = backend(x.device.type).reduce(op, x, dims, acc_dtype, out_dtype, with_index)
+    values, indices = backend(x._storage.device_type).reduce(op, x, dims, acc_dtype, out_dtype, with_index)
     shape = [1 if d in dims else s for d, s in enumerate(x.shape)] if keepdim else kept_shape
     values = Tensor(values, shape)
     if with_index:
@@ -891,21 +891,25 @@ def matmul(a, b):
     squeeze_a, squeeze_b = a.dim() == 1, b.dim() == 1
     a2 = unsqueeze(a, 0) if squeeze_a else a
     b2 = unsqueeze(b, 1) if squeeze_b else b
-    m, k = a2.shape[-2], a2.shape[-1]
-    k2, n = b2.shape[-2], b2.shape[-1]
+    *batch_a, m, k = a2.shape  # unpacked: indexing a Size goes through Python (its slices are Sizes)
+    *batch_b, k2, n = b2.shape
     if k != k2:
         if a.dim() == 1 and b.dim() == 1:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
                                "have the same number of elements, but got "
                                f"{a.shape[0]} and {b.shape[0]} elements respectively")
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})")
-    batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-    a3 = expand(a2, *batch, m, k)
-    b3 = expand(b2, *batch, k, n)
-    if _device_of([a, b]) != a.device.type or a.device.type != b.device.type:
+    if batch_a == batch_b:
+        batch, a3, b3 = batch_a, a2, b2
+    else:
+        batch = broadcast_shapes(batch_a, batch_b)
+        a3 = expand(a2, *batch, m, k)
+        b3 = expand(b2, *batch, k, n)
+    device_type = a._storage.device_type
+    if b._storage.device_type != device_type:
         raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
                            "webgpu:0 and cpu!")
-    out = autograd.record("matmul", Tensor(backend(a.device.type).matmul(a3, b3, a.dtype), [*batch, m, n]), (a3, b3))
+    out = autograd.record("matmul", Tensor(backend(device_type).matmul(a3, b3, a.dtype), (*batch, m, n)), (a3, b3))
     if squeeze_a:
         out = squeeze(out, -2)
     if squeeze_b:
