@@ -2,7 +2,8 @@
 
 `run(cfg)` returns a dict of figures; cfg (from bench/suite.mjs) holds the sizes for this target.
 Timing: time.perf_counter around many repetitions, closed by webtorch.webgpu.synchronize()
-(a 4-byte readback through JSPI), so each figure includes the GPU's work.
+(a 4-byte readback through JSPI), so each figure includes the GPU's work; _timed reports the best
+of three such rounds after a warm-up call.
 """
 import array
 import gc
@@ -22,15 +23,20 @@ def _ffi_calls():
     return getattr(rt_mod.runtime().driver, "ffi_calls", None)
 
 
-def _timed(fn, reps, warmup=1):
+def _timed(fn, reps, warmup=1, rounds=3):
+    """Seconds per call: the best of `rounds` timed rounds of `reps` calls after warm-up (on the
+    H200 the first rounds after start-up run up to 4x slower while clocks and caches settle)."""
     for _ in range(warmup):
         fn()
     sync()
-    t0 = now()
-    for _ in range(reps):
-        fn()
-    sync()
-    return (now() - t0) / reps
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = now()
+        for _ in range(reps):
+            fn()
+        sync()
+        best = min(best, now() - t0)
+    return best / reps
 
 
 def matmul(cfg):
