@@ -167,11 +167,11 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, wg, indexed_i
 
 
 @functools.lru_cache(maxsize=None)
-def matmul_vec4(tm, tn):
-    """The f32 fast path (matmul_vec4.wgsl): a (16*tm) x (16*tn) tile per workgroup; tm, tn in {4, 8}."""
-    source = wgsl("matmul_batch") + Template(wgsl("matmul_vec4")).substitute(
-        BM=16 * tm, BN=16 * tn, TM=tm, TN4=tn // 4, BM4=4 * tm, BN4=4 * tn, ACC=tm * tn // 4, TM4=tm // 4)
-    return ("matmul_vec4", tm, tn), source, "wrr"
+def matmul_vec4(tm, tn4, bk4):
+    """The f32 fast path (matmul_vec4.wgsl): a (16*tm) x (64*tn4) tile per workgroup, K in steps of
+    4*bk4; 16*tm*bk4 and 64*bk4*tn4 must be multiples of 256 (whole vec4 loads per invocation)."""
+    source = wgsl("matmul_batch") + Template(wgsl("matmul_vec4")).substitute(TM=tm, TN4=tn4, BK4=bk4)
+    return ("matmul_vec4", tm, tn4, bk4), source, "wrr"
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,81 +1,97 @@
 // Fast path of batched C = A @ B (see matmul.wgsl for the general kernel and the params layout):
-// A and B row-major in their last dim (stride 1), K and N multiples of 4, offsets and the other
-// strides multiples of 4, f32. Loads and stores are vec4; a workgroup computes a $BM x $BN tile,
-// each invocation $TM x (4*$TN4) outputs from registers, K in steps of 16 through workgroup memory.
+// f32, A and B row-major in their last dim (stride 1), K and N multiples of 4, offsets and the other
+// strides multiples of 4. Loads and stores are vec4. A workgroup of 16x16 invocations computes a
+// (16*TM) x (64*TN4) tile of C; invocation (x, y) owns rows y + 16*i (i < TM) and vec4 columns
+// x + 16*j (j < TN4), so that neighbouring invocations read neighbouring workgroup memory (or the
+// same word: a broadcast) and write neighbouring words of C. K advances 4*BK4 at a time through
+// workgroup memory, A kept row-major there so that its tile is stored as it is loaded (vec4 along K).
+// Each step first fetches the next K tile into registers, then multiplies the tile stored by the
+// step before, then stores the fetched one: the global loads are in flight during the arithmetic.
+// (Tile shapes and this order were timed on an H200 with bench/matmul_tune.mjs; two alternating
+// workgroup buffers, one barrier per step, were no faster.)
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> a: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> b: array<vec4<f32>>;
 
-const BM = ${BM}u;
-const BN = ${BN}u;
 const TM = ${TM}u;
 const TN4 = ${TN4}u;
-const BK = 16u;
+const BK4 = ${BK4}u;
+const BM = 16u * TM;
+const BN4 = 16u * TN4;
+const A_LOADS = BM * BK4 / 256u;  // vec4 loads per invocation per K step (the choice keeps these whole)
+const B_LOADS = 4u * BK4 * BN4 / 256u;
 
-var<workgroup> a_tile: array<array<vec4<f32>, ${BM4}>, 16>;  // [k][m / 4]: A transposed
-var<workgroup> b_tile: array<array<vec4<f32>, ${BN4}>, 16>;  // [k][n / 4]
+var<workgroup> a_tile: array<array<vec4<f32>, BK4>, BM>;  // [m][k / 4]
+var<workgroup> b_tile: array<array<vec4<f32>, BN4>, 4u * BK4>;  // [k][n / 4]
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let M = params[0];
-  let N = params[1];
-  let K = params[2];
+  let N4 = params[1] / 4u;
+  let K4 = params[2] / 4u;
   let bases = batch_bases(wid.z);
-  let a_base = bases.x;
-  let b_base = bases.y;
-  let a_base4 = a_base / 4u;
-  let b_base4 = b_base / 4u;
+  let a_base4 = bases.x / 4u;
+  let b_base4 = bases.y / 4u;
   let a_sm4 = params[5] / 4u;
   let b_sk4 = params[8] / 4u;
-  let K4 = K / 4u;
-  let N4 = N / 4u;
   let row0 = wid.y * BM;
-  let col04 = wid.x * (BN / 4u);
+  let col04 = wid.x * BN4;
   let tid = lid.y * 16u + lid.x;
-  var acc: array<vec4<f32>, ${ACC}>;
-  for (var k0 = 0u; k0 < K; k0 = k0 + BK) {
-    let k04 = k0 / 4u;
-    for (var l = 0u; l < BM / 64u; l = l + 1u) {
-      let e = tid + l * 256u;
-      let r = e / 4u;
-      let kq = e % 4u;
-      var v = vec4<f32>(0.0);
-      if (row0 + r < M && k04 + kq < K4) { v = a[a_base4 + (row0 + r) * a_sm4 + k04 + kq]; }
-      let m4 = r / 4u;
-      let mc = r % 4u;
-      a_tile[kq * 4u][m4][mc] = v.x;
-      a_tile[kq * 4u + 1u][m4][mc] = v.y;
-      a_tile[kq * 4u + 2u][m4][mc] = v.z;
-      a_tile[kq * 4u + 3u][m4][mc] = v.w;
-    }
-    for (var l = 0u; l < BN / 64u; l = l + 1u) {
-      let e = tid + l * 256u;
-      let kr = e / (BN / 4u);
-      let cq = e % (BN / 4u);
-      var v = vec4<f32>(0.0);
-      if (k0 + kr < K && col04 + cq < N4) { v = b[b_base4 + (k0 + kr) * b_sk4 + col04 + cq]; }
-      b_tile[kr][cq] = v;
-    }
-    workgroupBarrier();
-    for (var kk = 0u; kk < BK; kk = kk + 1u) {
-      var av: array<vec4<f32>, ${TM4}>;
-      var bv: array<vec4<f32>, ${TN4}>;
-      for (var i = 0u; i < TM / 4u; i = i + 1u) { av[i] = a_tile[kk][lid.y * (TM / 4u) + i]; }
-      for (var j = 0u; j < TN4; j = j + 1u) { bv[j] = b_tile[kk][lid.x * TN4 + j]; }
-      for (var i = 0u; i < TM; i = i + 1u) {
-        let ai = vec4<f32>(av[i / 4u][i % 4u]);
-        for (var j = 0u; j < TN4; j = j + 1u) { acc[i * TN4 + j] = fma(ai, bv[j], acc[i * TN4 + j]); }
+  var acc: array<vec4<f32>, TM * TN4>;
+  var a_next: array<vec4<f32>, A_LOADS>;
+  var b_next: array<vec4<f32>, B_LOADS>;
+  for (var k04 = 0u; k04 < K4 + BK4; k04 = k04 + BK4) {
+    if (k04 < K4) {
+      for (var l = 0u; l < A_LOADS; l = l + 1u) {
+        let e = tid + l * 256u;
+        let r = row0 + e / BK4;
+        let kq = k04 + e % BK4;
+        var v = vec4<f32>(0.0);
+        if (r < M && kq < K4) { v = a[a_base4 + r * a_sm4 + kq]; }
+        a_next[l] = v;
+      }
+      for (var l = 0u; l < B_LOADS; l = l + 1u) {
+        let e = tid + l * 256u;
+        let kr = k04 * 4u + e / BN4;
+        let cq = col04 + e % BN4;
+        var v = vec4<f32>(0.0);
+        if (kr < K4 * 4u && cq < N4) { v = b[b_base4 + kr * b_sk4 + cq]; }
+        b_next[l] = v;
       }
     }
-    workgroupBarrier();
+    if (k04 > 0u) {
+      for (var kq = 0u; kq < BK4; kq = kq + 1u) {
+        var av: array<vec4<f32>, TM>;
+        for (var i = 0u; i < TM; i = i + 1u) { av[i] = a_tile[lid.y + 16u * i][kq]; }
+        for (var q = 0u; q < 4u; q = q + 1u) {
+          var bv: array<vec4<f32>, TN4>;
+          for (var j = 0u; j < TN4; j = j + 1u) { bv[j] = b_tile[kq * 4u + q][lid.x + 16u * j]; }
+          for (var i = 0u; i < TM; i = i + 1u) {
+            for (var j = 0u; j < TN4; j = j + 1u) { acc[i * TN4 + j] = fma(vec4<f32>(av[i][q]), bv[j], acc[i * TN4 + j]); }
+          }
+        }
+      }
+      workgroupBarrier();
+    }
+    if (k04 < K4) {
+      for (var l = 0u; l < A_LOADS; l = l + 1u) {
+        let e = tid + l * 256u;
+        a_tile[e / BK4][e % BK4] = a_next[l];
+      }
+      for (var l = 0u; l < B_LOADS; l = l + 1u) {
+        let e = tid + l * 256u;
+        b_tile[e / BN4][e % BN4] = b_next[l];
+      }
+      workgroupBarrier();
+    }
   }
   let c_base4 = wid.z * M * N4;
   for (var i = 0u; i < TM; i = i + 1u) {
-    let r = row0 + lid.y * TM + i;
+    let r = row0 + lid.y + 16u * i;
     if (r < M) {
       for (var j = 0u; j < TN4; j = j + 1u) {
-        let cq = col04 + lid.x * TN4 + j;
+        let cq = col04 + lid.x + 16u * j;
         if (cq < N4) { c[c_base4 + r * N4 + cq] = acc[i * TN4 + j]; }
       }
     }
