@@ -13,7 +13,11 @@ from .. import errors
 
 META_WINDOW = 1024  # bytes of meta one kernel may use
 META_ARENA = 256 * 1024  # bytes of meta per batch
-MAX_BATCH = 64  # kernels per submit: the GPU starts on a batch while Python encodes the next
+# Kernels per submit: the GPU runs a batch while Python records the next. After a readback the GPU
+# is idle, so batches start small and double (4, 8, ... 64): the GPU starts after a few kernels
+# instead of waiting for Python to record 64 (a loop of 30 matmuls would otherwise run serially).
+FIRST_BATCH = 4
+MAX_BATCH = 64
 WORKGROUPS_PER_DIM = 65535
 
 
@@ -48,6 +52,7 @@ class Runtime:
         self._pad = [bytes(4 * i) for i in range(self._align)]
         self._arena = driver.create_buffer(META_ARENA + META_WINDOW)
         self._pending = 0
+        self._batch_limit = FIRST_BATCH
         self._doomed = []  # buffer ids to destroy once the pending kernels are submitted
         self.kernels_dispatched = 0
 
@@ -100,12 +105,14 @@ class Runtime:
         self.flush()
         if memoryview(dest).nbytes:
             self.driver.read_buffer(buf.id, offset, dest)
+            self._batch_limit = FIRST_BATCH
         return dest
 
     async def download_async(self, buf, dest, offset=0):
         self.flush()
         if memoryview(dest).nbytes:
             await self.driver.read_buffer_async(buf.id, offset, dest)
+            self._batch_limit = FIRST_BATCH
         return dest
 
     # -- kernels ------------------------------------------------------------------------------
@@ -138,7 +145,7 @@ class Runtime:
             raise RuntimeError(f"webtorch: tensor rank too large for one kernel ({n} meta words)")
         words = self._meta
         offset = len(words)  # always a multiple of the alignment
-        if (offset + n) * 4 > META_ARENA or self._pending >= MAX_BATCH:
+        if (offset + n) * 4 > META_ARENA or self._pending >= self._batch_limit:
             self.flush()
             words, offset = self._meta, 0
         words.extend(meta)
@@ -157,6 +164,7 @@ class Runtime:
         self._meta = array.array("I")
         self._commands = array.array("I")
         self._pending = 0
+        self._batch_limit = min(2 * self._batch_limit, MAX_BATCH)
         for bid in self._doomed:
             self.driver.destroy_buffer(bid)
         self._doomed.clear()
@@ -165,6 +173,7 @@ class Runtime:
         """Submits pending kernels and waits for the GPU (a 4-byte readback)."""
         self.flush()
         self.driver.read_buffer(self._arena, 0, bytearray(4))
+        self._batch_limit = FIRST_BATCH
 
     @property
     def submit_count(self):
