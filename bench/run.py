@@ -114,7 +114,7 @@ def metrics(fw):
         m[f"upload {r['mb']} MB"] = (r["upload_gbps"], "GB/s", True)
         m[f"download {r['mb']} MB"] = (r["download_gbps"], "GB/s", True)
     for r in fw.get("models", []) if isinstance(fw.get("models"), list) else []:
-        m[r["name"]] = (r["ms"], "ms", False)
+        m[r["name"]] = (r["gflops"], "GFLOP/s", True) if "gflops" in r else (r["ms"], "ms", False)
     item = fw.get("item")
     if isinstance(item, dict) and "us_sum_then_item" in item:
         m["sum + .item() round trip"] = (item["us_sum_then_item"], "µs", False)

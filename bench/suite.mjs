@@ -11,7 +11,7 @@ export const CONFIGS = {
     chain_sizes: [1024, 16384], chain_ops: 1000,
     bw_sizes: [1 << 20, 4 << 20], bw_byte_budget: 4e8, softmax_row: 1024,
     transfer_mb: [1, 16], transfer_reps: 3, item_reps: 50,
-    encoder: [2, 16, 64, 4], train_batch: 16, model_reps: 2,
+    encoder: [2, 16, 64, 4], train_batch: 16, model_reps: 2, conv: [2, 16, 28, 28, 16],
   },
   dawn: {
     matmul: [[128, 128, 128], [256, 256, 256], [512, 512, 512], [1024, 1024, 1024], [2048, 2048, 2048],
@@ -20,7 +20,7 @@ export const CONFIGS = {
     chain_sizes: [1024, 65536], chain_ops: 1000,
     bw_sizes: [1 << 20, 16 << 20, 64 << 20], bw_byte_budget: 2e10, softmax_row: 1024,
     transfer_mb: [1, 16, 64], transfer_reps: 5, item_reps: 100,
-    encoder: [32, 128, 384, 6], train_batch: 64, model_reps: 10,
+    encoder: [32, 128, 384, 6], train_batch: 64, model_reps: 10, conv: [32, 64, 56, 56, 64],
   },
 };
 

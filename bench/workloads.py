@@ -213,6 +213,13 @@ def models(cfg):
             loss.backward()
             opt.step()
         out.append({"name": f"{name} training step, batch {n}", "ms": _timed(step, reps) * 1e3})
+    n, c, h, w, co = cfg["conv"]
+    x = torch.full((n, c, h, w), 0.5, device="webgpu")
+    weight = torch.full((co, c, 3, 3), 0.01, device="webgpu")
+    bias = torch.zeros(co, device="webgpu")
+    s = _timed(lambda: torch.nn.functional.conv2d(x, weight, bias, padding=1), reps)
+    out.append({"name": f"conv2d forward {n}x{c}x{h}x{w}, {co} out, 3x3 pad 1", "ms": s * 1e3,
+                "gflops": 2.0 * n * co * h * w * c * 9 / s / 1e9})
     return out
 
 

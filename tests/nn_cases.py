@@ -11,6 +11,24 @@ case("nn-conv2d-groups-same", lambda T, d, x, w: NF(T).conv2d(x, w, padding="sam
      I((2, 4, 5, 5)), I((6, 2, 3, 3)), atol=1e-4, rtol=1e-4)
 case("nn-conv2d-noncontig", lambda T, d, x, w: NF(T).conv2d(x, w, padding=1),
      I((2, 3, 5, 5), layout="transposed"), I((2, 3, 3, 3)), atol=1e-4, rtol=1e-4)
+# The implicit-GEMM kernel on webgpu: depthwise groups, a non-square kernel with bias None at
+# batch 1, an even kernel's asymmetric "same" padding, padding beyond the kernel, a strided
+# weight, more channels than one 64-wide tile over several row tiles, enough rows for 256-row tiles,
+# and a long weight-gradient K (N*OH*OW) split over workgroups.
+case("nn-conv2d-depthwise", lambda T, d, x, w, b: NF(T).conv2d(x, w, b, stride=2, padding=1, groups=4),
+     I((2, 4, 7, 6)), I((4, 1, 3, 3)), I((4,)), atol=1e-4, rtol=1e-4)
+case("nn-conv2d-nonsquare-batch1", lambda T, d, x, w: NF(T).conv2d(x, w, stride=(1, 2), padding=(2, 0)),
+     I((1, 3, 6, 9), layout="strided"), I((5, 3, 2, 4)), atol=1e-4, rtol=1e-4)
+case("nn-conv2d-even-same", lambda T, d, x, w: NF(T).conv2d(x, w, padding="same", dilation=(1, 2)),
+     I((2, 2, 5, 6)), I((3, 2, 2, 4), layout="transposed"), atol=1e-4, rtol=1e-4)
+case("nn-conv2d-wide-pad", lambda T, d, x, w, b: NF(T).conv2d(x, w, b, padding=3), I((1, 2, 3, 3), layout="offset"),
+     I((2, 2, 2, 2)), I((2,)), atol=1e-4, rtol=1e-4)
+case("nn-conv2d-many-channels", lambda T, d, x, w, b: NF(T).conv2d(x, w, b, padding=1),
+     I((2, 3, 12, 12)), I((70, 3, 3, 3)), I((70,)), atol=1e-4, rtol=1e-4)
+case("nn-conv2d-big-tiles", lambda T, d, x, w: NF(T).conv2d(x, w, padding=1), I((2, 1, 128, 128)), I((40, 1, 3, 3)),
+     atol=1e-4, rtol=1e-4)
+case("nn-conv2d-long-k", lambda T, d, x, w: NF(T).conv2d(x, w, stride=2),
+     I((4, 2, 41, 40), kind="uniform"), I((3, 2, 3, 3), kind="uniform"), atol=1e-4, rtol=1e-4)
 case("nn-conv1d", lambda T, d, x, w, b: NF(T).conv1d(x, w, b, stride=2, padding=1), I((2, 3, 10)), I((5, 3, 4)),
      I((5,)), atol=1e-4, rtol=1e-4)
 case("nn-conv_transpose2d", lambda T, d, x, w, b: NF(T).conv_transpose2d(x, w, b, stride=2, padding=1,

@@ -109,6 +109,24 @@ def test_second_order_with_create_graph():
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("kw", [{"stride": 2, "padding": 1}, {"padding": 1, "groups": 2}])
+def test_conv2d_second_order_matches_torch(device, kw):
+    """The conv2d primitive's backward is made of differentiable ops (conv2d itself included)."""
+    torch.manual_seed(1)
+    x, w = torch.randn(2, 4, 7, 7), torch.randn(6, 4 // kw.get("groups", 1), 3, 3)
+    results = []
+    for T, dev in ((torch, "cpu"), (webtorch, device)):
+        xt = T.tensor(x.tolist(), device=dev, requires_grad=True)
+        wt = T.tensor(w.tolist(), device=dev, requires_grad=True)
+        y = T.nn.functional.conv2d(xt, wt, **kw)
+        gx, gw = T.autograd.grad((y * y).sum(), (xt, wt), create_graph=True)
+        results.append([g.tolist() for g in T.autograd.grad((gx * gx).sum() + (gw * gw).sum(), (xt, wt))])
+    for mine, ref in zip(results[1], results[0]):
+        ref = torch.tensor(ref)
+        assert torch.allclose(torch.tensor(mine), ref, rtol=1e-4, atol=1e-5 * ref.abs().max().item())
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_backward_inputs_accumulates_only_there(device):
     grads = []
     for T, dev in ((torch, "cpu"), (webtorch, device)):

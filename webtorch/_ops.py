@@ -879,6 +879,20 @@ def _layer_norm(x, n_dims, weight, bias, eps):
     return reshape(autograd.record("layer_norm", out, (rows, weight, bias), eps=eps), x.shape)
 
 
+def _conv2d(x, weight, bias, stride, pads, dilation, groups, out_size):
+    """nn.functional.conv2d of a batched x as one primitive (an implicit-GEMM kernel on webgpu) for
+    float32 operands on one device; pads (top, left), the bottom/right following from out_size.
+    None where the composed form applies."""
+    operands = [t for t in (x, weight, bias) if t is not None]
+    if x.dim() != 4 or x.numel() == 0 or builtins.any(
+            t.dtype is not dt.float32 or t._storage.device_type != x._storage.device_type for t in operands):
+        return None
+    storage = backend(x._storage.device_type).conv2d(x, weight, bias, stride, pads, dilation, groups, out_size)
+    out = Tensor(storage, (x.shape[0], weight.shape[0], *out_size))
+    return autograd.record("conv2d", out, (x, weight, bias), stride=stride, pads=pads, dilation=dilation,
+                           groups=groups)
+
+
 # -- matmul ----------------------------------------------------------------------------------
 def matmul(a, b):
     if a.dim() == 0 or b.dim() == 0:

@@ -504,6 +504,13 @@ def _layer_norm_rule(grad, out, x, weight, bias, eps):
     return dx, grad * xhat if _needs_grad(weight) else None, grad if _needs_grad(bias) else None
 
 
+def _conv2d_rule(grad, out, x, weight, bias, stride, pads, dilation, groups):
+    nf = W.nn.functional
+    gx = nf._conv2d_input_grad(grad, weight, x.shape, stride, pads, dilation, groups) if _needs_grad(x) else None
+    gw = nf._conv2d_weight_grad(grad, x, weight.shape, stride, pads, dilation, groups) if _needs_grad(weight) else None
+    return gx, gw, F.sum(grad, (0, 2, 3)) if _needs_grad(bias) else None
+
+
 # name: rule(grad, out, *inputs, **ctx) -> one gradient per input
 BACKWARD = {
     # elementwise (ops_table.ELEMENTWISE)
@@ -597,6 +604,8 @@ BACKWARD = {
     "log_softmax": lambda grad, out, x: (grad - F.exp(out) * F.sum(grad, -1, keepdim=True),),  # g - e^out Σ g
     # fused layer_norm over the last dim (webtorch._ops._layer_norm)
     "layer_norm": _layer_norm_rule,                                           # r(g' - mean g' - x̂ mean g'x̂)
+    # implicit-GEMM conv2d (webtorch._ops._conv2d): dx, dW are convolutions of grad; db = Σ grad
+    "conv2d": _conv2d_rule,                                                   # dx = g ⋆ flip(Wᵀ), dW = x ⋆ g
     # linear algebra (batched, batch dims already broadcast)
     "matmul": lambda grad, out, a, b: (grad @ b.mT, a.mT @ grad),            # dA = G Bᵀ, dB = Aᵀ G
 }

@@ -362,3 +362,48 @@ def layer_norm(x, weight, bias, eps):
             y = (v - mean) * rstd
             out.append(y * (w[i] if w else 1.0) + (b[i] if b else 0.0))
     return Storage(dt.float32, out)
+
+
+def conv2d(x, weight, bias, stride, pads, dilation, groups, out_size):
+    """As gpu.conv2d: float32 views x (N, C, H, W), weight (O, C/groups, KH, KW), bias None or (O,);
+    pads (top, left), may be negative. A contiguous storage of (N, O, *out_size)."""
+    n, c, h, w = x.shape
+    o, cg, kh, kw = weight.shape
+    (sh, sw), (dh, dw), (oh, ow) = stride, dilation, out_size
+    cog = o // groups
+    if USE_NUMPY:
+        # x zero-padded (or cropped) to the rows and columns the windows reach, then windows as a view
+        hp, wp = (oh - 1) * sh + (kh - 1) * dh + 1, (ow - 1) * sw + (kw - 1) * dw + 1
+        xp = _np.zeros((n, c, hp, wp), _np.float32)
+        src = _ndarray(x)
+        r0, c0 = max(0, pads[0]), max(0, pads[1])  # where x's first kept row and column land in xp
+        r1, c1 = min(hp, h + pads[0]), min(wp, w + pads[1])
+        if r1 > r0 and c1 > c0:
+            xp[:, :, r0:r1, c0:c1] = src[:, :, r0 - pads[0]:r1 - pads[0], c0 - pads[1]:c1 - pads[1]]
+        s = xp.strides
+        win = _np.lib.stride_tricks.as_strided(
+            xp, (n, groups, cg, oh, ow, kh, kw),
+            (s[0], cg * s[1], s[1], sh * s[2], sw * s[3], dh * s[2], dw * s[3]))
+        wg = _ndarray(weight).reshape(groups, cog, cg, kh, kw)
+        y = _np.einsum("ngcyxij,gocij->ngoyx", win, wg, optimize=True).reshape(n, o, oh, ow)
+        if bias is not None:
+            y = y + _ndarray(bias).reshape(1, o, 1, 1)
+        return _store(dt.float32, y)
+    xs = [x._storage.data[i] for i in _offsets(x)]
+    ws = [weight._storage.data[i] for i in _offsets(weight)]
+    bs = [bias._storage.data[i] for i in _offsets(bias)] if bias is not None else [0.0] * o
+    taps = [(ci, i, j) for ci in range(cg) for i in range(kh) for j in range(kw)]
+    out = array.array("f")
+    for b in range(n):
+        for co in range(o):
+            g = co // cog
+            wrow = ws[co * cg * kh * kw:(co + 1) * cg * kh * kw]
+            for y in range(oh):
+                for xo in range(ow):
+                    acc = bs[co]
+                    for t, (ci, i, j) in enumerate(taps):
+                        r, q = y * sh - pads[0] + i * dh, xo * sw - pads[1] + j * dw
+                        if 0 <= r < h and 0 <= q < w:
+                            acc += xs[((b * c + g * cg + ci) * h + r) * w + q] * wrow[t]
+                    out.append(acc)
+    return Storage(dt.float32, out)

@@ -311,3 +311,11 @@ def layer_norm():
     """layer_norm.wgsl: (x - mean) * rstd (* weight) (+ bias) of each row."""
     source = wgsl("prelude") + wgsl("rows") + wgsl("row_threads") + wgsl("layer_norm")
     return ("layer_norm",), source, "wrrr"
+
+
+@functools.lru_cache(maxsize=None)
+def conv2d(tx, tm, ty, tn, bk):
+    """conv2d.wgsl (implicit GEMM): a (tx*tm) x (ty*tn) tile of (rows n,oh,ow) x (out channels) per
+    256-invocation workgroup (tx*ty = 256), K in steps of bk; tx*tm and bk must divide 256."""
+    source = Template(wgsl("conv2d")).substitute(TX=tx, TM=tm, TY=ty, TN=tn, BK=bk)
+    return ("conv2d", tx, tm, ty, tn, bk), source, "wrrr"

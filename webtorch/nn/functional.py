@@ -178,13 +178,20 @@ def _conv(x, weight, bias, stride, padding, dilation, groups, nd):
         pads = [(0, 0)] * nd
     else:
         pads = [(p, p) for p in _pair(padding, nd)]
-    flat_pad = [v for p in reversed(pads) for v in p]
-    if any(flat_pad):
-        x = pad(x, flat_pad)
     n, c = x.shape[0], x.shape[1]
     if c != weight.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(x.shape)} to have {weight.shape[1] * groups} channels, but got {c} channels instead")
+    if nd == 2:
+        out_sizes = [(s + p[0] + p[1] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1
+                     for i, (s, p) in enumerate(zip(x.shape[2:], pads))]
+        if all(o > 0 for o in out_sizes):
+            out = F._conv2d(x, weight, bias, stride, (pads[0][0], pads[1][0]), dilation, groups, tuple(out_sizes))
+            if out is not None:
+                return F.squeeze(out, 0) if unbatched else out
+    flat_pad = [v for p in reversed(pads) for v in p]
+    if any(flat_pad):
+        x = pad(x, flat_pad)
     cols, out_sizes = _windows(x, kernel, stride, dilation)           # (N, C, K, *out)
     k = math.prod(kernel)
     cols = cols.reshape(n, groups, (c // groups) * k, math.prod(out_sizes))  # (N, G, C/G*K, L)
@@ -225,6 +232,39 @@ def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0
     wt = _flip2(wt.reshape(groups * cout_g, cin // groups, kh, kw))
     out = conv2d(up, wt, bias, 1, 0, dilation, groups)
     return F.squeeze(out, 0) if unbatched else out
+
+
+def _conv2d_input_grad(grad, weight, x_shape, stride, pads, dilation, groups):
+    """dL/dx of conv2d (the _conv2d primitive's backward): a stride-1 conv2d of grad, with zeros
+    between its elements where stride > 1, by the flipped kernel with in and out channels swapped
+    per group; x's element ih gathers grad at (ih + pt - kh*d) / s, i.e. padding d*(KH-1) - pt."""
+    n, o, oh, ow = grad.shape
+    cout_g, cg, kh, kw = weight.shape[0] // groups, weight.shape[1], weight.shape[2], weight.shape[3]
+    if stride != (1, 1):
+        zeros = F.zeros(n, o, (oh - 1) * stride[0] + 1, (ow - 1) * stride[1] + 1, dtype=grad.dtype, device=grad.device)
+        grad = _scatter_strided(zeros, grad, stride)
+    wt = _flip2(weight.reshape(groups, cout_g, cg, kh, kw).transpose(1, 2).reshape(groups * cg, cout_g, kh, kw))
+    return F._conv2d(grad, wt, None, (1, 1), (dilation[0] * (kh - 1) - pads[0], dilation[1] * (kw - 1) - pads[1]),
+                     dilation, groups, tuple(x_shape[2:]))
+
+
+def _conv2d_weight_grad(grad, x, weight_shape, stride, pads, dilation, groups):
+    """dL/dweight of conv2d: dW[co, ci, i, j] = sum over (n, oh, ow) of grad[n, co, oh, ow] *
+    x[n, ci, oh*s - pt + i*d, ow*s - pl + j*d]. With one group that is itself a conv2d of x with
+    batch and channels swapped, by grad as the kernel (stride d, dilation s); groups take the
+    windows + matmul form (the swapped conv would mix channels of different groups)."""
+    kh, kw = weight_shape[2], weight_shape[3]
+    if groups == 1:
+        return F._conv2d(x.transpose(0, 1), grad.transpose(0, 1), None, dilation, pads, stride, 1,
+                         (kh, kw)).transpose(0, 1)
+    n, c, h, w = x.shape
+    oh, ow = grad.shape[2], grad.shape[3]
+    reach = [(oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1, (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1]
+    xp = pad(x, [pads[1], reach[1] - w - pads[1], pads[0], reach[0] - h - pads[0]])
+    cols, _ = _windows(xp, (kh, kw), stride, dilation)                  # (N, C, KH*KW, OH, OW)
+    cols = cols.reshape(n, groups, (c // groups) * kh * kw, oh * ow)
+    g = grad.reshape(n, groups, weight_shape[0] // groups, oh * ow)
+    return F.sum(F.matmul(g, cols.mT), 0).reshape(weight_shape)
 
 
 def _flip2(w):
