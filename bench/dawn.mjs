@@ -2,6 +2,7 @@
 // of webtorch on a real GPU. Packed and run by bench/run.py --target dawn (see bench/README.md):
 //   source .gpu/gpu-env.sh; node --experimental-wasm-stack-switching bench/dawn.mjs BUNDLE OUT.json [only [sections]]
 // only: frameworks, e.g. webtorch,raw; sections: webtorch's workloads, e.g. chain,item (comma-separated).
+import {execFileSync} from "child_process";
 import {createRequire} from "module";
 import fs from "fs";
 import path from "path";
@@ -14,11 +15,19 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const [bundle, outPath, only, sections] = process.argv.slice(2);
 const {create, globals} = require(process.env.DAWN_NODE);
 Object.assign(globalThis, globals);
+// dawn.node's GPUSupportedFeatures lacks the setlike's forEach, which onnxruntime-web's WebGPU glue calls.
+globals.GPUSupportedFeatures.prototype.forEach ??= function (fn, self) { for (const f of this) fn.call(self, f, f, this); };
+// Its queue.writeBuffer rejects views of a SharedArrayBuffer ("Invalid argument"; the spec allows them), and
+// onnxruntime-web's wasm memory is shared: such a view is copied out first (slice: the view's bytes only).
+const writeBuffer = globals.GPUQueue.prototype.writeBuffer;
+globals.GPUQueue.prototype.writeBuffer = function (buffer, offset, data, ...rest) {
+  return writeBuffer.call(this, buffer, offset, data.buffer instanceof SharedArrayBuffer ? data.slice() : data, ...rest);
+};
 // Pyodide refuses to start when navigator exists without a userAgent.
 Object.defineProperty(globalThis, "navigator", {value: {gpu: create([]), userAgent: "node-dawn"}, configurable: true});
 
 const log = (s) => console.log(s);
-const peers = {ort: new Error("onnxruntime-web is not carried to the GPU machine (its WebGPU wasm is 24 MB); Chromium only")};
+const peers = {};
 try {
   globalThis.require = require;
   for (const f of ["tf-core.es2017.min.js", "tf-backend-webgpu.es2017.min.js"]) {
@@ -27,6 +36,18 @@ try {
   peers.tf = globalThis.tf;
 } catch (e) {
   peers.tf = new Error("tfjs did not load in Node: " + e);
+}
+try {
+  // onnxruntime-web's browser build, as Chromium loads it: it imports its wasm glue next to it and uses
+  // navigator.gpu; the wasm comes xz-compressed (carry limit) and is handed over unpacked (runOrt asks for one
+  // thread; the proxy worker stays off, its default).
+  const dir = path.resolve(bundle, "ort");
+  const ort = await import(path.join(dir, "ort.webgpu.min.mjs"));
+  ort.env.wasm.wasmBinary = execFileSync("xz", ["-dc", path.join(dir, "ort-wasm-simd-threaded.asyncify.wasm.xz")],
+                                         {maxBuffer: 1 << 28});
+  peers.ort = ort;
+} catch (e) {
+  peers.ort = new Error("onnxruntime-web did not load in Node: " + e);
 }
 const {loadPyodide} = await import(path.resolve(bundle, "pyodide", "pyodide.mjs"));
 const pyodide = await loadPyodide({indexURL: path.resolve(bundle, "pyodide") + "/", stdout: log, stderr: log});

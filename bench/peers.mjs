@@ -9,7 +9,8 @@ export async function runTfjs(cfg, tf) {
   await tf.setBackend("webgpu");
   await tf.ready();
   const be = tf.backend();
-  const sync = async () => { be.submitQueue(); await be.device.queue.onSubmittedWorkDone(); };
+  // The open compute pass ends first: finishing its command encoder under it invalidates the whole buffer.
+  const sync = async () => { be.endComputePassEncoder(); be.submitQueue(); await be.device.queue.onSubmittedWorkDone(); };
   const res = {version: tf.version_core};
   // The last result of each loop is read (one element) so that the work cannot be skipped.
   const readOne = async (t) => { const v = tf.slice(tf.reshape(t, [-1]), [0], [1]); await v.data(); tf.dispose(v); };
@@ -74,35 +75,165 @@ export async function runTfjs(cfg, tf) {
     res.item = {us_sum_then_item: (now() - t0) / reps * 1e3};
     x.dispose();
   }
+  res.models = [];
+  const models = tfjsModels(cfg, tf);
+  for (const [name, fn] of models.steps) res.models.push({name, ms: await timed(fn, cfg.model_reps || 5)});
+  models.dispose();
   return res;
 }
 
-// ---------------------------------------------------------------- onnxruntime-web (WebGPU EP)
-// A minimal ONNX protobuf writer: one-node graphs with float inputs of fixed shapes.
-function onnxModel(opType, inputs, outputShape, attrs = []) {
-  const varint = (n) => { const o = []; n = BigInt.asUintN(64, BigInt(n)); do { let b = Number(n & 0x7fn); n >>= 7n; if (n) b |= 0x80; o.push(b); } while (n); return o; };
-  const key = (f, w) => varint((f << 3) | w);
-  const bytes = (f, arr) => [...key(f, 2), ...varint(arr.length), ...arr];
-  const str = (f, s) => bytes(f, [...new TextEncoder().encode(s)]);
-  const int = (f, v) => [...key(f, 0), ...varint(v)];
-  const valueInfo = (name, shape) => {
-    const dims = shape.flatMap((d) => bytes(1, int(1, d)));
-    const tensorType = [...int(1, 1), ...bytes(2, dims)];
-    return [...str(1, name), ...bytes(2, bytes(1, tensorType))];
+// tfjs-core's script bundles register no gradients (the union package @tensorflow/tfjs imports tfjs-core's
+// register_all_gradients); these are tfjs-core's own gradient definitions (src/gradients/*_grad.ts) for
+// the kernels the two training steps differentiate.
+function registerTfjsGradients(tf) {
+  const run = (kernel, inputs, attrs) => tf.engine().runKernel(kernel, inputs, attrs);
+  const reduceTo = (g, shape) => {  // a broadcast input's gradient: summed back to its shape
+    const axes = tf.broadcast_util.getReductionAxes(shape, g.shape);
+    return tf.reshape(axes.length ? tf.sum(g, axes) : g, shape);
   };
-  const node = [...inputs.flatMap(([n]) => str(1, n)), ...str(2, "y"), ...str(4, opType),
-                ...attrs.flatMap(([name, v]) => bytes(5, [...str(1, name), ...int(3, v), ...int(20, 2)]))];
-  const graph = [...bytes(1, node), ...str(2, "g"), ...inputs.flatMap(([n, s]) => bytes(11, valueInfo(n, s))),
-                 ...bytes(12, valueInfo("y", outputShape))];
-  const model = [...int(1, 8), ...bytes(7, graph), ...bytes(8, [...str(1, ""), ...int(2, 17)])];
-  return new Uint8Array(model);
+  const grads = {
+    BatchMatMul: [["a", "b"], (dy, [a, b], {transposeA, transposeB}) => {
+      if (transposeA || transposeB) throw new Error("the training steps multiply untransposed operands");
+      return {a: () => tf.matMul(dy, b, false, true), b: () => tf.matMul(a, dy, true, false)};
+    }],
+    Add: [["a", "b"], (dy, [a, b]) => ({a: () => reduceTo(dy, a.shape), b: () => reduceTo(dy, b.shape)})],
+    RealDiv: [["a", "b"], (dy, [a, b]) => ({
+      a: () => reduceTo(tf.div(dy, b), a.shape),
+      b: () => tf.neg(tf.div(reduceTo(tf.mul(dy, a), b.shape), tf.square(b)))})],
+    Relu: [["x"], (dy, [x]) => ({x: () => tf.mul(dy, tf.cast(tf.step(x), "float32"))})],
+    Reshape: [["x"], (dy, [x]) => ({x: () => tf.reshape(dy, x.shape)})],
+    Sum: [["x"], (dy, [x], {axis}) => {
+      const shape = x.shape.slice();
+      for (const a of tf.util.parseAxisParam(axis, x.shape)) shape[a] = 1;
+      return {x: () => tf.mul(tf.reshape(dy, shape), tf.ones(x.shape, "float32"))};
+    }],
+    Conv2D: [["x", "filter"], (dy, [x, filter], {strides, pad, dataFormat}) => ({
+      x: () => run("Conv2DBackpropInput", {dy, filter}, {strides, pad, dataFormat, inputShape: x.shape}),
+      filter: () => run("Conv2DBackpropFilter", {x, dy}, {strides, pad, dataFormat, filterShape: filter.shape})})],
+    MaxPool: [["x"], (dy, [x, y], {filterSize, strides, pad}) => ({
+      x: () => run("MaxPoolGrad", {dy, input: x, output: y}, {filterSize, strides, pad})}), [true]],
+  };
+  for (const [kernelName, [inputsToSave, gradFunc, outputsToSave]] of Object.entries(grads)) {
+    if (!tf.getGradient(kernelName)) tf.registerGradient({kernelName, inputsToSave, outputsToSave, gradFunc});
+  }
+}
+
+// bench/workloads.py `models` in tf ops, the same names and shapes: the Transformer encoder layer forward
+// (post-norm, ReLU, layer norm through tf.moments, one in-projection split in three) and Adam training
+// steps (loss, gradients, update: optimizer.minimize) of the MLP and the CNN, the CNN in NHWC (tfjs's
+// layout; webtorch's is NCHW), all labels class 0 as there. Each step returns a tensor for timed().
+function tfjsModels(cfg, tf) {
+  registerTfjsGradients(tf);
+  const rand = (shape) => tf.randomNormal(shape, 0, 0.02);
+  const [b, t, d, h] = cfg.encoder, dh = d / h, f = 4 * d, n = cfg.train_batch;
+  const e = {wi: rand([d, 3 * d]), bi: tf.zeros([3 * d]), wo: rand([d, d]), bo: tf.zeros([d]), w1: rand([d, f]),
+             b1: tf.zeros([f]), w2: rand([f, d]), b2: tf.zeros([d]), g1: tf.ones([d]), c1: tf.zeros([d]),
+             g2: tf.ones([d]), c2: tf.zeros([d]), x: tf.fill([b, t, d], 0.1)};
+  const linear = (v, w, bias) => tf.add(tf.matMul(v, w), bias);
+  const norm = (v, g, c) => {
+    const {mean, variance} = tf.moments(v, -1, true);
+    return tf.add(tf.mul(tf.mul(tf.sub(v, mean), tf.rsqrt(tf.add(variance, 1e-5))), g), c);
+  };
+  const heads = (v) => tf.transpose(tf.reshape(v, [b, t, h, dh]), [0, 2, 1, 3]);
+  const encoder = () => tf.tidy(() => {
+    const x = tf.reshape(e.x, [b * t, d]);
+    const [q, k, v] = tf.split(linear(x, e.wi, e.bi), 3, 1).map(heads);
+    const p = tf.softmax(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(dh)));
+    const o = tf.reshape(tf.transpose(tf.matMul(p, v), [0, 2, 1, 3]), [b * t, d]);
+    const y = norm(tf.add(x, linear(o, e.wo, e.bo)), e.g1, e.c1);
+    return tf.reshape(norm(tf.add(y, linear(tf.relu(linear(y, e.w1, e.b1)), e.w2, e.b2)), e.g2, e.c2), [b, t, d]);
+  });
+  const labels = tf.tidy(() => tf.cast(tf.oneHot(tf.zeros([n], "int32"), 10), "float32"));
+  const params = (shapes) => shapes.map((s, i) => tf.variable(tf.tidy(() => i % 2 ? tf.zeros(s) : rand(s))));
+  const mlp = params([[784, 256], [256], [256, 10], [10]]);
+  const cnn = params([[3, 3, 1, 8], [8], [8 * 14 * 14, 10], [10]]);
+  const mlpX = tf.fill([n, 784], 0.5), cnnX = tf.fill([n, 28, 28, 1], 0.5);
+  const mlpForward = () => linear(tf.relu(linear(mlpX, mlp[0], mlp[1])), mlp[2], mlp[3]);
+  const cnnForward = () => linear(tf.reshape(tf.maxPool(tf.relu(tf.add(tf.conv2d(cnnX, cnn[0], 1, "same"), cnn[1])),
+                                                        2, 2, "valid"), [n, -1]), cnn[2], cnn[3]);
+  const optimizers = [];
+  const train = (forward, vars) => {
+    const opt = tf.train.adam(1e-3, 0.9, 0.999, 1e-8);  // torch.optim.Adam's defaults
+    optimizers.push(opt);
+    return () => opt.minimize(() => tf.losses.softmaxCrossEntropy(labels, forward()), true, vars);
+  };
+  return {
+    steps: [[`encoder layer forward ${b}x${t}x${d}`, encoder],
+            [`MLP 784-256-10 training step, batch ${n}`, train(mlpForward, mlp)],
+            [`CNN conv8-pool-linear training step, batch ${n}`, train(cnnForward, cnn)]],
+    dispose: () => { tf.dispose([...Object.values(e), labels, mlp, cnn, mlpX, cnnX]); optimizers.forEach((o) => o.dispose()); },
+  };
+}
+
+// ---------------------------------------------------------------- onnxruntime-web (WebGPU EP)
+// A minimal ONNX protobuf writer (no onnx package, nothing downloaded): graphs of float tensors with
+// fixed shapes, weights as initializers. Each helper returns the bytes of one protobuf field.
+const cat = (parts) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let i = 0;
+  for (const p of parts) { out.set(p, i); i += p.length; }
+  return out;
+};
+const varint = (n) => {
+  const o = []; n = BigInt.asUintN(64, BigInt(n));
+  do { let b = Number(n & 0x7fn); n >>= 7n; if (n) b |= 0x80; o.push(b); } while (n);
+  return Uint8Array.from(o);
+};
+const pbInt = (f, v) => cat([varint(f << 3), varint(v)]);
+const pbBytes = (f, body) => cat([varint((f << 3) | 2), varint(body.length), body]);
+const pbStr = (f, s) => pbBytes(f, new TextEncoder().encode(s));
+// GraphProto.node; attribute values: a number (INT) or an array of numbers (INTS)
+const onnxNode = (op, ins, outs, attrs = {}) => pbBytes(1, cat([
+  ...ins.map((n) => pbStr(1, n)), ...outs.map((n) => pbStr(2, n)), pbStr(4, op),
+  ...Object.entries(attrs).map(([name, v]) => pbBytes(5, cat([pbStr(1, name),
+    ...(Array.isArray(v) ? [...v.map((x) => pbInt(8, x)), pbInt(20, 7)] : [pbInt(3, v), pbInt(20, 2)])])))]));
+// GraphProto.initializer from a Float32Array or BigInt64Array (raw little-endian data)
+const onnxInit = (name, dims, data) => pbBytes(5, cat([
+  ...dims.map((d) => pbInt(1, d)), pbInt(2, data instanceof BigInt64Array ? 7 : 1), pbStr(8, name),
+  pbBytes(9, new Uint8Array(data.buffer, data.byteOffset, data.byteLength))]));
+const onnxValue = (f, name, shape) => pbBytes(f, cat([pbStr(1, name), pbBytes(2, pbBytes(1, cat([
+  pbInt(1, 1), pbBytes(2, cat(shape.map((d) => pbBytes(1, pbInt(1, d)))))])))]));
+// ir_version 8, opset 17 (the first with LayerNormalization)
+const onnxModel = ({nodes, inputs, outputs, inits = []}) => cat([pbInt(1, 8), pbBytes(7, cat([
+  ...nodes, pbStr(2, "g"), ...inits, ...inputs.map(([n, s]) => onnxValue(11, n, s)),
+  ...outputs.map(([n, s]) => onnxValue(12, n, s))])), pbBytes(8, cat([pbStr(1, ""), pbInt(2, 17)]))]);
+const onnxOp = (op, inputs, outputShape, attrs) =>
+  onnxModel({nodes: [onnxNode(op, inputs.map(([n]) => n), ["y"], attrs)], inputs, outputs: [["y", outputShape]]});
+
+// torch.nn.TransformerEncoderLayer(d, h, dim_feedforward=4d, dropout=0, batch_first=True) forward, post-norm,
+// ReLU, as an ONNX export would have it: one in-projection MatMul split in three, LayerNormalization.
+// Weights are constants (the timing does not depend on their values).
+function encoderModel(b, t, d, h) {
+  const dh = d / h, f = 4 * d, nodes = [], inits = [];
+  let k = 0;
+  const op = (type, ins, attrs) => { const out = `t${k++}`; nodes.push(onnxNode(type, ins, [out], attrs)); return out; };
+  const weight = (name, dims, v) => {
+    inits.push(onnxInit(name, dims, new Float32Array(dims.reduce((a, c) => a * c, 1)).fill(v)));
+    return name;
+  };
+  const shape = (name, dims) => { inits.push(onnxInit(name, [dims.length], BigInt64Array.from(dims, BigInt))); return name; };
+  const linear = (x, din, dout, name) => op("Add", [op("MatMul", [x, weight(`${name}.w`, [din, dout], 0.02)]),
+                                                   weight(`${name}.b`, [dout], 0)]);
+  const norm = (x, name) => op("LayerNormalization", [x, weight(`${name}.g`, [d], 1), weight(`${name}.b`, [d], 0)],
+                               {axis: -1});
+  nodes.push(onnxNode("Split", [linear("x", d, 3 * d, "in_proj"), shape("split", [d, d, d])], ["q", "k", "v"], {axis: 2}));
+  const bthd = shape("bthd", [b, t, h, dh]);
+  const heads = (x, perm) => op("Transpose", [op("Reshape", [x, bthd])], {perm});
+  const scores = op("Mul", [op("MatMul", [heads("q", [0, 2, 1, 3]), heads("k", [0, 2, 3, 1])]),
+                            weight("scale", [], 1 / Math.sqrt(dh))]);
+  const att = op("MatMul", [op("Softmax", [scores], {axis: -1}), heads("v", [0, 2, 1, 3])]);
+  const o = op("Reshape", [op("Transpose", [att], {perm: [0, 2, 1, 3]}), shape("btd", [b, t, d])]);
+  const y = norm(op("Add", ["x", linear(o, d, d, "out_proj")]), "norm1");
+  const z = norm(op("Add", [y, linear(op("Relu", [linear(y, d, f, "linear1")]), f, d, "linear2")]), "norm2");
+  return onnxModel({nodes, inits, inputs: [["x", [b, t, d]]], outputs: [[z, [b, t, d]]]});
 }
 
 export async function runOrt(cfg, ort) {
   ort.env.wasm.numThreads = 1;
   const res = {version: ort.env.versions && ort.env.versions.web};
-  const make = async (op, inputs, outShape, attrs) => ort.InferenceSession.create(onnxModel(op, inputs, outShape, attrs),
-    {executionProviders: ["webgpu"], preferredOutputLocation: "gpu-buffer"});
+  const session = (bytes) => ort.InferenceSession.create(bytes, {executionProviders: ["webgpu"],
+                                                                  preferredOutputLocation: "gpu-buffer"});
+  const make = (op, inputs, outShape, attrs) => session(onnxOp(op, inputs, outShape, attrs));
   // Inputs live on ORT's own device: each is the GPU output of an Identity session.
   const idSessions = [];
   const gpuInput = async (dims, value) => {
@@ -146,9 +277,9 @@ export async function runOrt(cfg, ort) {
     const reps = Math.max(2, Math.min(cfg.max_reps || 20, Math.floor(cfg.bw_byte_budget / (12 * numel))));
     const row = cfg.softmax_row || 1024;
     for (const [op, ins, out, per, attrs] of [
-      ["add", [["a", [numel]], ["b", [numel]]], [numel], 12, []],
-      ["sum", [["a", [numel]]], [1], 4, [["keepdims", 1]]],
-      ["softmax", [["a", [numel / row, row]]], [numel / row, row], 8, [["axis", -1]]]]) {
+      ["add", [["a", [numel]], ["b", [numel]]], [numel], 12, {}],
+      ["sum", [["a", [numel]]], [1], 4, {keepdims: 1}],
+      ["softmax", [["a", [numel / row, row]]], [numel / row, row], 8, {axis: -1}]]) {
       const s = await make(op === "add" ? "Add" : op === "sum" ? "ReduceSum" : "Softmax", ins, out, attrs);
       const feeds = {};
       for (const [n, d] of ins) feeds[n] = await gpuInput(d, 1);
@@ -156,6 +287,14 @@ export async function runOrt(cfg, ort) {
       res.bandwidth.push({op, numel, ms, gbps: per * numel / ms / 1e6});
       await s.release();
     }
+  }
+  // The model rows webtorch shares (names as in bench/workloads.py); ORT-web has no training API.
+  {
+    const [b, t, d, h] = cfg.encoder;
+    const s = await session(encoderModel(b, t, d, h));
+    const ms = await timed(s, {x: await gpuInput([b, t, d], 0.1)}, cfg.model_reps || 5);
+    res.models = [{name: `encoder layer forward ${b}x${t}x${d}`, ms}];
+    await s.release();
   }
   return res;
 }
