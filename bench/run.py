@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """webtorch's benchmark runner (not a test). One run measures webtorch (Python in Pyodide), a raw-WGSL
 JS baseline, tfjs-backend-webgpu and onnxruntime-web on the same adapter, and writes
-bench/results/<target>.json and .md, printing each figure against the previous committed results.
+bench/results/<target>.json, .md and .svg (a bar chart), printing each figure against the previous
+committed results.
 
   python bench/run.py --target chromium           headless Chromium (SwiftShader on a CPU-only machine)
   python bench/run.py --target dawn --pack        bundle for Node + Dawn (the H200 of the device tool)
       then, on the GPU machine, from the repo root (carry .gpu and bench/results/tmp):
       source .gpu/gpu-env.sh; node --experimental-wasm-stack-switching bench/dawn.mjs \
-          bench/results/tmp/dawn $OUT/dawn.json
+          bench/results/tmp/dawn $OUT/dawn.json [frameworks [sections]]
   python bench/run.py --target dawn --collect PATH/dawn.json
+
+bench/overhead.mjs times the Python side of eager ops alone (Pyodide on Node, no GPU needed).
 
 Options: --only webtorch,raw,tfjs,ort (a subset; results are then not written unless --write).
 """
