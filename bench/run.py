@@ -122,7 +122,9 @@ def metrics(fw):
         if "ffi_calls_per_op" in r:
             m[f"chain, {r['numel']} el: FFI calls per op"] = (r["ffi_calls_per_op"], "calls", False)
     for r in fw.get("bandwidth", []) if isinstance(fw.get("bandwidth"), list) else []:
-        m[f"{r['op'].split(' ')[0]} {_count(r['numel'])}"] = (r["gbps"], "GB/s", True)
+        # the op's name without its parenthesised detail ("copy (clone)" and raw's "copy (copyBufferToBuffer)"
+        # are one metric)
+        m[f"{r['op'].split(' (')[0]} {_count(r['numel'])}"] = (r["gbps"], "GB/s", True)
     for r in fw.get("transfer", []) if isinstance(fw.get("transfer"), list) else []:
         m[f"upload {r['mb']} MB"] = (r["upload_gbps"], "GB/s", True)
         m[f"download {r['mb']} MB"] = (r["download_gbps"], "GB/s", True)

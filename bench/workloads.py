@@ -100,6 +100,8 @@ def bandwidth(cfg):
         cases = [
             ("add", lambda: a + b, 12.0),
             ("sum", lambda: a.sum(), 4.0),
+            # a column reduction: the bias gradient of a linear layer, mean(0), batch-norm statistics
+            ("sum dim 0 (numel/4096 x 4096)", lambda: a.view(-1, 4096).sum(0), 4.0),
             ("softmax", lambda: torch.softmax(a.view(-1, rows), -1), 8.0),
             ("layer_norm", lambda: torch.nn.functional.layer_norm(a.view(-1, rows), (rows,), weight, bias), 8.0),
             ("copy (clone)", lambda: a.clone(), 8.0),

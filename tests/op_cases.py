@@ -626,6 +626,40 @@ case("max-long-nan-late", lambda T, d, a: (lambda x: (x.max(), x.argmax(), x.ami
     T.cat([a, T.tensor([NAN], device=d), a])), I((20000,), kind="unique"))
 case("reduce-long-int-bool", lambda T, d, a: (a.sum(), a.max(), a.argmin(), (a > 4).any(), (a > -6).all(),
                                               T.cat([a > -6, a > 4]).all()), I((20000,), I32))
+# Columns (a reduced dim of stride != 1 next to a kept dim of stride 1): on webgpu adjacent threads
+# take adjacent outputs; odd sizes leave threads idle, more rows split over workgroups (partials,
+# then a second pass), few outputs put many lanes on each; arg-reductions keep first-index ties and
+# the first NaN across those splits.
+case("reduce-cols-odd", lambda T, d, a: (a.sum(0), a.amax(0), a.argmin(0), a.mean(0, keepdim=True)), I((5, 37)),
+     **RED)
+case("reduce-cols-split", lambda T, d, a: (a.sum(0), a.mean(0), a.var(0), a.amin(0), a.argmax(0), a.prod(0)),
+     I((1000, 37), kind="uniform", low=0.99, high=1.01), atol=1e-3, rtol=1e-4)
+case("reduce-cols-few", lambda T, d, a: (a.sum(0), T.max(a, 0), a.std(0)), I((5000, 3)), atol=1e-3, rtol=1e-4)
+case("reduce-cols-ties", lambda T, d, a: (T.max(a, 0), T.min(a, 0), a.argmax(0)),
+     I((1000, 37), values=[(i * 37) % 101 / 10.0 for i in range(499)]))  # each extreme ~10 times a column
+case("reduce-cols-nan", lambda T, d, a: (lambda x: (T.max(x, 0), x.argmin(0), x.amax(0), x.sum(0)))(
+    a.masked_fill(a > 2.8, NAN)), I((1000, 37)), atol=1e-3, rtol=1e-4)
+case("reduce-cols-transposed", lambda T, d, a: (a.sum(1), a.argmax(1), a.amax(-1)), I((37, 1000), layout="transposed"),
+     atol=1e-3, rtol=1e-4)
+case("reduce-cols-offset-strided", lambda T, d, a, b: (a.sum(0), a.argmax(0), b.sum(0), b.argmin(0)),
+     I((1000, 37), layout="offset"), I((300, 40), layout="strided"), atol=1e-3, rtol=1e-4)
+case("reduce-cols-3d", lambda T, d, a: (a.sum(1), a.argmax(1), a.mean((0, 1)), a.var((0, 1)), a.sum((0, 2))),
+     I((4, 300, 33)), atol=1e-3, rtol=1e-4)
+case("reduce-cols-int-bool", lambda T, d, a, b: (a.sum(0), a.amax(0), a.argmin(0), b.sum(0), (a > 3).any(0),
+                                                 (a > -5).all(0), (b != 0).all(0)),
+     I((1000, 37), I32), I((700, 33), I64, kind="nonzero"))
+# Short rows: several per workgroup on webgpu (one thread per row for the shortest), vec4 reads with
+# a tail shorter than the row's threads, a partial last workgroup, ties to the first index.
+case("reduce-short-rows", lambda T, d, a, b: (a.sum(1), a.mean(-1), a.amax(1), a.argmin(1), b.sum(1), b.argmax(1)),
+     I((3000, 32)), I((500, 5)), **RED)
+case("reduce-short-rows-tail", lambda T, d, a: (lambda x: (x.sum(1), x.argmax(1), x.amin(1)))(a[:, :19]),
+     I((400, 20)), **RED)
+case("reduce-short-rows-256-33", lambda T, d, a, b: (a.mean(1), a.var(1), b.sum(1), b.max(1)), I((300, 256)),
+     I((700, 33)), atol=1e-3, rtol=1e-4)
+case("reduce-short-rows-ties-int", lambda T, d, a, b: (a.argmax(1), T.min(a, 1), b.sum(1), b.amax(1), (b > 2).any(1)),
+     I((500, 12), values=[1.0, 5.0, 2.0, 5.0, -3.0, 5.0, 4.0, -3.0, 0.0]), I((600, 7), I64))
+case("reduce-short-rows-strided", lambda T, d, a: (a.sum(1), a.argmax(1), a.sum(0)), I((300, 8), layout="strided"),
+     **RED)
 
 # -- softmax ---------------------------------------------------------------
 case("softmax-last", lambda T, d, a: T.softmax(a, dim=-1), I((4, 9)), **TRANS)
@@ -1315,6 +1349,8 @@ f16_case("f16-reductions", lambda T, d, a: (a.sum(), a.sum(1), a.mean(0), a.amax
          I((6, 40), F16, kind="uniform", low=-1, high=1), atol=2e-3, rtol=4e-3)
 f16_case("f16-sum-long-row", lambda T, d, a: (a.sum(), a.mean()), I((20000,), F16, kind="uniform", low=0, high=1),
          atol=1e-2, rtol=4e-3)
+f16_case("f16-reduce-cols", lambda T, d, a: (a.sum(0), a.mean(0), a.amax(0), a.argmax(0)),
+         I((2000, 37), F16, kind="uniform", low=0, high=1), atol=1e-2, rtol=4e-3)
 f16_case("f16-matmul", lambda T, d, a, b, c: (a @ b, T.bmm(c, c.transpose(1, 2)), T.nn.functional.linear(a, b.t())),
          I((5, 24), F16, kind="uniform"), I((24, 7), F16, kind="uniform", layout="transposed"),
          I((2, 3, 8), F16, kind="uniform"), atol=5e-3, rtol=4e-3)

@@ -139,10 +139,11 @@ _TAKES = {
 
 
 @functools.lru_cache(maxsize=None)
-def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, wg, indexed_input=False):
+def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input=False):
     """op: sum, prod, max or min over a strided input; acc_dtype: the accumulation dtype.
-    layout: "strided" (any view), "contiguous" (each row is one run of memory) or "vec4" (contiguous,
-    every row starting at a multiple of 4 elements: read as vec4s); wg: the workgroup size.
+    layout: "columns" (reduce_by_cols.wgsl: adjacent threads on adjacent rows), else rows over threads
+    (reduce_by_rows.wgsl) reading "strided" (any view), "contiguous" (each row is one run of memory)
+    or "vec4" (contiguous, every row starting at a multiple of 4 elements: read as vec4s).
     indexed_input: the input is the partial results of a split arg-reduction, whose row indices
     come from a second buffer (binding 4) instead of the element's position."""
     t = STORAGE[acc_dtype] if acc_dtype is dt.bool_ else COMPUTE[acc_dtype]
@@ -151,18 +152,19 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, wg, indexed_i
         return table.get((op, t), table.get((op, "*"), "false"))
 
     s = STORAGE[in_dtype]
-    source = wgsl("prelude") + wgsl("rows") + Template(wgsl("reduce") + wgsl(
-        "reduce_vec4" if layout == "vec4" else "reduce_rows")).substitute(
-        T=t, WG=wg, out_storage=STORAGE[out_dtype], in_storage=s, in_type=f"vec4<{s}>" if layout == "vec4" else s,
+    scheme = ["reduce_by_cols"] if layout == "columns" else [
+        "reduce_vec4" if layout == "vec4" else "reduce_rows", "reduce_by_rows"]
+    source = wgsl("prelude") + wgsl("rows") + Template("".join(wgsl(f) for f in ["reduce"] + scheme)).substitute(
+        T=t, out_storage=STORAGE[out_dtype], in_storage=s, in_type=f"vec4<{s}>" if layout == "vec4" else s,
         index_binding=("@group(0) @binding(3) var<storage, read_write> indices: array<i32>;" if with_index else "") +
         ("\n@group(0) @binding(4) var<storage, read> input_indices: array<i32>;" if indexed_input else ""),
         address="element_offset(o, r)" if layout == "strided" else "base + r",
         candidate="u32(input_indices[j])" if indexed_input else "r",
         takes=row(_TAKES), combine=row(_COMBINE), identity=row(_IDENTITY), convert=convert("s", s, t),
         arg="true" if with_index else "false",
-        store=convert("shared_acc[0].v", t, STORAGE[out_dtype]),
-        index_store="    indices[f] = i32(shared_acc[0].i);" if with_index else "")
-    key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index, layout, wg, indexed_input)
+        store=convert("a.v", t, STORAGE[out_dtype]),
+        index_store="  indices[f] = i32(a.i);" if with_index else "")
+    key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index, layout, indexed_input)
     return key, source, ("wrw" if with_index else "wr") + ("r" if indexed_input else "")
 
 

@@ -1,6 +1,6 @@
-// accumulate() for reduce.wgsl over a contiguous row whose start is a multiple of 4 elements
-// (x is bound as vec4s): each thread loads two vec4s per loop trip into four accumulators, then
-// the last row_len % 4 elements one each.
+// accumulate() for reduce_by_rows.wgsl over a contiguous row whose start is a multiple of 4 elements
+// (x is bound as vec4s): each of the row's tpr threads loads two vec4s per loop trip into four
+// accumulators, then the last row_len % 4 elements one each.
 fn fold4(a: ptr<function, array<Acc, 4>>, v: vec4<$in_storage>, r: u32) {
   (*a)[0] = merge((*a)[0], Acc(cv(v.x), r));
   (*a)[1] = merge((*a)[1], Acc(cv(v.y), r + 1u));
@@ -8,21 +8,20 @@ fn fold4(a: ptr<function, array<Acc, 4>>, v: vec4<$in_storage>, r: u32) {
   (*a)[3] = merge((*a)[3], Acc(cv(v.w), r + 3u));
 }
 
-fn accumulate(o: u32, r0: u32, r1: u32, lid: u32) -> Acc {
+fn accumulate(o: u32, r0: u32, r1: u32, lane: u32, tpr: u32) -> Acc {
   let base = element_offset(o, 0u);
   let n4 = (r1 - r0) / 4u;
   let b4 = (base + r0) / 4u;  // chunks are multiples of 4 elements
   var a = array<Acc, 4>(empty_acc(), empty_acc(), empty_acc(), empty_acc());
-  var k = lid;
-  for (; k + WG < n4; k = k + 2u * WG) {
+  var k = lane;
+  for (; k + tpr < n4; k = k + 2u * tpr) {
     let v = x[b4 + k];
-    let w = x[b4 + k + WG];
+    let w = x[b4 + k + tpr];
     fold4(&a, v, r0 + 4u * k);
-    fold4(&a, w, r0 + 4u * (k + WG));
+    fold4(&a, w, r0 + 4u * (k + tpr));
   }
   if (k < n4) { fold4(&a, x[b4 + k], r0 + 4u * k); }
-  let t = r0 + 4u * n4 + lid;
-  if (t < r1) {
+  for (var t = r0 + 4u * n4 + lane; t < r1; t = t + tpr) {  // tpr may be below 3
     let j = base + t;
     a[0] = merge(a[0], Acc(cv(x[j / 4u][j % 4u]), t));
   }
