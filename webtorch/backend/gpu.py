@@ -216,6 +216,10 @@ def _reduce_rows(op, src, in_dtype, acc_dtype, out_dtype, with_index, meta, layo
                           [n_out, n_chunks, 1, 1, 0, n_out, n_chunks, n_chunks, 1], n_chunks, n_out, indices)
 
 
+# A split costs a second launch (~20-30 us of Python in Pyodide): smaller inputs take one pass.
+COLUMN_SPLIT_MIN = 1 << 22
+
+
 def _reduce_columns(op, src, in_dtype, acc_dtype, out_dtype, with_index, meta, split, src_indices=None):
     """reduce_by_cols.wgsl: workgroups of tx rows x ty lanes along them. tx is at least 32 rows (one
     128-byte read per 32 threads) or all of them, ty no more lanes than elements. With few rows the
@@ -225,6 +229,7 @@ def _reduce_columns(op, src, in_dtype, acc_dtype, out_dtype, with_index, meta, s
     ty = min(256 // min(32, _pow2(n_out)), _pow2(row_len))
     tx = 256 // ty
     n_groups = -(-n_out // tx)
+    split = split and n_out * row_len >= COLUMN_SPLIT_MIN
     n_chunks = max(1, min(-(-2048 // n_groups), row_len // (16 * ty))) if split else 1
     chunk = max(1, -(-row_len // n_chunks))
     n_chunks = max(1, -(-row_len // chunk))
