@@ -71,6 +71,20 @@ def train(T, model, model_name, optimizer_name, device):
     return losses, params
 
 
+def worst_parameter_differences(params, expected):
+    """{name: max abs difference} over the final parameters, leaving out the attention key bias (the
+    middle third of in_proj_bias): its true gradient is zero (softmax ignores a constant shift), so
+    Adam, which divides by the gradient's running RMS, moves it by float noise alone, in torch as here."""
+    worst = {}
+    for name, values in expected.items():
+        keep = range(len(values))
+        if name.endswith("self_attn.in_proj_bias"):
+            third = len(values) // 3
+            keep = [i for i in keep if not third <= i < 2 * third]
+        worst[name] = max((abs(params[name][i] - values[i]) for i in keep), default=0.0)
+    return worst
+
+
 def _flat(x):
     if isinstance(x, list):
         return [v for item in x for v in _flat(item)]

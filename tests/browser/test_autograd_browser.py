@@ -10,7 +10,7 @@ TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 from compare import _enc_float  # noqa: E402
 from grad_cases import GRAD_CASES, plain_gradients  # noqa: E402
-from training_cases import CASES as TRAINING_CASES, MODELS, train  # noqa: E402
+from training_cases import CASES as TRAINING_CASES, MODELS, train, worst_parameter_differences  # noqa: E402
 
 DIR = "/tmp/webtorch_tests"
 MODULES = ["op_cases.py", "nn_cases.py", "compare.py", "grad_cases.py", "training_cases.py"]
@@ -102,7 +102,5 @@ losses, params = train(webtorch, model, {model_name!r}, {optimizer_name!r}, "web
 """, timeout=900)
     for step, (a, e) in enumerate(zip(losses, expected_losses)):
         assert abs(a - e) <= 1e-4 * abs(e), f"step {step}: loss {a} vs torch {e}"
-    tolerance = 5e-3 if optimizer_name == "adam" else 1e-3  # see tests/test_training.py
-    for name, values in expected_params.items():
-        worst = max((abs(a - e) for a, e in zip(params[name], values)), default=0.0)
-        assert worst <= tolerance, f"{name}: max abs difference {worst}"
+    for name, worst in worst_parameter_differences(params, expected_params).items():
+        assert worst <= 1e-3, f"{name}: max abs difference {worst}"
