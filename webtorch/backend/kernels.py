@@ -184,6 +184,15 @@ def matmul(d):
     return ("matmul", d.name), source, "wrr"
 
 
+@functools.lru_cache(maxsize=None)
+def matmul_small(d):
+    """One output per invocation (matmul_small.wgsl): the path for small products."""
+    t = COMPUTE[d]
+    mad = "fma($T(a[ai]), $T(b[bi]), acc)" if t == "f32" else "acc + $T(a[ai]) * $T(b[bi])"
+    source = wgsl("matmul_batch") + Template(wgsl("matmul_small").replace("$mad", mad)).substitute(S=STORAGE[d], T=t)
+    return ("matmul_small", d.name), source, "wrr"
+
+
 def take(d):
     source = Template(wgsl("take")).substitute(T=STORAGE[d])
     return ("take", STORAGE[d]), source, "wrr"
