@@ -357,7 +357,6 @@ def put(dst, offsets, src, accumulate):
 def _put_through_float32(dst, offsets, src):
     """put(accumulate=True) into float16: WGSL has no f16 atomics, so dst's whole storage goes to f32,
     takes the adds, and comes back rounded to half."""
-    from .._tensor import Tensor
     from ..ops_table import ELEMENTWISE
     whole = Tensor(dst._storage, (dst._storage.numel,))
     wide = Tensor(empty(dt.float32, whole.numel()), whole.shape)
@@ -415,34 +414,33 @@ def optimizer_step(kernel, param, grad, states, scalars):
                                [s._storage.buffer for s in states], meta, -(-n // 256))
 
 
-def softmax(x, log):
-    """softmax (or log_softmax) over x's last dim, float32; returns a contiguous storage of x's shape."""
+def _last_dim_rows(x):
+    """For softmax.wgsl / layer_norm.wgsl over x's last dim (row_threads.wgsl): a float32 output
+    storage of x's shape, the params words up to tpr, and the workgroup count."""
     row_len = x.shape[-1]
     n_rows = math.prod(x.shape[:-1])
-    out = empty(dt.float32, n_rows * row_len)
-    kept = x.dim() - 1
     tpr = _threads_per_row(row_len)
-    meta = [n_rows, row_len, kept, 1, x._offset, *x.shape[:-1], *x._stride[:-1], row_len, x._stride[-1], tpr]
-    out.runtime.run(kernels.softmax(log), [out.buffer, x._storage.buffer], meta,
-                    -(-n_rows // (256 // tpr)) if row_len else 0)
+    meta = [n_rows, row_len, x.dim() - 1, 1, x._offset, *x.shape[:-1], *x._stride[:-1], row_len, x._stride[-1], tpr]
+    return empty(dt.float32, n_rows * row_len), meta, -(-n_rows // (256 // tpr)) if row_len else 0
+
+
+def softmax(x, log):
+    """softmax (or log_softmax) over x's last dim, float32; returns a contiguous storage of x's shape."""
+    out, meta, groups = _last_dim_rows(x)
+    out.runtime.run(kernels.softmax(log), [out.buffer, x._storage.buffer], meta, groups)
     return out
 
 
 def layer_norm(x, weight, bias, eps):
     """layer_norm over x's last dim, float32; weight, bias: None or contiguous float32 tensors of
     that length. Returns a contiguous storage of x's shape."""
-    row_len = x.shape[-1]
-    n_rows = math.prod(x.shape[:-1])
-    out = empty(dt.float32, n_rows * row_len)
-    tpr = _threads_per_row(row_len)
+    out, meta, groups = _last_dim_rows(x)
     flags = (1 if weight is not None else 0) | (2 if bias is not None else 0)
-    meta = [n_rows, row_len, x.dim() - 1, 1, x._offset, *x.shape[:-1], *x._stride[:-1], row_len, x._stride[-1],
-            tpr, kernels.scalar_bits(eps, dt.float32), flags, weight._offset if weight is not None else 0,
-            bias._offset if bias is not None else 0]
+    meta += [kernels.scalar_bits(eps, dt.float32), flags, weight._offset if weight is not None else 0,
+             bias._offset if bias is not None else 0]
     src = x._storage.buffer  # stands in for an absent weight or bias (never read)
     out.runtime.run(kernels.layer_norm(), [out.buffer, src, weight._storage.buffer if weight is not None else src,
-                                           bias._storage.buffer if bias is not None else src],
-                    meta, -(-n_rows // (256 // tpr)) if row_len else 0)
+                                           bias._storage.buffer if bias is not None else src], meta, groups)
     return out
 
 

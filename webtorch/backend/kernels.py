@@ -188,8 +188,8 @@ def matmul(d):
 def matmul_small(d):
     """One output per invocation (matmul_small.wgsl): the path for small products."""
     t = COMPUTE[d]
-    mad = "fma($T(a[ai]), $T(b[bi]), acc)" if t == "f32" else "acc + $T(a[ai]) * $T(b[bi])"
-    source = wgsl("matmul_batch") + Template(wgsl("matmul_small").replace("$mad", mad)).substitute(S=STORAGE[d], T=t)
+    mad = f"fma({t}(a[ai]), {t}(b[bi]), acc)" if t == "f32" else f"acc + {t}(a[ai]) * {t}(b[bi])"
+    source = wgsl("matmul_batch") + Template(wgsl("matmul_small")).substitute(S=STORAGE[d], T=t, mad=mad)
     return ("matmul_small", d.name), source, "wrr"
 
 
