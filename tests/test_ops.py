@@ -47,6 +47,19 @@ def test_op(case, device):
     assert_close(to_plain(result), expected, atol=case.atol, rtol=case.rtol, name=name)
 
 
+# A column reduction splits its reduced dim over workgroups (partials, then a second pass) only from
+# gpu.COLUMN_SPLIT_MIN elements; the column cases are smaller, so here the split is forced on them.
+@pytest.mark.parametrize("case", [c for c in CASES if "reduce-cols" in c.name], ids=lambda c: c.name)
+def test_split_column_reductions(case, monkeypatch):
+    if expected_refusal(webtorch, case, "webgpu"):
+        pytest.skip("refused on this adapter (the op table checks the error)")
+    from webtorch.backend import gpu
+    monkeypatch.setattr(gpu, "COLUMN_SPLIT_MIN", 0)
+    expected = to_plain(run_case(torch, case, "cpu"))
+    assert_close(to_plain(run_case(webtorch, case, "webgpu")), expected, atol=case.atol, rtol=case.rtol,
+                 name=case.name + "[split]")
+
+
 @pytest.mark.parametrize("case,device", params(ERROR_CASES))
 def test_error(case, device):
     with pytest.raises(case.exc) as torch_info:

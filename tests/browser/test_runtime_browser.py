@@ -45,6 +45,28 @@ c = await x.cpu_async()
     assert values == [[0, 2, 4], [6, 8, 10]] and item == 10 and on_cpu == "cpu"
 
 
+def test_split_column_reductions_match_torch(py):
+    # A column reduction splits its rows over workgroups (partials, then a second pass carrying the
+    # arg-reductions' indices) only from gpu.COLUMN_SPLIT_MIN elements: forced here on small columns.
+    import torch
+    values = [(i * 37) % 101 / 10.0 for i in range(1000 * 37)]  # each extreme ~10 times a column: ties
+    t = torch.tensor(values).reshape(1000, 37)
+    expected = [t.sum(0).tolist(), t.amax(0).tolist(), t.argmax(0).tolist(), t.argmin(0).tolist()]
+    got = py.run(f"""
+import webtorch
+from webtorch.backend import gpu
+split_min, gpu.COLUMN_SPLIT_MIN = gpu.COLUMN_SPLIT_MIN, 0
+try:
+    x = webtorch.tensor({values!r}, device="webgpu").reshape(1000, 37)
+    result = [x.sum(0).tolist(), x.amax(0).tolist(), x.argmax(0).tolist(), x.argmin(0).tolist()]
+finally:
+    gpu.COLUMN_SPLIT_MIN = split_min  # the session's later tests run as users would
+result
+""")
+    assert got[0] == pytest.approx(expected[0], rel=1e-5)
+    assert got[1:] == expected[1:]
+
+
 def test_too_large_allocation(py):
     message = py.run("""
 import webtorch
