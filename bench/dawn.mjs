@@ -23,8 +23,13 @@ const writeBuffer = globals.GPUQueue.prototype.writeBuffer;
 globals.GPUQueue.prototype.writeBuffer = function (buffer, offset, data, ...rest) {
   return writeBuffer.call(this, buffer, offset, data.buffer instanceof SharedArrayBuffer ? data.slice() : data, ...rest);
 };
+// The toggles make the H200 stand in for a browser with shader-f16 and subgroup matrices:
+// allow_unsafe_apis is what Chrome's --enable-unsafe-webgpu turns on (subgroup matrices);
+// vulkan_enable_f16_on_nvidia exposes shader-f16 on NVIDIA's Vulkan driver (Chrome on D3D12 has it).
+const DAWN_FLAGS = ["enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia"];
 // Pyodide refuses to start when navigator exists without a userAgent.
-Object.defineProperty(globalThis, "navigator", {value: {gpu: create([]), userAgent: "node-dawn"}, configurable: true});
+Object.defineProperty(globalThis, "navigator", {value: {gpu: create(DAWN_FLAGS), userAgent: "node-dawn"},
+                                                configurable: true});
 
 const log = (s) => console.log(s);
 const peers = {};
@@ -58,6 +63,7 @@ const result = await runSuite({
   wheel: new Uint8Array(fs.readFileSync(path.join(bundle, wheelName))),
   workloads: fs.readFileSync(path.join(here, "workloads.py"), "utf8"),
 });
+result.dawnFlags = DAWN_FLAGS;
 fs.writeFileSync(outPath, JSON.stringify(result, null, 1));
 log(`bench: wrote ${outPath}`);
 process.exit(0);

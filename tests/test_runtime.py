@@ -61,8 +61,16 @@ def test_too_large_allocation_raises_out_of_memory():
 def test_adapter_info():
     assert webgpu.is_available()
     info = webgpu.adapter_info()
-    assert set(info) == {"vendor", "architecture", "device", "description"}
+    assert set(info) == {"vendor", "architecture", "device", "description", "subgroup_min_size",
+                         "subgroup_max_size", "subgroup_matrix_configs"}
     assert isinstance(webgpu.get_device_name(), str) and webgpu.get_device_name()
+
+
+def test_features_requested_when_offered():
+    import wgpu
+    offered = wgpu.gpu.request_adapter_sync(power_preference="high-performance").features
+    wanted = {"shader-f16": "shader-f16", "subgroup": "subgroups", "timestamp-query": "timestamp-query"}
+    assert set(webgpu.features()) == {ours for theirs, ours in wanted.items() if theirs in offered}
 
 
 def test_async_readback():

@@ -19,12 +19,15 @@ def is_available():
 
 
 def adapter_info():
-    """The adapter's vendor, architecture, device and description."""
+    """The adapter's vendor, architecture, device and description, its subgroup sizes, and the
+    subgroup-matrix (tensor core) configurations it offers: dicts of component_type,
+    result_component_type, M, N, K (empty where the adapter has none)."""
     return dict(_rt.runtime().driver.adapter_info)
 
 
 def features():
-    """The WebGPU features of the device webtorch uses (float16 needs "shader-f16")."""
+    """The WebGPU features webtorch requested for its device: those of "shader-f16" (float16),
+    "subgroups", "chromium-experimental-subgroup-matrix" and "timestamp-query" the adapter offers."""
     return sorted(_rt.runtime().features)
 
 

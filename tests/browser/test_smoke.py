@@ -92,6 +92,10 @@ def test_webgpu_adapter(py):
     info = json.loads(info)
     print(f"[{py.mode}] WebGPU adapter.info: {info}")
     assert info["has_device"]
+    # webtorch's device asks for every feature its kernels can use that the adapter offers
+    wanted = {"shader-f16", "subgroups", "chromium-experimental-subgroup-matrix", "timestamp-query"}
+    got = py.run("import webtorch\nwebtorch.webgpu.features()")
+    assert set(got) == wanted & set(info["features"]), (got, info["features"])
 
 
 @pytest.mark.webgpu

@@ -4,6 +4,7 @@
 (() => {
   const LIMITS = ["maxStorageBufferBindingSize", "maxBufferSize", "maxStorageBuffersPerShaderStage",
                   "maxComputeWorkgroupStorageSize", "maxComputeInvocationsPerWorkgroup"];
+  const WANTED_FEATURES = ["shader-f16", "subgroups", "chromium-experimental-subgroup-matrix", "timestamp-query"];
   const snake = (s) => s.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
   const fail = (kind, message) => { const e = new Error(`${kind}: ${message}`); e.name = kind; return e; };
 
@@ -22,8 +23,10 @@
       }
       const requiredLimits = {};
       for (const name of LIMITS) requiredLimits[name] = adapter.limits[name];
-      // float16 tensors need "shader-f16": requested whenever the adapter offers it
-      const requiredFeatures = adapter.features.has("shader-f16") ? ["shader-f16"] : [];
+      // Every feature a kernel can use is requested whenever the adapter offers it: "shader-f16"
+      // (float16 tensors), "subgroups", and the subgroup matrices (tensor cores) that Chromium exposes
+      // behind --enable-unsafe-webgpu.
+      const requiredFeatures = WANTED_FEATURES.filter((f) => adapter.features.has(f));
       const device = await adapter.requestDevice({requiredLimits, requiredFeatures});
       return new WebtorchDriver(adapter, device);
     }
@@ -33,8 +36,13 @@
       this.queue = device.queue;
       const info = adapter.info || {};
       this.info = {vendor: info.vendor || "", architecture: info.architecture || "", device: info.device || "",
-                   description: info.description || ""};
-      this.features = [...device.features];
+                   description: info.description || "",
+                   subgroup_min_size: info.subgroupMinSize || 0, subgroup_max_size: info.subgroupMaxSize || 0,
+                   // each config's fields are getters (the objects print as {}): read them one by one
+                   subgroup_matrix_configs: [...(info.subgroupMatrixConfigs || [])].map((c) => ({
+                     component_type: c.componentType, result_component_type: c.resultComponentType,
+                     M: c.M, N: c.N, K: c.K}))};
+      this.features = WANTED_FEATURES.filter((f) => device.features.has(f));
       this.limits = {};
       for (const name of LIMITS) this.limits[snake(name)] = device.limits[name];
       this.limits.min_storage_buffer_offset_alignment = device.limits.minStorageBufferOffsetAlignment;

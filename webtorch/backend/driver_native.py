@@ -26,14 +26,18 @@ class NativeDriver:
         names = ("max_storage_buffer_binding_size", "max_buffer_size", "max_storage_buffers_per_shader_stage",
                  "max_compute_workgroup_storage_size", "max_compute_invocations_per_workgroup")
         self.limits = {n: adapter.limits[n.replace("_", "-")] for n in names}
-        # float16 tensors need "shader-f16": requested whenever the adapter offers it
-        features = ["shader-f16"] if "shader-f16" in adapter.features else []
+        # Every feature a kernel can use is requested whenever the adapter offers it (as the browser
+        # driver does); wgpu-native spells WebGPU's "subgroups" as "subgroup".
+        features = [f for f in ("shader-f16", "subgroup", "timestamp-query") if f in adapter.features]
         self.device = adapter.request_device_sync(required_features=features,
                                                   required_limits={n.replace("_", "-"): self.limits[n] for n in names})
         self.limits["min_storage_buffer_offset_alignment"] = adapter.limits["min-storage-buffer-offset-alignment"]
         info = adapter.info
         self.adapter_info = {k: info.get(k, "") for k in ("vendor", "architecture", "device", "description")}
-        self.features = sorted(self.device.features)
+        # wgpu-py 0.32 names the subgroup sizes "stackgroup_*"; wgpu-native offers no subgroup matrices
+        self.adapter_info.update(subgroup_min_size=info.get("stackgroup_min_size", 0),
+                                 subgroup_max_size=info.get("stackgroup_max_size", 0), subgroup_matrix_configs=[])
+        self.features = sorted({"subgroup": "subgroups"}.get(f, f) for f in self.device.features if f in features)
         self._buffers = {}
         self._pipelines = []
         self._bind_groups = {}
