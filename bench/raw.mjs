@@ -154,6 +154,10 @@ export async function runRaw(cfg, gpu = globalThis.navigator.gpu) {
     const once = async () => { const e = device.createCommandEncoder(); const p = e.beginComputePass(); p.setPipeline(sum); p.setBindGroup(0, bg); p.dispatchWorkgroups(1); p.end(); e.copyBufferToBuffer(P, 0, R, 0, 16); device.queue.submit([e.finish()]); await R.mapAsync(GPUMapMode.READ); new Float32Array(R.getMappedRange()).slice(0); R.unmap(); };
     await once(); const reps = cfg.item_reps || 50; const t0 = now(); for (let i = 0; i < reps; i++) await once();
     res.item = {us_sum_then_item: (now() - t0) / reps * 1e3};
+    // the 4-byte copy + mapAsync alone (what .item() of a ready value costs)
+    const read = async () => { const e = device.createCommandEncoder(); e.copyBufferToBuffer(P, 0, R, 0, 16); device.queue.submit([e.finish()]); await R.mapAsync(GPUMapMode.READ); new Float32Array(R.getMappedRange()).slice(0); R.unmap(); };
+    await read(); const t1 = now(); for (let i = 0; i < reps; i++) await read();
+    res.item.us_item = (now() - t1) / reps * 1e3;
   }
   device.destroy();
   return res;

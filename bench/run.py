@@ -138,7 +138,11 @@ def metrics(fw):
         if "us_sum_then_item_async" in item:
             m["sum + await .item_async() round trip"] = (item["us_sum_then_item_async"], "µs", False)
             m["await .item_async() of a ready value"] = (item["us_item_async"], "µs", False)
-        if "us_resolved_promise" in item:  # the floor: no GPU, Python waits on a resolved JS promise
+        if "ms_tolist_1m" in item:
+            m["tolist() of 1M floats"] = (item["ms_tolist_1m"], "ms", False)
+        if "us_resolved_promise_direct" in item:  # the floor of .item(): no GPU
+            m["floor: .item()'s wait on a resolved JS promise"] = (item["us_resolved_promise_direct"], "µs", False)
+        if "us_resolved_promise" in item:  # no GPU, Python waits on a resolved JS promise
             m["floor: run_sync(resolved JS promise)"] = (item["us_resolved_promise"], "µs", False)
             m["floor: await resolved JS promise"] = (item["us_resolved_promise_async"], "µs", False)
     return m

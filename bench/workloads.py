@@ -149,8 +149,9 @@ def transfer(cfg):
 
 
 async def item(cfg):
-    """A 4-byte readback after a small reduction, and of a ready value: synchronously (JSPI's
-    run_sync) and awaited (item_async: no stack switch)."""
+    """A 4-byte readback after a small reduction, and of a ready value: synchronously (Python
+    suspends on the readback's promise, by the route the driver picked) and awaited (item_async);
+    and tolist() of 1M floats (readback plus the conversion to a Python list)."""
     x = torch.full((1024,), 1.0, device="webgpu")
     y = x.sum()
     y.item()
@@ -170,18 +171,26 @@ async def item(cfg):
                 y = x.sum()
             await y.item_async()
         out[name + "_async"] = (now() - t0) / reps * 1e6
-    # The floor under both: Python waiting on an already-resolved JS promise, no GPU involved
-    # (Pyodide resumes Python through JSPI, on each event-loop hop).
-    import js
-    from pyodide.ffi import run_sync
-    t0 = now()
-    for _ in range(reps):
-        run_sync(js.Promise.resolve(0))
-    out["us_resolved_promise"] = (now() - t0) / reps * 1e6
-    t0 = now()
-    for _ in range(reps):
-        await js.Promise.resolve(0)
-    out["us_resolved_promise_async"] = (now() - t0) / reps * 1e6
+    big = torch.full((1 << 20,), 1.5, device="webgpu")
+    out["ms_tolist_1m"] = _timed(big.tolist, 3, rounds=2) * 1e3
+    driver = rt_mod.runtime().driver
+    if hasattr(driver, "wait_route"):  # the browser driver: the floors under the figures above, no GPU
+        import js
+        from pyodide.ffi import run_sync
+        out["readback_route"] = driver.wait_route
+        t0 = now()
+        for _ in range(reps):  # Python suspending on a settled promise the way .item() does
+            driver._js.parkSettled()
+            driver._wait()
+        out["us_resolved_promise_direct"] = (now() - t0) / reps * 1e6
+        t0 = now()
+        for _ in range(reps):
+            run_sync(js.Promise.resolve(0))
+        out["us_resolved_promise"] = (now() - t0) / reps * 1e6
+        t0 = now()
+        for _ in range(reps):
+            await js.Promise.resolve(0)
+        out["us_resolved_promise_async"] = (now() - t0) / reps * 1e6
     return out
 
 

@@ -94,6 +94,22 @@ def test_readback_of_a_view_reads_its_elements(dtype):
     assert x[1, 6, 2].item() == expected[1, 6, 2].item()
 
 
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (4, 1), (1, 4), (2, 3, 4), (3, 0, 2), (2, 1, 1, 3)])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+def test_tolist_matches_torch(shape, dtype, device):
+    # nested like torch, with Python's bool/int/float elements; NaN and infinities kept
+    g = torch.Generator().manual_seed(len(shape) * 7 + sum(shape))
+    expected = torch.randn(shape, generator=g).mul(3)
+    if expected.numel() > 2:
+        expected.view(-1)[:3] = torch.tensor([float("nan"), float("inf"), -float("inf")])
+    expected = expected.to(getattr(torch, dtype)) if dtype == "float32" else \
+        expected.nan_to_num(0.0, 7.0, -7.0).round().to(getattr(torch, dtype))
+    got = webtorch.tensor(expected.tolist(), dtype=getattr(webtorch, dtype), device=device).tolist()
+    want = expected.tolist()
+    assert repr(got) == repr(want)  # also the element types (True, 2, 2.0) and nan's position
+
+
 def test_numpy_interop():
     x = webtorch.tensor([[1.5, 2.0], [3.0, -1.0]], device="webgpu")
     a = x.cpu().numpy()

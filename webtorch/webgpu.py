@@ -69,7 +69,9 @@ def set_pool_limit(nbytes):
 
 
 def stats():
-    """Counters: kernels dispatched, command buffers submitted, pipelines compiled."""
+    """Counters: kernels dispatched, command buffers submitted, pipelines compiled; and how a
+    synchronous readback suspends in the browser (None before the first one, and on CPython)."""
     rt = _rt.runtime()
     return {"kernels": rt.kernels_dispatched, "submits": rt.submit_count, "pipelines": len(rt._pipelines),
-            "allocated_bytes": rt.allocated_bytes, "pooled_bytes": rt.pooled_bytes}
+            "allocated_bytes": rt.allocated_bytes, "pooled_bytes": rt.pooled_bytes,
+            "readback_route": getattr(rt.driver, "wait_route", None)}

@@ -96,3 +96,36 @@ except webgpu.DeviceLostError as e:
 """)
     assert "lost" in message
     assert after == [2.0, 2.0, 2.0]
+
+
+def test_readback_routes_and_their_errors(py):
+    # Each way a synchronous readback can suspend (the socket hook, the promise as a future,
+    # run_sync's Task) gives the same values and raises a lost device's error; the first two
+    # work in Pyodide 314 (page and worker) and one of them is what webtorch picked.
+    got = py.run("""
+import webtorch
+from webtorch import webgpu
+from webtorch.backend.webgpu import runtime
+x = webtorch.arange(5, device="webgpu") * 1.5
+x.tolist()
+picked = runtime().driver.wait_route
+result = {"picked": picked}
+for route in ("run_sync", "future", "socket"):
+    x = webtorch.arange(5, device="webgpu") * 1.5
+    driver = runtime().driver
+    works = driver.use_wait_route(route)
+    values = [x.tolist(), (x[3] + 1).item(), x.sum().item()] if works else None
+    driver._js.device.destroy()
+    try:
+        (x + 1).tolist()
+        lost = "no error"
+    except webgpu.DeviceLostError as e:
+        lost = "lost" in str(e)
+    result[route] = [works, values, lost]
+result["after"] = (webtorch.ones(2, device="webgpu") * 3).tolist()
+result
+""")
+    assert got["picked"] == "socket", got
+    for route in ("run_sync", "future", "socket"):
+        assert got[route] == [True, [[0.0, 1.5, 3.0, 4.5, 6.0], 5.5, 15.0], True], (route, got)
+    assert got["after"] == [3.0, 3.0]

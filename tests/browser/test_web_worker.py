@@ -136,6 +136,22 @@ def test_interrupt_a_busy_loop(client):
     assert r == {"how": "interrupted", "outcome": "KeyboardInterrupt", "n": True, "pid": True}
 
 
+def test_interrupt_a_loop_of_readbacks(client):
+    # Python spends most of this loop suspended in .item() (on the readback's promise): the interrupt
+    # lands between two readbacks, and the next readback works.
+    r = client.evaluate("""async () => {
+  const run = wt.run("import webtorch as torch\\nx = torch.ones(4, device='webgpu')\\nn = 0\\n" +
+                     "while True:\\n    n += (x * n).sum().item() >= 0")
+      .then(() => 'finished', (e) => e.type);
+  await new Promise((r) => setTimeout(r, 1500));
+  const how = await wt.cancel({graceMs: 3000});
+  return {how, outcome: await run, n: await wt.run('n > 0'),
+          after: await wt.run("from webtorch.backend.webgpu import runtime\\n" +
+                              "[(x * 2).sum().item(), runtime().driver.wait_route]")};
+}""")
+    assert r == {"how": "interrupted", "outcome": "KeyboardInterrupt", "n": True, "after": [8.0, "socket"]}
+
+
 def test_cancel_restarts_a_stuck_worker(client):
     # Suspended on a promise that never settles: the interrupt cannot land, so cancel()
     # terminates the worker and starts a new one (Python state is gone).

@@ -55,6 +55,9 @@
       this.scopes = [];   // popErrorScope promises of submitted batches
       this.errors = [];   // errors no scope caught
       this.lost = null;
+      this.pending = null;   // the synchronous readback in flight (beginRead)
+      this.readError = undefined;
+      this.socketWaits = 0;
       device.lost.then((info) => { this.lost = info.message || info.reason || "unknown reason"; });
       device.addEventListener("uncapturederror", (event) => this.errors.push(event.error));
     }
@@ -190,15 +193,52 @@
         await this.raiseErrors();
         throw err;
       }
-      const view = dest.getBuffer("u8");
-      try {
+      let view;
+      try {  // (dest may be gone: Python interrupted while this was in flight)
+        view = dest.getBuffer("u8");
         view.data.set(new Uint8Array(staging.getMappedRange(0, nbytes)));
       } finally {
-        view.release();
+        if (view) view.release();
         staging.unmap();
         free.push(staging);
       }
       await this.raiseErrors();
+    }
+
+    // Synchronous readback (driver_browser.py): beginRead parks the readback's promise in `pending`,
+    // where Python suspends on it directly. It never rejects (a rejection could not cross a socket's
+    // recv): its error, if any, waits in readError for Python to raise.
+    beginRead(id, offset, nbytes, dest) {
+      this.readError = undefined;
+      this.pending = this.readBuffer(id, offset, nbytes, dest).then(
+        () => 0, (err) => { this.readError = String(err && err.message || err); return 0; });
+    }
+
+    // The parked promise, returned from a call: Pyodide gives Python an asyncio Future of it (run_sync's input).
+    pendingPromise() {
+      return this.pending;
+    }
+
+    // Parks an already settled promise: driver_browser.py's probes of the ways to suspend.
+    parkSettled() {
+      this.readError = undefined;
+      this.pending = Promise.resolve(0);
+    }
+
+    // Suspension through a socket: Pyodide 314 sends recvfrom on a socket whose SOCKFS sock_ops have
+    // recvmsgAsync to that hook and suspends the caller (JSPI) until its promise settles. A number
+    // settles it as recv's result (0 here: the readback has already filled Python's buffer).
+    hookSocket(sockfs, fd) {
+      const sock = sockfs.getSocket(fd);
+      const ops = Object.create(sock.sock_ops);
+      ops.recvmsgAsync = () => {
+        const pending = this.pending || Promise.resolve(0);
+        this.pending = null;
+        this.socketWaits++;
+        return pending;
+      };
+      sock.sock_ops = ops;
+      this.socketWaits = 0;
     }
   }
   return WebtorchDriver;

@@ -16,7 +16,7 @@ _NO_JSPI = ("synchronous GPU work in the browser (.item(), .tolist(), .cpu(), fi
 
 
 def _translate(exc):
-    """A JS error from browser_driver.js as the matching webtorch exception."""
+    """A JS error from browser_driver.js (or its message) as the matching webtorch exception."""
     message = str(exc)
     for kind in ("WebGPUUnavailableError", "DeviceLostError", "OutOfMemoryError", "ValidationError"):
         if kind in message:
@@ -56,6 +56,10 @@ class BrowserDriver:
         self._destroy_buffer = js_driver.destroyBuffer
         self._write_buffer = js_driver.writeBuffer
         self._submit = js_driver.submit
+        self._begin_read = js_driver.beginRead
+        self.wait_route = None  # how synchronous readbacks suspend, chosen at the first one
+        self._wait = None
+        self._socket = None
         self.ffi_calls = 0  # Python -> JS crossings of the runtime's calls (bench/ reports calls per op)
 
     @staticmethod
@@ -109,16 +113,95 @@ class BrowserDriver:
         self._call(self._submit, commands)
 
     def read_buffer(self, bid, offset, dest):
-        """GPU bytes into dest, a writable Python buffer of the size to read."""
-        from pyodide.ffi import JsException, can_run_sync, run_sync
+        """GPU bytes into dest, a writable Python buffer of the size to read: Python suspends
+        until they are there (JSPI), on the readback's own promise where it can (see _wait_routes)."""
+        from pyodide.ffi import can_run_sync
         if not can_run_sync():
             raise RuntimeError(_NO_JSPI)
-        self.ffi_calls += 1
+        wait = self._wait or self._choose_wait()
         with _proxy(dest) as proxy:
+            self._call(self._begin_read, bid, offset, memoryview(dest).nbytes, proxy)
+            wait()
+        error = self._js.readError
+        if error is not None:
+            raise _translate(error)
+
+    # -- how Python suspends on a JS promise -------------------------------------------------------
+    # pyodide.ffi.run_sync(future) costs ~200 us (Node 26, Chromium): it wraps the promise in an
+    # asyncio Task, and each event-loop callback that schedules is a new suspendable JSPI call. Two
+    # routes suspend on the JS promise itself (~2-10 us); both lean on Pyodide 314's internals, so
+    # each is probed once (with a settled promise) and the first that works is used:
+    #   "socket": recv on a socket whose SOCKFS hook returns the promise (Pyodide's syscall suspension);
+    #   "future": the promise's JsProxy passes asyncio.isfuture for one run_sync call, so run_sync
+    #             hands the promise itself to JSPI instead of a Task;
+    #   "run_sync": run_sync on the Future that calling the JS function gives (always works).
+    def _wait_socket(self):
+        self._socket.recv_into(self._recv_byte)
+
+    def _wait_future(self):
+        from pyodide.ffi import run_sync
+        promise = self._js.pending
+        promise_type = type(promise)
+        promise_type._asyncio_future_blocking = False  # asyncio.isfuture: True
+        try:
+            run_sync(promise)
+        finally:
+            del promise_type._asyncio_future_blocking
+
+    def _wait_run_sync(self):
+        from pyodide.ffi import run_sync
+        run_sync(self._js.pendingPromise())
+
+    def _use_socket(self):
+        import socket
+
+        import pyodide_js
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.setblocking(False)  # a Pyodide without the hook then fails at once (ENOTCONN)
+            self._js.hookSocket(pyodide_js._module.SOCKFS, sock.fileno())
+            self._socket, self._recv_byte = sock, bytearray(1)
+            self._js.parkSettled()
+            self._wait_socket()
+            if self._js.socketWaits == 1:
+                return True
+        except Exception:  # noqa: BLE001 -- any failure means: not this route
+            pass
+        sock.close()
+        self._socket = None
+        return False
+
+    def _use_future(self):
+        import asyncio
+        try:
+            self._js.parkSettled()
+            promise_type = type(self._js.pending)
+            promise_type._asyncio_future_blocking = False
             try:
-                run_sync(self._js.readBuffer(bid, offset, memoryview(dest).nbytes, proxy))
-            except JsException as e:
-                raise _translate(e) from None
+                direct = asyncio.isfuture(self._js.pending)
+            finally:
+                del promise_type._asyncio_future_blocking
+            if direct:
+                self._wait_future()
+            return direct
+        except Exception:  # noqa: BLE001
+            return False
+
+    def use_wait_route(self, route):
+        """Suspends synchronous readbacks through route ("socket", "future" or "run_sync");
+        returns whether it works here (then it is used)."""
+        if route == "socket" and not (self._socket is not None or self._use_socket()):
+            return False
+        if route == "future" and not self._use_future():
+            return False
+        self.wait_route = route
+        self._wait = getattr(self, "_wait_" + route)
+        return True
+
+    def _choose_wait(self):
+        for route in ("socket", "future", "run_sync"):
+            if self.use_wait_route(route):
+                return self._wait
 
     async def read_buffer_async(self, bid, offset, dest):
         from pyodide.ffi import JsException
