@@ -6,5 +6,7 @@ from .layers import (AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCE
                      Flatten, GELU, GroupNorm, Hardswish, Hardtanh, HuberLoss, Identity, KLDivLoss, L1Loss,
                      LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2d, Mish, ModuleDict, ModuleList, MSELoss,
                      MultiheadAttention, NLLLoss, ReLU, ReLU6, RMSNorm, Sequential, Sigmoid, SiLU, SmoothL1Loss,
-                     Softmax, Softplus, Tanh, TransformerEncoder, TransformerEncoderLayer, Unflatten)
+                     Softmax, Softplus, Tanh, Transformer, TransformerDecoder, TransformerDecoderLayer,
+                     TransformerEncoder, TransformerEncoderLayer, Unflatten)
 from .module import Module, Parameter  # noqa: F401
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: F401

@@ -357,39 +357,85 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return F.matmul(weights, value)
 
 
-def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, in_proj_bias, out_proj_weight,
-                                 out_proj_bias, key_padding_mask=None, need_weights=True, attn_mask=None,
-                                 average_attn_weights=True, is_causal=False, dropout_p=0.0):
-    """Sequence-first (L, N, E) inputs, like torch's functional form."""
+def _mask_as_float(mask, dtype):
+    """A boolean mask (True = masked out) as an additive one (-inf); a float mask as it is."""
+    if mask is None or mask.dtype is not dt.bool_:
+        return mask
+    return F.where(mask, -math.inf, F.zeros(*mask.shape, dtype=dtype, device=mask.device))
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """torch's functional form: sequence-first (L, N, E) inputs, or unbatched (L, E)."""
+    batched = query.dim() == 3
+    if not batched:
+        query, key, value = (F.unsqueeze(t, 1) for t in (query, key, value))
+        if key_padding_mask is not None:
+            key_padding_mask = F.unsqueeze(key_padding_mask, 0)
     L, N, E = query.shape
-    S = key.shape[0]
+    if E != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
+    if E % num_heads:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
     head = E // num_heads
-    w_q, w_k, w_v = (F.narrow(in_proj_weight, 0, i * E, E) for i in range(3))
-    b_q, b_k, b_v = (F.narrow(in_proj_bias, 0, i * E, E) for i in range(3)) if in_proj_bias is not None else \
-        (None, None, None)
-    q = linear(query, w_q, b_q).reshape(L, N * num_heads, head).transpose(0, 1)   # (N*H, L, D)
-    k = linear(key, w_k, b_k).reshape(S, N * num_heads, head).transpose(0, 1)
-    v = linear(value, w_v, b_v).reshape(S, N * num_heads, head).transpose(0, 1)
-    scores = F.matmul(q, k.transpose(1, 2)) * (1.0 / math.sqrt(head))            # (N*H, L, S)
-    scores = scores.reshape(N, num_heads, L, S)
+    if use_separate_proj_weight:
+        w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
+    else:
+        w_q, w_k, w_v = in_proj_weight.chunk(3)
+    b_q, b_k, b_v = in_proj_bias.chunk(3) if in_proj_bias is not None else (None, None, None)
+    q, k, v = linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+    attn_mask = _mask_as_float(attn_mask, q.dtype)
+    key_padding_mask = _mask_as_float(key_padding_mask, q.dtype)
     if attn_mask is not None:
-        mask = attn_mask if attn_mask.dim() == 2 else attn_mask.reshape(N, num_heads, L, S)
-        scores = F.where(mask, -math.inf, scores) if mask.dtype is dt.bool_ else scores + mask
-    elif is_causal:
-        future = F.gt(F.arange(S, device=query.device), F.unsqueeze(F.arange(L, device=query.device), 1))
-        scores = F.where(future, -math.inf, scores)
+        want = (L, key.shape[0]) if attn_mask.dim() == 2 else (N * num_heads, L, key.shape[0])
+        if attn_mask.dim() not in (2, 3):
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+        if tuple(attn_mask.shape) != want:
+            raise RuntimeError(f"The shape of the {attn_mask.dim()}D attn_mask is {attn_mask.shape}, but should be "
+                               f"{want}.")
+        attn_mask = attn_mask if attn_mask.dim() == 3 else F.unsqueeze(attn_mask, 0)
+
+    def one_more_key(k, v, new_k, new_v, dim):
+        """Appends a key/value position that every query may attend to (masks get a 0 column)."""
+        nonlocal attn_mask, key_padding_mask
+        attn_mask = pad(attn_mask, (0, 1)) if attn_mask is not None else None
+        key_padding_mask = pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
+        return F.cat([k, new_k], dim), F.cat([v, new_v], dim)
+    if bias_k is not None and bias_v is not None:
+        k, v = one_more_key(k, v, bias_k.repeat(1, N, 1), bias_v.repeat(1, N, 1), 0)
+    q = q.reshape(L, N * num_heads, head).transpose(0, 1)                             # (N*H, L, D)
+    k = (static_k if static_k is not None else k.reshape(k.shape[0], N * num_heads, head).transpose(0, 1))
+    v = (static_v if static_v is not None else v.reshape(v.shape[0], N * num_heads, head).transpose(0, 1))
+    if add_zero_attn:
+        zeros = F.zeros(N * num_heads, 1, head, dtype=k.dtype, device=k.device)
+        k, v = one_more_key(k, v, zeros, zeros, 1)
+    S = k.shape[1]
     if key_padding_mask is not None:
-        kpm = key_padding_mask.reshape(N, 1, 1, S)
-        scores = F.where(kpm, -math.inf, scores) if kpm.dtype is dt.bool_ else scores + kpm
+        if tuple(key_padding_mask.shape) != (N, S):
+            raise AssertionError(f"expecting key_padding_mask shape of {(N, S)}, but got {key_padding_mask.shape}")
+        kpm = key_padding_mask.reshape(N, 1, 1, S).expand(N, num_heads, 1, S).reshape(N * num_heads, 1, S)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    scores = F.matmul(q * math.sqrt(1.0 / head), k.transpose(1, 2))                 # (N*H, L, S)
+    if attn_mask is not None:
+        scores = scores + attn_mask
     weights = softmax(scores, -1)
-    if dropout_p:
+    if dropout_p and training:
         weights = dropout(weights, dropout_p)
-    out = F.matmul(weights.reshape(N * num_heads, L, S), v)                       # (N*H, L, D)
-    out = out.transpose(0, 1).reshape(L, N, E)
+    out = F.matmul(weights, v).transpose(0, 1).reshape(L, N, E)                       # (L, N, E)
     out = linear(out, out_proj_weight, out_proj_bias)
-    if not need_weights:
-        return out, None
-    return out, (F.mean(weights, 1) if average_attn_weights else weights)
+    weights = weights.reshape(N, num_heads, L, S)
+    if average_attn_weights:
+        weights = F.mean(weights, 1)
+    if not batched:
+        out, weights = F.squeeze(out, 1), F.squeeze(weights, 0)
+    return out, (weights if need_weights else None)
 
 
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -4,6 +4,7 @@ import math
 from collections import OrderedDict
 
 from .. import _ops as F
+from .._shape_ops import triu
 from . import functional as fn
 from . import init
 from .module import Module, Parameter
@@ -389,6 +390,21 @@ class ModuleList(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
+    def __repr__(self):
+        """PyTorch's: runs of equal entries are one line, "(0-5): 6 x Block(...)"."""
+        runs = []  # [first index, last index, repr]
+        for i, m in enumerate(self):
+            text = repr(m)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        if not runs:
+            return "ModuleList()"
+        lines = [(f"({a}): " if a == b else f"({a}-{b}): {b - a + 1} x ") + text.replace("\n", "\n  ")
+                 for a, b, text in runs]
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
 
 class ModuleDict(Module):
     def __init__(self, modules=None):
@@ -430,55 +446,96 @@ class MultiheadAttention(Module):
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
                  kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
         super().__init__()
-        if embed_dim % num_heads:
-            raise AssertionError("embed_dim must be divisible by num_heads")
-        if add_bias_kv or add_zero_attn or (kdim not in (None, embed_dim)) or (vdim not in (None, embed_dim)):
-            raise NotImplementedError("MultiheadAttention: add_bias_kv, add_zero_attn and kdim/vdim are not supported")
-        self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, dropout, batch_first
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        self.embed_dim, self.kdim, self.vdim = embed_dim, kdim or embed_dim, vdim or embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads, self.dropout, self.batch_first = num_heads, dropout, batch_first
         self.head_dim = embed_dim // num_heads
-        self.in_proj_weight = _param(3 * embed_dim, embed_dim, device=device)
-        self.in_proj_bias = Parameter(F.zeros(3 * embed_dim, device=device)) if bias else None
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = _param(3 * embed_dim, embed_dim, device=device)
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = _param(embed_dim, embed_dim, device=device)
+            self.k_proj_weight = _param(embed_dim, self.kdim, device=device)
+            self.v_proj_weight = _param(embed_dim, self.vdim, device=device)
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(F.zeros(3 * embed_dim, device=device))
+        else:
+            self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device)
-        init.xavier_uniform_(self.in_proj_weight)
+        if add_bias_kv:
+            self.bias_k = _param(1, 1, embed_dim, device=device)
+            self.bias_v = _param(1, 1, embed_dim, device=device)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        for weight in ((self.in_proj_weight,) if self._qkv_same_embed_dim else
+                       (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)):
+            init.xavier_uniform_(weight)
         if bias:
             init.constant_(self.out_proj.bias, 0.0)
+        if add_bias_kv:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
-        batched = query.dim() == 3
-        if not batched:
-            query, key, value = (F.unsqueeze(t, 1) for t in (query, key, value))
-        elif self.batch_first:
+        if self.batch_first and query.dim() == 3:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
         out, weights = fn.multi_head_attention_forward(
-            query, key, value, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
-            self.out_proj.bias, key_padding_mask, need_weights, attn_mask, average_attn_weights,
-            is_causal and attn_mask is None, self.dropout if self.training else 0.0)
-        if not batched:
-            out = F.squeeze(out, 1)
-            weights = F.squeeze(weights, 0) if weights is not None else None
-        elif self.batch_first:
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
+            self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if self.batch_first and query.dim() == 3:
             out = out.transpose(0, 1)
         return out, weights
 
 
-class TransformerEncoderLayer(Module):
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=fn.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+def _get_activation_fn(activation):
+    if activation == "relu":
+        return fn.relu
+    if activation == "gelu":
+        return fn.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+class _TransformerLayer(Module):
+    """The sublayers of PyTorch's encoder (cross_attention=False) and decoder layers, in its order."""
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+                 bias, device, cross_attention):
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout, bias=bias, batch_first=batch_first,
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             device=device)
+        if cross_attention:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                     batch_first=batch_first, device=device)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            activation = {"relu": fn.relu, "gelu": fn.gelu}[activation]
-        self.activation = activation
+        sublayers = 3 if cross_attention else 2
+        for i in range(1, sublayers + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device))
+        for i in range(1, sublayers + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=fn.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                         norm_first, bias, device, cross_attention=False)
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
@@ -499,6 +556,39 @@ class TransformerEncoderLayer(Module):
         return x
 
 
+class TransformerDecoderLayer(_TransformerLayer):
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=fn.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                         norm_first, bias, device, cross_attention=True)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+            x = x + self._ff_block(self.norm3(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
+            x = self.norm3(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
+                           need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x, memory, attn_mask, key_padding_mask, is_causal):
+        x = self.multihead_attn(x, memory, memory, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                is_causal=is_causal, need_weights=False)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x):
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
 class TransformerEncoder(Module):
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
         super().__init__()
@@ -508,8 +598,61 @@ class TransformerEncoder(Module):
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         x = src
         for layer in self.layers:
-            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal is True)
         return self.norm(x) if self.norm is not None else x
+
+
+class TransformerDecoder(Module):
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask, tgt_key_padding_mask=tgt_key_padding_mask,
+                      memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal is True,
+                      memory_is_causal=memory_is_causal)
+        return self.norm(x) if self.norm is not None else x
+
+
+class Transformer(Module):
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
+                 dropout=0.1, activation=fn.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+                      bias, device)
+        self.encoder = custom_encoder if custom_encoder is not None else TransformerEncoder(
+            TransformerEncoderLayer(*layer_args), num_encoder_layers,
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device))
+        self.decoder = custom_decoder if custom_decoder is not None else TransformerDecoder(
+            TransformerDecoderLayer(*layer_args), num_decoder_layers,
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device))
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        batch_dim = 0 if self.batch_first else 1
+        if src.dim() == 3 and src.shape[batch_dim] != tgt.shape[batch_dim]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """-inf above the diagonal, 0 elsewhere: position i attends to positions <= i."""
+        return triu(F.full((sz, sz), -math.inf, dtype=dtype, device=device), diagonal=1)
 
 
 # -- losses ----------------------------------------------------------------------------------

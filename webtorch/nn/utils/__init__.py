@@ -1,8 +1,9 @@
-"""torch.nn.utils: gradient clipping."""
+"""torch.nn.utils: gradient clipping; rnn (packed sequences)."""
 import math
 
 from ... import _ops as F
 from ...autograd import no_grad
+from . import rnn  # noqa: F401
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):

@@ -1,0 +1,111 @@
+"""MultiheadAttention's options, TransformerDecoderLayer, TransformerDecoder and Transformer
+against PyTorch (weights copied from torch's modules): outputs, attention weights and gradients."""
+import pytest
+import torch
+
+import webtorch
+from module_compare import DEVICES, compare
+
+KEY_PAD = [[False, False, True, False, True], [False, True, False, False, False]]
+
+
+def mask(T, device, values, dtype=None):
+    if T is torch:
+        return torch.tensor(values, dtype=dtype)
+    return webtorch.tensor(values, dtype=getattr(webtorch, str(dtype).split(".")[-1]) if dtype else None,
+                           device=device)
+
+
+def mha_call(device, **kwargs):
+    """Calls MultiheadAttention(q, k, v) with masks built for each library."""
+    def call(T, m, q, k, v):
+        args = {}
+        if "key_padding_mask" in kwargs:
+            args["key_padding_mask"] = mask(T, device, kwargs["key_padding_mask"])
+        if "attn_mask" in kwargs:
+            args["attn_mask"] = mask(T, device, kwargs["attn_mask"])
+        return m(q, k, v, **args, **{k: v for k, v in kwargs.items() if k not in ("key_padding_mask", "attn_mask")})
+    return call
+
+
+CAUSAL_FLOAT = torch.nn.Transformer.generate_square_subsequent_mask(4)[:, :4].tolist()
+CAUSAL_FLOAT = [row + [0.0] for row in CAUSAL_FLOAT]  # 4 queries x 5 keys
+
+MHA = {
+    "bias-kv-zero-attn-masks": (lambda T: T.nn.MultiheadAttention(8, 2, add_bias_kv=True, add_zero_attn=True),
+                                lambda: [torch.randn(4, 2, 8), torch.randn(5, 2, 8), torch.randn(5, 2, 8)],
+                                dict(key_padding_mask=KEY_PAD, attn_mask=CAUSAL_FLOAT)),
+    "kdim-vdim-batch-first-per-head": (lambda T: T.nn.MultiheadAttention(8, 4, kdim=3, vdim=5, batch_first=True),
+                                       lambda: [torch.randn(2, 4, 8), torch.randn(2, 5, 3), torch.randn(2, 5, 5)],
+                                       dict(average_attn_weights=False, key_padding_mask=KEY_PAD)),
+    "no-weights-no-bias-bool-mask": (lambda T: T.nn.MultiheadAttention(6, 3, bias=False),
+                                     lambda: [torch.randn(4, 2, 6), torch.randn(5, 2, 6), torch.randn(5, 2, 6)],
+                                     dict(need_weights=False, attn_mask=[[j > i + 1 for j in range(5)]
+                                                                         for i in range(4)])),
+    "unbatched-kdim": (lambda T: T.nn.MultiheadAttention(4, 2, kdim=2, vdim=2, add_zero_attn=True),
+                       lambda: [torch.randn(3, 4), torch.randn(5, 2), torch.randn(5, 2)], dict()),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", list(MHA))
+def test_multihead_attention_options_match_torch(name, device):
+    build, make_inputs, kwargs = MHA[name]
+    compare(build, make_inputs, device, mha_call(device, **kwargs))
+
+
+def decoder_call(device, masks):
+    def call(T, m, tgt, memory):
+        extra = {}
+        if masks:
+            extra = dict(tgt_mask=T.nn.Transformer.generate_square_subsequent_mask(3, device=None if T is torch else device),
+                         memory_key_padding_mask=mask(T, device, KEY_PAD), tgt_is_causal=True)
+        return m(tgt, memory, **extra)
+    return call
+
+
+DECODERS = {
+    "decoder-layer-post-norm-masks": (lambda T: T.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.1), True),
+    "decoder-layer-norm-first-gelu": (lambda T: T.nn.TransformerDecoderLayer(8, 2, 16, activation="gelu",
+                                                                             norm_first=True), False),
+    "decoder-2-layers-norm": (lambda T: T.nn.TransformerDecoder(T.nn.TransformerDecoderLayer(8, 4, 12), 2,
+                                                                T.nn.LayerNorm(8)), True),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", list(DECODERS))
+def test_decoder_matches_torch(name, device):
+    build, masks = DECODERS[name]
+    compare(build, lambda: [torch.randn(3, 2, 8), torch.randn(5, 2, 8)], device, decoder_call(device, masks))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_transformer_matches_torch(device):
+    def call(T, m, src, tgt):
+        return m(src, tgt, tgt_mask=T.nn.Transformer.generate_square_subsequent_mask(3, device=None if T is torch else device),
+                 src_key_padding_mask=mask(T, device, KEY_PAD), memory_key_padding_mask=mask(T, device, KEY_PAD))
+    compare(lambda T: T.nn.Transformer(8, 2, 2, 1, 16, batch_first=True, norm_first=True),
+            lambda: [torch.randn(2, 5, 8), torch.randn(2, 3, 8)], device, call)
+
+
+def test_construction_and_errors_match_torch():
+    for build in (lambda T: T.nn.Transformer(8, 2, 1, 1, 16), lambda T: T.nn.MultiheadAttention(8, 2, kdim=3),
+                  lambda T: T.nn.MultiheadAttention(8, 2, add_bias_kv=True, bias=False)):
+        ref, mine = build(torch), build(webtorch)
+        assert repr(mine) == repr(ref)
+        assert [(n, tuple(p.shape)) for n, p in mine.named_parameters()] == \
+            [(n, tuple(p.shape)) for n, p in ref.named_parameters()]
+    assert webtorch.nn.Transformer.generate_square_subsequent_mask(4).tolist() == \
+        torch.nn.Transformer.generate_square_subsequent_mask(4).tolist()
+    x = torch.zeros(3, 1, 8)
+    for T in (torch, webtorch):
+        xs = x if T is torch else webtorch.zeros(3, 1, 8)
+        with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+            T.nn.MultiheadAttention(8, 2)(xs, xs, xs, is_causal=True)
+        with pytest.raises(RuntimeError, match="The shape of the 2D attn_mask is"):
+            T.nn.MultiheadAttention(8, 2)(xs, xs, xs, attn_mask=T.zeros(2, 3))
+        with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
+            T.nn.TransformerDecoderLayer(8, 2, activation="tanh")
+        with pytest.raises(RuntimeError, match="the feature number of src and tgt must be equal to d_model"):
+            T.nn.Transformer(8, 2, 1, 1, 16)(xs, T.zeros(3, 1, 4))
