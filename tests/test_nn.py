@@ -1,5 +1,6 @@
 """nn.Module protocol, layer construction, optimizers and schedulers against PyTorch."""
 import math
+import warnings
 
 import pytest
 import torch
@@ -109,6 +110,12 @@ OPTIMIZERS = [
     ("RMSprop", dict(lr=0.01)),
     ("RMSprop", dict(lr=0.01, momentum=0.9, centered=True, weight_decay=0.01)),
     ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.01)),
+    ("Adadelta", dict(lr=0.5, weight_decay=0.01)),
+    ("Adamax", dict(lr=0.01, weight_decay=0.01, maximize=True)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.01)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, momentum_decay=0.01)),
+    ("RAdam", dict(lr=0.01, betas=(0.9, 0.8), weight_decay=0.01)),  # rho_t > 5 from step 6: the rectified step
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
 ]
 
 
@@ -118,7 +125,7 @@ def test_optimizer_steps_match_torch(name, kwargs):
     x = torch.randn(6, 4)
     opts = getattr(torch.optim, name)(ref.parameters(), **kwargs), \
         getattr(webtorch.optim, name)(mine.parameters(), **kwargs)
-    for _ in range(5):
+    for _ in range(8):
         for model, opt, xb in ((ref, opts[0], x), (mine, opts[1], webtorch.tensor(x.tolist(), device="webgpu"))):
             opt.zero_grad()
             (model(xb) ** 2).sum().backward()
@@ -147,15 +154,30 @@ SCHEDULERS = [
     ("LinearLR", dict(start_factor=0.2, total_iters=4)),
     ("OneCycleLR", dict(max_lr=1.0, total_steps=12)),
     ("LambdaLR", dict(lr_lambda=lambda e: 1 / (e + 1))),
+    ("ConstantLR", dict(factor=0.5, total_iters=3)),
+    ("PolynomialLR", dict(total_iters=6, power=2.0)),
+    ("CosineAnnealingWarmRestarts", dict(T_0=3, T_mult=2, eta_min=0.01)),
+    ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=3, step_size_down=2, mode="triangular2")),
+    ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=2, mode="exp_range", gamma=0.9)),
+    ("SequentialLR", lambda T, opt: dict(schedulers=[T.optim.lr_scheduler.ConstantLR(opt, factor=0.1, total_iters=2),
+                                                     T.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9),
+                                                     T.optim.lr_scheduler.StepLR(opt, 2)], milestones=[3, 7])),
+    ("ChainedScheduler", lambda T, opt: dict(schedulers=[T.optim.lr_scheduler.ConstantLR(opt, factor=0.1,
+                                                                                         total_iters=2),
+                                                         T.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)])),
 ]
 
 
-@pytest.mark.parametrize("name,kwargs", SCHEDULERS, ids=[n for n, _ in SCHEDULERS])
+@pytest.mark.parametrize("name,kwargs", SCHEDULERS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(SCHEDULERS)])
 def test_lr_schedulers_match_torch(name, kwargs):
     lrs = []
     for T in (torch, webtorch):
         opt = T.optim.SGD([T.nn.Parameter(T.zeros(1))], lr=0.1, momentum=0.9)
-        sched = getattr(T.optim.lr_scheduler, name)(opt, **kwargs)
+        args = kwargs(T, opt) if callable(kwargs) else kwargs
+        if name == "ChainedScheduler":
+            sched = T.optim.lr_scheduler.ChainedScheduler(**args)
+        else:
+            sched = getattr(T.optim.lr_scheduler, name)(opt, **args)
         seen = []
         for _ in range(11):
             opt.step()
@@ -163,6 +185,59 @@ def test_lr_schedulers_match_torch(name, kwargs):
             seen.append((sched.get_last_lr()[0], opt.param_groups[0]["momentum"]))
         lrs.append(seen)
     assert lrs[1] == pytest.approx(lrs[0], rel=1e-9)
+
+
+def test_scheduler_epoch_argument_matches_torch():
+    """step(epoch) uses the closed forms; CosineAnnealingWarmRestarts takes fractional epochs."""
+    for name, kwargs, epochs in (("CosineAnnealingWarmRestarts", dict(T_0=2, T_mult=2), [0.5, 1.25, 2.0, 3.5, 7.9]),
+                                 ("StepLR", dict(step_size=2, gamma=0.5), [3, 1, 6]),
+                                 ("PolynomialLR", dict(total_iters=4), [2, 5, 1])):
+        lrs = []
+        for T in (torch, webtorch):
+            opt = T.optim.SGD([T.nn.Parameter(T.zeros(1))], lr=0.1)
+            sched = getattr(T.optim.lr_scheduler, name)(opt, **kwargs)
+            seen = []
+            for epoch in epochs:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # torch deprecates the epoch argument
+                    sched.step(epoch)
+                seen.append(opt.param_groups[0]["lr"])
+            lrs.append(seen)
+        assert lrs[1] == pytest.approx(lrs[0], rel=1e-12), name
+
+
+def test_lbfgs_matches_torch():
+    for line_search in (None, "strong_wolfe"):
+        ref, mine = both(lambda T: T.nn.Linear(3, 2))
+        x, y = torch.randn(8, 3), torch.randn(8, 2)
+        losses = []
+        for T, model, xb, yb in ((torch, ref, x, y), (webtorch, mine, webtorch.tensor(x.tolist(), device="webgpu"),
+                                                     webtorch.tensor(y.tolist(), device="webgpu"))):
+            opt = T.optim.LBFGS(model.parameters(), lr=0.5, max_iter=6, history_size=3, line_search_fn=line_search)
+
+            def closure():
+                opt.zero_grad()
+                loss = ((model(xb) - yb) ** 2).mean()
+                loss.backward()
+                return loss
+            losses.append([opt.step(closure).item() for _ in range(3)])
+        assert losses[1] == pytest.approx(losses[0], rel=1e-4), line_search
+        for (n, a), (_, b) in zip(mine.named_parameters(), ref.named_parameters()):
+            assert flat(a.tolist()) == pytest.approx(flat(b.tolist()), rel=1e-4, abs=1e-5), (line_search, n)
+
+
+def test_optimizer_argument_errors_match_torch():
+    p = [torch.nn.Parameter(torch.zeros(1))]
+    q = [webtorch.nn.Parameter(webtorch.zeros(1))]
+    for name, kwargs, message in (("Adamax", dict(lr=-1), "Invalid learning rate"),
+                                  ("NAdam", dict(betas=(0.9, 1.0)), "Invalid beta parameter at index 1"),
+                                  ("RAdam", dict(eps=-1), "Invalid epsilon value"),
+                                  ("Adadelta", dict(rho=2), "Invalid rho value")):
+        for T, params in ((torch, p), (webtorch, q)):
+            with pytest.raises(ValueError, match=message):
+                getattr(T.optim, name)(params, **kwargs)
+    with pytest.raises(NotImplementedError, match="SparseAdam needs sparse gradients"):
+        webtorch.optim.SparseAdam(q)
 
 
 def test_reduce_lr_on_plateau_matches_torch():

@@ -1,5 +1,7 @@
 """torch.optim: the update rules follow PyTorch's single-tensor implementations step by step, so
 the roundings (and so the trained weights) match."""
+import struct
+
 from .. import _ops as F
 from ..backend import gpu, kernels
 from . import lr_scheduler  # noqa: F401
@@ -148,3 +150,134 @@ class Adagrad(Optimizer):
         clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
         s = state["sum"] = state["sum"] + grad * 1 * grad
         return p + grad * -clr / (F.sqrt(s) + group["eps"])
+
+
+def _float32(x):
+    """x rounded to float32, as PyTorch's float32 state tensors (NAdam's mu_product) hold it."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def _new_state(state, **tensors):
+    """Creates the state on the first step; counts the step; returns it."""
+    if not state:
+        state["step"] = 0
+        state.update(tensors)
+    state["step"] += 1
+    return state["step"]
+
+
+def _prepare_grad(p, grad, group, decoupled=False):
+    """maximize and (L2 or decoupled) weight decay -> (p, grad) as PyTorch applies them first."""
+    grad = -grad if group["maximize"] else grad
+    wd = group["weight_decay"]
+    if wd and decoupled:
+        p = p * (1 - group["lr"] * wd)
+    elif wd:
+        grad = grad + p * wd
+    return p, grad
+
+
+class Adadelta(Optimizer):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
+                 maximize=False, differentiable=False):
+        _check(lr=lr, eps=eps, weight_decay=weight_decay)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize))
+
+    def _update(self, p, grad, state, group):
+        rho, eps = group["rho"], group["eps"]
+        _new_state(state, square_avg=F.zeros_like(p), acc_delta=F.zeros_like(p))
+        p, grad = _prepare_grad(p, grad, group)
+        sq = state["square_avg"] = state["square_avg"] * rho + grad * (1 - rho) * grad
+        delta = F.sqrt(state["acc_delta"] + eps) / F.sqrt(sq + eps) * grad
+        state["acc_delta"] = state["acc_delta"] * rho + delta * (1 - rho) * delta
+        return p + delta * -group["lr"]
+
+
+class Adamax(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        _check(lr=lr, eps=eps, weight_decay=weight_decay, betas=betas)
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      maximize=maximize))
+
+    def _update(self, p, grad, state, group):
+        beta1, beta2 = group["betas"]
+        step = _new_state(state, exp_avg=F.zeros_like(p), exp_inf=F.zeros_like(p))
+        p, grad = _prepare_grad(p, grad, group)
+        m = state["exp_avg"] = state["exp_avg"] + (grad - state["exp_avg"]) * (1 - beta1)
+        u = state["exp_inf"] = F.maximum(state["exp_inf"] * beta2, F.abs(grad) + group["eps"])
+        return p + m * -(group["lr"] / (1 - beta1 ** step)) / u
+
+
+class NAdam(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False):
+        _check(lr=lr, eps=eps, weight_decay=weight_decay, betas=betas)
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
+                                      maximize=maximize))
+
+    def _update(self, p, grad, state, group):
+        beta1, beta2 = group["betas"]
+        lr, decay = group["lr"], group["momentum_decay"]
+        step = _new_state(state, mu_product=1.0, exp_avg=F.zeros_like(p), exp_avg_sq=F.zeros_like(p))
+        p, grad = _prepare_grad(p, grad, group, group["decoupled_weight_decay"])
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay)))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * decay)))
+        mu_product = state["mu_product"] = _float32(state["mu_product"] * mu)
+        m = state["exp_avg"] = state["exp_avg"] + (grad - state["exp_avg"]) * (1 - beta1)
+        v = state["exp_avg_sq"] = state["exp_avg_sq"] * beta2 + grad * (1 - beta2) * grad
+        denom = F.sqrt(v / (1 - beta2 ** step)) + group["eps"]
+        p = p + grad * (-lr * (1.0 - mu) / (1.0 - mu_product)) / denom
+        return p + m * ((-lr * mu_next) / (1.0 - mu_product * mu_next)) / denom
+
+
+class RAdam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
+                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
+        _check(lr=lr, eps=eps, weight_decay=weight_decay, betas=betas)
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      decoupled_weight_decay=decoupled_weight_decay, maximize=maximize))
+
+    def _update(self, p, grad, state, group):
+        beta1, beta2 = group["betas"]
+        lr = group["lr"]
+        step = _new_state(state, exp_avg=F.zeros_like(p), exp_avg_sq=F.zeros_like(p))
+        p, grad = _prepare_grad(p, grad, group, group["decoupled_weight_decay"])
+        m = state["exp_avg"] = state["exp_avg"] + (grad - state["exp_avg"]) * (1 - beta1)
+        v = state["exp_avg_sq"] = state["exp_avg_sq"] * beta2 + grad * (1 - beta2) * grad
+        bias_correction2 = 1 - beta2 ** step
+        m_hat = m / (1 - beta1 ** step)
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+        if rho_t <= 5.0:  # the variance is not tractable yet: an SGD-with-momentum step
+            return p - m_hat * lr
+        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+        return p - m_hat * lr * ((bias_correction2 ** 0.5) / (F.sqrt(v) + group["eps"])) * rect
+
+
+class SparseAdam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
+        raise NotImplementedError("SparseAdam needs sparse gradients, and webtorch has no sparse tensors "
+                                  "(nn.Embedding(sparse=True) is not supported): use Adam")
+
+
+def _check(lr, eps, weight_decay, betas=None):
+    """PyTorch's argument checks, with its messages."""
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    for i, beta in enumerate(betas or ()):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+
+
+from .lbfgs import LBFGS  # noqa: E402,F401  (after Optimizer's subclasses, like torch.optim's namespace)
