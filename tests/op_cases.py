@@ -1360,6 +1360,12 @@ f16_case("f16-reduce-cols", lambda T, d, a: (a.sum(0), a.mean(0), a.amax(0), a.a
 f16_case("f16-matmul", lambda T, d, a, b, c: (a @ b, T.bmm(c, c.transpose(1, 2)), T.nn.functional.linear(a, b.t())),
          I((5, 24), F16, kind="uniform"), I((24, 7), F16, kind="uniform", layout="transposed"),
          I((2, 3, 8), F16, kind="uniform"), atol=5e-3, rtol=4e-3)
+# whole tiles of the tensor-core kernel where the adapter has subgroup matrices (128x128, 64x128 and
+# 64x64 tiles; row- and column-major operands, batches), the tiled kernels elsewhere
+f16_case("f16-matmul-tensor-core-tiles", lambda T, d, a, b, w, c: (a @ b, T.nn.functional.linear(a, w), b.t() @ a.t(),
+                                                                  T.bmm(c, c.transpose(1, 2)), c.transpose(1, 2) @ c),
+         I((128, 64), F16, kind="uniform"), I((64, 128), F16, kind="uniform"), I((128, 64), F16, kind="uniform"),
+         I((2, 64, 32), F16, kind="uniform"), atol=5e-3, rtol=4e-3)
 f16_case("f16-softmax", lambda T, d, a: (T.softmax(a, 1), T.log_softmax(a, -1), T.nn.functional.softmax(a, 0)),
          I((4, 10), F16), atol=2e-3, rtol=4e-3)
 f16_case("f16-cumsum-sort", lambda T, d, a: (a.cumsum(1), a.sort(1), a.sort(1, descending=True).values,

@@ -185,7 +185,7 @@ ELEMENTWISE = {op.name: op for op in [
       lambda a: math.nan if _isinf_f(a) else math.cos(a), "float"),
     E("tanh", 1, "wt_tanh($a)", lambda np, a: np.tanh(a), math.tanh, "float"),
     E("sigmoid", 1, "wt_sigmoid($a)", _np_sigmoid, _sigmoid, "float"),
-    E("relu", 1, {"f32": "select(0.0f, $a, !($a <= 0.0f))", "*": "max($a, 0)"},
+    E("relu", 1, {"f32": "select(0.0f, $a, $a > 0.0f || wt_isnan($a))", "*": "max($a, 0)"},
       lambda np, a: np.where(a <= 0, np.zeros_like(a), a), lambda a: a if not a <= 0 else type(a)(0)),
     E("gelu", 1, "0.5f * $a * (1.0f + wt_erf($a * 0.7071067811865476f))",
       lambda np, a: (0.5 * a * (1 + _np_erf(np, a * np.float32(0.7071067811865476)))).astype(a.dtype),

@@ -293,6 +293,8 @@ def matmul(a, b, out_dtype):
     meta = [m, n, k, len(batch), a._offset, a._stride[-2], a._stride[-1], b._offset, b._stride[-2], b._stride[-1]]
     meta += list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
     buffers = [c.buffer, a._storage.buffer, b._storage.buffer]
+    if a.dtype is dt.float16 and _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
+        return c
     if m * n * k * n_batch <= SMALL_MATMUL_MACS and k <= SMALL_MATMUL_MAX_K:
         c.runtime.run(kernels.matmul_small(out_dtype), buffers, meta, (-(-m * n // 64), 1, n_batch))
         return c
@@ -311,6 +313,40 @@ def matmul(a, b, out_dtype):
         return c
     c.runtime.run(kernels.matmul(out_dtype), buffers, meta, (-(-n // 64), -(-m // 64), n_batch))
     return c
+
+
+# Tile shapes of the tensor-core kernel, biggest first: (TM, TN, WM, WN, BK) = fragments per subgroup,
+# subgroups per workgroup, K step (timed on an H200 with bench/matmul_tc.mjs: 128x128 tiles 33-36
+# TFLOP/s at 4096^3 and 8192^3, 64x128 best at 1024^3 and on 4096x384x1536)
+_TENSOR_CORE_TILES = ((4, 4, 2, 2, 32), (2, 4, 2, 2, 32), (2, 2, 2, 2, 32))
+
+
+def _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
+    """float16 matmul through subgroup matrices, where the adapter offers an f16 -> f32 configuration
+    and the shapes are whole tiles with even offsets and strides; False where it does not run."""
+    rt = c.runtime
+    if "chromium-experimental-subgroup-matrix" not in rt.features:
+        return False
+    info = rt.driver.adapter_info
+    fragment = next(((f["M"], f["N"], f["K"]) for f in info.get("subgroup_matrix_configs", ())
+                     if f["component_type"] == "f16" and f["result_component_type"] == "f32"), None)
+    a_col, b_col = a._stride[-2] == 1 and a._stride[-1] != 1, b._stride[-2] == 1 and b._stride[-1] != 1
+    if fragment is None or not (a_col or a._stride[-1] == 1) or not (b_col or b._stride[-1] == 1):
+        return False
+    # the kernel loads words of two halves: offsets and the strides between tile rows and batches even
+    row_strides = [a._stride[-1] if a_col else a._stride[-2], b._stride[-1] if b_col else b._stride[-2]]
+    if any(w % 2 for w in [a._offset, b._offset] + row_strides + list(a._stride[:-2]) + list(b._stride[:-2])):
+        return False
+    sm, sn, sk = fragment
+    sg = info["subgroup_max_size"]
+    for tm, tn, wm, wn, bk in _TENSOR_CORE_TILES:
+        bm, bn, inv = wm * tm * sm, wn * tn * sn, wm * wn * sg
+        if m % bm == 0 and n % bn == 0 and k % bk == 0 and bk % sk == 0 and (bm * bk // 2) % inv == 0 \
+                and (bn * bk // 2) % inv == 0:
+            kernel = kernels.matmul_subgroup_matrix(c.dtype, fragment, sg, (tm, tn, wm, wn, bk), a_col, b_col)
+            rt.run(kernel, buffers, meta, (n // bn, m // bm, n_batch))
+            return True
+    return False
 
 
 _MATMUL_MIN_GROUPS = weakref.WeakKeyDictionary()  # runtime -> its _matmul_min_groups

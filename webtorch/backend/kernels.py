@@ -177,6 +177,18 @@ def matmul_vec4(tm, tn4, bk4):
 
 
 @functools.lru_cache(maxsize=None)
+def matmul_subgroup_matrix(out_dtype, fragment, subgroup_size, tiles, a_col_major, b_col_major):
+    """float16 A @ B on tensor cores (matmul_subgroup_matrix.wgsl): fragment = (M, N, K) of the
+    adapter's f16 -> f32 subgroup-matrix configuration; tiles = (TM, TN, WM, WN, BK)."""
+    (sm, sn, sk), (tm, tn, wm, wn, bk) = fragment, tiles
+    source = Template(wgsl("matmul_subgroup_matrix")).substitute(
+        OUT=STORAGE[out_dtype], SM=sm, SN=sn, SK=sk, TM=tm, TN=tn, WM=wm, WN=wn, BK=bk, SG=subgroup_size,
+        A_COL_MAJOR=str(a_col_major).lower(), B_COL_MAJOR=str(b_col_major).lower()) + wgsl("matmul_batch")
+    return ("matmul_subgroup_matrix", out_dtype.name, fragment, subgroup_size, tiles, a_col_major, b_col_major), \
+        source, "wrr"
+
+
+@functools.lru_cache(maxsize=None)
 def matmul(d):
     t = COMPUTE[d]
     source = wgsl("matmul_batch") + Template(wgsl("matmul")).substitute(S=STORAGE[d], T=t, fma="fma(ar[i], br[j], acc[i][j])" if t == "f32"

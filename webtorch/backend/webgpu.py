@@ -120,7 +120,7 @@ class Runtime:
         key, source, access = kernel
         pid = self._pipelines.get(key)
         if pid is None:
-            if "array<f16>" in source:  # a float16 kernel (f16 is only ever stored): enable WGSL's f16 first
+            if "array<f16" in source:  # a float16 kernel (f16 only ever in memory): enable WGSL's f16 first
                 source = "enable f16;\n" + source
             pid = self._pipelines[key] = self.driver.create_pipeline(source, access, META_WINDOW)
         return pid
