@@ -35,21 +35,111 @@ def test_memory_returns_to_start_when_tensors_are_dropped():
     assert webgpu.memory_reserved() == webgpu.memory_allocated()
 
 
-def test_pool_reuses_buffers():
+def test_cache_reuses_buffers():
     webgpu.empty_cache()
     for _ in range(50):
         webtorch.zeros(1000, device="webgpu").add(1).sum().item()
-    assert webgpu.stats()["pooled_bytes"] <= 64 * 1024
+    assert webgpu.stats()["cached_bytes"] <= 64 * 1024
+    stats = webgpu.memory_stats()
+    webtorch.zeros(1000, device="webgpu").add(1).sum().item()  # every size class is cached now
+    after = webgpu.memory_stats()
+    assert after["segment.all.allocated"] == stats["segment.all.allocated"]
+    assert after["allocation.all.allocated"] == stats["allocation.all.allocated"] + 3
 
 
-def test_pool_is_bounded():
-    webgpu.set_pool_limit(1 << 20)
+def test_cache_keeps_large_buffers():
+    # No cap on the cache: a loop over 96 MiB tensors creates its buffers once (the old pool kept
+    # at most 512 MiB, so a 256 MiB pair was destroyed and created again each iteration).
+    webgpu.empty_cache()
+    a = webtorch.ones(3 << 23, device="webgpu")  # 96 MiB: within lavapipe's 128 MiB binding limit
+    segments = webgpu.memory_stats()["segment.all.allocated"]
+    for _ in range(3):
+        b = a + 1
+        c = b * 2
+        del b, c
+    stats = webgpu.memory_stats()
+    assert stats["segment.all.allocated"] == segments + 2
+    assert webgpu.memory_reserved() == webgpu.memory_allocated() + 2 * (96 << 20)
+    assert webgpu.max_memory_allocated() >= 3 * (96 << 20)
+    del a
+    webgpu.empty_cache()
+    assert webgpu.memory_reserved() == webgpu.memory_allocated()
+
+
+class _SmallDevice:
+    """The runtime's driver with a fixed amount of memory: create_buffer fails beyond it."""
+
+    def __init__(self, driver, capacity):
+        self.driver, self.capacity, self.used, self.sizes, self.checked = driver, capacity, 0, {}, []
+
+    def __getattr__(self, name):
+        return getattr(self.driver, name)
+
+    def create_buffer(self, nbytes, checked=False):
+        self.checked.append(checked)
+        if self.used + nbytes > self.capacity:
+            raise webgpu.OutOfMemoryError("the device has no memory left (simulated)")
+        bid = self.driver.create_buffer(nbytes)
+        self.used += nbytes
+        self.sizes[bid] = nbytes
+        return bid
+
+    def destroy_buffer(self, bid):
+        self.used -= self.sizes.pop(bid)
+        self.driver.destroy_buffer(bid)
+
+
+@pytest.fixture
+def small_device():
+    from webtorch.backend.webgpu import runtime
+    rt = runtime()
+    webgpu.empty_cache()
+    device = _SmallDevice(rt.driver, capacity=8 << 20)
+    rt.driver = device
     try:
-        xs = [webtorch.zeros(1 << 16, device="webgpu") for _ in range(8)]  # 256 KiB each
-        del xs
-        assert webgpu.stats()["pooled_bytes"] <= 1 << 20
+        yield rt
     finally:
-        webgpu.set_pool_limit(512 << 20)
+        rt.driver = device.driver
+        webgpu.empty_cache()
+
+
+def test_out_of_memory_frees_the_cache_and_retries(small_device):
+    stats = webgpu.memory_stats()
+    xs = [webtorch.zeros(1 << 20, device="webgpu") for _ in range(2)]  # 2 x 4 MiB: the device is full
+    del xs  # cached
+    assert small_device.driver.used == 8 << 20 and webgpu.memory_reserved() >= 8 << 20
+    y = webtorch.full((3 << 18,), 2.0, device="webgpu")  # 3 MiB: another size class; fits once the cache is freed
+    assert y.sum().item() == 2.0 * (3 << 18)
+    after = webgpu.memory_stats()
+    assert after["num_alloc_retries"] == stats["num_alloc_retries"] + 1
+    assert after["num_ooms"] == stats["num_ooms"]
+    with pytest.raises(webtorch.OutOfMemoryError, match=r"Tried to allocate 6\.00 MiB.*retried") as e:
+        webtorch.zeros(3 << 19, device="webgpu")  # 6 MiB more than the 5 MiB left
+    assert isinstance(e.value, RuntimeError)
+    assert webgpu.memory_stats()["num_ooms"] == stats["num_ooms"] + 1
+    del y
+    z = webtorch.zeros(3 << 19, device="webgpu")  # fits now
+    assert z.shape == (3 << 19,) and not any(small_device.driver.checked)  # small buffers: unchecked
+
+
+def test_memory_limit():
+    webgpu.empty_cache()
+    base = webgpu.memory_reserved()
+    webgpu.set_memory_limit(base + (4 << 20))
+    try:
+        assert webgpu.get_memory_limit() == base + (4 << 20)
+        x = webtorch.zeros(1 << 19, device="webgpu")  # 2 MiB
+        del x  # cached: 2 MiB
+        y = webtorch.ones(3 << 18, device="webgpu")  # 3 MiB: only after freeing the cache
+        assert webgpu.memory_reserved() == base + (3 << 20)
+        with pytest.raises(webgpu.OutOfMemoryError, match="set_memory_limit"):
+            webtorch.zeros(1 << 19, device="webgpu")
+        del y
+    finally:
+        webgpu.set_memory_limit(None)
+    assert webtorch.zeros(1 << 20, device="webgpu").sum().item() == 0.0
+    with pytest.raises(ValueError):
+        webgpu.set_memory_limit(-1)
 
 
 def test_too_large_allocation_raises_out_of_memory():

@@ -18,6 +18,7 @@ from ._random import *  # noqa: F401,F403
 from . import linalg
 from . import autograd, errors, webgpu, nn, optim, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .errors import OutOfMemoryError  # torch.OutOfMemoryError
 
 float = float32
 half = float16

@@ -46,26 +46,66 @@ def synchronize():
     _rt.runtime().synchronize()
 
 
+# -- memory: the caching allocator (backend/webgpu.py), with torch.cuda's names ----------------------
+def _runtime_if_initialized():
+    return _rt.runtime() if _rt.initialized() else None
+
+
 def memory_allocated():
-    """Bytes of GPU memory held by live tensors."""
-    return _rt.runtime().allocated_bytes if _rt.initialized() else 0
+    """Bytes of GPU memory held by live tensors (rounded up to the allocator's size classes)."""
+    rt = _runtime_if_initialized()
+    return rt.allocated_bytes if rt else 0
+
+
+def max_memory_allocated():
+    """The most bytes live tensors held at once (since start or reset_peak_memory_stats())."""
+    rt = _runtime_if_initialized()
+    return rt.counts["allocated_bytes.peak"] if rt else 0
 
 
 def memory_reserved():
-    """Bytes held by live tensors plus the free buffers kept in the pool."""
-    rt = _rt.runtime() if _rt.initialized() else None
-    return rt.allocated_bytes + rt.pooled_bytes if rt else 0
+    """Bytes of GPU buffers webtorch holds: live tensors' plus the cached free ones."""
+    rt = _runtime_if_initialized()
+    return rt.reserved_bytes if rt else 0
+
+
+def max_memory_reserved():
+    rt = _runtime_if_initialized()
+    return rt.counts["reserved_bytes.peak"] if rt else 0
+
+
+def reset_peak_memory_stats():
+    rt = _runtime_if_initialized()
+    if rt:
+        rt.reset_peak_memory_stats()
+
+
+def memory_stats():
+    """The allocator's counters under torch.cuda.memory_stats()'s keys ("allocated_bytes.all.current",
+    "reserved_bytes.all.peak", "num_alloc_retries", "num_ooms", ...)."""
+    rt = _runtime_if_initialized()
+    return rt.memory_stats() if rt else {}
 
 
 def empty_cache():
-    """Frees the pooled buffers that no tensor uses."""
-    if _rt.initialized():
-        _rt.runtime().empty_cache()
+    """Frees the cached buffers that no tensor uses (memory_reserved() drops to memory_allocated())."""
+    rt = _runtime_if_initialized()
+    if rt:
+        rt.empty_cache()
 
 
-def set_pool_limit(nbytes):
-    """Upper bound on bytes kept in the free-buffer pool (default 512 MiB)."""
-    _rt.runtime().max_pool_bytes = nbytes
+def set_memory_limit(nbytes):
+    """Caps the bytes webtorch reserves (live tensors plus cache); None removes the cap. An allocation
+    beyond it frees the cache and retries, then raises OutOfMemoryError, as one the device refuses.
+    (torch.cuda.set_per_process_memory_fraction's role: WebGPU does not report a device's memory, so
+    the limit is in bytes.)"""
+    if nbytes is not None and (not isinstance(nbytes, int) or nbytes < 0):
+        raise ValueError(f"set_memory_limit expects a byte count >= 0 or None, got {nbytes!r}")
+    _rt.runtime().memory_limit = nbytes
+
+
+def get_memory_limit():
+    return _rt.runtime().memory_limit
 
 
 def stats():
@@ -73,5 +113,5 @@ def stats():
     synchronous readback suspends in the browser (None before the first one, and on CPython)."""
     rt = _rt.runtime()
     return {"kernels": rt.kernels_dispatched, "submits": rt.submit_count, "pipelines": len(rt._pipelines),
-            "allocated_bytes": rt.allocated_bytes, "pooled_bytes": rt.pooled_bytes,
+            "allocated_bytes": rt.allocated_bytes, "cached_bytes": rt.cached_bytes,
             "readback_route": getattr(rt.driver, "wait_route", None)}

@@ -129,3 +129,37 @@ result
     for route in ("run_sync", "future", "socket"):
         assert got[route] == [True, [[0.0, 1.5, 3.0, 4.5, 6.0], 5.5, 15.0], True], (route, got)
     assert got["after"] == [3.0, 3.0]
+
+
+def test_caching_allocator(py):
+    # A 64 MiB buffer is created with its out-of-memory scope awaited (the check passes); it is then
+    # cached and reused; a memory limit frees the cache, retries, then raises OutOfMemoryError.
+    got = py.run("""
+import webtorch
+from webtorch import webgpu
+webgpu.empty_cache()
+big = webtorch.full((1 << 24,), 0.5, device="webgpu")
+total = (big + big).sum().item()
+segments = webgpu.memory_stats()["segment.all.allocated"]
+again = (big * 4).sum().item()
+reused = webgpu.memory_stats()["segment.all.allocated"] - segments
+del big
+cached = webgpu.memory_reserved() - webgpu.memory_allocated()
+webgpu.set_memory_limit(webgpu.memory_allocated() + (8 << 20))
+try:
+    small = webtorch.ones(1 << 20, device="webgpu")  # 4 MiB: fits only once the 128 MiB cache is freed
+    retries = webgpu.memory_stats()["num_alloc_retries"]
+    try:
+        webtorch.ones(3 << 20, device="webgpu")
+        message = "no error"
+    except webtorch.OutOfMemoryError as e:
+        message = str(e)
+finally:
+    webgpu.set_memory_limit(None)
+[total, again, reused, cached >= 2 * (64 << 20), retries, message, small.sum().item()]
+""")
+    total, again, reused, cached, retries, message, small = got
+    assert (total, again) == (1 << 24, 2.0 * (1 << 24)), got
+    assert reused == 0 and cached, got  # big * 4 and its sum reuse (big + big)'s buffers
+    assert retries >= 1 and "Tried to allocate 12.00 MiB" in message, message
+    assert small == float(1 << 20)

@@ -56,7 +56,7 @@
       this.errors = [];   // errors no scope caught
       this.lost = null;
       this.pending = null;   // the synchronous readback in flight (beginRead)
-      this.readError = undefined;
+      this.pendingError = undefined;
       this.socketWaits = 0;
       device.lost.then((info) => { this.lost = info.message || info.reason || "unknown reason"; });
       device.addEventListener("uncapturederror", (event) => this.errors.push(event.error));
@@ -74,6 +74,23 @@
       const id = this.nextId++;
       this.buffers.set(id, this.device.createBuffer({
         size: nbytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST}));
+      return id;
+    }
+
+    // createBuffer whose out-of-memory error scope's promise is parked for Python to wait on
+    // (driver_browser.py; for large buffers, where a failure is likely). On failure the id is freed.
+    createBufferChecked(nbytes) {
+      this.check();
+      this.device.pushErrorScope("out-of-memory");
+      const id = this.createBuffer(nbytes);
+      this.pendingError = undefined;
+      this.pending = this.device.popErrorScope().then((e) => {
+        if (e) {
+          this.pendingError = `OutOfMemoryError: ${e.message}`;
+          this.destroyBuffer(id);
+        }
+        return 0;
+      }, (err) => { this.pendingError = String(err && err.message || err); return 0; });
       return id;
     }
 
@@ -206,12 +223,12 @@
     }
 
     // Synchronous readback (driver_browser.py): beginRead parks the readback's promise in `pending`,
-    // where Python suspends on it directly. It never rejects (a rejection could not cross a socket's
-    // recv): its error, if any, waits in readError for Python to raise.
+    // where Python suspends on it directly. A parked promise never rejects (a rejection could not
+    // cross a socket's recv): its error, if any, waits in pendingError for Python to raise.
     beginRead(id, offset, nbytes, dest) {
-      this.readError = undefined;
+      this.pendingError = undefined;
       this.pending = this.readBuffer(id, offset, nbytes, dest).then(
-        () => 0, (err) => { this.readError = String(err && err.message || err); return 0; });
+        () => 0, (err) => { this.pendingError = String(err && err.message || err); return 0; });
     }
 
     // The parked promise, returned from a call: Pyodide gives Python an asyncio Future of it (run_sync's input).
@@ -221,7 +238,7 @@
 
     // Parks an already settled promise: driver_browser.py's probes of the ways to suspend.
     parkSettled() {
-      this.readError = undefined;
+      this.pendingError = undefined;
       this.pending = Promise.resolve(0);
     }
 

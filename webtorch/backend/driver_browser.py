@@ -96,8 +96,17 @@ class BrowserDriver:
         except _JsException() as e:
             raise _translate(e) from None
 
-    def create_buffer(self, nbytes):
-        return self._call(self._create_buffer, nbytes)
+    def create_buffer(self, nbytes, checked=False):
+        """checked: wait for the device's out-of-memory verdict (OutOfMemoryError), where Python can
+        suspend; otherwise a failure surfaces at the next readback."""
+        from pyodide.ffi import can_run_sync
+        if not (checked and can_run_sync()):
+            return self._call(self._create_buffer, nbytes)
+        wait = self._wait or self._choose_wait()
+        bid = self._call(self._js.createBufferChecked, nbytes)
+        wait()
+        self._raise_pending_error()
+        return bid
 
     def destroy_buffer(self, bid):
         self._call(self._destroy_buffer, bid)
@@ -122,7 +131,11 @@ class BrowserDriver:
         with _proxy(dest) as proxy:
             self._call(self._begin_read, bid, offset, memoryview(dest).nbytes, proxy)
             wait()
-        error = self._js.readError
+        self._raise_pending_error()
+
+    def _raise_pending_error(self):
+        """The error of the parked promise Python waited on (browser_driver.js keeps it)."""
+        error = self._js.pendingError
         if error is not None:
             raise _translate(error)
 

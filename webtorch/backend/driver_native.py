@@ -52,7 +52,8 @@ class NativeDriver:
         except self._wgpu.GPUOutOfMemoryError as e:
             raise OutOfMemoryError(f"WebGPU out of memory: {e}. Free tensors or call webtorch.webgpu.empty_cache()") from e
 
-    def create_buffer(self, nbytes):
+    def create_buffer(self, nbytes, checked=False):
+        """checked: wgpu-native reports an allocation failure during the call, so always."""
         usage = self._wgpu.BufferUsage
         buf = self._guard(self.device.create_buffer, size=nbytes,
                           usage=usage.STORAGE | usage.COPY_SRC | usage.COPY_DST)

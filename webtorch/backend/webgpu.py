@@ -21,12 +21,23 @@ MAX_BATCH = 64
 WORKGROUPS_PER_DIM = 65535
 
 
+# A new buffer at least this large is created with its out-of-memory error scope awaited: a failure
+# there is likely, and worth the wait (a JSPI suspension in the browser), so that the allocator can
+# free its cache and retry. Smaller ones are not checked; their errors surface at the next readback.
+CHECKED_ALLOC = 64 << 20
+
+
 def _bucket(nbytes):
-    """Pool size classes: powers of two up to 1 MiB, then multiples of 1 MiB."""
+    """Size classes of the caching allocator: powers of two up to 1 MiB, then multiples of 1 MiB
+    (a buffer is bound whole, so a block serves only requests of its own class)."""
     nbytes = max(nbytes, 16)
     if nbytes <= 1 << 20:
         return 1 << (nbytes - 1).bit_length()
     return -(-nbytes // (1 << 20)) << 20
+
+
+def _mib(nbytes):
+    return f"{nbytes / 2**30:.2f} GiB" if nbytes >= 1 << 30 else f"{nbytes / 2**20:.2f} MiB"
 
 
 class Buffer:
@@ -41,10 +52,17 @@ class Runtime:
         self.driver = driver
         self.limits = driver.limits
         self.features = frozenset(driver.features)  # the device's WebGPU features ("shader-f16": float16)
+        # The caching allocator, like PyTorch's: a dropped tensor's buffer stays cached under its size
+        # class, with no cap; when the device (or memory_limit) refuses a new buffer, the cache is
+        # freed and the allocation retried once, then OutOfMemoryError.
         self._free = {}  # size class -> [Buffer]
         self.allocated_bytes = 0  # held by live tensors
-        self.pooled_bytes = 0  # free in the pool
-        self.max_pool_bytes = 512 << 20
+        self.cached_bytes = 0  # free buffers kept for reuse
+        self.memory_limit = None  # most bytes reserved (allocated + cached); None: as much as the device gives
+        self.counts = dict.fromkeys((
+            "allocated_bytes.peak", "allocated_bytes.allocated", "allocation.allocated", "allocation.freed",
+            "reserved_bytes.peak", "reserved_bytes.allocated", "reserved_bytes.freed", "segment.allocated",
+            "segment.freed", "num_alloc_retries", "num_ooms"), 0)
         self._pipelines = {}
         self._align = max(256, driver.limits.get("min_storage_buffer_offset_alignment", 256)) // 4
         self._meta = array.array("I")
@@ -53,44 +71,106 @@ class Runtime:
         self._arena = driver.create_buffer(META_ARENA + META_WINDOW)
         self._pending = 0
         self._batch_limit = FIRST_BATCH
-        self._doomed = []  # buffer ids to destroy once the pending kernels are submitted
         self.kernels_dispatched = 0
 
     # -- memory -------------------------------------------------------------------------------
+    @property
+    def reserved_bytes(self):
+        return self.allocated_bytes + self.cached_bytes
+
     def alloc(self, nbytes):
         size = _bucket(nbytes)
+        free = self._free.get(size)
+        if free:
+            buf = free.pop()
+            self.cached_bytes -= size
+        else:
+            buf = self._new_buffer(size, nbytes)
+        self.allocated_bytes += size
+        counts = self.counts
+        counts["allocated_bytes.allocated"] += size
+        counts["allocation.allocated"] += 1
+        if self.allocated_bytes > counts["allocated_bytes.peak"]:
+            counts["allocated_bytes.peak"] = self.allocated_bytes
+        return buf
+
+    def release(self, buf):
+        """A dropped tensor's buffer, into the cache (pending kernels may still use it: reusing it
+        is in queue order, destroying it waits for empty_cache's flush)."""
+        self.allocated_bytes -= buf.nbytes
+        self.counts["allocation.freed"] += 1
+        self._free.setdefault(buf.nbytes, []).append(buf)
+        self.cached_bytes += buf.nbytes
+
+    def _new_buffer(self, size, nbytes):
         if size > self.limits["max_storage_buffer_binding_size"]:
             raise errors.OutOfMemoryError(
                 f"webtorch: a {nbytes}-byte tensor exceeds this GPU's largest buffer "
                 f"({self.limits['max_storage_buffer_binding_size']} bytes)")
-        free = self._free.get(size)
-        if free:
-            buf = free.pop()
-            self.pooled_bytes -= size
-        else:
-            buf = Buffer(self.driver.create_buffer(size), size)
-        self.allocated_bytes += size
-        return buf
-
-    def release(self, buf):
-        self.allocated_bytes -= buf.nbytes
-        if self.pooled_bytes + buf.nbytes > self.max_pool_bytes:
-            # Pending kernels may still use it: destroying before their submit is an error.
-            self._doomed.append(buf.id)
-            return
-        self._free.setdefault(buf.nbytes, []).append(buf)
-        self.pooled_bytes += buf.nbytes
+        counts = self.counts
+        for retry in (False, True):
+            if retry:
+                if not self.cached_bytes:
+                    break
+                counts["num_alloc_retries"] += 1
+                self.empty_cache()
+            if self.memory_limit is not None and self.reserved_bytes + size > self.memory_limit:
+                continue
+            try:
+                bid = self.driver.create_buffer(size, checked=size >= CHECKED_ALLOC)
+            except errors.OutOfMemoryError:
+                continue
+            counts["segment.allocated"] += 1
+            counts["reserved_bytes.allocated"] += size
+            reserved = self.reserved_bytes + size
+            if reserved > counts["reserved_bytes.peak"]:
+                counts["reserved_bytes.peak"] = reserved
+            return Buffer(bid, size)
+        counts["num_ooms"] += 1
+        limit = "" if self.memory_limit is None else \
+            f" (webtorch.webgpu.set_memory_limit: {_mib(self.memory_limit)})"
+        raise errors.OutOfMemoryError(
+            f"webgpu out of memory. Tried to allocate {_mib(size)}. {_mib(self.allocated_bytes)} is allocated "
+            f"by live tensors and {_mib(self.cached_bytes)} is cached{limit}; the cache was freed and the "
+            "allocation retried. Free tensors (del, or leave the scope holding them), or use smaller batches.")
 
     def empty_cache(self):
+        """Destroys the cached buffers (after submitting the pending kernels, which may use them)."""
         self.flush()
-        for bid in self._doomed:
-            self.driver.destroy_buffer(bid)
-        self._doomed.clear()
         for bufs in self._free.values():
             for buf in bufs:
                 self.driver.destroy_buffer(buf.id)
+                self.counts["segment.freed"] += 1
+                self.counts["reserved_bytes.freed"] += buf.nbytes
         self._free.clear()
-        self.pooled_bytes = 0
+        self.cached_bytes = 0
+
+    def memory_stats(self):
+        """PyTorch's torch.cuda.memory_stats() keys, for the counters webtorch keeps."""
+        c = self.counts
+        stats = {
+            "allocated_bytes.all.current": self.allocated_bytes,
+            "allocated_bytes.all.peak": c["allocated_bytes.peak"],
+            "allocated_bytes.all.allocated": c["allocated_bytes.allocated"],
+            "allocated_bytes.all.freed": c["allocated_bytes.allocated"] - self.allocated_bytes,
+            "allocation.all.current": c["allocation.allocated"] - c["allocation.freed"],
+            "allocation.all.allocated": c["allocation.allocated"],
+            "allocation.all.freed": c["allocation.freed"],
+            "reserved_bytes.all.current": self.reserved_bytes,
+            "reserved_bytes.all.peak": c["reserved_bytes.peak"],
+            "reserved_bytes.all.allocated": c["reserved_bytes.allocated"],
+            "reserved_bytes.all.freed": c["reserved_bytes.freed"],
+            "segment.all.current": c["segment.allocated"] - c["segment.freed"],
+            "segment.all.allocated": c["segment.allocated"],
+            "segment.all.freed": c["segment.freed"],
+            "num_alloc_retries": c["num_alloc_retries"],
+            "num_ooms": c["num_ooms"],
+        }
+        return dict(sorted(stats.items()))
+
+    def reset_peak_memory_stats(self):
+        self.counts["allocated_bytes.peak"] = self.allocated_bytes
+        self.counts["reserved_bytes.peak"] = self.reserved_bytes
 
     # -- transfers ----------------------------------------------------------------------------
     def upload(self, buf, data):
@@ -165,9 +245,6 @@ class Runtime:
         self._commands = array.array("I")
         self._pending = 0
         self._batch_limit = min(2 * self._batch_limit, MAX_BATCH)
-        for bid in self._doomed:
-            self.driver.destroy_buffer(bid)
-        self._doomed.clear()
 
     def synchronize(self):
         """Submits pending kernels and waits for the GPU (a 4-byte readback)."""
