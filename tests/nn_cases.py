@@ -1,5 +1,5 @@
 """nn.functional cases for the shared op table (registered into op_cases.CASES; stdlib only)."""
-from op_cases import BOOL, I, I64, case
+from op_cases import BOOL, I, I32, I64, INF, NAN, case, error
 
 NF = lambda T: T.nn.functional  # noqa: E731
 
@@ -73,6 +73,36 @@ case("nn-linear-3d", lambda T, d, x, w, b: NF(T).linear(x, w, b), I((2, 3, 4)), 
 case("nn-one_hot", lambda T, d, t: NF(T).one_hot(t, 5), I((2, 3), I64, kind="int", low=0, high=4))
 case("nn-embedding", lambda T, d, t, w: NF(T).embedding(t, w), I((2, 3), I64, kind="int", low=0, high=6),
      I((7, 4)))
+# F.embedding is a row gather (its gradient a scatter-add into the rows looked up): int32 ids,
+# repeats, a padding row (no gradient), rows never looked up holding inf and NaN (which a one-hot
+# matmul would spread), a strided weight, max_norm renormalising the looked-up rows in place (the
+# weight is compared after the call), 1-norm, scale_grad_by_freq, a 0-d id and none at all.
+case("nn-embedding-int32-padding", lambda T, d, t, w: NF(T).embedding(t, w, padding_idx=2),
+     I((3, 5), I32, low=0, high=6), I((7, 4)))
+case("nn-embedding-inf-rows", lambda T, d, t, w: NF(T).embedding(t, w), I((4,), I64, low=0, high=2),
+     I((5, 3), values=[0.5, -1.0, 2.0, 1.5, 0.25, -3.0, 1.0, 4.0, -0.5, INF, -INF, NAN, 1.0, NAN, INF]))
+case("nn-embedding-strided-weight", lambda T, d, t, w: NF(T).embedding(t, w, padding_idx=-1),
+     I((2, 2, 3), I64, low=0, high=4), I((5, 3), layout="transposed"))
+case("nn-embedding-max_norm", lambda T, d, t, w: (NF(T).embedding(t, w, max_norm=1.5), w.detach().clone()),
+     I((2, 4), I64, low=0, high=5), I((6, 3)))
+case("nn-embedding-max_norm-p1-padding", lambda T, d, t, w: (NF(T).embedding(t, w, padding_idx=0, max_norm=1.0,
+                                                                          norm_type=1.0), w.detach().clone()),
+     I((6,), I32, low=0, high=3), I((4, 5), kind="uniform", low=-2, high=2))
+case("nn-embedding-scale_grad_by_freq", lambda T, d, t, w: NF(T).embedding(t, w, scale_grad_by_freq=True, sparse=True),
+     I((3, 4), I64, low=0, high=3), I((4, 2)))
+case("nn-embedding-0d-and-empty", lambda T, d, t, w: (NF(T).embedding(t[0], w), NF(T).embedding(t[:0], w)),
+     I((1,), I64, low=0, high=3), I((4, 2)))
+# Out-of-range ids raise IndexError: ids uploaded from the host are checked against the range
+# recorded at upload (no GPU round trip), ids computed on the GPU by reading a flag back.
+error("nn-embedding-out-of-range", lambda T, d, w: NF(T).embedding(T.tensor([[0, 6]], device=d), w), I((6, 2)),
+      exc=IndexError)
+error("nn-embedding-negative", lambda T, d, w: NF(T).embedding(T.tensor([-1], dtype=T.int32, device=d), w), I((6, 2)),
+      exc=IndexError)
+error("nn-embedding-computed-out-of-range", lambda T, d, t, w: NF(T).embedding(t + 4, w), I((3,), I64, low=0, high=2),
+      I((6, 2)), exc=IndexError)
+error("nn-embedding-float-ids", lambda T, d, t, w: NF(T).embedding(t, w), I((3,)), I((6, 2)))
+case("nn-embedding-module", lambda T, d, t, w: T.nn.Embedding.from_pretrained(w, freeze=False, padding_idx=1)(t),
+     I((2, 3), I32, low=0, high=3), I((4, 3)))
 case("nn-sdpa", lambda T, d, q, k, v: NF(T).scaled_dot_product_attention(q, k, v), I((2, 3, 4, 8)),
      I((2, 3, 5, 8)), I((2, 3, 5, 8)), atol=1e-5, rtol=1e-4)
 case("nn-sdpa-causal", lambda T, d, q, k, v: NF(T).scaled_dot_product_attention(q, k, v, is_causal=True),
@@ -108,3 +138,9 @@ case("nn-kl_div", lambda T, d, x, p: NF(T).kl_div(x.log_softmax(-1), p.softmax(-
      I((3, 5)), I((3, 5)), atol=1e-5, rtol=1e-4)
 case("nn-cosine_similarity", lambda T, d, a, b: NF(T).cosine_similarity(a, b, dim=-1), I((3, 6)), I((3, 6)),
      atol=1e-5, rtol=1e-4)
+# adaptive windows of unequal length (7 -> 3: lengths 3, 3, 3 overlapping; 5 -> 4), a size kept
+# (None), windows over inf/NaN (masked padding must not spread them), a strided input
+case("nn-adaptive_avg_pool2d-uneven", lambda T, d, x: (NF(T).adaptive_avg_pool2d(x, (4, None)),
+                                                       NF(T).adaptive_avg_pool2d(x, 1)), I((1, 2, 5, 7)))
+case("nn-adaptive_avg_pool2d-edge-strided", lambda T, d, x: NF(T).adaptive_avg_pool2d(x, (2, 3)),
+     I((2, 3, 5, 4), kind="edge", layout="strided"))

@@ -973,6 +973,12 @@ case("index_select", lambda T, d, a, i: T.index_select(a, 1, i), I((3, 4)), I((5
 case("index_select-method-transposed", lambda T, d, a, i: a.index_select(0, i),
      I((3, 4), layout="transposed"), I((2,), I32, low=0, high=2))
 case("index_select-0d-index", lambda T, d, a, i: a.index_select(-1, i), I((2, 3)), I((), I64, low=0, high=2))
+# One gather kernel reading the index directly: a middle dim of a strided 3-D view with int32
+# repeats, and a dim whose outer dims do not merge into one stride (the input is copied first).
+case("index_select-middle-strided", lambda T, d, a, i: a.index_select(1, i), I((3, 4, 5), layout="strided"),
+     I((6,), I32, low=0, high=3))
+case("index_select-permuted-outer", lambda T, d, a, i: T.index_select(a, 2, i), I((2, 3, 4, 5), layout="transposed"),
+     I((3,), I64, low=0, high=3))
 case("index_select-empty", lambda T, d, a, i: a.index_select(0, i), I((3, 2)), I((0,), I64))
 case("gather", lambda T, d, a, i: T.gather(a, 1, i), I((3, 4)), I((3, 6), I64, low=0, high=3))
 case("gather-dim0-smaller-index", lambda T, d, a, i: a.gather(0, i), I((4, 5), layout="strided"),
@@ -1167,6 +1173,9 @@ case("norm-empty-transposed", lambda T, d, a, b: (T.norm(a), b.norm(dim=0)), I((
 case("dist", lambda T, d, a, b: (T.dist(a, b), a.dist(b, 1), T.dist(a, b, float("inf"))), I((3, 4)), I((4,)), **RED)
 case("cdist", lambda T, d, a, b: T.cdist(a, b), I((5, 3)), I((4, 3)), **RED)
 case("cdist-batch-p1", lambda T, d, a, b: T.cdist(a, b, p=1.0), I((2, 3, 4)), I((2, 5, 4)), **RED)
+# over 25 rows: ‖a‖² + ‖b‖² - 2ab through a matmul, as torch (no P×R×M difference tensor)
+case("cdist-matmul-form", lambda T, d, a, b: T.cdist(a, b), I((2, 30, 6), kind="uniform"), I((2, 7, 6), kind="uniform"),
+     atol=1e-4, rtol=1e-4)
 case("outer", lambda T, d, a, b: (T.outer(a, b), a.ger(b)), I((3,)), I((4,), I64))
 case("addmm", lambda T, d, c, a, b: (T.addmm(c, a, b), c.addmm(a, b, beta=0.5, alpha=2)),
      I((3, 5)), I((3, 4)), I((4, 5)), **MM)

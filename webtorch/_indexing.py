@@ -4,8 +4,15 @@ Two primitives do all of it: `take` (out[i] = storage[offsets[i]]) and `put` (st
 = or += src[i]). Each op computes the element offsets of what it reads or writes with
 elementwise integer math over broadcast index tensors, then makes one take or put.
 
-Out-of-range indices raise like PyTorch's CPU. On "webgpu" that check reads one flag back from
-the GPU (a sync): PyTorch's CUDA asserts on the device instead, which WebGPU cannot do.
+Slices along one dim picked by an index vector (index_select, F.embedding) have a primitive of
+their own, `take_along`: one gather kernel that reads the index vector directly, with no offsets
+tensor (whose size would be the result's) and no kernels to build one.
+
+Out-of-range indices raise like PyTorch's CPU. On "webgpu" an index tensor uploaded from the host
+(torch.tensor(ids, device=...), .to(device), arange) carries the range of its values until a
+kernel writes into it, and is checked against that on the host, without touching the GPU. Other
+index tensors (computed on the GPU) cost one flag read back from the GPU (a sync): PyTorch's CUDA
+asserts on the device instead, which WebGPU cannot do.
 """
 import builtins
 
@@ -37,7 +44,7 @@ def _check_index_dtype(idx, name=None):
 def _check_bounds(checks, exc=IndexError, message=None, negative=True):
     """checks: (index tensor, dim size, dim); negative: whether -size <= index < 0 is allowed.
     One readback for all of them."""
-    checks = [(i, s, d) for i, s, d in checks if i.numel()]
+    checks = [(i, s, d) for i, s, d in checks if i.numel() and not _known_in_range(i, -s if negative else 0, s)]
     if not checks:
         return
     flags = [_ops.any(elementwise("logical_or", elementwise("lt", i, -s if negative else 0), elementwise("ge", i, s)))
@@ -51,6 +58,12 @@ def _check_bounds(checks, exc=IndexError, message=None, negative=True):
         for v in reshape(i, -1).tolist():
             if not (-size if negative else 0) <= v < size:
                 raise exc(message or f"index {v} is out of bounds for dimension {d} with size {size}")
+
+
+def _known_in_range(idx, low, high):
+    """Whether idx's values are known, without reading the GPU, to lie in [low, high)."""
+    known = backend(idx.device.type).known_range(idx._storage)
+    return known is not None and low <= known[0] and known[1] < high
 
 
 def _wrapped(idx, size):
@@ -72,6 +85,17 @@ def _take(x, offsets):
         raise NotImplementedError("webtorch: indexing an expanded (stride 0) tensor that requires grad is not "
                                   "supported; call .contiguous() first")
     return autograd.record("take", out, (x,), offsets=offsets)
+
+
+def _take_along(x, dim, index, skip=None):
+    """x's slices along dim at index (a 1-D int tensor, checked in range, non-negative): dim's size
+    becomes index's length. skip: an index whose slices get no gradient (embedding's padding_idx)."""
+    if index.device.type != x.device.type:
+        index = index.to(x.device.type)
+    shape = list(x.shape)
+    shape[dim] = index.shape[0]
+    out = Tensor(backend(x.device.type).take_along(x, dim, index), tuple(shape))
+    return autograd.record("take_along", out, (x, index), dim=dim, skip=skip)
 
 
 def _put(x, offsets, src, accumulate=False):
@@ -321,7 +345,7 @@ def index_select(x, dim, index):
         _check_bounds([(index, 1, 0)], IndexError, "index out of range in self", negative=False)
         return _take(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape))
     _check_bounds([(index, x.shape[d], d)], IndexError, "index out of range in self", negative=False)
-    return getitem(x, (slice(None),) * d + (index,))
+    return _take_along(x, d, index)
 
 
 def index_add_(x, dim, index, source, alpha=1):

@@ -151,10 +151,19 @@ def dist(a, b, p=2):
     return vector_norm(sub(a, b), p)
 
 
-def cdist(x1, x2, p=2.0):
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Euclidean distances of more than 25 rows on either side go through a matmul, as torch's
+    default compute_mode does (‖a‖² + ‖b‖² - 2ab, no P×R×M difference tensor)."""
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
-    return vector_norm(sub(_ops.unsqueeze(x1, -2), _ops.unsqueeze(x2, -3)), p, -1)
+    use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or compute_mode ==
+                         "use_mm_for_euclid_dist_if_necessary" and (x1.shape[-2] > 25 or x2.shape[-2] > 25))
+    if not use_mm:
+        return vector_norm(sub(_ops.unsqueeze(x1, -2), _ops.unsqueeze(x2, -3)), p, -1)
+    sq1 = _ops.sum(mul(x1, x1), -1, keepdim=True)
+    sq2 = _ops.sum(mul(x2, x2), -1, keepdim=True)
+    squared = add(sub(sq1, mul(_ops.matmul(x1, _ops.transpose(x2, -2, -1)), 2)), _ops.transpose(sq2, -2, -1))
+    return _ops.sqrt(_ops.clamp_min(squared, 0))
 
 
 # -- products and fused forms ----------------------------------------------------------------

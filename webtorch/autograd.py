@@ -91,7 +91,7 @@ class Node:
 
     def check_versions(self):
         reads = [i for i in range(len(self.inputs)) if self.name not in VALUE_FREE and
-                 (self.name != "where" or i == 0)]  # where reads only its condition
+                 i in READS_ONLY.get(self.name, (i,))]
         if self.name in READS_OUT:
             reads.append(len(self.inputs))
         for i in reads:
@@ -185,10 +185,25 @@ def alias(t):
 
 
 def _take_rule(grad, out, x, offsets):
-    # offsets index x's storage: accumulate grad into a zero storage of that size, view it as x
+    # offsets index x's storage: accumulate grad into zeros laid out as x (a contiguous x: x's size,
+    # offsets shifted to its start; else a zero storage of the whole storage's size), view it as x
+    if x.is_contiguous():
+        g = F.zeros(x.shape, dtype=grad.dtype, device=grad.device)
+        F.backend(grad.device.type).put(g, F.sub(offsets, x._offset) if x._offset else offsets, F.contiguous(grad),
+                                        True)
+        return (g,)
     store = F.zeros(x._storage.numel, dtype=grad.dtype, device=grad.device)
     F.backend(grad.device.type).put(store, offsets, F.contiguous(grad), True)
     return (F.Tensor(store._storage, x.shape, x._stride, x._offset),)
+
+
+def _take_along_rule(grad, out, x, index, dim, skip):
+    # each slice of grad adds into the slice of x it was read from; skip's slices get none
+    g = F.zeros(x.shape, dtype=grad.dtype, device=grad.device)
+    F.backend(grad.device.type).put_along(g, dim, index, grad, True)
+    if skip is not None:
+        F._copy_into(W.select(g, dim, skip), 0)
+    return g, None
 
 
 def _put_rule(grad, out, old, src, offsets, accumulate):
@@ -593,8 +608,9 @@ BACKWARD = {
     "sort": lambda grad, out, x, dim, indices: (                              # grad back to the sorted positions
         W.scatter(F.zeros(x.shape, dtype=grad.dtype, device=grad.device), dim, indices, grad),),
     "diagonal": _diagonal_rule,                                               # zeros, grad on the diagonal
-    # gather/scatter by storage offsets (webtorch._indexing)
+    # gathers and scatters (webtorch._indexing): by storage offsets, or slices along a dim by an index
     "take": _take_rule,                                                       # scatter-add grad to the offsets
+    "take_along": _take_along_rule,                                           # index_add grad into zeros
     "put": _put_rule,                                                         # src gets grad at offsets; x the rest
     # in-place writes (see rebase)
     "copy_slices": _copy_slices_rule,                                         # region from value, rest from base
@@ -613,6 +629,8 @@ BACKWARD = {
 # Rules that read the forward result (its storage must not change before backward).
 READS_OUT = {"exp", "sqrt", "rsqrt", "tanh", "sigmoid", "reciprocal", "pow", "prod", "amax", "amin", "max_all",
              "min_all", "tan", "exp2", "expm1", "hypot", "cumprod", "softmax", "log_softmax"}
+# Rules that read only some operands: where its condition, take_along its index.
+READS_ONLY = {"where": (0,), "take_along": (1,)}
 # Rules that read no operand values: in-place changes to their operands cannot invalidate them.
 VALUE_FREE = {"copy", "neg", "add", "sub", "frac", "cumsum", "sort", "diagonal", "floor", "ceil", "trunc", "round", "sign", "floor_divide",
               "trunc_divide", "floor_divide_op", "expand", "reshape", "permute", "index", "cat", "sum",

@@ -163,3 +163,31 @@ finally:
     assert reused == 0 and cached, got  # big * 4 and its sum reuse (big + big)'s buffers
     assert retries >= 1 and "Tried to allocate 12.00 MiB" in message, message
     assert small == float(1 << 20)
+
+
+def test_embedding_is_a_gather_checked_without_a_readback(py):
+    # 64 ids into a 30522x384 table (a one-hot matmul allocated 64x30522 floats): the lookup allocates
+    # only its output and, with ids uploaded from the host, reads nothing back from the GPU.
+    grew, reads, row = py.run("""
+import webtorch
+import webtorch.nn.functional as F
+from webtorch import webgpu
+from webtorch.backend import webgpu as rt
+table = webtorch.arange(30522.0, device="webgpu").unsqueeze(1) + webtorch.arange(384.0, device="webgpu") / 512
+ids = webtorch.tensor([(i * 7919) % 30522 for i in range(64)], device="webgpu").reshape(4, 16)
+webgpu.synchronize()
+driver = rt.runtime().driver
+seen = []
+real_read = driver.read_buffer
+driver.read_buffer = lambda *a: (seen.append(a), real_read(*a))[1]
+webgpu.reset_peak_memory_stats()
+start = webgpu.memory_allocated()
+out = F.embedding(ids, table)
+grew = webgpu.max_memory_allocated() - start
+reads = len(seen)
+del driver.read_buffer
+[grew, reads, out[1, 2, :3].tolist()]
+""")
+    assert grew <= 131072  # the output, 64*384 floats, in its pool size class
+    assert reads == 0
+    assert row == [(18 * 7919) % 30522 + k / 512 for k in range(3)]

@@ -61,6 +61,11 @@ def _store(dtype, a):
     return Storage(dtype, array.array(dtype.typecode, a.tobytes()))
 
 
+def known_range(storage):
+    """None: reading host memory costs no GPU round trip, so index checks just read the values."""
+    return None
+
+
 def to_host(storage, offset, numel):
     return storage.data[offset:offset + numel]
 
@@ -189,7 +194,11 @@ def _flat_values(t):
 
 
 def take(x, offsets):
-    offs = _flat_values(offsets)
+    return _take_at(x, _flat_values(offsets))
+
+
+def _take_at(x, offs):
+    """A new storage of x's storage elements at offs (host offsets: a numpy array or a list)."""
     if USE_NUMPY:
         flat = _np.frombuffer(x._storage.data, dtype=_NP_HOST[x.dtype]) if x._storage.numel else \
             _np.empty(0, _NP_HOST[x.dtype])
@@ -199,7 +208,11 @@ def take(x, offsets):
 
 
 def put(dst, offsets, src, accumulate):
-    offs, vals = _flat_values(offsets), _flat_values(src)
+    _put_at(dst, _flat_values(offsets), src, accumulate)
+
+
+def _put_at(dst, offs, src, accumulate):
+    vals = _flat_values(src)
     if USE_NUMPY:
         flat = _np.frombuffer(dst._storage.data, dtype=_NP_HOST[dst.dtype])
         if not accumulate:
@@ -220,6 +233,29 @@ def put(dst, offsets, src, accumulate):
             data[o] = data[o] or v
         else:
             data[o] = _PY_TYPE[dst.dtype](data[o] + v)
+
+
+def _along_offsets(x, dim, index):
+    """Storage offsets of x's slices along dim at the 1-D index, row-major (gpu.take_along's order)."""
+    def offsets(dims, base):
+        offs = [base]
+        for d in dims:
+            offs = [o + i * x._stride[d] for o in offs for i in range(x.shape[d])]
+        return offs
+    outer, inner = offsets(range(dim), x._offset), offsets(range(dim + 1, x.dim()), 0)
+    picked = _flat_values(index)
+    if USE_NUMPY:
+        return (_np.array(outer)[:, None, None] + picked.astype(_np.int64)[None, :, None] * x._stride[dim]
+                + _np.array(inner)[None, None, :]).reshape(-1)
+    return [o + v * x._stride[dim] + i for o in outer for v in picked for i in inner]
+
+
+def take_along(x, dim, index):
+    return _take_at(x, _along_offsets(x, dim, index))
+
+
+def put_along(dst, dim, index, src, accumulate):
+    _put_at(dst, _along_offsets(dst, dim, index), src, accumulate)
 
 
 def _rows_of(x):

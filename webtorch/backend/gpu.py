@@ -50,6 +50,8 @@ def from_host(dtype, values):
             raise RuntimeError(f"webtorch stores int64 as 32 bits on the GPU; value {lo if lo < _INT32[0] else hi} "
                                "does not fit in int32")
     s = empty(dtype, len(values))
+    if dtype in (dt.int32, dt.int64) and values:
+        s.buffer.value_range = (min(values), max(values)) if dtype is dt.int32 else (lo, hi)
     if dtype is dt.float16:
         data = _half_bytes(values) + bytes(2 * (len(values) % 2))  # writes are 4-byte multiples
     else:
@@ -82,6 +84,11 @@ def _host(dtype, raw, skip, numel):
     if dtype is dt.float16:
         return array.array("f", struct.unpack_from(f"<{numel}e", raw, 2 * skip))
     return raw if raw.typecode == dtype.typecode else array.array(dtype.typecode, raw)
+
+
+def known_range(storage):
+    """(low, high) bounding an int storage's values when known without reading the GPU, else None."""
+    return storage.buffer.value_range
 
 
 def to_host(storage, offset, numel):
@@ -376,10 +383,52 @@ def take(x, offsets):
     return out
 
 
+def along_layout(x, dim):
+    """along.wgsl's words for x (after n_idx): inner size, offset and the outer, dim and inner strides;
+    None when the dims before or after dim do not merge into one each."""
+    outer = _collapse([(x.shape[d], x._stride[d]) for d in range(dim)]) or [(1, 0)]
+    inner = _collapse([(x.shape[d], x._stride[d]) for d in range(dim + 1, x.dim())]) or [(1, 0)]
+    if len(outer) > 1 or len(inner) > 1:
+        return None
+    return [inner[0][0], x._offset, outer[0][1], x._stride[dim], inner[0][1]]
+
+
+def take_along(x, dim, index):
+    """A new storage: x's slices along dim at the (in-range, non-negative) 1-D int index, row-major
+    over x's shape with dim's size replaced by the index's: one kernel, no offsets tensor."""
+    layout = along_layout(x, dim)
+    if layout is None:
+        x = x.contiguous()
+        layout = along_layout(x, dim)
+    index, i_off = _flat(index)
+    n = math.prod(x.shape[:dim]) * index.numel() * layout[0]
+    out = empty(x.dtype, n)
+    out.runtime.run(kernels.take(x.dtype, "along"), [out.buffer, x._storage.buffer, index._storage.buffer],
+                    [n, i_off, index.numel(), *layout], -(-n // 256))
+    return out
+
+
+def put_along(dst, dim, index, src, accumulate):
+    """dst's slices along dim at the (in-range, non-negative) 1-D int index = (or +=) src's, src shaped
+    like take_along's result and of dst's dtype. dst's dims before and after dim must each merge
+    into one (along_layout)."""
+    if accumulate and dst.dtype is dt.float16:
+        return _through_float32(dst, src, lambda wide, wide_src: put_along(wide, dim, index, wide_src, True))
+    layout = along_layout(dst, dim)
+    index, i_off = _flat(index)
+    if src._storage is dst._storage:  # bound read-only and writable at once otherwise
+        src = src.clone()
+    src, s_off = _flat(src)
+    n = src.numel()
+    dst._storage.runtime.run(kernels.put(dst.dtype, accumulate, "along"),
+                             [dst._storage.buffer, src._storage.buffer, index._storage.buffer],
+                             [n, i_off, s_off, index.numel(), *layout], -(-n // 256))
+
+
 def put(dst, offsets, src, accumulate):
     """dst's storage elements at offsets = (or +=) src's (src: dst's dtype, offsets' numel)."""
     if accumulate and dst.dtype is dt.float16:
-        return _put_through_float32(dst, offsets, src)
+        return _through_float32(dst, src, lambda wide, wide_src: put(wide, offsets, wide_src, True))
     offsets, o_off = _flat(offsets)
     if src._storage is dst._storage:  # bound read-only and writable at once otherwise
         src = src.clone()
@@ -390,16 +439,16 @@ def put(dst, offsets, src, accumulate):
                              [n, o_off, s_off], -(-n // 256))
 
 
-def _put_through_float32(dst, offsets, src):
-    """put(accumulate=True) into float16: WGSL has no f16 atomics, so dst's whole storage goes to f32,
-    takes the adds, and comes back rounded to half."""
+def _through_float32(dst, src, put_wide):
+    """An accumulating put into float16: WGSL has no f16 atomics, so dst's whole storage goes to f32,
+    takes the adds (put_wide(dst's view of the f32 copy, src in f32)), and comes back rounded to half."""
     from ..ops_table import ELEMENTWISE
     whole = Tensor(dst._storage, (dst._storage.numel,))
     wide = Tensor(empty(dt.float32, whole.numel()), whole.shape)
     src_wide = Tensor(empty(dt.float32, src.numel()), src.shape)
     elementwise(ELEMENTWISE["copy"], wide, [whole], [dt.float32])
     elementwise(ELEMENTWISE["copy"], src_wide, [src], [dt.float32])
-    put(wide, offsets, src_wide, True)
+    put_wide(Tensor(wide._storage, dst.shape, dst._stride, dst._offset), src_wide)
     elementwise(ELEMENTWISE["copy"], whole, [wide], [dt.float16])
 
 

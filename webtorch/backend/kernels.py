@@ -205,9 +205,18 @@ def matmul_small(d):
     return ("matmul_small", d.name), source, "wrr"
 
 
-def take(d):
-    source = Template(wgsl("take")).substitute(T=STORAGE[d])
-    return ("take", STORAGE[d]), source, "wrr"
+# Where take.wgsl / put.wgsl find element i's offset: precomputed offsets, or a slice along one dim
+# picked by an index vector (along.wgsl, its params from the given word).
+_ADDRESS = {"offsets": lambda base: "u32(offsets[params[1] + i])", "along": lambda base: f"along_offset(i, {base}u)"}
+
+
+def _addressed(name, address, base, **subs):
+    source = Template(wgsl(name)).substitute(address=_ADDRESS[address](base), **subs)
+    return source + wgsl("along") if address == "along" else source
+
+
+def take(d, address="offsets"):
+    return ("take", STORAGE[d], address), _addressed("take", address, 2, T=STORAGE[d]), "wrr"
 
 
 # put's store per stored type when accumulating: WGSL atomics are integer-only, so float adds
@@ -221,14 +230,14 @@ _ATOMIC_ADD = {
 }
 
 
-def put(d, accumulate):
+def put(d, accumulate, address="offsets"):
     t = STORAGE[d]
     if accumulate:
         dst_type, store = "atomic<i32>" if t == "i32" else "atomic<u32>", _ATOMIC_ADD[t]
     else:
         dst_type, store = t, "  dst[o] = v;"
-    source = Template(wgsl("put")).substitute(T=t, dst_type=dst_type, store=store)
-    return ("put", t, accumulate), source, "wrr"
+    source = _addressed("put", address, 3, T=t, dst_type=dst_type, store=store)
+    return ("put", t, accumulate, address), source, "wrr"
 
 
 def scan(op, d):

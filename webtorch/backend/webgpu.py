@@ -41,10 +41,12 @@ def _mib(nbytes):
 
 
 class Buffer:
-    __slots__ = ("id", "nbytes")
+    """value_range: (low, high) of the int values uploaded into it, until a kernel writes it (index
+    checks use it instead of reading the GPU); None when unknown."""
+    __slots__ = ("id", "nbytes", "value_range")
 
     def __init__(self, bid, nbytes):
-        self.id, self.nbytes = bid, nbytes
+        self.id, self.nbytes, self.value_range = bid, nbytes, None
 
 
 class Runtime:
@@ -83,6 +85,7 @@ class Runtime:
         free = self._free.get(size)
         if free:
             buf = free.pop()
+            buf.value_range = None
             self.cached_bytes -= size
         else:
             buf = self._new_buffer(size, nbytes)
@@ -207,7 +210,9 @@ class Runtime:
 
     def run(self, kernel, buffers, meta, groups):
         """Records one kernel; groups is (x, y, z) or a flat workgroup count to lay out in 2-D.
-        The hot path of every op: words appended to two arrays, no driver call."""
+        The hot path of every op: words appended to two arrays, no driver call. buffers[0] is the
+        one a kernel may write into an existing tensor (in-place ops, put): its values change."""
+        buffers[0].value_range = None
         if groups.__class__ is int:
             if groups <= WORKGROUPS_PER_DIM:
                 gx, gy, gz = groups, 1, 1

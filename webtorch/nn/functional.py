@@ -7,6 +7,7 @@ matmul or a reduction.
 import math
 
 from .. import _dtypes as dt
+from .. import _indexing, _math_ops
 from .. import _ops as F
 from .._ops import gelu, linear, log_softmax, relu, sigmoid, silu, softmax, tanh  # noqa: F401
 from ..autograd import no_grad
@@ -314,17 +315,23 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_in
 
 def adaptive_avg_pool2d(x, output_size):
     oh, ow = _pair(output_size)
-    h, w = x.shape[-2], x.shape[-1]
-    oh, ow = oh or h, ow or w
-    rows = []
-    for i in range(oh):
-        h0, h1 = (i * h) // oh, -((-(i + 1) * h) // oh)
-        cells = []
-        for j in range(ow):
-            w0, w1 = (j * w) // ow, -((-(j + 1) * w) // ow)
-            cells.append(F.mean(x[..., h0:h1, w0:w1], (-2, -1)))
-        rows.append(F.stack(cells, -1))
-    return F.stack(rows, -2)
+    return _adaptive_mean(_adaptive_mean(x, x.dim() - 2, oh or x.shape[-2]), x.dim() - 1, ow or x.shape[-1])
+
+
+def _adaptive_mean(x, dim, out):
+    """Means of x over torch's adaptive windows along dim (window i: [floor(i*n/out), ceil((i+1)*n/out))),
+    in a few kernels whatever out is: every window's slices gathered at once, padded to the longest
+    window with repeats that a mask drops, summed and divided by the window's length."""
+    n = x.shape[dim]
+    bounds = [((i * n) // out, -((-(i + 1) * n) // out)) for i in range(out)]
+    longest = max((end - start for start, end in bounds), default=0)
+    index = F.tensor([min(start + j, end - 1) for start, end in bounds for j in range(longest)], device=x.device)
+    keep = F.tensor([[start + j < end for j in range(longest)] for start, end in bounds], device=x.device)
+    counts = F.tensor([float(end - start) for start, end in bounds], device=x.device)
+    after = [1] * (x.dim() - dim - 1)
+    windows = _indexing._take_along(x, dim, index).reshape(*x.shape[:dim], out, longest, *x.shape[dim + 1:])
+    summed = F.sum(F.where(keep.reshape(out, longest, *after), windows, 0.0), dim + 1)
+    return summed / counts.reshape(out, *after).to(x.dtype)
 
 
 # -- embeddings, attention -------------------------------------------------------------------
@@ -337,8 +344,46 @@ def one_hot(tensor, num_classes=-1):
     return F.cast(F.eq(F.unsqueeze(tensor, -1), classes), dt.int64)
 
 
-def embedding(input, weight, padding_idx=None):
-    return F.matmul(F.cast(one_hot(input, weight.shape[0]), weight.dtype), weight)
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """weight's rows at input's ids (int32 or int64): a gather, its gradient a scatter-add into the
+    rows looked up. sparse=True is accepted and gives the same dense gradient (no sparse tensors)."""
+    if input.dtype not in (dt.int32, dt.int64):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {_TENSOR_TYPE.get(input.dtype, input.dtype)} instead (while "
+                           "checking arguments for embedding)")
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if padding_idx is not None:
+        if not -weight.shape[0] <= padding_idx < weight.shape[0]:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= weight.shape[0]
+    ids = input.reshape(-1)
+    _indexing._check_bounds([(ids, weight.shape[0], 0)], IndexError, "index out of range in self", negative=False)
+    if max_norm is not None:
+        with no_grad():
+            _embedding_renorm_(weight, ids, max_norm, norm_type)
+    rows = _indexing._take_along(weight, 0, ids, skip=padding_idx)
+    if scale_grad_by_freq and rows.requires_grad:
+        # gradient / count of its id in input: a factor 1/c in the backward pass only
+        counts = _indexing.index_add(F.zeros(weight.shape[0], device=weight.device), 0, ids,
+                                     F.ones(ids.shape[0], device=weight.device))
+        share = F.unsqueeze(F.reciprocal(_indexing._take_along(counts, 0, ids)), 1)
+        rows = rows * share + rows.detach() * (1 - share)
+    return rows.reshape(*input.shape, weight.shape[1])
+
+
+_TENSOR_TYPE = {dt.float32: "torch.FloatTensor", dt.float16: "torch.HalfTensor", dt.bool_: "torch.BoolTensor"}
+
+
+def _embedding_renorm_(weight, ids, max_norm, norm_type):
+    """torch.embedding_renorm_: each looked-up row whose norm exceeds max_norm is scaled, in place, to
+    max_norm / (norm + 1e-7) times itself (a repeated id writes the same row twice)."""
+    rows = _indexing._take_along(weight, 0, ids)
+    norms = _math_ops.vector_norm(rows, norm_type, dim=1, keepdim=True)
+    scale = F.where(F.gt(norms, max_norm), max_norm / (norms + 1e-7), 1.0)
+    F.backend(weight.device.type).put_along(weight, 0, ids, F.cast(rows * scale, weight.dtype), False)
+    weight._storage.version += 1
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
