@@ -144,3 +144,49 @@ case("nn-adaptive_avg_pool2d-uneven", lambda T, d, x: (NF(T).adaptive_avg_pool2d
                                                        NF(T).adaptive_avg_pool2d(x, 1)), I((1, 2, 5, 7)))
 case("nn-adaptive_avg_pool2d-edge-strided", lambda T, d, x: NF(T).adaptive_avg_pool2d(x, (2, 3)),
      I((2, 3, 5, 4), kind="edge", layout="strided"))
+# Issue 14's layers, through their functional forms (the modules are checked in tests/test_layers.py).
+case("nn-selu-celu-logsigmoid", lambda T, d, x: (NF(T).selu(x), NF(T).celu(x, 0.7), NF(T).logsigmoid(x * 30)),
+     I((3, 5)), atol=1e-5, rtol=1e-4)
+case("nn-softsign-tanhshrink-threshold", lambda T, d, x: (NF(T).softsign(x), NF(T).tanhshrink(x),
+                                                         NF(T).threshold(x, 0.1, -2.0)), I((3, 5)),
+     atol=1e-5, rtol=1e-4)
+case("nn-hardsigmoid-softmin-glu", lambda T, d, x: (NF(T).hardsigmoid(x * 4), NF(T).softmin(x, 1),
+                                                   NF(T).glu(x, 0)), I((4, 5)), atol=1e-5, rtol=1e-4)
+case("nn-prelu", lambda T, d, x, w, w1: (NF(T).prelu(x, w), NF(T).prelu(x, w1)), I((2, 3, 4)), I((3,)), I((1,)))
+case("nn-pixel_shuffle-unshuffle", lambda T, d, x: (NF(T).pixel_shuffle(x, 2), NF(T).pixel_unshuffle(x, 2)),
+     I((2, 8, 4, 6)))
+case("nn-channel_shuffle-unbatched-shuffle", lambda T, d, x: (T.nn.ChannelShuffle(3)(x),
+                                                             NF(T).pixel_shuffle(x[0], 3)), I((2, 9, 2, 3)))
+case("nn-unfold", lambda T, d, x: NF(T).unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+     I((2, 3, 5, 6), layout="transposed"))
+case("nn-fold", lambda T, d, c: NF(T).fold(c, (5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+     I((2, 18, 12)), atol=1e-5, rtol=1e-4)
+case("nn-instance_norm", lambda T, d, x, w, b: NF(T).instance_norm(x, weight=w, bias=b), I((2, 3, 4, 5)), I((3,)),
+     I((3,)), atol=1e-4, rtol=1e-4)
+case("nn-instance_norm-running", lambda T, d, x, m, v: (NF(T).instance_norm(x, m, v, momentum=0.3), m, v),
+     I((2, 3, 6)), I((3,)), I((3,), kind="positive"), atol=1e-4, rtol=1e-4)
+case("nn-bilinear", lambda T, d, a, b, w, bias: NF(T).bilinear(a, b, w, bias), I((2, 4, 3)), I((2, 4, 5)),
+     I((6, 3, 5)), I((6,)), atol=1e-4, rtol=1e-4)
+case("nn-pool1d", lambda T, d, x: (NF(T).max_pool1d(x, 3, 2, padding=1), NF(T).avg_pool1d(x, 2),
+                                   NF(T).adaptive_avg_pool1d(x, 4), NF(T).adaptive_max_pool1d(x, 3)),
+     I((2, 3, 9), kind="unique"), atol=1e-5, rtol=1e-4)
+case("nn-adaptive_max_pool2d-lp_pool", lambda T, d, x: (NF(T).adaptive_max_pool2d(x, (3, 2)),
+                                                        NF(T).lp_pool2d(x, 2, 2), NF(T).lp_pool1d(x[0].abs(), 3, 2)),
+     I((2, 3, 5, 4), kind="unique"), atol=1e-4, rtol=1e-4)
+case("nn-embedding_bag", lambda T, d, i, o, w, p: (NF(T).embedding_bag(i, w, o),
+                                                   NF(T).embedding_bag(i, w, o, mode="sum", per_sample_weights=p),
+                                                   NF(T).embedding_bag(i, w, o, mode="max", padding_idx=2),
+                                                   NF(T).embedding_bag(i.reshape(2, 4), w, mode="sum")),
+     I((8,), I64, values=[1, 2, 4, 2, 0, 5, 5, 3]), I((3,), I64, values=[0, 3, 5]), I((6, 4)), I((8,)),
+     atol=1e-5, rtol=1e-4)
+case("nn-losses-pairs", lambda T, d, a, b, t: (NF(T).cosine_embedding_loss(a, b, t, margin=0.2),
+                                               NF(T).margin_ranking_loss(a[:, 0], b[:, 0], t, 0.1, reduction="sum"),
+                                               NF(T).triplet_margin_loss(a, b, a.flip(0), swap=True)),
+     I((4, 5)), I((4, 5)), I((4,), values=[1.0, -1.0, -1.0, 1.0]), atol=1e-5, rtol=1e-4)
+case("nn-losses-probabilistic", lambda T, d, x, y, v: (NF(T).multilabel_soft_margin_loss(x, y.sigmoid()),
+                                                       NF(T).poisson_nll_loss(x, y.abs() * 3, full=True),
+                                                       NF(T).poisson_nll_loss(x.abs() + 0.1, y.abs(),
+                                                                              log_input=False),
+                                                       NF(T).gaussian_nll_loss(x, y, v, full=True),
+                                                       NF(T).gaussian_nll_loss(x, y, v[:, 0])),
+     I((3, 4)), I((3, 4)), I((3, 4), kind="positive"), atol=1e-5, rtol=1e-4)

@@ -10,6 +10,7 @@ from .. import _dtypes as dt
 from .. import _indexing, _math_ops
 from .. import _ops as F
 from .._ops import gelu, linear, log_softmax, relu, sigmoid, silu, softmax, tanh  # noqa: F401
+from .._math_ops import vector_norm
 from ..autograd import no_grad
 
 
@@ -47,16 +48,21 @@ def mish(x, inplace=False):
     return x * F.tanh(softplus(x))
 
 
-def dropout(x, p=0.5, training=True, inplace=False):
+def _keep_mask(x, p, training, shape):
+    """The dropout keep mask (1 kept, 0 dropped, of `shape`, x's dtype); None when nothing is dropped."""
     if p < 0 or p > 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
-        return x
-    if p == 1:
-        return x * 0
+        return None
     from .. import rand
-    keep = F.cast(F.ge(rand(*x.shape, device=x.device), p), x.dtype)
-    return x * keep / (1 - p)
+    return F.cast(F.ge(rand(*shape, device=x.device), p), x.dtype)
+
+
+def dropout(x, p=0.5, training=True, inplace=False):
+    keep = _keep_mask(x, p, training, x.shape)
+    if keep is None:
+        return x
+    return x * keep / (1 - p) if p < 1 else x * keep
 
 
 # -- normalisation ---------------------------------------------------------------------------
@@ -620,3 +626,377 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     n1 = F.sqrt(F.sum(x1 * x1, dim))
     n2 = F.sqrt(F.sum(x2 * x2, dim))
     return dot / (F.clamp(n1, min=eps) * F.clamp(n2, min=eps))
+
+
+# -- more activations ------------------------------------------------------------------------
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def selu(x, inplace=False):
+    return elu(x, _SELU_ALPHA) * _SELU_SCALE
+
+
+def celu(x, alpha=1.0, inplace=False):
+    return F.where(F.gt(x, 0), x, (F.exp(F.minimum(x, F.zeros_like(x)) / alpha) - 1) * alpha)
+
+
+def logsigmoid(x):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), finite for every x."""
+    from .._math_ops import log1p
+    return F.minimum(x, F.zeros_like(x)) - log1p(F.exp(-F.abs(x)))
+
+
+def softsign(x):
+    return x / (1 + F.abs(x))
+
+
+def tanhshrink(x):
+    return x - F.tanh(x)
+
+
+def threshold(x, threshold, value, inplace=False):
+    return F.where(F.gt(x, threshold), x, value)
+
+
+def hardsigmoid(x, inplace=False):
+    return relu6(x + 3) / 6
+
+
+def softmin(x, dim=None, _stacklevel=3, dtype=None):
+    return softmax(-x, dim)
+
+
+def glu(x, dim=-1):
+    if x.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % x.dim()} is size {x.shape[dim]}")
+    a, b = x.chunk(2, dim)
+    return a * F.sigmoid(b)
+
+
+def prelu(x, weight):
+    """x where x >= 0, else weight * x; weight has one value or one per channel (dim 1)."""
+    if weight.numel() != 1 and (x.dim() < 2 or weight.numel() != x.shape[1]):
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                           f"{weight.numel()} and channel size = {x.shape[1] if x.dim() >= 2 else 1}.")
+    w = weight.reshape([-1] + [1] * (x.dim() - 2)) if weight.numel() != 1 and x.dim() > 2 else weight.reshape(-1)
+    return F.where(F.gt(x, 0), x, w * x)
+
+
+# -- rearrangements --------------------------------------------------------------------------
+def pixel_shuffle(x, upscale_factor):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    r = upscale_factor
+    *batch, c, h, w = x.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    n = len(batch)
+    out = x.reshape(*batch, c // (r * r), r, r, h, w)
+    out = out.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return out.reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(x, downscale_factor):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    r = downscale_factor
+    *batch, c, h, w = x.shape
+    if h % r or w % r:
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but "
+                           f"input.size(-2)={h} and input.size(-1)={w} are not divisible by {r}")
+    n = len(batch)
+    out = x.reshape(*batch, c, h // r, r, w // r, r)
+    out = out.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return out.reshape(*batch, c * r * r, h // r, w // r)
+
+
+def channel_shuffle(x, groups):
+    n, c = x.shape[0], x.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    return x.reshape(n, groups, c // groups, *x.shape[2:]).transpose(1, 2).reshape(x.shape)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: (N, C, H, W) -> (N, C*kh*kw, L), each column one kernel window."""
+    kernel, dilation, padding, stride = (_pair(v) for v in (kernel_size, dilation, padding, stride))
+    unbatched = input.dim() == 3
+    x = F.unsqueeze(input, 0) if unbatched else input
+    if any(padding):
+        x = pad(x, [padding[1], padding[1], padding[0], padding[0]])
+    cols, out_sizes = _windows(x, kernel, stride, dilation)
+    cols = cols.reshape(x.shape[0], x.shape[1] * kernel[0] * kernel[1], out_sizes[0] * out_sizes[1])
+    return F.squeeze(cols, 0) if unbatched else cols
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im, unfold's adjoint: every column's values summed back into its kernel window."""
+    (oh_full, ow_full), kernel, dilation, padding, stride = (_pair(v) for v in (output_size, kernel_size, dilation,
+                                                                                 padding, stride))
+    unbatched = input.dim() == 2
+    cols = F.unsqueeze(input, 0) if unbatched else input
+    n, ck, length = cols.shape
+    k = kernel[0] * kernel[1]
+    hp, wp = oh_full + 2 * padding[0], ow_full + 2 * padding[1]
+    blocks = [(hp - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i, hp in enumerate((hp, wp))]
+    if ck % k or blocks[0] * blocks[1] != length:
+        raise RuntimeError(f"Given output_size=({oh_full}, {ow_full}), kernel_size={kernel}, dilation={dilation}, "
+                           f"padding={padding}, stride={stride}, expected size of input's dimension 2 to match the "
+                           f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, "
+                           f"but got input.size(2)={length}.")
+    c = ck // k
+    cols = cols.reshape(n, c, k, blocks[0], blocks[1])
+    span = [(blocks[i] - 1) * stride[i] + 1 for i in range(2)]
+    out = None
+    for offset in range(k):
+        i, j = divmod(offset, kernel[1])
+        block = cols[:, :, offset]
+        if stride != (1, 1):
+            block = _scatter_strided(F.zeros(n, c, *span, dtype=block.dtype, device=block.device), block, stride)
+        top, left = i * dilation[0], j * dilation[1]
+        placed = pad(block, [left, wp - left - span[1], top, hp - top - span[0]])
+        out = placed if out is None else out + placed
+    out = out[:, :, padding[0]:padding[0] + oh_full, padding[1]:padding[1] + ow_full]
+    return F.squeeze(out, 0) if unbatched else out
+
+
+# -- more normalisation, dropout -------------------------------------------------------------
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Each (sample, channel) normalised over its spatial positions."""
+    dims = tuple(range(2, input.dim()))
+    if use_input_stats:
+        mean = F.mean(input, dims, keepdim=True)
+        var = F.var(input, dims, keepdim=True, correction=0)
+        if running_mean is not None:
+            count = math.prod(input.shape[2:])
+            with no_grad():
+                batch_mean = F.mean(mean.reshape(input.shape[0], input.shape[1]), 0)
+                batch_var = F.mean(var.reshape(input.shape[0], input.shape[1]), 0) * (count / max(count - 1, 1))
+                F._copy_into(running_mean, running_mean * (1 - momentum) + batch_mean * momentum)
+                F._copy_into(running_var, running_var * (1 - momentum) + batch_var * momentum)
+    else:
+        shape = [1, -1] + [1] * len(dims)
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+    out = (input - mean) / F.sqrt(var + eps)
+    shape = [1, -1] + [1] * len(dims)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def _feature_dropout(x, p, training, batched_dims):
+    """Zeroes whole channels: one keep/drop draw per (sample, channel)."""
+    lead = 2 if x.dim() == batched_dims else 1
+    keep = _keep_mask(x, p, training, list(x.shape[:lead]) + [1] * (x.dim() - lead))
+    if keep is None:
+        return x
+    return x * keep / (1 - p) if p < 1 else x * keep
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _feature_dropout(input, p, training, 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, 4)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU's mean and variance: dropped units take SELU's negative saturation,
+    then an affine map restores the moments (PyTorch's constants)."""
+    keep = _keep_mask(input, p, training, input.shape)
+    if keep is None:
+        return input
+    if p == 1:
+        return input * 0
+    alpha = _SELU_ALPHA * _SELU_SCALE
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    return input * (keep * a) + (keep - 1) * (alpha * a) + alpha * a * p
+
+
+# -- more pooling ----------------------------------------------------------------------------
+def _as_2d(x, fn2d, *args):
+    """A 1-d pool through its 2-d form on a (N, C, 1, L) view."""
+    out = fn2d(F.unsqueeze(x, -2), *args)
+    return F.squeeze(out, -2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    one = lambda v: (1, v[0] if isinstance(v, (tuple, list)) else v)  # noqa: E731
+    return _as_2d(input, max_pool2d, one(kernel_size), one(stride if stride is not None else kernel_size),
+                  (0, padding if not isinstance(padding, (tuple, list)) else padding[0]), one(dilation), ceil_mode,
+                  return_indices)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    one = lambda v: (1, v[0] if isinstance(v, (tuple, list)) else v)  # noqa: E731
+    return _as_2d(input, avg_pool2d, one(kernel_size), one(stride if stride is not None else kernel_size),
+                  (0, padding if not isinstance(padding, (tuple, list)) else padding[0]), ceil_mode,
+                  count_include_pad)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    return _as_2d(input, adaptive_avg_pool2d, (1, size))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Output cell (i, j) is the max over rows floor(i*H/oh) .. ceil((i+1)*H/oh) (and the same for columns)."""
+    if return_indices:
+        raise NotImplementedError("adaptive_max_pool2d(return_indices=True) is not supported by webtorch yet")
+    oh, ow = _pair(output_size)
+    h, w = input.shape[-2], input.shape[-1]
+    oh, ow = oh or h, ow or w
+    rows = []
+    for i in range(oh):
+        h0, h1 = (i * h) // oh, -((-(i + 1) * h) // oh)
+        band = F.amax(input[..., h0:h1, :], -2)
+        rows.append(F.stack([F.amax(band[..., (j * w) // ow:-((-(j + 1) * w) // ow)], -1) for j in range(ow)], -1))
+    return F.stack(rows, -2)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    return _as_2d(input, adaptive_max_pool2d, (1, size), return_indices)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x^p)^(1/p), as PyTorch computes it (from an average)."""
+    kh, kw = _pair(kernel_size)
+    out = avg_pool2d(input ** norm_type, (kh, kw), stride, 0, ceil_mode)
+    return (F.sign(out) * relu(F.abs(out)) * (kh * kw)) ** (1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    out = avg_pool1d(input ** norm_type, kernel_size, stride, 0, ceil_mode)
+    return (F.sign(out) * relu(F.abs(out)) * kernel_size) ** (1.0 / norm_type)
+
+
+# -- more linear, embedding ------------------------------------------------------------------
+def bilinear(input1, input2, weight, bias=None):
+    """y_k = x1^T W_k x2 + b_k."""
+    out_features, in1, in2 = weight.shape
+    t = F.matmul(input1, weight.permute(1, 0, 2).reshape(in1, out_features * in2))   # (..., out*in2)
+    t = t.reshape(*input1.shape[:-1], out_features, in2)
+    out = F.sum(t * F.unsqueeze(input2, -2), -1)
+    return out + bias if bias is not None else out
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sums, means or maxes of bags of embedding rows: a 2-D input is one bag per row; a 1-D input
+    is cut into bags at `offsets`."""
+    if max_norm is not None or sparse or scale_grad_by_freq:
+        raise NotImplementedError("embedding_bag: max_norm, scale_grad_by_freq and sparse are not supported")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type Tensor")
+        bags = [(i * input.shape[1], (i + 1) * input.shape[1]) for i in range(input.shape[0])]
+        flat, weights = input.reshape(-1), (per_sample_weights.reshape(-1) if per_sample_weights is not None else
+                                            None)
+    else:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        starts = offsets.tolist()
+        ends = starts[1:] + ([] if include_last_offset else [input.shape[0]])
+        bags = list(zip(starts, ends))
+        flat, weights = input, per_sample_weights
+    rows = embedding(flat, weight)
+    if weights is not None:
+        rows = rows * F.unsqueeze(weights, -1)
+    keep = F.unsqueeze(F.cast(F.ne(flat, padding_idx), rows.dtype), -1) if padding_idx is not None else None
+    out = []
+    for start, end in bags:
+        part = rows[start:end]
+        if keep is not None:  # padding rows add nothing: zeros for sum/mean, -inf for max
+            part = part * keep[start:end] if mode != "max" else F.where(F.gt(keep[start:end], 0), part, -math.inf)
+        if end <= start:
+            out.append(F.zeros(weight.shape[1], dtype=weight.dtype, device=weight.device))
+        elif mode == "sum":
+            out.append(F.sum(part, 0))
+        elif mode == "mean":
+            count = F.sum(keep[start:end]) if keep is not None else end - start
+            out.append(F.sum(part, 0) / (F.clamp(count, min=1) if keep is not None else count))
+        elif mode == "max":
+            top = F.amax(part, 0)
+            out.append(F.where(F.isinf(top) & F.lt(top, 0), 0.0, top) if keep is not None else top)
+        else:
+            raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
+    return F.stack(out) if out else F.zeros(0, weight.shape[1], dtype=weight.dtype, device=weight.device)
+
+
+# -- more losses -----------------------------------------------------------------------------
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return vector_norm(x1 - x2 + eps, p, -1, keepdim)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos for target 1, max(0, cos - margin) for target -1 (cos with PyTorch's eps 1e-12)."""
+    eps = 1e-12
+    prod = F.sum(input1 * input2, -1)
+    mag = (F.sum(input1 * input1, -1) + eps) * (F.sum(input2 * input2, -1) + eps)
+    cos = prod / F.sqrt(mag)
+    zeros = F.zeros_like(cos)
+    loss = F.where(F.eq(target, 1), 1 - cos, zeros) + F.where(F.eq(target, -1), F.maximum(zeros, cos - margin), zeros)
+    return _reduce_loss(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    return _reduce_loss(relu(-target * (input1 - input2) + margin), reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = F.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce_loss(relu(margin + d_pos - d_neg), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce_loss(F.mean(loss, -1), reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    loss = F.exp(input) - target * input if log_input else input - target * F.log(input + eps)
+    if full:  # Stirling's term for target > 1
+        stirling = target * F.log(target) - target + 0.5 * F.log(2 * math.pi * target)
+        loss = loss + F.where(F.gt(target, 1), stirling, F.zeros_like(stirling))
+    return _reduce_loss(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = F.unsqueeze(var, -1)
+        elif not (input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool(F.any(F.lt(var, 0)).item()):
+        raise ValueError("var has negative entry/entries")
+    var = var + (F.clamp(var, min=eps) - var).detach()  # clamped values, the gradient as if unclamped (torch's)
+    loss = 0.5 * (F.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce_loss(loss, reduction)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    raise NotImplementedError("ctc_loss is not supported by webtorch yet")

@@ -197,6 +197,170 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
+class MaxPool1d(MaxPool2d):
+    def forward(self, x):
+        return fn.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
+
+
+class AvgPool1d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        one = lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,)  # noqa: E731
+        self.kernel_size, self.stride = one(kernel_size), one(stride if stride is not None else kernel_size)
+        self.padding, self.ceil_mode, self.count_include_pad = one(padding), ceil_mode, count_include_pad
+
+    def forward(self, x):
+        return fn.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _LPPool(Module):
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPool):
+    def forward(self, x):
+        return fn.lp_pool1d(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPool):
+    def forward(self, x):
+        return fn.lp_pool2d(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class Fold(Module):
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size, self.dilation = output_size, kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def forward(self, x):
+        return fn.fold(x, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
+
+
+class Unfold(Module):
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def forward(self, x):
+        return fn.unfold(x, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, "
+                f"stride={self.stride}")
+
+
+class _PadNd(Module):
+    """F.pad with a fixed padding (an int pads every side of the last `nd` dims) and mode."""
+    nd, mode = 1, "constant"
+
+    def __init__(self, padding, value=0.0):
+        super().__init__()
+        self.padding = tuple(padding) if isinstance(padding, (tuple, list)) else (padding,) * (2 * self.nd)
+        self.value = value
+
+    def forward(self, x):
+        return fn.pad(x, list(self.padding), self.mode, self.value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}" if self.mode == "constant" and \
+            not type(self).__name__.startswith("ZeroPad") else f"{self.padding}"
+
+
+def _pad_module(name, nd, mode):
+    if mode == "constant" and not name.startswith("ZeroPad"):
+        return type(name, (_PadNd,), {"nd": nd, "mode": mode})
+    return type(name, (_PadNd,), {"nd": nd, "mode": mode, "__init__": lambda self, padding: _PadNd.__init__(
+        self, padding)})
+
+
+ReflectionPad1d, ReflectionPad2d = _pad_module("ReflectionPad1d", 1, "reflect"), _pad_module("ReflectionPad2d", 2,
+                                                                                              "reflect")
+ReplicationPad1d, ReplicationPad2d = _pad_module("ReplicationPad1d", 1, "replicate"), \
+    _pad_module("ReplicationPad2d", 2, "replicate")
+ZeroPad1d, ZeroPad2d = _pad_module("ZeroPad1d", 1, "constant"), _pad_module("ZeroPad2d", 2, "constant")
+ConstantPad1d, ConstantPad2d, ConstantPad3d = (_pad_module(f"ConstantPad{n}d", n, "constant") for n in (1, 2, 3))
+
+
+class Upsample(Module):
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+        super().__init__()
+        self.size, self.mode, self.align_corners = size, mode, align_corners
+        self.scale_factor = float(scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, x):
+        return fn.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners)
+
+    def extra_repr(self):
+        what = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"
+        return f"{what}, mode={self.mode!r}"
+
+
+class Bilinear(Module):
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.weight = _param(out_features, in1_features, in2_features, device=device)
+        self.bias = _param(out_features, device=device) if bias else None
+        bound = 1 / math.sqrt(in1_features)
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x1, x2):
+        return fn.bilinear(x1, x2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class EmbeddingBag(Module):
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                 mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None, device=None,
+                 dtype=None):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim, self.mode = num_embeddings, embedding_dim, mode
+        self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse = max_norm, norm_type, \
+            scale_grad_by_freq, sparse
+        self.include_last_offset = include_last_offset
+        self.padding_idx = padding_idx + num_embeddings if padding_idx is not None and padding_idx < 0 else padding_idx
+        self.weight = Parameter(_weight) if _weight is not None else _param(num_embeddings, embedding_dim,
+                                                                             device=device)
+        if _weight is None:
+            init.normal_(self.weight)
+            if self.padding_idx is not None:
+                F._copy_into(self.weight.data[self.padding_idx], 0.0)
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return fn.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
+                                self.mode, self.sparse, per_sample_weights, self.include_last_offset,
+                                self.padding_idx)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
+
+
 # -- normalisation ---------------------------------------------------------------------------
 class _BatchNorm(Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
@@ -234,6 +398,31 @@ class BatchNorm1d(_BatchNorm):
 
 class BatchNorm2d(_BatchNorm):
     _dims = (4,)
+
+
+class _InstanceNorm(_BatchNorm):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device)
+
+    def forward(self, x):
+        if x.dim() not in self._dims:
+            raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._dims)} input (got {x.dim()}D input)")
+        unbatched = x.dim() == self._dims[0]
+        if unbatched:
+            x = F.unsqueeze(x, 0)
+        use_input_stats = self.training or not self.track_running_stats
+        out = fn.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias, use_input_stats,
+                               self.momentum if self.momentum is not None else 0.1, self.eps)
+        return F.squeeze(out, 0) if unbatched else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _dims = (2, 3)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _dims = (3, 4)
 
 
 class LayerNorm(Module):
@@ -297,7 +486,7 @@ def _activation(name, function, repr_fields=()):
         return function(x, **{f: getattr(self, f) for f, _ in repr_fields if f != "inplace"})
 
     def extra_repr(self):
-        return ", ".join(f"{f}={getattr(self, f)!r}" for f, _ in repr_fields if f != "inplace")
+        return ", ".join(f"{f}={getattr(self, f)!r}" for f, _ in repr_fields if f not in ("inplace", "return_indices"))
     return type(name, (Module,), {"__init__": __init__, "forward": forward, "extra_repr": extra_repr})
 
 
@@ -315,6 +504,43 @@ Softplus = _activation("Softplus", fn.softplus, (("beta", 1.0), ("threshold", 20
 Hardtanh = _activation("Hardtanh", fn.hardtanh, (("min_val", -1.0), ("max_val", 1.0)))
 Softmax = _activation("Softmax", fn.softmax, (("dim", None),))
 LogSoftmax = _activation("LogSoftmax", fn.log_softmax, (("dim", None),))
+SELU = _activation("SELU", fn.selu, (("inplace", False),))
+CELU = _activation("CELU", fn.celu, (("alpha", 1.0), ("inplace", False)))
+LogSigmoid = _activation("LogSigmoid", fn.logsigmoid)
+Softsign = _activation("Softsign", fn.softsign)
+Tanhshrink = _activation("Tanhshrink", fn.tanhshrink)
+Threshold = _activation("Threshold", fn.threshold, (("threshold", None), ("value", None), ("inplace", False)))
+Hardsigmoid = _activation("Hardsigmoid", fn.hardsigmoid, (("inplace", False),))
+Softmin = _activation("Softmin", fn.softmin, (("dim", None),))
+GLU = _activation("GLU", fn.glu, (("dim", -1),))
+PixelShuffle = _activation("PixelShuffle", fn.pixel_shuffle, (("upscale_factor", None),))
+PixelUnshuffle = _activation("PixelUnshuffle", fn.pixel_unshuffle, (("downscale_factor", None),))
+ChannelShuffle = _activation("ChannelShuffle", fn.channel_shuffle, (("groups", None),))
+AdaptiveAvgPool1d = _activation("AdaptiveAvgPool1d", fn.adaptive_avg_pool1d, (("output_size", None),))
+AdaptiveMaxPool1d = _activation("AdaptiveMaxPool1d", fn.adaptive_max_pool1d, (("output_size", None),
+                                                                              ("return_indices", False)))
+AdaptiveMaxPool2d = _activation("AdaptiveMaxPool2d", fn.adaptive_max_pool2d, (("output_size", None),
+                                                                              ("return_indices", False)))
+
+
+class Softmax2d(Module):
+    def forward(self, x):
+        if x.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {x.dim()}D instead")
+        return fn.softmax(x, -3)
+
+
+class PReLU(Module):
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(F.full((num_parameters,), init, device=device))
+
+    def forward(self, x):
+        return fn.prelu(x, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
 
 
 class Dropout(Module):
@@ -329,6 +555,21 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    def forward(self, x):
+        return fn.dropout1d(x, self.p, self.training)
+
+
+class Dropout2d(Dropout):
+    def forward(self, x):
+        return fn.dropout2d(x, self.p, self.training)
+
+
+class AlphaDropout(Dropout):
+    def forward(self, x):
+        return fn.alpha_dropout(x, self.p, self.training)
 
 
 class Flatten(Module):
@@ -425,10 +666,10 @@ class ModuleList(Module):
             else:
                 runs.append([i, i, text])
         if not runs:
-            return "ModuleList()"
+            return f"{type(self).__name__}()"
         lines = [(f"({a}): " if a == b else f"({a}-{b}): {b - a + 1} x ") + text.replace("\n", "\n  ")
                  for a, b, text in runs]
-        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):
@@ -442,6 +683,12 @@ class ModuleDict(Module):
 
     def __setitem__(self, k, m):
         self.add_module(k, m)
+
+    def __delitem__(self, k):
+        del self._modules[k]
+
+    def pop(self, k):
+        return self._modules.pop(k)
 
     def __contains__(self, k):
         return k in self._modules
@@ -709,6 +956,34 @@ NLLLoss = _loss("NLLLoss", fn.nll_loss, (("weight", None), ("ignore_index", -100
 CrossEntropyLoss = _loss("CrossEntropyLoss", fn.cross_entropy,
                          (("weight", None), ("ignore_index", -100), ("label_smoothing", 0.0)))
 KLDivLoss = _loss("KLDivLoss", fn.kl_div, (("log_target", False),))
+MultiLabelSoftMarginLoss = _loss("MultiLabelSoftMarginLoss", fn.multilabel_soft_margin_loss, (("weight", None),))
+PoissonNLLLoss = _loss("PoissonNLLLoss", fn.poisson_nll_loss, (("log_input", True), ("full", False), ("eps", 1e-8)))
+
+
+def _pair_loss(name, function, fields):
+    """A loss of two inputs and a target (the losses above take one input)."""
+    base = _loss(name, function, fields)
+
+    def forward(self, input1, input2, target):
+        return function(input1, input2, target, **{f: getattr(self, f) for f, _ in list(fields) + [("reduction", 0)]})
+    return type(name, (base,), {"forward": forward})
+
+
+CosineEmbeddingLoss = _pair_loss("CosineEmbeddingLoss", fn.cosine_embedding_loss, (("margin", 0.0),))
+MarginRankingLoss = _pair_loss("MarginRankingLoss", fn.margin_ranking_loss, (("margin", 0.0),))
+TripletMarginLoss = _pair_loss("TripletMarginLoss", fn.triplet_margin_loss,
+                               (("margin", 1.0), ("p", 2.0), ("eps", 1e-6), ("swap", False)))
+GaussianNLLLoss = _pair_loss("GaussianNLLLoss", fn.gaussian_nll_loss, (("full", False), ("eps", 1e-6)))
+
+
+class CTCLoss(Module):
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__()
+        self.blank, self.reduction, self.zero_infinity = blank, reduction, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return fn.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                           self.zero_infinity)
 
 
 class CosineSimilarity(Module):

@@ -1,9 +1,10 @@
-"""torch.nn.utils: gradient clipping; rnn (packed sequences)."""
+"""torch.nn.utils: gradient clipping, parameters as one vector; rnn (packed sequences), parametrize,
+parametrizations (weight_norm)."""
 import math
 
 from ... import _ops as F
 from ...autograd import no_grad
-from . import rnn  # noqa: F401
+from . import parametrizations, parametrize, rnn  # noqa: F401
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -33,3 +34,24 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
         for p in params:
             if p.grad is not None:
                 p.grad = F.clamp(p.grad, -clip_value, clip_value)
+
+
+def parameters_to_vector(parameters):
+    """The parameters flattened and concatenated (one device, like PyTorch requires)."""
+    params = list(parameters)
+    devices = {p.device.type for p in params}
+    if len(devices) > 1:
+        raise TypeError("Found two parameters on different devices, this is currently not supported.")
+    return F.cat([p.reshape(-1) for p in params])
+
+
+def vector_to_parameters(vec, parameters):
+    """Copies consecutive slices of vec into the parameters (their data; no autograd history)."""
+    if not isinstance(vec, F.Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+    offset = 0
+    with no_grad():
+        for p in parameters:
+            n = p.numel()
+            F._copy_into(p, vec[offset:offset + n].reshape(p.shape))
+            offset += n

@@ -1,0 +1,121 @@
+"""Issue 14's layers as Modules against PyTorch: the same construction gives the same repr,
+parameter and buffer names; with torch's weights copied, the same outputs and gradients (webgpu
+and cpu). Their functional forms are rows of tests/nn_cases.py."""
+import pytest
+import torch
+
+import webtorch
+from module_compare import DEVICES, compare
+
+
+def constructions(T):
+    nn = T.nn
+    return [nn.SELU(), nn.CELU(0.5), nn.LogSigmoid(), nn.Softsign(), nn.Tanhshrink(), nn.Threshold(0.1, 20.0),
+            nn.Hardsigmoid(), nn.Softmin(1), nn.Softmax2d(), nn.GLU(), nn.PReLU(3), nn.PixelShuffle(2),
+            nn.PixelUnshuffle(2), nn.ChannelShuffle(2), nn.Fold((4, 5), (2, 2)), nn.Unfold((2, 3), padding=1),
+            nn.ReflectionPad1d(2), nn.ReflectionPad2d((1, 2, 0, 1)), nn.ReplicationPad1d(1), nn.ReplicationPad2d(1),
+            nn.ZeroPad2d(2), nn.ConstantPad1d(2, 3.5), nn.ConstantPad2d((1, 0, 2, 0), 1.0), nn.ConstantPad3d(1, 0.0),
+            nn.InstanceNorm1d(3), nn.InstanceNorm2d(3, affine=True, track_running_stats=True), nn.Dropout1d(0.2),
+            nn.Dropout2d(), nn.AlphaDropout(0.1), nn.Upsample(scale_factor=2, mode="bilinear"),
+            nn.Upsample(size=(3, 4)), nn.Bilinear(2, 3, 4), nn.MaxPool1d(2), nn.AvgPool1d(3, 2, 1),
+            nn.AdaptiveAvgPool1d(3), nn.AdaptiveMaxPool1d(2), nn.AdaptiveMaxPool2d((2, 3)), nn.LPPool2d(2, 3),
+            nn.LPPool1d(2, 3), nn.EmbeddingBag(5, 3, mode="sum"), nn.CosineEmbeddingLoss(), nn.MarginRankingLoss(0.5),
+            nn.TripletMarginLoss(), nn.MultiLabelSoftMarginLoss(), nn.PoissonNLLLoss(), nn.GaussianNLLLoss(),
+            nn.CTCLoss()]
+
+
+def test_construction_matches_torch():
+    for ref, mine in zip(constructions(torch), constructions(webtorch)):
+        assert repr(mine) == repr(ref)
+        assert [(n, tuple(p.shape)) for n, p in mine.named_parameters()] == \
+            [(n, tuple(p.shape)) for n, p in ref.named_parameters()]
+        assert [n for n, _ in mine.named_buffers()] == [n for n, _ in ref.named_buffers()]
+
+
+MODULES = {
+    "prelu": (lambda T: T.nn.PReLU(3), lambda: [torch.randn(2, 3, 4)]),
+    "bilinear": (lambda T: T.nn.Bilinear(3, 2, 4), lambda: [torch.randn(5, 3), torch.randn(5, 2)]),
+    "instance-norm-2d-affine-running": (lambda T: T.nn.InstanceNorm2d(3, affine=True, track_running_stats=True),
+                                        lambda: [torch.randn(2, 3, 4, 4)]),
+    "instance-norm-1d-unbatched": (lambda T: T.nn.InstanceNorm1d(3), lambda: [torch.randn(3, 7)]),
+    "reflection-replication-pads": (lambda T: T.nn.Sequential(T.nn.ReflectionPad2d((1, 2, 0, 1)),
+                                                              T.nn.ReplicationPad2d(1), T.nn.ZeroPad2d((0, 1, 2, 0)),
+                                                              T.nn.ConstantPad2d(1, 0.5)),
+                                    lambda: [torch.randn(1, 2, 3, 4)]),
+    "pads-1d": (lambda T: T.nn.Sequential(T.nn.ReflectionPad1d(2), T.nn.ReplicationPad1d((0, 3)),
+                                          T.nn.ConstantPad1d((1, 0), -1.0)), lambda: [torch.randn(2, 3, 4)]),
+    "embedding-bag-mean": (lambda T: T.nn.EmbeddingBag(6, 3), lambda: [torch.randn(1)]),
+    "weight-norm-linear": (lambda T: T.nn.utils.parametrizations.weight_norm(T.nn.Linear(4, 3)),
+                           lambda: [torch.randn(5, 4)]),
+    "weight-norm-conv-dim1": (lambda T: T.nn.utils.parametrizations.weight_norm(T.nn.Conv2d(2, 3, 2), dim=1),
+                              lambda: [torch.randn(1, 2, 4, 4)]),
+    "weight-norm-dim-none": (lambda T: T.nn.utils.parametrizations.weight_norm(T.nn.Linear(2, 2), dim=None),
+                             lambda: [torch.randn(3, 2)]),
+    "upsample-fold-unfold": (lambda T: T.nn.Sequential(T.nn.Upsample(scale_factor=2, mode="bilinear"),
+                                                       T.nn.Unfold(2, stride=2), T.nn.Fold((4, 6), 2, stride=2)),
+                             lambda: [torch.randn(1, 2, 2, 3)]),
+}
+
+
+def call(T, m, x, *rest):
+    if isinstance(m, T.nn.EmbeddingBag):  # the input is indices (the float input only keeps compare's form)
+        idx = T.tensor([0, 2, 5, 1, 1], device=None if T is torch else x.device)
+        return m(idx, T.tensor([0, 2], device=None if T is torch else x.device)) + x
+    return m(x, *rest)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", list(MODULES))
+def test_module_matches_torch(name, device):
+    build, make_inputs = MODULES[name]
+    compare(build, make_inputs, device, call, train=True)
+
+
+def test_instance_norm_running_stats_and_eval_match_torch():
+    torch.manual_seed(0)
+    x = torch.randn(4, 3, 5)
+    stats = []
+    for T in (torch, webtorch):
+        m = T.nn.InstanceNorm1d(3, track_running_stats=True, momentum=0.2)
+        xb = x if T is torch else webtorch.tensor(x.tolist())
+        m(xb)
+        m(xb * 2)
+        m.eval()
+        stats.append([m.running_mean.tolist(), m.running_var.tolist(), m(xb).tolist()])
+    assert webtorch.tensor(stats[1][2]).allclose(webtorch.tensor(stats[0][2]), atol=1e-5)
+    assert stats[1][0] == pytest.approx(stats[0][0], abs=1e-6) and stats[1][1] == pytest.approx(stats[0][1], rel=1e-5)
+
+
+def test_channel_dropouts_and_alpha_dropout():
+    webtorch.manual_seed(0)
+    x = webtorch.ones(200, 8, 3)
+    out = webtorch.nn.Dropout1d(0.25)(x)
+    per_channel = out.reshape(200 * 8, 3).tolist()
+    assert all(len(set(row)) == 1 for row in per_channel)  # whole channels kept or dropped
+    assert {round(row[0], 5) for row in per_channel} == {0.0, round(4 / 3, 5)}
+    assert 0.2 < sum(row[0] == 0 for row in per_channel) / len(per_channel) < 0.3
+    assert webtorch.nn.Dropout2d(0.5).eval()(x).equal(x)
+    selu_like = webtorch.randn(100000)
+    dropped = webtorch.nn.AlphaDropout(0.2)(selu_like)
+    assert abs(dropped.mean().item()) < 0.02 and abs(dropped.std().item() - 1) < 0.02  # moments kept
+    assert webtorch.nn.AlphaDropout(0.2).eval()(selu_like).equal(selu_like)
+    with pytest.raises(NotImplementedError, match="ctc_loss"):
+        webtorch.nn.CTCLoss()(x, x, x, x)
+
+
+def test_parameters_to_vector_round_trip_matches_torch():
+    torch.manual_seed(0)
+    ref = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Conv1d(2, 2, 2))
+    mine = webtorch.nn.Sequential(webtorch.nn.Linear(3, 2), webtorch.nn.Conv1d(2, 2, 2))
+    mine.load_state_dict({k: webtorch.tensor(v.tolist()) for k, v in ref.state_dict().items()})
+    assert webtorch.nn.utils.parameters_to_vector(mine.parameters()).tolist() == \
+        torch.nn.utils.parameters_to_vector(ref.parameters()).tolist()
+    vec = torch.arange(float(sum(p.numel() for p in ref.parameters())))
+    torch.nn.utils.vector_to_parameters(vec, ref.parameters())
+    webtorch.nn.utils.vector_to_parameters(webtorch.tensor(vec.tolist()), mine.parameters())
+    assert [p.tolist() for p in mine.parameters()] == [p.tolist() for p in ref.parameters()]
+    with pytest.raises(TypeError, match="expected torch.Tensor"):
+        webtorch.nn.utils.vector_to_parameters([1.0], mine.parameters())
+    wn = webtorch.nn.utils.parametrizations.weight_norm(webtorch.nn.Linear(3, 2))
+    webtorch.nn.utils.parametrize.remove_parametrizations(wn, "weight")
+    assert type(wn) is webtorch.nn.Linear and list(wn.state_dict()) == ["bias", "weight"]
