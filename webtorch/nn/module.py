@@ -180,19 +180,24 @@ class Module:
         return self
 
     def _apply(self, convert):
+        """Converts parameters, their grads and buffers. A parameter keeps its identity (its data is
+        replaced, like PyTorch's `param.data = ...`): tied weights stay tied and optimizers built
+        before a move keep updating the model."""
         for m in self.modules():
-            for store in (m._parameters, m._buffers):
-                for name, t in store.items():
-                    if t is None:
-                        continue
-                    new = convert(t)
-                    if new is t:
-                        continue
-                    if isinstance(t, Parameter):
-                        with no_grad():
-                            store[name] = Parameter(new.detach(), t.requires_grad)
-                    else:
-                        store[name] = new
+            for name, t in m._buffers.items():
+                if t is not None:
+                    m._buffers[name] = convert(t)
+            for p in m._parameters.values():
+                if p is None:
+                    continue
+                with no_grad():
+                    new = convert(p)
+                    if new is not p:
+                        p.data = new
+                    if p.grad is not None:
+                        grad = convert(p.grad)
+                        if grad is not p.grad:
+                            p.grad.data = grad
         return self
 
     def to(self, *args, **kwargs):

@@ -1,0 +1,29 @@
+"""Loads a program file of tests/programs/ as a module under torch or webtorch: the file imports
+webtorch (its import lines are the only change from upstream); for torch those lines are turned
+back. The file is executed afresh for each library, so module-level state is not shared."""
+import os
+import re
+import sys
+import types
+from pathlib import Path
+
+PROGRAMS = Path(os.environ.get("WEBTORCH_PROGRAMS_DIR", Path(__file__).parent / "programs"))
+_IMPORT = re.compile(r"^(\s*)(import|from)\s+webtorch\b")
+
+
+def path(name):
+    return PROGRAMS / name
+
+
+def load(name, T):
+    """The program `name` as a fresh module, importing torch (T is torch) or webtorch."""
+    text = path(name).read_text()
+    if T.__name__ == "torch":
+        text = "\n".join(_IMPORT.sub(lambda m: f"{m.group(1)}{m.group(2)} torch", line).replace(
+            "webtorch as torch", "torch") if _IMPORT.match(line) else line for line in text.split("\n"))
+    module_name = f"program_{Path(name).stem}_{T.__name__}"
+    module = types.ModuleType(module_name)
+    module.__file__ = str(path(name))
+    sys.modules[module_name] = module  # dataclasses look their module up while the file runs
+    exec(compile(text, str(path(name)), "exec"), module.__dict__)
+    return module
