@@ -15,15 +15,28 @@ def path(name):
     return PROGRAMS / name
 
 
-def load(name, T):
+def load(name, T, module_name=None):
     """The program `name` as a fresh module, importing torch (T is torch) or webtorch."""
     text = path(name).read_text()
     if T.__name__ == "torch":
         text = "\n".join(_IMPORT.sub(lambda m: f"{m.group(1)}{m.group(2)} torch", line).replace(
             "webtorch as torch", "torch") if _IMPORT.match(line) else line for line in text.split("\n"))
-    module_name = f"program_{Path(name).stem}_{T.__name__}"
+    module_name = module_name or f"program_{Path(name).stem}_{T.__name__}"
     module = types.ModuleType(module_name)
     module.__file__ = str(path(name))
     sys.modules[module_name] = module  # dataclasses look their module up while the file runs
     exec(compile(text, str(path(name)), "exec"), module.__dict__)
     return module
+
+
+def load_package(package, files, T):
+    """A program that is a package (its files import each other as `package.file`): the files, in
+    dependency order, under their own dotted names; a fresh copy per call (and per library)."""
+    for name in [k for k in sys.modules if k == package or k.startswith(package + ".")]:
+        del sys.modules[name]
+    root = types.ModuleType(package)
+    root.__path__ = []
+    sys.modules[package] = root
+    for stem in files:
+        setattr(root, stem, load(f"{package}/{stem}.py", T, f"{package}.{stem}"))
+    return root

@@ -117,3 +117,55 @@ def test_word_language_model_trains_like_torch(model_type):
     losses, _ = run_word_language_model(webtorch, "webgpu", model_type, initial)
     for step, (a, e) in enumerate(zip(losses, torch_losses)):
         assert abs(a - e) <= 1e-4 * abs(e), f"step {step}: loss {a} vs torch {e}"
+
+
+class OneSequence:
+    """minGPT's Trainer samples with replacement from its own unseeded RandomSampler: with one
+    sample every batch is the same in both libraries."""
+
+    def __init__(self, T):
+        x, y = tokens(T, "cpu", 1, 12, 30, 5)
+        self.x, self.y = x[0], y[0]
+
+    def __len__(self):
+        return 1
+
+    def __getitem__(self, i):
+        return self.x, self.y
+
+
+def run_mingpt(T, device, state):
+    """minGPT's GPT trained by its Trainer (DataLoader, configure_optimizers' decay/no-decay sets,
+    clip, AdamW) for 6 iterations, then generate(do_sample=False)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        mingpt = program_runner.load_package("mingpt", ["utils", "model", "trainer"], T)
+        config = mingpt.model.GPT.get_default_config()
+        config.model_type, config.n_layer, config.n_head, config.n_embd = None, 2, 2, 32
+        config.vocab_size, config.block_size = 30, 12
+        config.embd_pdrop = config.resid_pdrop = config.attn_pdrop = 0.0
+        T.manual_seed(0)
+        model = mingpt.model.GPT(config)
+        if state is None:
+            state = to_webtorch_state(model.state_dict())
+        else:
+            model.load_state_dict(state)
+        train_config = mingpt.trainer.Trainer.get_default_config()
+        train_config.device, train_config.num_workers, train_config.max_iters = device, 0, 6
+        train_config.batch_size, train_config.learning_rate = 4, 3e-3
+        trainer = mingpt.trainer.Trainer(train_config, model, OneSequence(T))
+        losses = []
+        trainer.add_callback("on_batch_end", lambda t: losses.append(t.loss.item()))
+        trainer.run()
+    model.eval()
+    generated = model.generate(tokens(T, device, 2, 4, 30, 8)[0], 10, do_sample=False).tolist()
+    return losses, generated, state
+
+
+@needs("mingpt/trainer.py")
+def test_mingpt_trainer_and_generation_like_torch():
+    torch_losses, torch_generated, initial = run_mingpt(torch, "cpu", None)
+    losses, generated, _ = run_mingpt(webtorch, "webgpu", initial)
+    assert len(losses) == 6
+    for step, (a, e) in enumerate(zip(losses, torch_losses)):
+        assert abs(a - e) <= 1e-4 * abs(e), f"step {step}: loss {a} vs torch {e}"
+    assert generated == torch_generated
