@@ -50,7 +50,8 @@ def run_chromium(only, timeout_s):
     sys.path.insert(0, str(REPO / "scripts"))
     import serve
     from playwright.sync_api import sync_playwright
-    ensure_peers()
+    if not only or {"tfjs", "ort"} & set(only.split(",")):
+        ensure_peers()
     wheel = build_wheel()
     server, url = serve.start_server(0)
     chromium = os.environ.get("WEBTORCH_CHROMIUM") or shutil.which("chromium-headless-shell") or \

@@ -202,8 +202,11 @@ def models(cfg):
                                              batch_first=True).to("webgpu")
     x = torch.full((b, t, d), 0.1, device="webgpu")
     reps = cfg.get("model_reps", 5)
+    compiled = torch.compile(layer)
     with torch.no_grad():
-        out = [{"name": f"encoder layer forward {b}x{t}x{d}", "ms": _timed(lambda: layer(x), reps) * 1e3}]
+        out = [{"name": f"encoder layer forward {b}x{t}x{d}", "ms": _timed(lambda: layer(x), reps) * 1e3},
+               {"name": f"encoder layer forward {b}x{t}x{d}, compiled (replay)",
+                "ms": _timed(lambda: compiled(x), reps) * 1e3}]
     n = cfg["train_batch"]
     nets = {
         "MLP 784-256-10": (torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10)),

@@ -19,6 +19,7 @@ from . import linalg
 from . import autograd, errors, webgpu, nn, optim, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .errors import OutOfMemoryError  # torch.OutOfMemoryError
+from ._compile import compile  # noqa: A001 (torch.compile shadows the builtin too)
 
 float = float32
 half = float16

@@ -32,6 +32,14 @@ class Storage:
                             "which this one does not offer; use float32 (.float()) on 'webgpu', or float16 on 'cpu'")
         self.dtype, self.numel, self.buffer = dtype, numel, self.runtime.alloc(_GPU_ITEMSIZE[dtype] * numel)
 
+    @classmethod
+    def adopt(cls, dtype, numel, buffer, rt):
+        """A storage owning a buffer allocated already (webtorch.compile's replayed outputs)."""
+        s = cls.__new__(cls)
+        s.buffer, s.version, s.runtime, s.dtype, s.numel = None, 0, rt, dtype, numel
+        s.buffer = buffer
+        return s
+
     def __del__(self):
         if self.buffer is not None and not sys.is_finalizing():
             self.runtime.release(self.buffer)
