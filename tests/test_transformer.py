@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import webtorch
-from module_compare import DEVICES, compare
+from module_compare import DEVICES, close, compare
 
 KEY_PAD = [[False, False, True, False, True], [False, True, False, False, False]]
 
@@ -109,3 +109,22 @@ def test_construction_and_errors_match_torch():
             T.nn.TransformerDecoderLayer(8, 2, activation="tanh")
         with pytest.raises(RuntimeError, match="the feature number of src and tgt must be equal to d_model"):
             T.nn.Transformer(8, 2, 1, 1, 16)(xs, T.zeros(3, 1, 4))
+
+
+def test_encoder_inference_zeroes_padding_like_torch():
+    """torch's nested-tensor fast path (eval, no grad, left-aligned key padding) outputs 0 at padded
+    positions (before the final norm); with gradients or other masks it computes them."""
+    torch.manual_seed(0)
+    ref = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 1,
+                                      torch.nn.LayerNorm(8)).eval()
+    mine = webtorch.nn.TransformerEncoder(webtorch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0,
+                                                                              batch_first=True), 1,
+                                          webtorch.nn.LayerNorm(8)).eval()
+    mine.load_state_dict({k: webtorch.tensor(v.tolist()) for k, v in ref.state_dict().items()})
+    x = torch.randn(2, 3, 8)
+    for padding in ([[False, False, True], [False, False, False]], [[False, True, False], [False, False, False]]):
+        for grad in (False, True):
+            with torch.set_grad_enabled(grad), webtorch.set_grad_enabled(grad):
+                expected = ref(x, src_key_padding_mask=torch.tensor(padding))
+                actual = mine(webtorch.tensor(x.tolist()), src_key_padding_mask=webtorch.tensor(padding))
+            close(actual, expected, 1e-5)

@@ -5,6 +5,7 @@ from collections import OrderedDict
 
 from .. import _ops as F
 from .._shape_ops import triu
+from ..autograd import is_grad_enabled
 from . import functional as fn
 from . import init
 from .module import Module, Parameter
@@ -866,11 +867,33 @@ class TransformerEncoder(Module):
         super().__init__()
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers, self.norm = num_layers, norm
+        self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        attn = getattr(encoder_layer, "self_attn", None)
+        self.use_nested_tensor = enable_nested_tensor and isinstance(encoder_layer, TransformerEncoderLayer) and \
+            not encoder_layer.norm_first and attn.batch_first and attn._qkv_same_embed_dim and \
+            attn.in_proj_bias is not None and encoder_layer.norm1.eps == encoder_layer.norm2.eps and \
+            attn.num_heads % 2 == 0 and (encoder_layer.activation in (fn.relu, fn.gelu) or
+                                         isinstance(encoder_layer.activation, (ReLU, GELU)))
+
+    def _zeroes_padding(self, src, mask, src_key_padding_mask):
+        """Whether PyTorch takes its nested-tensor fast path, whose output is 0 at padded positions:
+        inference (eval, no gradient), batched input, a left-aligned key padding mask and no mask."""
+        if not self.use_nested_tensor or self.layers[0].training or src.dim() != 3 or mask is not None:
+            return False
+        if src_key_padding_mask is None or src_key_padding_mask.dtype is not F.dt.bool_:
+            return False
+        first = self.layers[0]
+        if is_grad_enabled() and (src.requires_grad or any(p.requires_grad for p in first.parameters())):
+            return False
+        padded = src_key_padding_mask.tolist()
+        return not self.mask_check or all(row == sorted(row) for row in padded)  # keys, then padding
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         x = src
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal is True)
+        if self._zeroes_padding(src, mask, src_key_padding_mask):
+            x = F.where(F.unsqueeze(src_key_padding_mask, -1), 0.0, x)
         return self.norm(x) if self.norm is not None else x
 
 
