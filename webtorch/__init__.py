@@ -6,7 +6,8 @@
 __version__ = "0.1.0"
 
 from . import _dtypes
-from ._dtypes import bool_ as bool, float16, float32, int32, int64, dtype
+from ._dtypes import bool_ as bool, bfloat16, dtype, finfo, float16, float32, float64, iinfo, int8, int16, int32, \
+    int64, uint8
 from ._tensor import Tensor, Size, device
 from ._ops import *  # noqa: F401,F403  (the op functions, PyTorch's names)
 from ._ops import abs, all, any, broadcast_shapes, max, min, pow, round, sum  # shadow the builtins
@@ -23,8 +24,10 @@ from ._compile import compile  # noqa: A001 (torch.compile shadows the builtin t
 
 float = float32
 half = float16
+double = float64
 long = int64
 int = int32
+short = int16
 result_type = _dtypes.result_type
 promote_types = _dtypes.promote
 

@@ -1,27 +1,29 @@
-"""Dtypes and PyTorch's type promotion.
+"""Dtypes, PyTorch's type promotion, finfo/iinfo.
 
-webtorch has five dtypes. On the GPU, int64 is stored as 32 bits (WGSL has no 64-bit
-integers): uploading a value outside the int32 range raises, arithmetic wraps at 32 bits.
-float16 is 2 bytes on the GPU (WGSL f16, when the adapter offers "shader-f16"); on the host
-(array.array has no half typecode) its elements are float32 values rounded to half.
+On the host ("cpu") every dtype keeps its own width, except the two 16-bit floats: array.array
+has no half typecode, so float16 and bfloat16 elements are float32 values rounded to their dtype
+after every op. On "webgpu" (see README "Dtypes on webgpu") int64, int16, int8 and uint8 are
+stored as 32-bit integers and bfloat16 as f32, each keeping its logical dtype (results are
+wrapped or rounded to it); float64 has no GPU form and becomes float32 with a warning.
 """
 import math
 import struct
 
 
 class dtype:
-    __slots__ = ("name", "category", "itemsize", "typecode", "is_floating_point")
+    __slots__ = ("name", "category", "itemsize", "typecode", "is_floating_point", "is_signed")
 
-    def __init__(self, name, category, itemsize, typecode):
+    def __init__(self, name, category, itemsize, typecode, is_signed=True):
         self.name = name
         self.category = category  # 0 bool, 1 integer, 2 floating: promotion order
         self.itemsize = itemsize  # bytes per element (element_size())
-        self.typecode = typecode  # array module typecode for host storage (float16: "f", see above)
+        self.typecode = typecode  # array module typecode of host storage (float16, bfloat16: "f", see above)
         self.is_floating_point = category == 2
+        self.is_signed = is_signed
 
     @property
-    def is_signed(self):
-        return self.category > 0
+    def is_complex(self):
+        return False
 
     def __repr__(self):
         return "webtorch." + self.name
@@ -30,18 +32,22 @@ class dtype:
         return self.name
 
 
-bool_ = dtype("bool", 0, 1, "B")
+bool_ = dtype("bool", 0, 1, "B", is_signed=False)
+uint8 = dtype("uint8", 1, 1, "B", is_signed=False)
+int8 = dtype("int8", 1, 1, "b")
+int16 = dtype("int16", 1, 2, "h")
 int32 = dtype("int32", 1, 4, "i")
 int64 = dtype("int64", 1, 8, "q")
 float16 = dtype("float16", 2, 2, "f")
+bfloat16 = dtype("bfloat16", 2, 2, "f")
 float32 = dtype("float32", 2, 4, "f")
+float64 = dtype("float64", 2, 8, "d")
 
-ALL = (bool_, int32, int64, float16, float32)
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 BY_NAME = {d.name: d for d in ALL}
-BY_NAME.update(bool=bool_, long=int64, int=int32, float=float32, half=float16)
-
-# Sizes within a category, used to pick the wider of two dtypes of one category.
-_RANK = {bool_: 0, int32: 1, int64: 2, float16: 3, float32: 4}
+BY_NAME.update(bool=bool_, long=int64, int=int32, short=int16, float=float32, half=float16, double=float64)
+# Float dtypes whose host elements are float32 values rounded to them (see the module docstring).
+ROUNDED = (float16, bfloat16)
 
 
 def round_half(v):
@@ -50,6 +56,33 @@ def round_half(v):
         return struct.unpack("<e", struct.pack("<e", v))[0]
     except OverflowError:
         return math.copysign(math.inf, v)
+
+
+_F32, _U32 = struct.Struct("<f"), struct.Struct("<I")
+
+
+def round_bfloat16(v):
+    """The bfloat16 value nearest to v, through float32 as PyTorch converts (round to nearest even)."""
+    try:
+        bits = _U32.unpack(_F32.pack(v))[0]
+    except OverflowError:
+        return math.copysign(math.inf, v)
+    if v != v:
+        return v
+    return _F32.unpack(_U32.pack(((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000) & 0xFFFFFFFF))[0]
+
+
+def _wrapper(bits, signed):
+    """Python int -> the integer of that many bits it wraps to (as a C cast does)."""
+    mask, half = (1 << bits) - 1, 1 << (bits - 1)
+    if signed:
+        return lambda v: ((int(v) + half) & mask) - half
+    return lambda v: int(v) & mask
+
+
+# Python value -> the value an element of the dtype holds (rounded, wrapped; bool: truth).
+TO_ELEMENT = {bool_: bool, float16: round_half, bfloat16: round_bfloat16, float32: float, float64: float,
+              **{d: _wrapper(8 * d.itemsize, d.is_signed) for d in (uint8, int8, int16, int32, int64)}}
 
 default_float = float32
 default_int = int64
@@ -70,12 +103,19 @@ def as_dtype(d):
     name = getattr(d, "name", None) or str(d).replace("torch.", "")
     if name in BY_NAME:
         return BY_NAME[name]
-    raise TypeError(f"webtorch does not support dtype {d!r}; use float32, float16, int32, int64 or bool")
+    raise TypeError(f"webtorch does not support dtype {d!r}; use one of {', '.join(x.name for x in ALL)}")
 
 
 def promote(a, b):
-    """The wider of two dtypes (torch.promote_types)."""
-    return a if _RANK[a] >= _RANK[b] else b
+    """torch.promote_types: the higher category; within one, the wider dtype, where uint8 with int8
+    gives int16 and float16 with bfloat16 gives float32 (neither holds the other)."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.itemsize == b.itemsize:  # uint8/int8 or float16/bfloat16
+        return int16 if a.category == 1 else float32
+    return a if a.itemsize > b.itemsize else b
 
 
 def scalar_dtype(x):
@@ -111,3 +151,43 @@ def result_type(*operands):
         elif d.category > result.category:
             result = d
     return result
+
+
+# (mantissa bits, exponent bits) of each float dtype: finfo's numbers follow from them.
+_FLOAT_BITS = {float16: (10, 5), bfloat16: (7, 8), float32: (23, 8), float64: (52, 11)}
+
+
+class finfo:
+    """torch.finfo: the numeric limits of a float dtype."""
+
+    def __init__(self, type=None):
+        d = as_dtype(float32 if type is None else type)
+        if d not in _FLOAT_BITS:
+            raise TypeError(f"finfo: expected a floating point dtype, got {d!r}")
+        mant, exp = _FLOAT_BITS[d]
+        bias = (1 << (exp - 1)) - 1
+        self.dtype, self.bits = d.name, 8 * d.itemsize
+        self.eps = 2.0 ** -mant
+        self.max = (2.0 - 2.0 ** -mant) * 2.0 ** bias
+        self.min = -self.max
+        self.smallest_normal = self.tiny = 2.0 ** (1 - bias)
+        self.resolution = 10.0 ** -math.floor(mant * math.log10(2))
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """torch.iinfo: the range of an integer dtype."""
+
+    def __init__(self, type):
+        d = as_dtype(type)
+        if d.category != 1:
+            raise TypeError(f"iinfo: expected an integer dtype, got {d!r}")
+        self.dtype, self.bits = d.name, 8 * d.itemsize
+        self.min = -(1 << (self.bits - 1)) if d.is_signed else 0
+        self.max = (1 << (self.bits - 1)) - 1 if d.is_signed else (1 << self.bits) - 1
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

@@ -211,14 +211,10 @@ def addcdiv(input, tensor1, tensor2, value=1):
     return add(input, mul(_ops.div(tensor1, tensor2), value))
 
 
-_F32_MAX = 3.4028234663852886e38
-_F16_MAX = 65504.0
-
-
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     if not x.dtype.is_floating_point:
         return _ops.clone(x)
-    big = _F16_MAX if x.dtype is dt.float16 else _F32_MAX
+    big = dt.finfo(x.dtype).max
     out = where(_ops.isnan(x), nan, x)
     out = where(_ops.eq(x, math.inf), big if posinf is None else posinf, out)
     return where(_ops.eq(x, -math.inf), -big if neginf is None else neginf, out)

@@ -1007,10 +1007,12 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     values, shape = _flatten_data(data)
     dtype = dt.as_dtype(dtype) if dtype is not None else _infer_dtype(values)
     if dtype.category == 1:
+        high = dt.iinfo(dtype).max
+        low = -high if dtype is dt.uint8 else -high - 1  # PyTorch lets -255..-1 wrap into uint8
         for v in values:
-            if isinstance(v, float) and not math.isfinite(v):
+            if isinstance(v, float) and not math.isfinite(v) or not low <= v <= high:
                 raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
-        values = [int(v) for v in values]
+        values = [dt.TO_ELEMENT[dtype](v) for v in values]
     elif dtype is dt.bool_:
         values = [builtins.bool(v) for v in values]
     out = _from_host_values(_host(values, dtype), shape, dtype, _device_type(device))

@@ -220,20 +220,33 @@ class Tensor:
     def half(self):
         return self.to(dt.float16)
 
+    def double(self):
+        return self.to(dt.float64)
+
+    def bfloat16(self):
+        return self.to(dt.bfloat16)
+
     def int(self):
         return self.to(dt.int32)
 
     def long(self):
         return self.to(dt.int64)
 
+    def short(self):
+        return self.to(dt.int16)
+
+    def char(self):
+        return self.to(dt.int8)
+
+    def byte(self):
+        return self.to(dt.uint8)
+
     def bool(self):
         return self.to(dt.bool_)
 
     def type(self, dtype=None):
         if dtype is None:
-            return {"float32": "torch.FloatTensor", "float16": "torch.HalfTensor", "int32": "torch.IntTensor",
-                    "int64": "torch.LongTensor",
-                    "bool": "torch.BoolTensor"}[self.dtype.name]
+            return "torch." + _TYPE_NAMES[self.dtype.name] + "Tensor"
         return self.to(dtype)
 
     def _host_values(self):
@@ -295,6 +308,8 @@ class Tensor:
         if self.device.type != "cpu":
             raise TypeError("can't convert webgpu:0 device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
+        if self.dtype not in cpu.NUMPY_DTYPE:
+            raise TypeError(f"Got unsupported ScalarType {_TYPE_NAMES[self.dtype.name]}")
         return np.array(self._host_values(), dtype=cpu.NUMPY_DTYPE[self.dtype]).reshape(self.shape)
 
     async def numpy_async(self):
@@ -330,6 +345,10 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         a = self.cpu().numpy()
         return a if dtype is None else a.astype(dtype)
+
+
+_TYPE_NAMES = {"float32": "Float", "float16": "Half", "bfloat16": "BFloat16", "float64": "Double", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _empty_nested(shape):

@@ -4,8 +4,9 @@ With numpy importable, primitives run as numpy operations on strided views of th
 (zero-copy). Without numpy (Pyodide's core has none) they run as plain Python loops, so cpu
 tensors still compute, slowly: enough for checks such as allclose on results read back.
 
-float16 elements are kept as float32 values rounded to half (array.array has no half typecode):
-numpy computes on them in float32 and each result is rounded to half, like PyTorch's CPU kernels.
+float16 and bfloat16 elements are kept as float32 values rounded to their dtype (array.array has
+no 16-bit float typecode): numpy computes on them in float32 and each result is rounded, like
+PyTorch's CPU kernels.
 """
 import array
 import itertools
@@ -19,12 +20,14 @@ except ImportError:  # Pyodide without numpy
     _np = None
 
 USE_NUMPY = _np is not None
-NUMPY_DTYPE = {} if _np is None else {dt.bool_: _np.bool_, dt.int32: _np.int32, dt.int64: _np.int64,
-                                      dt.float16: _np.float16, dt.float32: _np.float32}
-_NP_HOST = {**NUMPY_DTYPE, dt.float16: _np.float32} if _np else {}  # storage and compute: float16 in float32
-_PY_TYPE = {dt.bool_: bool, dt.int32: int, dt.int64: int, dt.float16: dt.round_half, dt.float32: float}
+# numpy has no bfloat16: Tensor.numpy() refuses it, as PyTorch does.
+NUMPY_DTYPE = {} if _np is None else {d: _np.dtype(d.name) for d in dt.ALL if d is not dt.bfloat16}
+# storage and compute: float16 and bfloat16 in float32
+_NP_HOST = {**NUMPY_DTYPE, dt.float16: _np.float32, dt.bfloat16: _np.float32} if _np else {}
+_PY_TYPE = dt.TO_ELEMENT
 _HOST_ITEMSIZE = {d: array.array(d.typecode).itemsize for d in dt.ALL}
-_PY_IN = {**_PY_TYPE, dt.float16: float}  # operands: float16 computes in float (a scalar stays unrounded)
+# operands: the 16-bit floats compute in float (a scalar stays unrounded)
+_PY_IN = {**_PY_TYPE, dt.float16: float, dt.bfloat16: float}
 
 
 class Storage:
@@ -41,11 +44,17 @@ def empty(dtype, numel):
 
 
 def from_host(dtype, values):
-    """values: an array.array of dtype's typecode (kept, not copied; float16's rounded to half)."""
-    if dtype is dt.float16:
-        values = _store(dtype, _np.frombuffer(values, _np.float32)).data if USE_NUMPY and values else \
-            array.array("f", map(dt.round_half, values))
-    return Storage(dtype, values)
+    """values: an array.array of dtype's typecode (kept, not copied; float16/bfloat16's rounded)."""
+    return Storage(dtype, rounded(dtype, values))
+
+
+def rounded(dtype, values):
+    """values (an array.array("f")) rounded to float16/bfloat16; other dtypes' arrays as they are."""
+    if dtype not in dt.ROUNDED:
+        return values
+    if USE_NUMPY and values:
+        return _store(dtype, _np.frombuffer(values, _np.float32)).data
+    return array.array("f", map(dt.TO_ELEMENT[dtype], values))
 
 
 def half_bytes(values):
@@ -54,11 +63,24 @@ def half_bytes(values):
         return _np.frombuffer(values, _np.float32).astype(_np.float16).tobytes()
 
 
+def _host_array(dtype, a):
+    """numpy array a as dtype's host elements (float16/bfloat16 rounded, integers wrapped)."""
+    with _np.errstate(all="ignore"):  # beyond half's range: inf, as in PyTorch
+        if dtype is dt.bfloat16:
+            return _round_bfloat16(_np.asarray(a).astype(_np.float32))
+        return _np.asarray(a).astype(NUMPY_DTYPE[dtype], copy=False).astype(_NP_HOST[dtype], copy=False)
+
+
+def _round_bfloat16(a):
+    """float32 array a rounded to the nearest bfloat16 (even on ties; NaN stays NaN)."""
+    bits = _np.ascontiguousarray(a).view(_np.uint32).astype(_np.uint64)
+    rounded_bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(_np.uint32)
+    return _np.where(_np.isnan(a), a, rounded_bits.view(_np.float32))
+
+
 def _store(dtype, a):
-    """A new storage of dtype from numpy array a (rounded to half for float16)."""
-    with _np.errstate(over="ignore"):  # beyond half's range: inf, as in PyTorch
-        a = _np.asarray(a).astype(NUMPY_DTYPE[dtype], copy=False).astype(_NP_HOST[dtype], copy=False)
-    return Storage(dtype, array.array(dtype.typecode, a.tobytes()))
+    """A new storage of dtype from numpy array a."""
+    return Storage(dtype, array.array(dtype.typecode, _host_array(dtype, a).tobytes()))
 
 
 def known_range(storage):
@@ -96,9 +118,9 @@ def elementwise(op, out, operands, computes):
     if USE_NUMPY:
         with _np.errstate(all="ignore"):
             args = [_ndarray(x).astype(_NP_HOST[c], copy=False) if hasattr(x, "_storage")
-                    else _np.array(x, dtype=_NP_HOST[c]) for x, c in zip(operands, computes)]
+                    else _np.array(_to_python(x, c), dtype=_NP_HOST[c]) for x, c in zip(operands, computes)]
             result = op.numpy(_np, *args)
-            _ndarray(out)[...] = _np.asarray(result).astype(NUMPY_DTYPE[out.dtype], copy=False)
+            _ndarray(out)[...] = _host_array(out.dtype, result)
         return
     columns = []
     for x, c in zip(operands, computes):
@@ -221,8 +243,8 @@ def _put_at(dst, offs, src, accumulate):
             _np.logical_or.at(flat, offs, vals)
         else:
             _np.add.at(flat, offs, vals)
-            if dst.dtype is dt.float16:
-                flat[offs] = flat[offs].astype(_np.float16)
+            if dst.dtype in dt.ROUNDED:
+                flat[offs] = _host_array(dst.dtype, flat[offs])
         return
     data = dst._storage.data
     vals = list(vals)
@@ -272,11 +294,11 @@ def scan(op, x):
         return _store(x.dtype, r)
     vals, out = _flat_values(x), array.array(x.dtype.typecode)
     kind = _PY_TYPE[x.dtype]
-    for r in range(n_rows):
-        acc = kind(0 if op == "sum" else 1)
+    for r in range(n_rows):  # the 16-bit floats accumulate unrounded, as numpy's float32 and PyTorch
+        acc = 0 if op == "sum" else 1
         for v in vals[r * row_len:(r + 1) * row_len]:
-            acc = kind(acc + v if op == "sum" else acc * v)
-            out.append(acc)
+            acc = acc + v if op == "sum" else acc * v
+            out.append(kind(acc))
     return Storage(x.dtype, out)
 
 

@@ -1,12 +1,14 @@
 """The "webgpu" device: primitives as WGSL kernels on the runtime (webgpu.py).
 
-Elements on the GPU: float32 as f32, int32/int64 as i32, bool as u32 (4 bytes), float16 as f16
-(2 bytes; needs the adapter's "shader-f16" feature).
+Elements on the GPU: float32 and bfloat16 as f32, the integers as i32, bool as u32 (4 bytes),
+float16 as f16 (2 bytes; needs the adapter's "shader-f16" feature). float64 becomes float32 (with
+a warning): WebGPU has no f64. See kernels.STORAGE.
 """
 import array
 import math
 import struct
 import sys
+import warnings
 import weakref
 
 from .. import _dtypes as dt
@@ -14,8 +16,10 @@ from .._tensor import Tensor
 from . import kernels
 from .webgpu import runtime
 
-_GPU_TYPECODE = {dt.bool_: "I", dt.int32: "i", dt.int64: "i", dt.float32: "f"}  # float16: struct's "e"
-_GPU_ITEMSIZE = {dt.bool_: 4, dt.int32: 4, dt.int64: 4, dt.float16: 2, dt.float32: 4}
+# array typecodes of the 4-byte GPU layouts (float16: struct's "e")
+_GPU_TYPECODE = {**{d: "i" for d in dt.ALL if d.category == 1}, dt.bool_: "I", dt.bfloat16: "f", dt.float32: "f",
+                 dt.float64: "f"}
+_GPU_ITEMSIZE = {**{d: 4 for d in dt.ALL}, dt.float16: 2}
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 
 
@@ -27,6 +31,10 @@ class Storage:
         self.buffer = None  # set last: __del__ must work whatever below raises
         self.version = 0  # bumped by every in-place write (autograd's saved-tensor check)
         self.runtime = runtime()
+        if dtype is dt.float64:
+            warnings.warn("webtorch: WebGPU has no float64; this float64 tensor is stored as float32 on 'webgpu'",
+                          UserWarning)
+            dtype = dt.float32
         if dtype is dt.float16 and "shader-f16" not in self.runtime.features:
             raise TypeError("webtorch: float16 on 'webgpu' needs a GPU adapter with the WebGPU feature 'shader-f16', "
                             "which this one does not offer; use float32 (.float()) on 'webgpu', or float16 on 'cpu'")
@@ -58,8 +66,12 @@ def from_host(dtype, values):
             raise RuntimeError(f"webtorch stores int64 as 32 bits on the GPU; value {lo if lo < _INT32[0] else hi} "
                                "does not fit in int32")
     s = empty(dtype, len(values))
+    dtype = s.dtype  # float64 is stored as float32
     if dtype in (dt.int32, dt.int64) and values:
         s.buffer.value_range = (min(values), max(values)) if dtype is dt.int32 else (lo, hi)
+    if dtype is dt.bfloat16:
+        from . import cpu
+        values = cpu.rounded(dtype, values)
     if dtype is dt.float16:
         data = _half_bytes(values) + bytes(2 * (len(values) % 2))  # writes are 4-byte multiples
     else:
@@ -224,7 +236,7 @@ def _reduce_rows(op, src, in_dtype, acc_dtype, out_dtype, with_index, meta, layo
     # Few long rows: split each over many workgroups into partials, then reduce the partials
     # (an arg-reduction's partials carry their row indices into the second pass).
     n_chunks = -(-row_len // chunk)
-    acc_dtype = dt.float32 if acc_dtype is dt.float16 else acc_dtype  # float16 partials stay f32
+    acc_dtype = dt.float32 if acc_dtype in dt.ROUNDED else acc_dtype  # 16-bit float partials stay f32
     values, indices = _launch_reduce(op, src, in_dtype, acc_dtype, acc_dtype, with_index, layout,
                                      [n_out * n_chunks] + meta[1:], chunk, n_out * n_chunks)
     return _launch_reduce(op, values.buffer, acc_dtype, acc_dtype, out_dtype, with_index, "contiguous",
@@ -251,7 +263,7 @@ def _reduce_columns(op, src, in_dtype, acc_dtype, out_dtype, with_index, meta, s
     if n_chunks == 1:
         return _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, "columns", meta, chunk,
                               n_out, src_indices, [tx], n_groups)
-    acc_dtype = dt.float32 if acc_dtype is dt.float16 else acc_dtype  # float16 partials stay f32
+    acc_dtype = dt.float32 if acc_dtype in dt.ROUNDED else acc_dtype  # 16-bit float partials stay f32
     values, indices = _launch_reduce(op, src, in_dtype, acc_dtype, acc_dtype, with_index, "columns", meta, chunk,
                                      n_chunks * n_out, src_indices, [tx], n_groups * n_chunks)
     return _reduce_columns(op, values.buffer, acc_dtype, acc_dtype, out_dtype, with_index,
@@ -445,6 +457,10 @@ def put(dst, offsets, src, accumulate):
     dst._storage.runtime.run(kernels.put(dst.dtype, accumulate),
                              [dst._storage.buffer, src._storage.buffer, offsets._storage.buffer],
                              [n, o_off, s_off], -(-n // 256))
+    if accumulate and dst.dtype in kernels.NARROW:  # the atomic adds ran at 32 bits: wrap/round the sums
+        from ..ops_table import ELEMENTWISE
+        whole = Tensor(dst._storage, (dst._storage.numel,))
+        elementwise(ELEMENTWISE["copy"], whole, [whole], [dst.dtype])
 
 
 def _through_float32(dst, src, put_wide):

@@ -24,16 +24,41 @@ def wgsl(name):
 # the runtime adds `enable f16;`) and computed in f32: converted on load, rounded to half on store
 # (PyTorch's CPU half kernels compute in float too and round each result; reductions, scans and
 # matmul accumulate in f32).
-STORAGE = {dt.bool_: "u32", dt.int32: "i32", dt.int64: "i32", dt.float16: "f16", dt.float32: "f32"}
-COMPUTE = {dt.bool_: "bool", dt.int32: "i32", dt.int64: "i32", dt.float16: "f32", dt.float32: "f32"}
+# int8, int16, uint8 and bfloat16 are stored in 4 bytes (i32, f32: WGSL has no narrower storage
+# without extensions) and keep their logical dtype: every store wraps the integers to their width and
+# rounds bfloat16 to nearest even (the pseudo-types "i8", "i16", "u8", "bf16" of convert()). float64
+# never reaches the GPU (gpu.py stores it as float32); its entries serve the cast into float32.
+STORAGE = {dt.bool_: "u32", dt.uint8: "i32", dt.int8: "i32", dt.int16: "i32", dt.int32: "i32", dt.int64: "i32",
+           dt.float16: "f16", dt.bfloat16: "f32", dt.float32: "f32", dt.float64: "f32"}
+COMPUTE = {**{d: "i32" for d in STORAGE}, dt.bool_: "bool",
+           **{d: "f32" for d in (dt.float16, dt.bfloat16, dt.float32, dt.float64)}}
+NARROW = {dt.int8: "i8", dt.int16: "i16", dt.uint8: "u8", dt.bfloat16: "bf16"}
 _ZERO = {"f32": "0.0f", "i32": "0i", "u32": "0u"}
 _ONE = {"f32": "1.0f", "i32": "1i", "u32": "1u"}
 
 
+def stored(d):
+    """The convert() destination of a store into d's storage (a narrow pseudo-type, or the WGSL type)."""
+    return NARROW.get(d) or STORAGE[d]
+
+
+def store_fn(t, d):
+    """WGSL `fn wt_store(v: t) -> d's storage type`, for templates that store a value of type t."""
+    return f"fn wt_store(v: {t}) -> {STORAGE[d]} {{ return {convert('v', t, stored(d))}; }}\n"
+
+
 def convert(expr, src, dst):
-    """WGSL converting expr from type src to dst; 'u32' is a stored bool, 'bool' a computed one."""
+    """WGSL converting expr from type src to dst; 'u32' is a stored bool, 'bool' a computed one;
+    dst may be a narrow pseudo-type (NARROW): an i32 wrapped to 8/16 bits, an f32 rounded to bfloat16."""
     if src == dst:
         return expr
+    if dst in ("i8", "i16"):  # sign-extend the low bits
+        shift = "24u" if dst == "i8" else "16u"
+        return f"((({convert(expr, src, 'i32')}) << {shift}) >> {shift})"
+    if dst == "u8":
+        return f"(({convert(expr, src, 'i32')}) & 255i)"
+    if dst == "bf16":
+        return f"wt_bf16({convert(expr, src, 'f32')})"
     if src == "f16":  # stored half: through f32
         return convert(f"f32({expr})", "f32", dst)
     if dst == "f16":
@@ -62,7 +87,7 @@ def scalar_bits(value, d):
             return _U32.unpack(_F32.pack(math.copysign(math.inf, value)))[0]
     if d is dt.bool_:
         return int(bool(value))
-    return int(value) & 0xFFFFFFFF
+    return dt.TO_ELEMENT[d](value) & 0xFFFFFFFF  # wrapped to d first, as PyTorch casts the scalar
 
 
 _EW_CACHE = {}  # (op, dtypes.., contiguous) -> kernel: an eager op builds no WGSL after its first call
@@ -111,7 +136,7 @@ def _elementwise(op, operands, computes, out_dtype, contiguous):
         index += ["  }"]
     source = wgsl("prelude") + Template(wgsl("elementwise")).substitute(
         out_storage=STORAGE[out_dtype], bindings="\n".join(bindings), index="\n".join(index),
-        loads="\n".join(loads), out_index="o0", store=convert(expr, result_type, STORAGE[out_dtype]))
+        loads="\n".join(loads), out_index="o0", store=convert(expr, result_type, stored(out_dtype)))
     key = ("ew", op.name, tuple(d and d.name for d in operands), tuple(c.name for c in computes),
            out_dtype.name, contiguous)
     return key, source, "w" + "r" * (n_views - 1)
@@ -162,7 +187,7 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input
         candidate="u32(input_indices[j])" if indexed_input else "r",
         takes=row(_TAKES), combine=row(_COMBINE), identity=row(_IDENTITY), convert=convert("s", s, t),
         arg="true" if with_index else "false",
-        store=convert("a.v", t, STORAGE[out_dtype]),
+        store=convert("a.v", t, stored(out_dtype)),
         index_store="  indices[f] = i32(a.i);" if with_index else "")
     key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index, layout, indexed_input)
     return key, source, ("wrw" if with_index else "wr") + ("r" if indexed_input else "")
@@ -174,6 +199,11 @@ def matmul_vec4(tm, tn4, bk4):
     4*bk4; 16*tm*bk4 and 64*bk4*tn4 must be multiples of 256 (whole vec4 loads per invocation)."""
     source = wgsl("matmul_batch") + Template(wgsl("matmul_vec4")).substitute(TM=tm, TN4=tn4, BK4=bk4)
     return ("matmul_vec4", tm, tn4, bk4), source, "wrr"
+
+
+def _with_store(d, t, source):
+    """source preceded by wt_store (and the prelude's wt_bf16 for bfloat16)."""
+    return (wgsl("prelude") if d is dt.bfloat16 else "") + store_fn(t, d) + source
 
 
 @functools.lru_cache(maxsize=None)
@@ -193,7 +223,7 @@ def matmul(d):
     t = COMPUTE[d]
     source = wgsl("matmul_batch") + Template(wgsl("matmul")).substitute(S=STORAGE[d], T=t, fma="fma(ar[i], br[j], acc[i][j])" if t == "f32"
                                                  else "acc[i][j] + ar[i] * br[j]")
-    return ("matmul", d.name), source, "wrr"
+    return ("matmul", d.name), _with_store(d, t, source), "wrr"
 
 
 @functools.lru_cache(maxsize=None)
@@ -202,7 +232,7 @@ def matmul_small(d):
     t = COMPUTE[d]
     mad = f"fma({t}(a[ai]), {t}(b[bi]), acc)" if t == "f32" else f"acc + {t}(a[ai]) * {t}(b[bi])"
     source = wgsl("matmul_batch") + Template(wgsl("matmul_small")).substitute(S=STORAGE[d], T=t, mad=mad)
-    return ("matmul_small", d.name), source, "wrr"
+    return ("matmul_small", d.name), _with_store(d, t, source), "wrr"
 
 
 # Where take.wgsl / put.wgsl find element i's offset: precomputed offsets, or a slice along one dim
@@ -245,7 +275,7 @@ def scan(op, d):
     t = COMPUTE[d]
     source = Template(wgsl("scan")).substitute(S=STORAGE[d], T=t, combine=_COMBINE[(op, "*")],
                                                identity=_IDENTITY[(op, t)])
-    return ("scan", op, STORAGE[d]), source, "wr"
+    return ("scan", op, d.name), _with_store(d, t, source), "wr"
 
 
 _BEFORE = {

@@ -60,7 +60,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let r = row0 + lid.y * 4u + i;
     for (var j = 0u; j < 4u; j = j + 1u) {
       let col = col0 + lid.x * 4u + j;
-      if (r < M && col < N) { c[c_base + r * N + col] = $S(acc[i][j]); }
+      if (r < M && col < N) { c[c_base + r * N + col] = wt_store(acc[i][j]); }
     }
   }
 }

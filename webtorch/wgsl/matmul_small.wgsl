@@ -24,5 +24,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wi
     ai = ai + params[6];
     bi = bi + params[8];
   }
-  c[(wid.z * M + row) * N + col] = $S(acc);
+  c[(wid.z * M + row) * N + col] = wt_store(acc);
 }

@@ -275,3 +275,10 @@ fn wt_hypot(a: f32, b: f32) -> f32 {
   let r = min(abs(a), abs(b)) / m;
   return m * sqrt(1.0f + r * r);
 }
+
+// f32 rounded to the nearest bfloat16 (ties to even; NaN stays NaN): bfloat16 is stored as f32.
+fn wt_bf16(x: f32) -> f32 {
+  let b = bitcast<u32>(x);
+  if ((b & 0x7fffffffu) > 0x7f800000u) { return x; }
+  return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
+}

@@ -35,6 +35,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (lid > 0u) { acc = totals[lid - 1u]; }
   for (var j = start; j < end; j = j + 1u) {
     acc = combine(acc, $T(x[j]));
-    out[j] = $S(acc);
+    out[j] = wt_store(acc);
   }
 }
