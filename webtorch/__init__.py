@@ -18,6 +18,8 @@ from ._inplace import *  # noqa: F401,F403  (the out= forms; in-place methods at
 from ._random import *  # noqa: F401,F403
 from . import linalg
 from . import autograd, errors, webgpu, nn, optim, utils
+from . import serialization
+from .serialization import load, save
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .errors import OutOfMemoryError  # torch.OutOfMemoryError
 from ._compile import compile  # noqa: A001 (torch.compile shadows the builtin too)
