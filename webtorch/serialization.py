@@ -667,7 +667,9 @@ class _SafeUnpickler:
             elif op == b"u":
                 items = pop_mark()
                 target = set_target()
-                for i in range(0, len(items) - 1, 2):
+                if len(items) % 2:
+                    raise pickle.UnpicklingError("SETITEMS with an odd number of items")
+                for i in range(0, len(items), 2):
                     target[items[i]] = items[i + 1]
             elif op == b"a":
                 item = stack.pop()

@@ -443,6 +443,8 @@ def put_along(dst, dim, index, src, accumulate):
     dst._storage.runtime.run(kernels.put(dst.dtype, accumulate, "along"),
                              [dst._storage.buffer, src._storage.buffer, index._storage.buffer],
                              [n, i_off, s_off, index.numel(), *layout], -(-n // 256))
+    if accumulate:
+        _narrow_sums(dst)
 
 
 def put(dst, offsets, src, accumulate):
@@ -457,7 +459,14 @@ def put(dst, offsets, src, accumulate):
     dst._storage.runtime.run(kernels.put(dst.dtype, accumulate),
                              [dst._storage.buffer, src._storage.buffer, offsets._storage.buffer],
                              [n, o_off, s_off], -(-n // 256))
-    if accumulate and dst.dtype in kernels.NARROW:  # the atomic adds ran at 32 bits: wrap/round the sums
+    if accumulate:
+        _narrow_sums(dst)
+
+
+def _narrow_sums(dst):
+    """After an accumulating put into int8/int16/uint8/bfloat16, whose atomic adds ran at 32 bits:
+    the storage's elements wrapped or rounded to the dtype."""
+    if dst.dtype in kernels.NARROW:
         from ..ops_table import ELEMENTWISE
         whole = Tensor(dst._storage, (dst._storage.numel,))
         elementwise(ELEMENTWISE["copy"], whole, [whole], [dst.dtype])
