@@ -217,6 +217,7 @@ function setRunning(running) {
   demo.running = running;
   document.body.dataset.running = running ? "1" : "0";
   $("run").disabled = running;
+  $("profile").disabled = running;
   $("train").disabled = running;
   $("stop").disabled = !running;
 }
@@ -272,6 +273,16 @@ async function stop() {
   if (how === "restarted") setStatus("Ready (worker restarted)", 100);
 }
 
+// The editor's code under webtorch.profiler (top-level await allowed, as in Run), then its table:
+// ops and kernels by GPU time, with host time, GPU memory and calls.
+function profiled(code) {
+  return `from pyodide.code import eval_code_async as _eval_code_async
+from webtorch.profiler import profile as _profile
+with _profile(profile_memory=True) as _prof:
+    await _eval_code_async(${JSON.stringify(code)}, globals())
+print(_prof.key_averages().table(sort_by="self_gpu_time_total", row_limit=15))`;
+}
+
 function selectExample() {
   $("code").value = demo.examples[$("examples").value] || "";
 }
@@ -297,6 +308,7 @@ async function main() {
 
   $("examples").onchange = selectExample;
   $("run").onclick = () => runCode($("code").value, `run ${$("examples").selectedOptions[0].text}`);
+  $("profile").onclick = () => runCode(profiled($("code").value), `profile ${$("examples").selectedOptions[0].text}`);
   $("train").onclick = train;
   $("stop").onclick = stop;
   $("clear").onclick = () => $("console").replaceChildren();

@@ -67,16 +67,29 @@ def test_demo_starts_with_adapter_and_progress(demo):
     assert not demo.errors
 
 
-def test_seed_example_through_the_ui(demo):
+def _seed_example(demo, button):
+    """Console text after the seed example ran through `button` (#run or #profile)."""
     demo.click("#clear")
     demo.select_option("#examples", "seed.py")
     runs = demo.evaluate("webtorchDemo.runs")
-    demo.click("#run")
+    demo.click(button)
     demo.wait_for_function(f"webtorchDemo.runs > {runs}")
     out = demo.inner_text("#console")
     assert "tensor([-2.5000,  3.6000,  2.1000, -0.1000], device='webgpu:0')" in out, out
-    assert "[[15.0, 18.0, 21.0], [42.0, 54.0, 66.0], [69.0, 90.0, 111.0]]" in out, out
     assert "Traceback" not in out, out
+    return out
+
+
+def test_seed_example_through_the_ui(demo):
+    out = _seed_example(demo, "#run")
+    assert "[[15.0, 18.0, 21.0], [42.0, 54.0, 66.0], [69.0, 90.0, 111.0]]" in out, out
+
+
+def test_profile_button(demo):
+    # the example runs under webtorch.profiler, then its table: the example's a + b by name
+    out = _seed_example(demo, "#profile")
+    assert "Self GPU time total" in out and "# of Calls" in out and "GPU Mem" in out and "\nadd " in out, out
+    assert out.rstrip().splitlines()[-1].startswith("(profile Seed example:")
 
 
 def test_matmul_benchmark_example(demo):

@@ -52,6 +52,7 @@
       this.staging = new Map();
       this.nextId = 1;
       this.submitCount = 0;
+      this.timings = [];  // submitTimed's [querySet, buffer, staging] triples, until readTimings
       this.scopes = [];   // popErrorScope promises of submitted batches
       this.errors = [];   // errors no scope caught
       this.lost = null;
@@ -135,30 +136,69 @@
     // per kernel: pipeline, meta offset, workgroups x, y, z, buffer count, buffer ids (the meta arena
     // first, bound with a dynamic offset). Read in place through getBuffer: one FFI call per batch.
     submit(commands) {
+      this.encodeAndSubmit(commands, false);
+    }
+
+    // submit, with each kernel in a compute pass of its own that writes its begin and end timestamps
+    // (webtorch.profiler; needs "timestamp-query"). readTimings returns them.
+    submitTimed(commands) {
+      this.encodeAndSubmit(commands, true);
+    }
+
+    encodeAndSubmit(commands, timed) {
       this.check();
       const view = commands.getBuffer("u32");
       try {
         const words = view.data;
         if (!words.length) return;
+        const kernels = [];
+        for (let i = 0; i < words.length; i += 6 + words[i + 5]) kernels.push(i);
         this.device.pushErrorScope("validation");
         this.device.pushErrorScope("out-of-memory");
         const encoder = this.device.createCommandEncoder();
-        const pass = encoder.beginComputePass();
-        for (let i = 0; i < words.length;) {
-          const pid = words[i], nIds = words[i + 5];
-          const ids = words.subarray(i + 6, i + 6 + nIds);
+        const querySet = timed ? this.device.createQuerySet({type: "timestamp", count: 2 * kernels.length}) : null;
+        let pass = timed ? null : encoder.beginComputePass();
+        kernels.forEach((i, k) => {
+          if (timed) {
+            pass = encoder.beginComputePass({timestampWrites: {
+              querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1}});
+          }
+          const pid = words[i];
           pass.setPipeline(this.pipelines[pid].pipeline);
-          pass.setBindGroup(0, this.bindGroup(pid, ids), [words[i + 1]]);
+          pass.setBindGroup(0, this.bindGroup(pid, words.subarray(i + 6, i + 6 + words[i + 5])), [words[i + 1]]);
           pass.dispatchWorkgroups(words[i + 2], words[i + 3], words[i + 4]);
-          i += 6 + nIds;
+          if (timed) pass.end();
+        });
+        if (!timed) pass.end();
+        if (timed) {
+          const stamps = this.device.createBuffer({
+            size: 16 * kernels.length, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC});
+          const staging = this.device.createBuffer({
+            size: 16 * kernels.length, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST});
+          encoder.resolveQuerySet(querySet, 0, 2 * kernels.length, stamps, 0);
+          encoder.copyBufferToBuffer(stamps, 0, staging, 0, 16 * kernels.length);
+          this.timings.push([querySet, stamps, staging]);
         }
-        pass.end();
         this.queue.submit([encoder.finish()]);
         this.submitCount++;
         this.scopes.push(this.device.popErrorScope(), this.device.popErrorScope());
       } finally {
         view.release();
       }
+    }
+
+    // The timestamps (ns) of the kernels submitTimed sent since the last call: begin, end per kernel.
+    async readTimings() {
+      const out = [];
+      for (const [querySet, stamps, staging] of this.timings.splice(0)) {
+        await staging.mapAsync(GPUMapMode.READ);
+        for (const t of new BigUint64Array(staging.getMappedRange())) out.push(Number(t));
+        staging.destroy();
+        stamps.destroy();
+        querySet.destroy();
+      }
+      await this.raiseErrors();
+      return out;
     }
 
     // Bind groups are cached per (pipeline, buffers); destroyBuffer drops those of a buffer.

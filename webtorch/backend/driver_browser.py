@@ -121,6 +121,20 @@ class BrowserDriver:
         """A batch of recorded kernels (the runtime's command words): one FFI call."""
         self._call(self._submit, commands)
 
+    def submit_timed(self, commands):
+        """submit, each kernel timed (webtorch.profiler; the device has "timestamp-query")."""
+        self._call(self._js.submitTimed, commands)
+
+    def read_timings(self):
+        """Begin and end timestamps (ns) per kernel sent by submit_timed since the last call."""
+        from pyodide.ffi import JsException, can_run_sync, run_sync
+        if not can_run_sync():
+            raise RuntimeError(_NO_JSPI)
+        try:
+            return run_sync(self._js.readTimings()).to_py()
+        except JsException as e:
+            raise _translate(e) from None
+
     def read_buffer(self, bid, offset, dest):
         """GPU bytes into dest, a writable Python buffer of the size to read: Python suspends
         until they are there (JSPI), on the readback's own promise where it can (see _wait_routes)."""

@@ -43,6 +43,7 @@ class NativeDriver:
         self._bind_groups = {}
         self._next_id = 1
         self.submit_count = 0
+        self._timings = []  # submit_timed's timestamp buffers, until read_timings
 
     def _guard(self, fn, *args, **kwargs):
         try:
@@ -104,17 +105,57 @@ class NativeDriver:
             return
         encoder = self.device.create_command_encoder()
         compute_pass = encoder.begin_compute_pass()
-        i = 0
-        while i < len(commands):
-            pid, meta_offset, gx, gy, gz, n_ids = commands[i:i + 6]
-            bids = tuple(commands[i + 6:i + 6 + n_ids])
-            i += 6 + n_ids
-            compute_pass.set_pipeline(self._pipelines[pid][0])
-            compute_pass.set_bind_group(0, self._bind_group(pid, bids), [meta_offset])
-            compute_pass.dispatch_workgroups(gx, gy, gz)
+        for kernel in self._kernels(commands):
+            self._dispatch(compute_pass, *kernel)
         compute_pass.end()
         self._guard(self.device.queue.submit, [encoder.finish()])
         self.submit_count += 1
+
+    def submit_timed(self, commands):
+        """submit, with each kernel in a compute pass of its own that writes its begin and end
+        timestamps (webtorch.profiler; needs "timestamp-query"). read_timings returns them."""
+        kernels = list(self._kernels(commands))
+        if not kernels:
+            return
+        wgpu = self._wgpu
+        queries = self.device.create_query_set(type=wgpu.QueryType.timestamp, count=2 * len(kernels))
+        encoder = self.device.create_command_encoder()
+        for k, kernel in enumerate(kernels):
+            compute_pass = encoder.begin_compute_pass(timestamp_writes={
+                "query_set": queries, "beginning_of_pass_write_index": 2 * k, "end_of_pass_write_index": 2 * k + 1})
+            self._dispatch(compute_pass, *kernel)
+            compute_pass.end()
+        stamps = self.device.create_buffer(size=16 * len(kernels),
+                                           usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+        encoder.resolve_query_set(queries, 0, 2 * len(kernels), stamps, 0)
+        self._guard(self.device.queue.submit, [encoder.finish()])
+        self.submit_count += 1
+        self._timings.append((queries, stamps))
+
+    def read_timings(self):
+        """The timestamps (ns) of the kernels submit_timed sent since the last call: begin, end per kernel."""
+        out = []
+        for queries, stamps in self._timings:
+            raw = self._guard(self.device.queue.read_buffer, stamps)
+            out += memoryview(raw).cast("Q").tolist()
+            stamps.destroy()
+            queries.destroy()
+        self._timings.clear()
+        return out
+
+    @staticmethod
+    def _kernels(commands):
+        """(pipeline, meta offset, workgroups, buffer ids) per kernel of the runtime's command words."""
+        i = 0
+        while i < len(commands):
+            pid, meta_offset, gx, gy, gz, n_ids = commands[i:i + 6]
+            yield pid, meta_offset, (gx, gy, gz), tuple(commands[i + 6:i + 6 + n_ids])
+            i += 6 + n_ids
+
+    def _dispatch(self, compute_pass, pid, meta_offset, groups, bids):
+        compute_pass.set_pipeline(self._pipelines[pid][0])
+        compute_pass.set_bind_group(0, self._bind_group(pid, bids), [meta_offset])
+        compute_pass.dispatch_workgroups(*groups)
 
     def _bind_group(self, pid, bids):
         """Cached per (pipeline, buffers); bids[0] is the meta arena, bound with a dynamic offset."""
