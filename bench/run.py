@@ -13,7 +13,9 @@ committed results.
 
 bench/overhead.mjs times the Python side of eager ops alone (Pyodide on Node, no GPU needed).
 
-Options: --only webtorch,raw,tfjs,ort (a subset; results are then not written unless --write).
+Options: --only webtorch,raw,tfjs,ort (a subset; results are then not written unless --write);
+--sections weights (webtorch's sections to run; with --only webtorch --write merged into the committed
+results: `python bench/run.py --target chromium --only webtorch --sections weights --write`).
 """
 import argparse
 import html
@@ -46,7 +48,7 @@ def ensure_peers():
 
 
 # ---------------------------------------------------------------- targets
-def run_chromium(only, timeout_s):
+def run_chromium(only, timeout_s, sections=None):
     sys.path.insert(0, str(REPO / "scripts"))
     import serve
     from playwright.sync_api import sync_playwright
@@ -64,7 +66,8 @@ def run_chromium(only, timeout_s):
             page = browser.new_page()
             page.on("console", lambda m: print(f"  [page] {m.text}", flush=True) if m.text.startswith("bench") or
                     m.type == "error" else None)
-            q = f"wheel=/simple/webtorch/{wheel.name}" + (f"&only={only}" if only else "")
+            q = f"wheel=/simple/webtorch/{wheel.name}" + (f"&only={only}" if only else "") + \
+                (f"&sections={sections}" if sections else "")
             page.goto(f"{url}/bench/bench.html?{q}")
             page.wait_for_function("window.benchResult !== undefined", timeout=timeout_s * 1000, polling=1000)
             result = page.evaluate("window.benchResult")
@@ -129,6 +132,8 @@ def metrics(fw):
     for r in fw.get("transfer", []) if isinstance(fw.get("transfer"), list) else []:
         m[f"upload {r['mb']} MB"] = (r["upload_gbps"], "GB/s", True)
         m[f"download {r['mb']} MB"] = (r["download_gbps"], "GB/s", True)
+    for r in fw.get("minilm", []) if isinstance(fw.get("minilm"), list) else []:
+        m[r["name"]] = (r["ms"], "ms", False)
     for r in fw.get("models", []) if isinstance(fw.get("models"), list) else []:
         m[r["name"]] = (r["gflops"], "GFLOP/s", True) if "gflops" in r else (r["ms"], "ms", False)
     item = fw.get("item")
@@ -253,8 +258,31 @@ def write(result, target):
     (RESULTS / f"{target}.json").write_text(json.dumps(result, indent=1) + "\n")
     (RESULTS / f"{target}.md").write_text(md)
     (RESULTS / f"{target}.svg").write_text(plot(result, target))
+    profiles = profile_tables(result)
+    if profiles:
+        (RESULTS / f"{target}-minilm-profile.txt").write_text(profiles)
     print(md)
     print(f"bench: wrote bench/results/{target}.json, .md and .svg")
+
+
+def profile_tables(result):
+    """webtorch.profiler's top-10 tables of the MiniLM forwards, each under its figure."""
+    runs = result["frameworks"].get("webtorch", {}).get("minilm")
+    if not isinstance(runs, list):
+        return ""
+    return "\n".join(f"{r['name']}: {r['ms']:.1f} ms per forward (run {result.get('started', '')}; GPU time "
+                     f"by {r['gpu_timing']})\n{r['profile']}" for r in runs)
+
+
+def merge_sections(result, prev, sections):
+    """The previous results with webtorch's given sections replaced by this run's."""
+    if not prev:
+        return result
+    webtorch = result["frameworks"]["webtorch"]
+    for name in sections:
+        prev["frameworks"]["webtorch"][name] = webtorch.get(name)
+        prev.setdefault("section_runs", {})[name] = result["started"]
+    return prev
 
 
 def main(argv=None):
@@ -262,6 +290,8 @@ def main(argv=None):
     ap.add_argument("--target", choices=["chromium", "dawn"], default="chromium")
     ap.add_argument("--only", help="comma-separated subset of " + ",".join(FRAMEWORKS))
     ap.add_argument("--write", action="store_true", help="write results even with --only")
+    ap.add_argument("--sections", help="webtorch's sections to run (with --only webtorch --write: merged into the "
+                                       "committed results, the other figures kept), e.g. weights")
     ap.add_argument("--pack", action="store_true", help="dawn: build the bundle for the GPU machine")
     ap.add_argument("--collect", type=Path, help="dawn: the JSON a device run wrote")
     ap.add_argument("--timeout", type=int, default=1800)
@@ -274,8 +304,10 @@ def main(argv=None):
         result = json.loads(a.collect.read_text())
     else:
         t0 = time.time()
-        result = run_chromium(a.only, a.timeout)
+        result = run_chromium(a.only, a.timeout, a.sections)
         print(f"bench: {time.time() - t0:.0f} s")
+        if a.sections and a.write:
+            result = merge_sections(result, previous(a.target), a.sections.split(","))
     if a.only and not a.write:
         print(report(result, a.target))
         print(json.dumps(result, indent=1)[:20000])

@@ -12,6 +12,7 @@ export const CONFIGS = {
     bw_sizes: [1 << 20, 4 << 20], bw_byte_budget: 4e8, softmax_row: 1024,
     transfer_mb: [1, 16], transfer_reps: 3, item_reps: 50,
     encoder: [2, 16, 64, 4], train_batch: 16, model_reps: 2, conv: [2, 16, 28, 28, 16],
+    minilm: [[4, 16], [32, 128]], minilm_reps: 1, minilm_rounds: 1,
   },
   dawn: {
     matmul: [[128, 128, 128], [256, 256, 256], [512, 512, 512], [1024, 1024, 1024], [2048, 2048, 2048],
@@ -21,13 +22,16 @@ export const CONFIGS = {
     bw_sizes: [1 << 20, 16 << 20, 64 << 20], bw_byte_budget: 2e10, softmax_row: 1024,
     transfer_mb: [1, 16, 64], transfer_reps: 5, item_reps: 100,
     encoder: [32, 128, 384, 6], train_batch: 64, model_reps: 10, conv: [32, 64, 56, 56, 64],
+    minilm: [[4, 16], [32, 128]], minilm_reps: 10, minilm_rounds: 3,
   },
 };
 
 // pyodide: a loaded Pyodide; wheel: the webtorch wheel's bytes; workloads: bench/workloads.py's text;
+// modules: {name: Python source} that workloads import (minilm.py: web/examples/minilm.py);
 // peers: {tf, ort} (either may be missing, or an Error explaining why).
 // only: the frameworks to run (all when absent); sections: webtorch's workloads to run (all when absent).
-export async function runSuite({target, pyodide, wheel, workloads, peers = {}, log = console.log, only, sections}) {
+export async function runSuite({target, pyodide, wheel, workloads, modules = {}, peers = {}, log = console.log, only,
+                                sections}) {
   const cfg = {...CONFIGS[target]};
   const want = (name) => !only || only.includes(name);
   const out = {target, config: cfg, started: new Date().toISOString(), frameworks: {}};
@@ -45,7 +49,8 @@ export async function runSuite({target, pyodide, wheel, workloads, peers = {}, l
   await section("webtorch", async () => {
     pyodide.unpackArchive(wheel, "wheel");
     pyodide.FS.writeFile("/tmp/bench_workloads.py", workloads);
-    sections = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models"]);
+    for (const [name, source] of Object.entries(modules)) pyodide.FS.writeFile(`/tmp/${name}`, source);
+    sections = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm"]);
     const json = await pyodide.runPythonAsync(`
 import sys, json
 sys.path.insert(0, "/tmp")

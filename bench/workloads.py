@@ -237,11 +237,34 @@ def models(cfg):
     return out
 
 
+def minilm(cfg):
+    """all-MiniLM-L6-v2's forward (web/examples/minilm.py, written to /tmp by the runner; random
+    weights: the timing does not depend on them) at each (batch, tokens) of cfg["minilm"]: ms per
+    forward (GPU work included), and webtorch.profiler's ten ops and kernels with the most GPU time
+    in one more forward."""
+    import minilm as model_module
+    from webtorch.profiler import profile
+    model = model_module.MiniLM(device="webgpu").eval()
+    out = []
+    for batch, tokens in cfg["minilm"]:
+        ids = torch.tensor([[(101 + 37 * (b * tokens + t)) % 30522 for t in range(tokens)] for b in range(batch)],
+                           device="webgpu")
+        mask = torch.ones(batch, tokens, dtype=torch.int64, device="webgpu")
+        with torch.no_grad():
+            s = _timed(lambda: model(ids, mask), cfg.get("minilm_reps", 1), rounds=cfg.get("minilm_rounds", 3))
+            with profile(profile_memory=True) as prof:
+                model(ids, mask)
+        out.append({"name": f"MiniLM-L6 forward {batch}x{tokens} tokens", "ms": s * 1e3,
+                    "gpu_timing": prof.gpu_timing,
+                    "profile": prof.key_averages().table(sort_by="self_gpu_time_total", row_limit=10)})
+    return out
+
+
 async def run(cfg):
     torch.webgpu.synchronize()  # initialise the device first
     res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
     for name in cfg["sections"]:
-        if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models"):
+        if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm"):
             t0 = now()
             try:
                 res[name] = globals()[name](cfg)
