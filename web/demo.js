@@ -1,6 +1,7 @@
 // The demo page (web/index.html): WebGPU check, webtorch in a worker, editor + console,
 // and the digits classifier with a live plot and a prediction view.
 import {Webtorch, CancelledError} from "./webtorch-client.js";
+import {checkWebGPU, trimTraceback} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const N_TRAIN = 1437;
@@ -36,28 +37,6 @@ function print(text, cls) {
   el.appendChild(span);
   while (el.childNodes.length > 2000) el.removeChild(el.firstChild);
   el.scrollTop = el.scrollHeight;
-}
-
-// ---------------- WebGPU check (before any download) ----------------
-async function checkWebGPU() {
-  if (!self.isSecureContext) {
-    return {reason: `This page is not a secure context (${location.origin}): browsers only expose WebGPU ` +
-            "to https:// pages and http://127.0.0.1 / localhost. Open it through one of those."};
-  }
-  if (!navigator.gpu) {
-    return {reason: "This browser does not expose WebGPU: navigator.gpu is missing."};
-  }
-  let adapter = null;
-  try {
-    adapter = await navigator.gpu.requestAdapter();
-  } catch (e) {
-    return {reason: `navigator.gpu.requestAdapter() failed: ${e}`};
-  }
-  if (!adapter) {
-    return {reason: "navigator.gpu exists, but requestAdapter() found no GPU adapter: WebGPU is turned off " +
-            "in this browser (or your GPU is blocklisted)."};
-  }
-  return {adapter};
 }
 
 function showNoGpu(reason) {
@@ -225,20 +204,6 @@ function setRunning(running) {
 function show(value) {
   if (value === undefined || value === null) return;
   print(typeof value === "string" ? value : JSON.stringify(value), "info");
-}
-
-// Drop Pyodide's own frames (eval_code_async & co) from a traceback: they precede the user's.
-function trimTraceback(text) {
-  const lines = text.replace(/\s+$/, "").split("\n");
-  const out = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (/^  File "\/lib\/python\d+\.zip\/_pyodide\//.test(lines[i])) {
-      while (i + 1 < lines.length && /^    /.test(lines[i + 1])) i++;
-      continue;
-    }
-    out.push(lines[i]);
-  }
-  return out.join("\n");
 }
 
 async function runCode(code, what) {

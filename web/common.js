@@ -1,0 +1,37 @@
+// What the pages (web/index.html, web/gpt.html) share: the WebGPU check and traceback trimming.
+
+// ---------------- WebGPU check (before any download) ----------------
+export async function checkWebGPU() {
+  if (!self.isSecureContext) {
+    return {reason: `This page is not a secure context (${location.origin}): browsers only expose WebGPU ` +
+            "to https:// pages and http://127.0.0.1 / localhost. Open it through one of those."};
+  }
+  if (!navigator.gpu) {
+    return {reason: "This browser does not expose WebGPU: navigator.gpu is missing."};
+  }
+  let adapter = null;
+  try {
+    adapter = await navigator.gpu.requestAdapter();
+  } catch (e) {
+    return {reason: `navigator.gpu.requestAdapter() failed: ${e}`};
+  }
+  if (!adapter) {
+    return {reason: "navigator.gpu exists, but requestAdapter() found no GPU adapter: WebGPU is turned off " +
+            "in this browser (or your GPU is blocklisted)."};
+  }
+  return {adapter};
+}
+
+// Drop Pyodide's own frames (eval_code_async & co) from a traceback: they precede the user's.
+export function trimTraceback(text) {
+  const lines = text.replace(/\s+$/, "").split("\n");
+  const out = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (/^  File "\/lib\/python\d+\.zip\/_pyodide\//.test(lines[i])) {
+      while (i + 1 < lines.length && /^    /.test(lines[i + 1])) i++;
+      continue;
+    }
+    out.push(lines[i]);
+  }
+  return out.join("\n");
+}
