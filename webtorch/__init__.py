@@ -16,8 +16,9 @@ from ._shape_ops import *  # noqa: F401,F403
 from ._math_ops import *  # noqa: F401,F403
 from ._inplace import *  # noqa: F401,F403  (the out= forms; in-place methods attach to Tensor)
 from ._random import *  # noqa: F401,F403
+from ._buffers import frombuffer, from_js, from_numpy
 from . import linalg
-from . import autograd, errors, webgpu, nn, optim, profiler, utils
+from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors
 from . import serialization
 from .serialization import load, save
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled

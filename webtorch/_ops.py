@@ -6,6 +6,7 @@ import math
 from collections import namedtuple
 
 from . import _dtypes as dt
+from . import _buffers
 from ._tensor import Tensor, Size, _empty, _from_host_values, _wrap_dim, backend, contiguous_strides, device
 from .ops_table import ELEMENTWISE
 from . import autograd
@@ -1026,6 +1027,8 @@ def _host(values, dtype):
 
 
 def as_tensor(data, dtype=None, device=None):
+    if _buffers.is_numpy(data) and _buffers.numpy_dtype(data) is not None:
+        data = _buffers.from_numpy(_buffers.asarray(data))  # shares the array's memory, as PyTorch's does
     if _is_tensor(data):
         return data.to(*[a for a in (device, dtype) if a is not None])
     return tensor(data, dtype=dtype, device=device)

@@ -257,7 +257,7 @@ class Tensor:
     async def _host_values_async(self):
         t = self.contiguous()
         if t._storage.device_type == "cpu":
-            return t._storage.data[t._offset:t._offset + t.numel()]
+            return cpu.to_host(t._storage, t._offset, t.numel())
         from .backend import gpu
         return await gpu.to_host_async(t._storage, t._offset, t.numel())
 
@@ -303,14 +303,22 @@ class Tensor:
     async def cpu_async(self):
         return _from_host_values(await self._host_values_async(), self.shape, self.dtype, "cpu")
 
-    def numpy(self):
-        import numpy as np
+    def numpy(self, *, force=False):
+        """A numpy array sharing this cpu tensor's memory, as PyTorch's (float16, kept as float32 on the
+        host, comes as a float16 copy). force=True: a copy of any tensor, detached, moved to the cpu."""
+        if force:
+            return self.detach().cpu().clone().numpy()
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self.device.type != "cpu":
             raise TypeError("can't convert webgpu:0 device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
+        if not cpu.USE_NUMPY:
+            raise RuntimeError("Numpy is not available")
         if self.dtype not in cpu.NUMPY_DTYPE:
             raise TypeError(f"Got unsupported ScalarType {_TYPE_NAMES[self.dtype.name]}")
-        return np.array(self._host_values(), dtype=cpu.NUMPY_DTYPE[self.dtype]).reshape(self.shape)
+        a = cpu._ndarray(self)
+        return a.astype(cpu.NUMPY_DTYPE[self.dtype]) if self.dtype in dt.ROUNDED else a
 
     async def numpy_async(self):
         return (await self.cpu_async()).numpy()
@@ -343,7 +351,7 @@ class Tensor:
         return _format(self)
 
     def __array__(self, dtype=None, copy=None):
-        a = self.cpu().numpy()
+        a = self.detach().cpu().numpy()
         return a if dtype is None else a.astype(dtype)
 
 

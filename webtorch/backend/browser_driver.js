@@ -104,9 +104,14 @@
       buffer.destroy();
     }
 
-    // data: a PyProxy of a Python buffer (bytes, memoryview): read through getBuffer, no copy into JS.
+    // data: a PyProxy of a Python buffer (bytes, memoryview): read through getBuffer, no copy into JS;
+    // or a Uint8Array of JS memory (webtorch.from_js, safetensors from a fetched ArrayBuffer).
     writeBuffer(id, offset, data) {
       this.check();
+      if (ArrayBuffer.isView(data)) {
+        this.queue.writeBuffer(this.buffers.get(id), offset, data);
+        return;
+      }
       const view = data.getBuffer("u8");
       try {
         this.queue.writeBuffer(this.buffers.get(id), offset, view.data);

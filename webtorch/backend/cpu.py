@@ -11,6 +11,7 @@ PyTorch's CPU kernels.
 import array
 import itertools
 import math
+import struct
 
 from .. import _dtypes as dt
 
@@ -31,6 +32,8 @@ _PY_IN = {**_PY_TYPE, dt.float16: float, dt.bfloat16: float}
 
 
 class Storage:
+    """data: an array.array of dtype's host typecode, or a memoryview cast to it that shares memory
+    with a buffer the tensor was made from (frombuffer, from_numpy; read-only if that buffer is)."""
     __slots__ = ("dtype", "numel", "data", "version")
     device_type = "cpu"
 
@@ -58,7 +61,9 @@ def rounded(dtype, values):
 
 
 def half_bytes(values):
-    """float16 bytes of an array.array("f") (the GPU's layout)."""
+    """float16 bytes of an array.array("f"), rounded to nearest (beyond the range: +-inf)."""
+    if not USE_NUMPY:
+        return struct.pack(f"<{len(values)}e", *map(dt.round_half, values))
     with _np.errstate(over="ignore"):
         return _np.frombuffer(values, _np.float32).astype(_np.float16).tobytes()
 
@@ -88,8 +93,40 @@ def known_range(storage):
     return None
 
 
+def from_bytes(dtype, data):
+    """A storage over data, the elements' little-endian bytes in torch's layout (a 1-byte-format
+    memoryview): shares its memory, except for float16, whose host layout is float32 (a converted copy)."""
+    if dtype is dt.float16:
+        return Storage(dtype, host_array(dtype, data))
+    return Storage(dtype, data.cast(dtype.typecode))
+
+
+def host_array(dtype, data):
+    """An array.array of dtype's host typecode from the elements' bytes in torch's layout (a copy)."""
+    if dtype is dt.float16:
+        if USE_NUMPY:
+            return array.array("f", _np.frombuffer(data, _np.float16).astype(_np.float32).tobytes())
+        return array.array("f", struct.unpack(f"<{len(data) // 2}e", data))
+    values = array.array(dtype.typecode)
+    values.frombytes(data)
+    return values
+
+
+def to_bytes(storage, offset, numel):
+    """Elements [offset, offset + numel) as bytes in torch's layout (float16: 2 bytes each)."""
+    values = to_host(storage, offset, numel)
+    if storage.dtype is dt.float16:
+        return half_bytes(values)
+    return values.tobytes()
+
+
 def to_host(storage, offset, numel):
-    return storage.data[offset:offset + numel]
+    data = storage.data
+    if data.__class__ is array.array:
+        return data[offset:offset + numel]
+    values = array.array(storage.dtype.typecode)  # a memoryview's slice is another view: copy it
+    values.frombytes(data[offset:offset + numel].cast("B"))
+    return values
 
 
 def _ndarray(t):

@@ -5,8 +5,10 @@ with plain numbers as arguments. Host bytes cross as a PyProxy that JS reads (or
 fills) through getBuffer: one copy, no intermediate. Kernels cross as one word array per batch.
 """
 import contextlib
+import sys
 from importlib import resources
 
+from .. import _dtypes as dt
 from .. import errors
 
 _NO_JSPI = ("synchronous GPU work in the browser (.item(), .tolist(), .cpu(), first use of the device) needs "
@@ -41,6 +43,49 @@ def _proxy(obj):
         yield proxy
     finally:
         proxy.destroy()
+
+
+def is_js_buffer(obj):
+    """Whether obj is a JS ArrayBuffer, TypedArray or DataView (a Pyodide JsBuffer proxy)."""
+    ffi = sys.modules.get("pyodide.ffi")
+    return ffi is not None and isinstance(obj, ffi.JsBuffer)
+
+
+# TypedArray -> the dtype of its elements (webtorch's dtypes that a TypedArray holds)
+_TYPED_ARRAY_DTYPES = {"Float32Array": "float32", "Int32Array": "int32", "Float16Array": "float16",
+                       "BigInt64Array": "int64"}
+
+
+class JsBytes:
+    """A byte range of a JS ArrayBuffer/TypedArray/DataView, left in JS memory. The GPU upload reads it
+    there (queue.writeBuffer from the JS view: no copy into Python); tobytes() is the one explicit copy
+    into Python memory. Slicing gives a sub-range, as a memoryview's does."""
+    __slots__ = ("view", "nbytes", "kind", "element_dtype")
+
+    def __init__(self, obj):
+        import js
+        self.kind = obj.constructor.name
+        dtype = _TYPED_ARRAY_DTYPES.get(self.kind)
+        self.element_dtype = None if dtype is None else dt.as_dtype(dtype)
+        self.view = js.Uint8Array.new(obj) if self.kind in ("ArrayBuffer", "SharedArrayBuffer") else \
+            js.Uint8Array.new(obj.buffer, obj.byteOffset, obj.byteLength)
+        self.nbytes = self.view.byteLength
+
+    def __len__(self):
+        return self.nbytes
+
+    def __getitem__(self, item):
+        start, stop, step = item.indices(self.nbytes)
+        if step != 1:
+            raise ValueError("JsBytes slices take a step of 1")
+        part = JsBytes.__new__(JsBytes)
+        part.kind, part.element_dtype = "Uint8Array", None
+        part.view = self.view.subarray(start, max(start, stop))
+        part.nbytes = part.view.byteLength
+        return part
+
+    def tobytes(self):
+        return self.view.to_bytes()
 
 
 class BrowserDriver:
@@ -112,7 +157,8 @@ class BrowserDriver:
         self._call(self._destroy_buffer, bid)
 
     def write_buffer(self, bid, offset, data):
-        self._call(self._write_buffer, bid, offset, data)
+        """data: a Python buffer (JS reads it in place) or a JsBytes (JS memory, uploaded from there)."""
+        self._call(self._write_buffer, bid, offset, data.view if data.__class__ is JsBytes else data)
 
     def create_pipeline(self, code, access, meta_window):
         return self._call(self._js.createPipeline, code, access, meta_window)

@@ -13,7 +13,7 @@ import weakref
 
 from .. import _dtypes as dt
 from .._tensor import Tensor
-from . import kernels
+from . import cpu, kernels
 from .webgpu import runtime
 
 # array typecodes of the 4-byte GPU layouts (float16: struct's "e")
@@ -73,7 +73,7 @@ def from_host(dtype, values):
         from . import cpu
         values = cpu.rounded(dtype, values)
     if dtype is dt.float16:
-        data = _half_bytes(values) + bytes(2 * (len(values) % 2))  # writes are 4-byte multiples
+        data = cpu.half_bytes(values) + bytes(2 * (len(values) % 2))  # writes are 4-byte multiples
     else:
         if values.typecode != _GPU_TYPECODE[dtype]:
             values = array.array(_GPU_TYPECODE[dtype], values)
@@ -82,12 +82,16 @@ def from_host(dtype, values):
     return s
 
 
-def _half_bytes(values):
-    """float16 bytes of an array.array("f"), rounded to nearest (beyond the range: +-inf)."""
-    from . import cpu
-    if cpu.USE_NUMPY:
-        return cpu.half_bytes(values)
-    return struct.pack(f"<{len(values)}e", *map(dt.round_half, values))
+def from_bytes(dtype, data):
+    """A storage from the elements' little-endian bytes in torch's layout: a memoryview, or the browser
+    driver's JsBytes (a range left in JS memory). float32, int32 and float16 (even counts) are laid out
+    as on the GPU and uploaded from where they are, with no host copy; the others are converted."""
+    numel = data.nbytes // dtype.itemsize
+    if dtype in (dt.float32, dt.int32) or (dtype is dt.float16 and numel % 2 == 0):
+        s = empty(dtype, numel)
+        s.runtime.upload(s.buffer, data)
+        return s
+    return from_host(dtype, cpu.host_array(dtype, data.tobytes() if data.__class__ is not memoryview else data))
 
 
 def _readback(storage, offset, numel):

@@ -12,8 +12,14 @@ def _fill_from_host(tensor, values):
     return tensor
 
 
+# nn.utils.skip_init sets this while it builds a module: the random initialisers leave tensors as they are
+skipping = False
+
+
 # Tensor.uniform_/normal_ (webtorch's seeded GPU generator) when present; else Python's random.
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    if skipping:
+        return tensor
     if hasattr(tensor, "uniform_"):
         with no_grad():
             return tensor.uniform_(a, b)
@@ -21,6 +27,8 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    if skipping:
+        return tensor
     if hasattr(tensor, "normal_"):
         with no_grad():
             return tensor.normal_(mean, std)
@@ -28,6 +36,8 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    if skipping:
+        return tensor
     values = []
     while len(values) < tensor.numel():
         v = _pyrandom.gauss(mean, std)

@@ -253,6 +253,14 @@ class Module:
                 errors.append(f'size mismatch for {k}: copying a param with shape {list(src.shape)} from checkpoint, '
                               f'the shape in current model is {list(target.shape)}.')
                 continue
+            if assign:  # the loaded tensor itself becomes the parameter or buffer (no copy)
+                path, _, name = k.rpartition(".")
+                owner = self.get_submodule(path) if path else self
+                if name in owner._parameters:
+                    owner._parameters[name] = Parameter(src, requires_grad=target.requires_grad)
+                else:
+                    owner._buffers[name] = src
+                continue
             with no_grad():
                 F._copy_into(target, src.to(target.device.type))
         if strict:

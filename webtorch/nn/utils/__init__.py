@@ -1,5 +1,6 @@
-"""torch.nn.utils: gradient clipping, parameters as one vector; rnn (packed sequences), parametrize,
-parametrizations (weight_norm)."""
+"""torch.nn.utils: gradient clipping, parameters as one vector, skip_init; rnn (packed sequences),
+parametrize, parametrizations (weight_norm)."""
+import inspect
 import math
 
 from ... import _ops as F
@@ -55,3 +56,17 @@ def vector_to_parameters(vec, parameters):
             n = p.numel()
             F._copy_into(p, vec[offset:offset + n].reshape(p.shape))
             offset += n
+
+
+def skip_init(module_cls, *args, **kwargs):
+    """The module built without running its random initialisers (its parameters keep the fresh memory's
+    zeros), to load a state_dict into at once: on "webgpu", initialising a large model costs more than
+    loading it. module_cls must take a device argument, as in PyTorch."""
+    if "device" not in inspect.signature(module_cls).parameters:
+        raise RuntimeError("Module must support a 'device' arg to skip initialization")
+    from .. import init
+    init.skipping = True
+    try:
+        return module_cls(*args, **kwargs)
+    finally:
+        init.skipping = False
