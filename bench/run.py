@@ -134,6 +134,9 @@ def metrics(fw):
         m[f"download {r['mb']} MB"] = (r["download_gbps"], "GB/s", True)
     for r in fw.get("minilm", []) if isinstance(fw.get("minilm"), list) else []:
         m[r["name"]] = (r["ms"], "ms", False)
+    for r in fw.get("weights", []) if isinstance(fw.get("weights"), list) else []:
+        m[r["name"]] = (r["ms"], "ms", False)
+        m[r["name"].split(",")[0] + ": host memory peak / file size"] = (r["host_peak_ratio"], "×", False)
     for r in fw.get("models", []) if isinstance(fw.get("models"), list) else []:
         m[r["name"]] = (r["gflops"], "GFLOP/s", True) if "gflops" in r else (r["ms"], "ms", False)
     item = fw.get("item")

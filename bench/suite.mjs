@@ -13,6 +13,7 @@ export const CONFIGS = {
     transfer_mb: [1, 16], transfer_reps: 3, item_reps: 50,
     encoder: [2, 16, 64, 4], train_batch: 16, model_reps: 2, conv: [2, 16, 28, 28, 16],
     minilm: [[4, 16], [32, 128]], minilm_reps: 1, minilm_rounds: 1,
+    weights_url: "/minilm/model.safetensors", minilm_module: "/web/examples/minilm.py",  // scripts/serve.py
   },
   dawn: {
     matmul: [[128, 128, 128], [256, 256, 256], [512, 512, 512], [1024, 1024, 1024], [2048, 2048, 2048],
@@ -50,7 +51,7 @@ export async function runSuite({target, pyodide, wheel, workloads, modules = {},
     pyodide.unpackArchive(wheel, "wheel");
     pyodide.FS.writeFile("/tmp/bench_workloads.py", workloads);
     for (const [name, source] of Object.entries(modules)) pyodide.FS.writeFile(`/tmp/${name}`, source);
-    sections = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm"]);
+    sections = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights"]);
     const json = await pyodide.runPythonAsync(`
 import sys, json
 sys.path.insert(0, "/tmp")

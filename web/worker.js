@@ -33,6 +33,8 @@
 //       "gpu" (webtorch.webgpu.init_async), "kernels" (compiling kernels); status
 //       "initiate" -> "progress"* -> "done" per stage, then {status: "ready"}
 //       (shaped like transformers.js progress callbacks: status, name, loaded, total)
+//       and during runs, per file that webtorch.hub downloads: name = the file name, status
+//       "initiate" -> "progress"* -> "done" (or one "done" with cached: true from Cache Storage)
 //   {type: "ready", version, interruptBuffer, cancelBuffer, crossOriginIsolated, adapter, gpuError}
 //   {type: "init_error", error}
 //   {id, ok: true, result}  |  {id, ok: false, error, errorType}  (error: Python traceback)
@@ -43,6 +45,10 @@
 // JS promise (e.g. a GPU readback); it is then printed as "Unexpected error" and the run never
 // resumes. So webtorch-client.js cancels in three steps: the cooperative flag, the interrupt,
 // then terminating and restarting the worker.
+
+// webtorch.hub's downloads report here (browser_driver.js fetchCached): progress events named by the file
+self.webtorchProgress = (p) => progress(p.status, p.name, `Downloading ${p.name}`, p.loaded, p.total,
+                                        {cached: !!p.cached});
 
 let pyodide = null;
 let ready = null; // Promise resolving when init is done

@@ -18,7 +18,7 @@ from ._inplace import *  # noqa: F401,F403  (the out= forms; in-place methods at
 from ._random import *  # noqa: F401,F403
 from ._buffers import frombuffer, from_js, from_numpy
 from . import linalg
-from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors
+from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors, hub
 from . import serialization
 from .serialization import load, save
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled

@@ -31,6 +31,53 @@
       return new WebtorchDriver(adapter, device);
     }
 
+    // A URL's bytes as an ArrayBuffer, from Cache Storage (cacheName) when there; else fetched, streamed
+    // into one buffer (progress to globalThis.webtorchProgress if defined: {status, name, loaded, total}),
+    // checked against the sha256 hex prefix (if given) and stored in the cache for later page loads.
+    static async fetchCached(url, cacheName, name, hashPrefix, progress) {
+      const report = (progress && globalThis.webtorchProgress) || (() => {});
+      const cacheable = /^https?:$/.test(new URL(url, globalThis.location.href).protocol);  // not data:, blob:
+      const cache = cacheable && globalThis.caches ? await caches.open(cacheName) : null;
+      const hit = cache && await cache.match(url);
+      if (hit) {
+        const cached = await hit.arrayBuffer();
+        report({status: "done", name, loaded: cached.byteLength, total: cached.byteLength, cached: true});
+        return cached;
+      }
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
+      const total = Number(response.headers.get("Content-Length")) || 0;
+      report({status: "initiate", name, loaded: 0, total});
+      const reader = response.body.getReader();
+      let bytes = new Uint8Array(total || 1 << 20), loaded = 0, reported = 0;
+      for (;;) {
+        const {done, value} = await reader.read();
+        if (done) break;
+        if (loaded + value.length > bytes.length) {  // no or a wrong Content-Length: grow
+          const grown = new Uint8Array(Math.max(2 * bytes.length, loaded + value.length));
+          grown.set(bytes.subarray(0, loaded));
+          bytes = grown;
+        }
+        bytes.set(value, loaded);
+        loaded += value.length;
+        if (loaded - reported >= Math.max(total / 100, 1 << 20)) {
+          report({status: "progress", name, loaded, total});
+          reported = loaded;
+        }
+      }
+      if (loaded !== bytes.length) bytes = bytes.slice(0, loaded);
+      if (hashPrefix) {
+        const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+        const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+        if (!hex.startsWith(hashPrefix)) throw new Error(`invalid hash value (expected "${hashPrefix}", got "${hex}")`);
+      }
+      report({status: "done", name, loaded, total: loaded});
+      if (cache) {
+        await cache.put(url, new Response(bytes, {headers: {"Content-Type": "application/octet-stream"}}));
+      }
+      return bytes.buffer;
+    }
+
     constructor(adapter, device) {
       this.device = device;
       this.queue = device.queue;

@@ -5,6 +5,7 @@ with plain numbers as arguments. Host bytes cross as a PyProxy that JS reads (or
 fills) through getBuffer: one copy, no intermediate. Kernels cross as one word array per batch.
 """
 import contextlib
+import functools
 import sys
 from importlib import resources
 
@@ -88,6 +89,36 @@ class JsBytes:
         return self.view.to_bytes()
 
 
+def _fetch_promise(url, cache_name, name, hash_prefix, progress):
+    return BrowserDriver._driver_class().fetchCached(url, cache_name, name, hash_prefix or "", bool(progress))
+
+
+def _fetch_error(url, exc):
+    kind = RuntimeError if "invalid hash value" in str(exc) else OSError  # torch.hub's exception types
+    return kind(f"downloading {url} failed: {exc}")
+
+
+def fetch_cached(url, cache_name, name, hash_prefix=None, progress=True):
+    """A URL's bytes as a JS ArrayBuffer (left in JS memory): from Cache Storage when there, else fetched,
+    streamed, checked against the sha256 prefix and stored. Blocks Python through JSPI."""
+    from pyodide.ffi import JsException, can_run_sync, run_sync
+    if not can_run_sync():
+        raise RuntimeError(_NO_JSPI.replace("Otherwise use the async forms:",
+                                            "Otherwise use await webtorch.hub.load_state_dict_from_url_async(), or"))
+    try:
+        return run_sync(_fetch_promise(url, cache_name, name, hash_prefix, progress))
+    except JsException as e:
+        raise _fetch_error(url, e) from None
+
+
+async def fetch_cached_async(url, cache_name, name, hash_prefix=None, progress=True):
+    from pyodide.ffi import JsException
+    try:
+        return await _fetch_promise(url, cache_name, name, hash_prefix, progress)
+    except JsException as e:
+        raise _fetch_error(url, e) from None
+
+
 class BrowserDriver:
     name = "browser"
 
@@ -108,6 +139,7 @@ class BrowserDriver:
         self.ffi_calls = 0  # Python -> JS crossings of the runtime's calls (bench/ reports calls per op)
 
     @staticmethod
+    @functools.cache
     def _driver_class():
         from pyodide.code import run_js
         return run_js(resources.files("webtorch.backend").joinpath("browser_driver.js").read_text())
