@@ -89,8 +89,8 @@ def _numpy():
 
 
 def _numpy_dtypes(np):
-    return {np.dtype(np.float32): dt.float32, np.dtype(np.float16): dt.float16, np.dtype(np.int32): dt.int32,
-            np.dtype(np.int64): dt.int64, np.dtype(np.bool_): dt.bool_}
+    """numpy dtype -> webtorch dtype, for the webtorch dtypes numpy has (same names)."""
+    return {np.dtype(d.name): d for d in dt.ALL if d.name != "bfloat16"}
 
 
 def numpy_dtype(array):

@@ -95,8 +95,9 @@ def known_range(storage):
 
 def from_bytes(dtype, data):
     """A storage over data, the elements' little-endian bytes in torch's layout (a 1-byte-format
-    memoryview): shares its memory, except for float16, whose host layout is float32 (a converted copy)."""
-    if dtype is dt.float16:
+    memoryview): shares its memory where the host keeps dtype in torch's layout; float16 (kept as float32)
+    becomes a converted copy."""
+    if _HOST_ITEMSIZE[dtype] != dtype.itemsize:
         return Storage(dtype, host_array(dtype, data))
     return Storage(dtype, data.cast(dtype.typecode))
 
@@ -107,6 +108,8 @@ def host_array(dtype, data):
         if USE_NUMPY:
             return array.array("f", _np.frombuffer(data, _np.float16).astype(_np.float32).tobytes())
         return array.array("f", struct.unpack(f"<{len(data) // 2}e", data))
+    if _HOST_ITEMSIZE[dtype] != dtype.itemsize:
+        raise NotImplementedError(f"webtorch cannot read {dtype} from raw bytes yet")
     values = array.array(dtype.typecode)
     values.frombytes(data)
     return values
