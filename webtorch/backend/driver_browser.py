@@ -88,6 +88,8 @@ class JsBytes:
     def tobytes(self):
         return self.view.to_bytes()
 
+    __bytes__ = tobytes  # bytes(data), as the compile recorder takes an upload's bytes
+
 
 def _fetch_promise(url, cache_name, name, hash_prefix, progress):
     return BrowserDriver._driver_class().fetchCached(url, cache_name, name, hash_prefix or "", bool(progress))
