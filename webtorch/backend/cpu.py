@@ -95,8 +95,8 @@ def known_range(storage):
 
 def from_bytes(dtype, data):
     """A storage over data, the elements' little-endian bytes in torch's layout (a 1-byte-format
-    memoryview): shares its memory where the host keeps dtype in torch's layout; float16 (kept as float32)
-    becomes a converted copy."""
+    memoryview): shares its memory where the host keeps dtype in torch's layout; float16 and bfloat16
+    (kept as float32) become a converted copy."""
     if _HOST_ITEMSIZE[dtype] != dtype.itemsize:
         return Storage(dtype, host_array(dtype, data))
     return Storage(dtype, data.cast(dtype.typecode))
@@ -108,18 +108,24 @@ def host_array(dtype, data):
         if USE_NUMPY:
             return array.array("f", _np.frombuffer(data, _np.float16).astype(_np.float32).tobytes())
         return array.array("f", struct.unpack(f"<{len(data) // 2}e", data))
-    if _HOST_ITEMSIZE[dtype] != dtype.itemsize:
-        raise NotImplementedError(f"webtorch cannot read {dtype} from raw bytes yet")
+    if dtype is dt.bfloat16:  # the upper two bytes of float32s
+        raw = bytearray(2 * len(data))
+        raw[2::4], raw[3::4] = data[0::2], data[1::2]
+        return array.array("f", bytes(raw))
     values = array.array(dtype.typecode)
     values.frombytes(data)
     return values
 
 
 def to_bytes(storage, offset, numel):
-    """Elements [offset, offset + numel) as bytes in torch's layout (float16: 2 bytes each)."""
+    """Elements [offset, offset + numel) as bytes in torch's layout (float16, bfloat16: 2 bytes each)."""
     values = to_host(storage, offset, numel)
     if storage.dtype is dt.float16:
         return half_bytes(values)
+    if storage.dtype is dt.bfloat16:  # the upper two bytes of each (rounded) float32
+        raw, out = values.tobytes(), bytearray(2 * numel)
+        out[0::2], out[1::2] = raw[2::4], raw[3::4]
+        return bytes(out)
     return values.tobytes()
 
 

@@ -70,7 +70,6 @@ def from_host(dtype, values):
     if dtype in (dt.int32, dt.int64) and values:
         s.buffer.value_range = (min(values), max(values)) if dtype is dt.int32 else (lo, hi)
     if dtype is dt.bfloat16:
-        from . import cpu
         values = cpu.rounded(dtype, values)
     if dtype is dt.float16:
         data = cpu.half_bytes(values) + bytes(2 * (len(values) % 2))  # writes are 4-byte multiples
