@@ -21,6 +21,7 @@ from . import linalg
 from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors, hub
 from . import serialization
 from .serialization import load, save
+from . import accelerator, backends, cuda, distributed, jit
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .errors import OutOfMemoryError  # torch.OutOfMemoryError
 from ._compile import compile  # noqa: A001 (torch.compile shadows the builtin too)
@@ -32,6 +33,7 @@ long = int64
 int = int32
 short = int16
 result_type = _dtypes.result_type
+set_default_dtype, get_default_dtype = _dtypes.set_default_dtype, _dtypes.get_default_dtype
 promote_types = _dtypes.promote
 
 
@@ -43,9 +45,13 @@ def numel(x):
     return x.numel()
 
 
-def get_default_dtype():
-    return float32
-
-
 def is_floating_point(x):
     return x.is_floating_point()
+
+
+def compile(model=None, **kwargs):
+    """torch.compile: webtorch runs eagerly, so the model or function comes back unchanged (same
+    results, no compilation); usable as a decorator with or without arguments."""
+    if model is None:
+        return lambda fn: fn
+    return model

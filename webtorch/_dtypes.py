@@ -84,8 +84,20 @@ def _wrapper(bits, signed):
 TO_ELEMENT = {bool_: bool, float16: round_half, bfloat16: round_bfloat16, float32: float, float64: float,
               **{d: _wrapper(8 * d.itemsize, d.is_signed) for d in (uint8, int8, int16, int32, int64)}}
 
-default_float = float32
+default_float = float32  # torch.get_default_dtype(); set_default_dtype changes it
 default_int = int64
+
+
+def set_default_dtype(d):
+    global default_float
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    default_float = d
+
+
+def get_default_dtype():
+    return default_float
 
 
 def as_dtype(d):

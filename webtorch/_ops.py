@@ -971,6 +971,18 @@ def _device_type(dev):
     return device(dev).type if dev is not None else _default_device
 
 
+def set_default_device(dev):
+    """The device of new tensors made without device= (torch.set_default_device; None: cpu)."""
+    global _default_device
+    kind = "cpu" if dev is None else device(dev).type
+    backend(kind)  # an unsupported device raises here, like torch
+    _default_device = kind
+
+
+def get_default_device():
+    return device(_default_device, 0 if _default_device == "webgpu" else None)
+
+
 def _flatten_data(data):
     """Nested sequences -> (flat list, shape)."""
     if _is_tensor(data):

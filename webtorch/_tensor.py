@@ -25,24 +25,38 @@ class Size(tuple):
         return Size(r) if isinstance(item, slice) else r
 
 
+# The device types torch.device accepts. Only "cpu" and "webgpu" hold tensors here: the others
+# parse (scripts write torch.device("cuda" if ... else "cpu")) and raise torch's error when used.
+_TORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+                       "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+_DEVICE_TYPES = ("cpu", "webgpu") + _TORCH_DEVICE_TYPES[1:]
+_default_device_stack = []  # the defaults `with device(...)` blocks replaced
+
+
 class device:
     __slots__ = ("type", "index")
 
     def __init__(self, spec, index=None):
         if isinstance(spec, device):
             spec, index = spec.type, spec.index
+        if isinstance(spec, int) and not isinstance(spec, bool):  # torch.device(0): cuda:0 in torch
+            spec, index = "cuda", spec
         spec = str(spec)
         if ":" in spec:
             spec, idx = spec.split(":", 1)
             index = int(idx)
-        if spec not in ("cpu", "webgpu"):
-            raise RuntimeError(f"Expected one of cpu, webgpu device type at start of device string: {spec}")
+        if spec not in _DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: "
+                               f"{spec}")
         self.type, self.index = spec, index
 
     def __eq__(self, other):
-        try:
-            other = device(other)
-        except (RuntimeError, TypeError, ValueError):
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except (RuntimeError, ValueError):
+                return False
+        if not isinstance(other, device):
             return NotImplemented
         return self.type == other.type
 
@@ -56,6 +70,17 @@ class device:
         return f"device(type='{self.type}')" if self.index is None else \
             f"device(type='{self.type}', index={self.index})"
 
+    def __enter__(self):  # `with torch.device("webgpu"):` makes it the default device in the block
+        from . import _ops
+        _default_device_stack.append(_ops.get_default_device())
+        _ops.set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        from . import _ops
+        _ops.set_default_device(_default_device_stack.pop())
+        return False
+
 
 _BACKENDS = {"cpu": cpu}
 
@@ -64,9 +89,20 @@ def backend(device_type):
     """The primitives of a device type (the webgpu one is imported on first use)."""
     module = _BACKENDS.get(device_type)
     if module is None:
+        if device_type != "webgpu":
+            raise _unsupported_device(device_type)
         from .backend import gpu
         module = _BACKENDS[device_type] = gpu
     return module
+
+
+def _unsupported_device(device_type):
+    """torch's error for a device type its build lacks (the CPU wheel's, for CUDA and XPU)."""
+    if device_type in ("cuda", "xpu"):
+        return AssertionError(f"Torch not compiled with {device_type.upper()} enabled (webtorch runs on "
+                              "\"webgpu\" and \"cpu\")")
+    return RuntimeError(f"PyTorch is not linked with support for {device_type} devices (webtorch runs on "
+                        "\"webgpu\" and \"cpu\")")
 
 
 def contiguous_strides(shape):
@@ -139,9 +175,11 @@ class Tensor:
     def device(self):
         return device(self._storage.device_type, 0 if self._storage.device_type == "webgpu" else None)
 
+    is_cuda = is_xpu = is_mps = is_meta = property(lambda self: False)
+
     @property
-    def is_cuda(self):
-        return False
+    def is_cpu(self):
+        return self._storage.device_type == "cpu"
 
     @property
     def ndim(self):
@@ -213,6 +251,9 @@ class Tensor:
 
     def webgpu(self):
         return self.to("webgpu")
+
+    def cuda(self, device=None, non_blocking=False):
+        raise _unsupported_device("cuda")
 
     def float(self):
         return self.to(dt.float32)
@@ -373,6 +414,7 @@ def _wrap_dim(dim, ndim):
 
 
 def _transfer(t, device_type):
+    backend(device_type)  # an unsupported device raises before any readback
     return _from_host_values(t._host_values(), t.shape, t.dtype, device_type)
 
 

@@ -7,6 +7,7 @@ or Python scalars, which get no gradient), plus keyword context, and returns one
 engine, so rules work at the broadcast shape.
 """
 import contextlib
+import copy
 import math
 
 from . import _ops as F
@@ -28,16 +29,32 @@ _grad_enabled = True
 
 # -- grad mode -------------------------------------------------------------------------------
 class _GradMode(contextlib.ContextDecorator):
+    """A context manager and a decorator (with or without parentheses, on functions and methods).
+    Each `with` and each decorated call saves the mode it replaces, so nested and recursive uses
+    restore correctly."""
+
+    def __new__(cls, *args, **kwargs):
+        if len(args) == 1 and callable(args[0]) and not isinstance(args[0], bool) and not kwargs:
+            return cls()(args[0])  # @torch.no_grad without parentheses
+        return super().__new__(cls)
+
     def __init__(self, enabled):
         self.enabled = enabled
+        self._saved = []
+
+    def _recreate_cm(self):  # a fresh one per decorated call
+        cm = copy.copy(self)
+        cm._saved = []
+        return cm
 
     def __enter__(self):
         global _grad_enabled
-        self.prev, _grad_enabled = _grad_enabled, self.enabled
+        self._saved.append(_grad_enabled)
+        _grad_enabled = self.enabled
 
     def __exit__(self, *exc):
         global _grad_enabled
-        _grad_enabled = self.prev
+        _grad_enabled = self._saved.pop()
         return False
 
 
@@ -52,7 +69,23 @@ class enable_grad(_GradMode):
 
 
 class set_grad_enabled(_GradMode):
-    pass
+    """Like torch's: calling it sets the mode at once; used with `with`, the mode before the call
+    comes back at the end of the block."""
+
+    def __init__(self, mode):
+        global _grad_enabled
+        super().__init__(bool(mode))
+        self._before, _grad_enabled = _grad_enabled, bool(mode)
+
+    def __call__(self, fn):  # as a decorator it changes nothing until the function runs
+        global _grad_enabled
+        _grad_enabled, self._before = self._before, None
+        return super().__call__(fn)
+
+    def __enter__(self):
+        global _grad_enabled
+        self._saved.append(_grad_enabled if self._before is None else self._before)
+        self._before, _grad_enabled = None, self.enabled
 
 
 class inference_mode(_GradMode):

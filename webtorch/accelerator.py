@@ -1,0 +1,43 @@
+"""torch.accelerator: the current accelerator is "webgpu" when a WebGPU adapter is there."""
+from . import webgpu as _webgpu
+from ._tensor import device as _device
+
+
+def is_available():
+    return _webgpu.is_available()
+
+
+def current_accelerator(check_available=False):
+    return _device("webgpu") if _webgpu.is_available() else None
+
+
+def device_count():
+    return 1 if _webgpu.is_available() else 0
+
+
+def _require():
+    if not _webgpu.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
+
+def current_device_index():
+    _require()
+    return 0
+
+
+current_device_idx = current_device_index
+
+
+def set_device_index(device):
+    _require()
+    index = _device(device).index if isinstance(device, (str, _device)) else device
+    if index not in (None, 0, -1):
+        raise RuntimeError(f"Invalid device index {index}: webgpu has one device (index 0)")
+
+
+set_device_idx = set_device_index
+
+
+def synchronize(device=None):
+    _require()
+    _webgpu.synchronize()

@@ -1,0 +1,3 @@
+"""torch.backends: the flags scripts set for CUDA, cuDNN and MPS. None of those backends exists
+here, so the flags are stored and change nothing; is_available() answers False."""
+from . import cuda, cudnn, mps  # noqa: F401

@@ -1,0 +1,54 @@
+"""torch.cuda as PyTorch's CPU-only build has it: no CUDA device here (webtorch's GPU is "webgpu",
+see webtorch.accelerator). Queries answer like torch without CUDA; calls that need a CUDA device
+raise torch's AssertionError."""
+from ._tensor import _unsupported_device
+
+
+def is_available():
+    return False
+
+
+def device_count():
+    return 0
+
+
+def is_initialized():
+    return False
+
+
+def is_bf16_supported(including_emulation=True):
+    return False
+
+
+def manual_seed(seed):
+    """A no-op without CUDA, as in torch (the CPU generator is torch.manual_seed's)."""
+
+
+def manual_seed_all(seed):
+    """A no-op without CUDA, as in torch."""
+
+
+def seed():
+    """A no-op without CUDA, as in torch."""
+
+
+seed_all = seed
+
+
+def empty_cache():
+    """A no-op without CUDA, as in torch."""
+
+
+def memory_allocated(device=None):
+    return 0
+
+
+max_memory_allocated = memory_reserved = max_memory_reserved = memory_allocated
+
+
+def _needs_cuda(*args, **kwargs):
+    raise _unsupported_device("cuda")
+
+
+synchronize = current_device = set_device = get_device_name = get_device_capability = get_device_properties = \
+    get_rng_state = set_rng_state = get_rng_state_all = set_rng_state_all = reset_peak_memory_stats = _needs_cuda
