@@ -1313,6 +1313,7 @@ error("out-float-into-int", lambda T, d, a: T.add(a, 1, out=T.empty(3, dtype=T.i
 
 
 import nn_cases  # noqa: E402,F401  (nn.functional cases join the table)
+import more_op_cases  # noqa: E402,F401  (issue 14's ops and APIs join the table)
 
 
 def _check_table():

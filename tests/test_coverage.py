@@ -17,7 +17,7 @@ from op_cases import CASES, ERROR_CASES, build_inputs
 ROOT = Path(__file__).resolve().parents[1]
 # Bullets that list no ops, or APIs with test files of their own (test_autograd.py, test_nn.py,
 # test_training.py).
-NOT_OPS = ("**Dtypes**", "**Devices**", "**Device shims**", "**Readback**", "**Device**", "**Autograd**", "**nn**", "**optim**",
+NOT_OPS = ("**Dtypes**", "**Devices**", "**Device shims**", "**Autograd and training utilities**", "**Readback**", "**Device**", "**Autograd**", "**nn**", "**optim**",
            "**Data**")
 
 
@@ -57,7 +57,7 @@ class _Recorder:
     def __getattr__(self, name):
         self._seen.add(self._prefix + name)
         value = getattr(self._obj, name)
-        if name in ("nn", "functional", "linalg"):
+        if name in ("nn", "functional", "linalg", "distributions"):
             return _Recorder(value, self._prefix + name + ".", self._seen)
         return value
 

@@ -17,11 +17,13 @@ from ._math_ops import *  # noqa: F401,F403
 from ._inplace import *  # noqa: F401,F403  (the out= forms; in-place methods attach to Tensor)
 from ._random import *  # noqa: F401,F403
 from ._buffers import frombuffer, from_js, from_numpy
+from ._tensor_types import *  # noqa: F401,F403  (FloatTensor, LongTensor, ...)
 from . import linalg
 from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors, hub
 from . import serialization
 from .serialization import load, save
-from . import accelerator, backends, cuda, distributed, jit
+from . import accelerator, amp, backends, cuda, distributed, distributions, jit
+from .amp import autocast
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .errors import OutOfMemoryError  # torch.OutOfMemoryError
 from ._compile import compile  # noqa: A001 (torch.compile shadows the builtin too)
@@ -47,6 +49,10 @@ def numel(x):
 
 def is_floating_point(x):
     return x.is_floating_point()
+
+
+def is_autocast_enabled(device_type=None):
+    return False  # autocast is a no-op in webtorch (webtorch.amp)
 
 
 def compile(model=None, **kwargs):

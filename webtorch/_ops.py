@@ -81,6 +81,11 @@ def broadcast_to(x, shape):
     return expand(x, *shape)
 
 
+def broadcast_tensors(*tensors):
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(expand(t, *shape) for t in tensors)
+
+
 # -- the elementwise primitive ---------------------------------------------------------------
 def _compute_dtype(op, promoted):
     if op.compute == "float" and not promoted.is_floating_point:
@@ -1133,6 +1138,26 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return out
 
 
+def new_tensor(x, data, dtype=None, device=None, requires_grad=False):
+    return tensor(data, **_like(x, dtype, device), requires_grad=requires_grad)
+
+
+def new_full(x, size, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(size, fill_value, **_like(x, dtype, device), requires_grad=requires_grad)
+
+
+def new_zeros(x, *size, dtype=None, device=None, requires_grad=False):
+    return full(_shape_arg(size), 0, **_like(x, dtype, device), requires_grad=requires_grad)
+
+
+def new_ones(x, *size, dtype=None, device=None, requires_grad=False):
+    return full(_shape_arg(size), 1, **_like(x, dtype, device), requires_grad=requires_grad)
+
+
+def new_empty(x, *size, dtype=None, device=None, requires_grad=False):
+    return empty(*_shape_arg(size), **_like(x, dtype, device), requires_grad=requires_grad)
+
+
 # -- Tensor methods and operators ------------------------------------------------------------
 def _reflected(fn):
     return lambda x, other: fn(other, x)
@@ -1148,7 +1173,8 @@ _METHODS = [
     "equal", "view", "reshape", "view_as", "reshape_as", "expand", "expand_as", "broadcast_to", "permute",
     "transpose", "swapaxes", "swapdims", "t", "unsqueeze", "squeeze", "flatten", "narrow", "contiguous", "clone",
     "sum", "prod", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "all", "any", "var", "std",
-    "logsumexp", "softmax", "log_softmax", "matmul", "mm", "bmm", "mv", "dot",
+    "logsumexp", "softmax", "log_softmax", "matmul", "mm", "bmm", "mv", "dot", "new_tensor", "new_full",
+    "new_zeros", "new_ones", "new_empty",
 ]
 for _name in _METHODS:
     setattr(Tensor, _name, globals()[_name])

@@ -153,6 +153,19 @@ class Tensor:
     def is_leaf(self):
         return self.grad_fn is None
 
+    def register_hook(self, hook):
+        from . import autograd
+        return autograd.register_hook(self, hook)
+
+    def retain_grad(self):
+        from . import autograd
+        autograd.retain_grad(self)
+
+    @property
+    def retains_grad(self):
+        from . import autograd
+        return autograd.retains_grad(self)
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from . import autograd
         autograd.backward(self, gradient, retain_graph, create_graph, inputs)

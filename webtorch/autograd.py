@@ -8,6 +8,7 @@ engine, so rules work at the broadcast shape.
 """
 import contextlib
 import copy
+import weakref
 import math
 
 from . import _ops as F
@@ -110,10 +111,11 @@ class Node:
     versions  storage versions of the tensor operands and of out when recorded: a rule that
             reads values refuses to run on storage modified in place since
     """
-    __slots__ = ("name", "inputs", "edges", "out", "ctx", "rule", "versions")
+    __slots__ = ("name", "inputs", "edges", "out", "ctx", "rule", "versions", "hooks", "retained")
 
     def __init__(self, name, inputs, out, ctx, rule):
         self.name, self.inputs, self.ctx, self.rule = name, tuple(inputs), ctx, rule
+        self.hooks = self.retained = None  # Tensor.register_hook / retain_grad on the result
         self.edges = [(x, x.grad_fn) if _needs_grad(x) else None for x in inputs]
         self.out = F.Tensor(out._storage, out.shape, out._stride, out._offset) if out is not None else None
         self.versions = [x._storage.version if isinstance(x, F.Tensor) else None for x in self.inputs]
@@ -317,12 +319,13 @@ def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
     (id(tensor) -> grad) for autograd.grad."""
     with set_grad_enabled(create_graph):
         pending = {}  # id(node) -> gradient of its output
+        leaves = {}  # id(leaf) -> [leaf, its gradient]: summed, then hooked and accumulated once
         for root, grad in zip(roots, grads):
             if capture is not None and id(root) in capture:
                 _accumulate(root, grad, capture)
             if root.grad_fn is None:
                 if capture is None:
-                    _accumulate(root, grad, None)
+                    _add_leaf_grad(leaves, root, grad)
                 continue
             key = id(root.grad_fn)
             pending[key] = grad if key not in pending else F.add(pending[key], grad)
@@ -330,6 +333,8 @@ def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
             grad = pending.pop(id(node), None)
             if grad is None:
                 continue
+            if node.hooks or node.retained:
+                grad = _tensor_hooks(node, grad)
             if node.inputs is None:
                 raise RuntimeError("Trying to backward through the graph a second time (or directly access saved "
                                    "tensors after they have already been freed). Saved intermediate values of the "
@@ -349,11 +354,86 @@ def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
                     _accumulate(x, g, capture)
                 if fn is None:
                     if capture is None:
-                        _accumulate(x, g, None)
+                        _add_leaf_grad(leaves, x, g)
                     continue
                 pending[id(fn)] = g if id(fn) not in pending else F.add(pending[id(fn)], g)
             if not retain_graph:
                 node.inputs = node.out = None
+        for x, g in leaves.values():
+            _accumulate(x, _leaf_hooks(x, g), None)
+
+
+def _add_leaf_grad(leaves, x, g):
+    entry = leaves.get(id(x))
+    if entry is None:
+        leaves[id(x)] = [x, g]
+    else:
+        entry[1] = F.add(entry[1], g)
+
+
+# -- tensor hooks (Tensor.register_hook, retain_grad) -------------------------------------------
+class RemovableHandle:
+    """What register_*hook returns: remove() takes the hook out of its store (a dict by id)."""
+    _next = 0
+
+    def __init__(self, store):
+        RemovableHandle._next += 1
+        self.id, self._store = RemovableHandle._next, store
+
+    def remove(self):
+        self._store.pop(self.id, None)
+
+
+def _run_hooks(hooks, grad):
+    for hook in list(hooks.values()):
+        result = hook(grad)
+        if result is not None:
+            grad = result
+    return grad
+
+
+def _tensor_hooks(node, grad):
+    """A non-leaf's hooks see the summed gradient of its output before its rule runs; then
+    retain_grad stores what they leave."""
+    if node.hooks:
+        grad = _run_hooks(node.hooks, grad)
+    owner = node.retained() if node.retained is not None else None
+    if owner is not None:
+        owner.grad = grad.detach() if owner.grad is None else F.add(owner.grad, grad.detach())
+    return grad
+
+
+def _leaf_hooks(x, g):
+    hooks = x.__dict__.get("_grad_hooks")
+    return _run_hooks(hooks, g) if hooks else g
+
+
+def register_hook(x, hook):
+    """Tensor.register_hook: hook(grad) -> None or a replacement gradient."""
+    if not x.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if x.grad_fn is not None:
+        if x.grad_fn.hooks is None:
+            x.grad_fn.hooks = {}
+        store = x.grad_fn.hooks
+    else:
+        store = x.__dict__.setdefault("_grad_hooks", {})
+    handle = RemovableHandle(store)
+    store[handle.id] = hook
+    return handle
+
+
+def retain_grad(x):
+    """A non-leaf keeps its gradient in .grad after backward (a leaf does anyway)."""
+    if not x.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if x.grad_fn is not None:
+        x.grad_fn.retained = weakref.ref(x)
+
+
+def retains_grad(x):
+    fn = x.grad_fn
+    return fn is not None and fn.retained is not None and fn.retained() is x
 
 
 def _accumulate(x, g, capture):
@@ -396,7 +476,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _run_backward(tensors, grads, retain, create_graph, capture)
     for x in inputs:
         if capture[id(x)] is not None:
-            _accumulate(x, capture[id(x)], None)
+            _accumulate(x, _leaf_hooks(x, capture[id(x)]), None)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
@@ -412,7 +492,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     capture = {id(x): None for x in inputs}
     retain = create_graph if retain_graph is None else retain_graph
     _run_backward(outputs, grads, retain, create_graph, capture)
-    result = [capture[id(x)] for x in inputs]
+    result = [_leaf_hooks(x, capture[id(x)]) if capture[id(x)] is not None else None for x in inputs]
     if not allow_unused and any(g is None for g in result):
         raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
                            "Set allow_unused=True if this is the desired behavior.")

@@ -14,3 +14,17 @@ def test_seed_program(py):
     assert device == "webgpu:0"
     assert [round(v, 5) for v in values] == [-2.5, 3.6, 2.1, -0.1]
     assert name
+
+
+DEVICE_SHIMS = """
+import webtorch as torch
+dev = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else "cpu"
+with torch.device(dev):
+    x = torch.ones(3)
+[str(dev), x.device.type, torch.cuda.is_available(), torch.backends.mps.is_available(),
+ torch.get_default_device().type, torch.distributed.is_available()]
+"""
+
+
+def test_device_shims(py):
+    assert py.run(DEVICE_SHIMS) == ["webgpu", "webgpu", False, False, "cpu", False]

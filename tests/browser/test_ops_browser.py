@@ -40,6 +40,7 @@ def _table_failures(py, device, expected_json):
     if key not in _results:
         py.put_test_module("op_cases.py")
         py.put_test_module("nn_cases.py")
+        py.put_test_module("more_op_cases.py")
         py.put_test_module("compare.py")
         py.put_test_module("run_table.py")
         py.put_file("/tmp/webtorch_tests/expected.json", expected_json)

@@ -3,7 +3,7 @@ from collections import OrderedDict
 
 from .. import _ops as F
 from .._tensor import Tensor
-from ..autograd import no_grad
+from ..autograd import RemovableHandle as _Handle, no_grad
 
 
 class Parameter(Tensor):
@@ -328,14 +328,3 @@ class _IncompatibleKeys(tuple):
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
         return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
-
-
-class _Handle:
-    _next = 0
-
-    def __init__(self, store):
-        _Handle._next += 1
-        self.id, self._store = _Handle._next, store
-
-    def remove(self):
-        self._store.pop(self.id, None)

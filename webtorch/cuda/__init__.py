@@ -1,7 +1,8 @@
 """torch.cuda as PyTorch's CPU-only build has it: no CUDA device here (webtorch's GPU is "webgpu",
 see webtorch.accelerator). Queries answer like torch without CUDA; calls that need a CUDA device
 raise torch's AssertionError."""
-from ._tensor import _unsupported_device
+from .._tensor import _unsupported_device
+from . import amp  # noqa: F401  (torch.cuda.amp.autocast, GradScaler)
 
 
 def is_available():
