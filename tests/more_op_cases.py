@@ -78,3 +78,165 @@ def _linalg_error(T, fn, msg="linalg.cholesky: The factorization could not be co
 case("linalg-cholesky-not-pd", lambda T, d: (
     _linalg_error(T, lambda: T.linalg.cholesky(T.tensor([[1.0, 2.0], [2.0, 1.0]], device=d))),
     T.linalg.cholesky_ex(T.tensor([[[4.0, 2.0], [2.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]]], device=d)).info))
+
+# -- OpInfo's missing ops: elementwise and reductions ----------------------------------------
+case("aminmax", lambda T, d, a: (T.aminmax(a), a.aminmax(dim=1), T.aminmax(a, dim=0, keepdim=True)),
+     I((3, 4), kind="unique"))
+case("logaddexp", lambda T, d, a, b, e: (T.logaddexp(a, b), T.logaddexp2(a, b), a.logaddexp(e), T.logaddexp2(e, e)),
+     I((3, 4), kind="uniform", low=-30, high=30), I((4,), kind="uniform", low=-30, high=30),
+     I((3, 4), values=[float("inf"), float("-inf"), 0.0, 1e30, float("nan"), -3.0]), **TRANS)
+case("rsub-rdiv", lambda T, d, a, b: (T.rsub(a, b), T.rsub(a, 2.5, alpha=2), a.__rdiv__(3.0), 3 / a),
+     I((3, 4), kind="positive"), I((4,)))
+case("var_mean-std_mean", lambda T, d, a: (T.var_mean(a), T.std_mean(a, 1), T.var_mean(a, (0, 1), correction=0),
+                                           T.std_mean(a, dim=0, keepdim=True, unbiased=False)), I((4, 5)), **RED)
+case("heaviside", lambda T, d, a, v: (T.heaviside(a, v), a.heaviside(T.tensor(0.5, device=d))),
+     I((12,), values=[0.0, -0.0, 1.0, -2.0, float("nan"), float("inf")]), I((12,)))
+case("copysign-signbit", lambda T, d, a, b: (T.copysign(a, b), T.copysign(a, -1.0), a.copysign(b), T.signbit(b),
+                                             T.signbit(a.long())),
+     I((16,), kind="uniform", low=-3, high=3), I((16,), kind="edge"))
+case("xlogy", lambda T, d, a, b: (T.xlogy(a, b), T.xlogy(a * 0, b), a.xlogy(2.0)),
+     I((3, 4), kind="values", values=[0.0, 1.5, -2.0, 3.0]), I((3, 4), kind="positive"), **TRANS)
+case("sinc-logit", lambda T, d, a, p: (T.sinc(a), T.sinc(a * 0), T.logit(p), p.logit(eps=0.2)),
+     I((3, 4), kind="uniform", low=-3, high=3), I((3, 4), kind="uniform", low=0.05, high=0.95), **TRANS)
+case("isin-isinf-sign", lambda T, d, a, b, e: (T.isin(a, b), T.isin(a, b, invert=True), T.isneginf(e),
+                                              T.isposinf(e), T.isposinf(a)),
+     I((3, 4), I64), I((5,), I64), I((16,), kind="edge"))
+case("nansum-nanmean", lambda T, d, a: (T.nansum(a), a.nansum(1), T.nanmean(a, 0), a.nanmean(dim=1, keepdim=True)),
+     I((4, 4), values=[1.0, float("nan"), 2.5, -1.0, float("nan"), 3.0, 0.5]), **RED)
+case("kthvalue", lambda T, d, a: (T.kthvalue(a, 2), a.kthvalue(1, 0), T.kthvalue(a, 3, dim=1, keepdim=True)),
+     I((3, 5), kind="unique"))
+case("mode", lambda T, d, a, i: (T.mode(a), a.mode(0), T.mode(i, 1, keepdim=True)),
+     I((3, 6), values=[1.0, 2.0, 2.0, 3.0, 3.0, 1.0, 0.5]), I((2, 7), I64, low=0, high=3))
+case("quantile", lambda T, d, a, q: (T.quantile(a, 0.3), T.quantile(a, q, dim=1), a.quantile(0.5, 0, keepdim=True),
+                                     T.quantile(a, q, dim=1, interpolation="lower"),
+                                     T.quantile(a, q, interpolation="higher"), T.quantile(a, q, 0, interpolation="midpoint"),
+                                     T.quantile(a, 0.75, 1, interpolation="nearest")),
+     I((4, 7)), I((3,), kind="values", values=[0.0, 0.25, 0.9]), **RED)
+case("nanquantile", lambda T, d, a: (T.nanquantile(a, 0.4, dim=1), T.quantile(a, 0.4, dim=1), a.nanquantile(0.5)),
+     I((3, 5), values=[1.0, float("nan"), 2.5, -1.0, 4.0, 0.5, float("nan")]), **RED)
+case("searchsorted-bucketize", lambda T, d, s, v, b: (
+    T.searchsorted(s, v), T.searchsorted(s, v, right=True), T.searchsorted(s, v, side="right", out_int32=True),
+    T.bucketize(v, s), T.bucketize(v, s, right=True), T.searchsorted(b, b[:, :2])),
+     I((5,), values=[-1.0, 0.0, 0.5, 0.5, 2.0]), I((3, 4), kind="values", values=[0.5, -2.0, 3.0, 0.0, 1.0]),
+     I((2, 4), values=[1.0, 2.0, 3.0, 4.0, 0.0, 0.0, 5.0, 6.0]))
+case("trace-kron-tensordot", lambda T, d, a, b, c: (
+    T.trace(a), a.trace(), T.trace(a.long()), T.kron(a, b), T.kron(b[0], a), T.tensordot(a, b, 1),
+    T.tensordot(c, a, dims=([1, 2], [1, 0])), T.tensordot(a, a, 0).shape),
+     I((3, 3)), I((3, 2)), I((2, 3, 3)), **MM)
+case("cross", lambda T, d, a, b: (T.cross(a, b, dim=1), T.linalg.cross(a, b[:1]), a.cross(b, dim=-1)),
+     I((4, 3)), I((4, 3)), **MM)
+case("vander", lambda T, d, a, i: (T.vander(a), T.vander(a, 3, increasing=True), T.vander(i, 4)),
+     I((4,), kind="uniform", low=-2, high=2), I((3,), I64), **RED)
+case("diff", lambda T, d, a, p, b: (T.diff(a), a.diff(2, dim=0), T.diff(a, prepend=p, append=p, dim=1), T.diff(b)),
+     I((4, 5)), I((4, 1)), I((6,), BOOL))
+case("histc-bincount", lambda T, d, a, i, w: (T.histc(a, bins=5, min=-1, max=1), T.histc(a, 4), a.histc(3, 0, 0.5),
+                                              T.bincount(i), T.bincount(i, w), i.bincount(minlength=9)),
+     I((30,)), I((12,), I64, low=0, high=6), I((12,), kind="positive"), **RED)
+case("unique", lambda T, d, a, f: (T.unique(a), T.unique(a, return_inverse=True, return_counts=True),
+                                   a.unique(return_counts=True), T.unique(f, return_inverse=True),
+                                   T.unique_consecutive(a), T.unique_consecutive(a, return_inverse=True,
+                                                                                 return_counts=True)),
+     I((3, 5), I64, low=0, high=4), I((8,), kind="halves", low=-1, high=1))
+case("clamp_min-clamp_max", lambda T, d, a, b: (T.clamp_min(a, -0.5), a.clamp_max(0.5), T.clamp_min(a, b)),
+     I((3, 4)), I((4,)))
+
+# -- shape ops -----------------------------------------------------------------------------
+case("stacks", lambda T, d, a, b, s: (T.hstack([a, b]), T.vstack([a, b]), T.row_stack((a, b)), T.dstack([a, b]),
+                                      T.column_stack([a[0], b[0], s.reshape(1).expand(3)]), T.hstack([s.reshape(1), a[0]]),
+                                      T.atleast_1d(s), T.atleast_2d(a[0]), T.atleast_3d(a), T.atleast_1d(s, a)),
+     I((2, 3)), I((2, 3), I64), I(()))
+case("split_with_sizes", lambda T, d, a: (T.split_with_sizes(a, [1, 3], 1), a.split_with_sizes([2, 0, 1])),
+     I((3, 4)))
+case("Tensor.unfold", lambda T, d, a: (a.unfold(1, 2, 1), a.unfold(0, 2, 2), a.unfold(-1, 3, 2) * 2, a[0].unfold(0, 1, 3)),
+     I((4, 5)))
+case("narrow-tensor-start", lambda T, d, a: (T.narrow(a, 1, T.tensor(1), 2), a.narrow(0, T.tensor(-2), 1)), I((3, 4)))
+case("flip-dims-rot90", lambda T, d, a: (T.flip(a, dims=(0, 2)), a.flip(dims=[1]), T.rot90(a), T.rot90(a, 2, (1, 2)),
+                                         a.rot90(-1, [0, 2]), T.rot90(a, 4)), I((2, 3, 4)))
+case("block_diag-cartesian-combinations", lambda T, d, a, b, c, v: (
+    T.block_diag(a, b, c), T.block_diag(a, v), T.cartesian_prod(v, c.reshape(-1)), T.cartesian_prod(v),
+    T.combinations(v), T.combinations(v, 3, with_replacement=True), T.combinations(v, 0)),
+     I((2, 2)), I((3,)), I(()), I((3,)))
+
+# -- indexing ------------------------------------------------------------------------------
+case("take-put", lambda T, d, a, i, s: (T.take(a, i), a.take(i[0]), T.put(a, i[0], s), a.put(i, T.ones(i.shape, device=d),
+                                                                                            accumulate=True),
+                                        a.clone().put_(i[1], s * 2, accumulate=True)),
+     I((3, 4), layout="transposed"), I((2, 3), I64, low=-12, high=11), I((3,)))
+case("index_fill", lambda T, d, a, i: (T.index_fill(a, 1, i, -1.0), a.index_fill(0, i[:1], T.tensor(2.5, device=d)),
+                                       a.clone().index_fill_(-1, i, 0.0)),
+     I((3, 4)), I((2,), I64, low=-3, high=3))
+case("broadcast_tensors-take-errors-free", lambda T, d, a: T.take(a, T.tensor([0, 5], device=d)), I((2, 3)))
+error("take-out-of-range", lambda T, d, a: T.take(a, T.tensor([6], device=d)), I((2, 3)), exc=IndexError)
+error("glu-odd", lambda T, d, a: T.nn.functional.glu(a, 1), I((2, 3)))
+
+# -- nn.functional --------------------------------------------------------------------------
+NF = lambda T: T.nn.functional  # noqa: E731
+case("nn-glu-hardsigmoid-prelu", lambda T, d, x, w: (NF(T).glu(x), NF(T).glu(x, 1), NF(T).hardsigmoid(x * 4),
+                                                     NF(T).prelu(x, w), NF(T).prelu(x, w[:1])),
+     I((2, 4, 6)), I((4,)), atol=1e-5, rtol=1e-4)
+case("nn-normalize", lambda T, d, x: (NF(T).normalize(x), NF(T).normalize(x, p=1, dim=-1), NF(T).normalize(x * 0)),
+     I((3, 4)), atol=1e-5, rtol=1e-4)
+case("nn-pixel_shuffle", lambda T, d, x: (NF(T).pixel_shuffle(x, 2), NF(T).pixel_unshuffle(x, 2)),
+     I((2, 8, 4, 6)))
+case("nn-unfold-fold", lambda T, d, x: (NF(T).unfold(x, (2, 3), padding=1, stride=(2, 1), dilation=(1, 2)),
+                                       NF(T).fold(NF(T).unfold(x, 2, stride=1), (5, 6), 2),
+                                       NF(T).fold(x.reshape(2, 12, 10), (4, 9), (2, 3), padding=(0, 1), stride=2)),
+     I((2, 4, 5, 6)), atol=1e-5, rtol=1e-4)
+case("nn-max_pool2d-indices-ceil", lambda T, d, x: (NF(T).max_pool2d(x, 3, 2, 1, ceil_mode=True, return_indices=True),
+                                                    NF(T).max_pool2d(x[0], (2, 3), 2, dilation=(1, 2),
+                                                                     return_indices=True),
+                                                    NF(T).max_pool2d(x, 2, ceil_mode=True)),
+     I((2, 3, 7, 6), kind="unique"))
+case("nn-avg_pool2d-count-ceil", lambda T, d, x: (NF(T).avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+                                                  NF(T).avg_pool2d(x, 3, 2, 1, ceil_mode=True),
+                                                  NF(T).avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+                                                  NF(T).avg_pool2d(x, 2, divisor_override=3)), I((2, 3, 7, 6)))
+case("nn-group_norm-empty", lambda T, d, x, w, b: NF(T).group_norm(x, 2, w, b), I((0, 4, 3)), I((4,)), I((4,)))
+case("nn-pad-circular", lambda T, d, x: (NF(T).pad(x, (2, 1, 1, 2), mode="circular"), NF(T).pad(x[0], (3, 0), mode="circular"),
+                                         NF(T).pad(x[0], (-1, 1), mode="circular")), I((1, 2, 3, 3)))
+for _mode, _ac in (("nearest", None), ("nearest-exact", None), ("bilinear", False), ("bilinear", True),
+                   ("bicubic", False), ("bicubic", True), ("area", None)):
+    case(f"nn-interpolate-{_mode}-{_ac}", lambda T, d, x, m=_mode, ac=_ac: (
+        NF(T).interpolate(x, size=(5, 9), mode=m, align_corners=ac),
+        NF(T).interpolate(x, scale_factor=1.7, mode=m, align_corners=ac),
+        NF(T).interpolate(x, scale_factor=(0.5, 0.6), mode=m, align_corners=ac)), I((2, 3, 7, 6)), atol=1e-5, rtol=1e-4)
+case("nn-interpolate-1d-3d", lambda T, d, x, v: (
+    NF(T).interpolate(x, scale_factor=2.5, mode="linear"), NF(T).interpolate(x, size=4, mode="linear", align_corners=True),
+    NF(T).interpolate(x, 5), NF(T).interpolate(x, 3, mode="area"), NF(T).interpolate(v, size=(3, 4, 5), mode="trilinear"),
+    NF(T).interpolate(v, scale_factor=(2, 0.5, 1.5), mode="nearest"), NF(T).interpolate(v, (2, 3, 2), mode="area"),
+    NF(T).interpolate(v, scale_factor=1.5, mode="trilinear", align_corners=True)),
+     I((2, 3, 7)), I((1, 2, 3, 4, 5)), atol=1e-5, rtol=1e-4)
+error("nn-interpolate-mode-dims", lambda T, d, x: NF(T).interpolate(x, 4, mode="bilinear"), I((1, 2, 3)),
+      exc=NotImplementedError)
+
+# -- special functions and integer ops (rows of ops_table with WGSL helpers) ----------------
+case("erfinv", lambda T, d, a, e: (T.erfinv(a), a.erfinv(), T.special.erfinv(e)),
+     I((3, 5), kind="uniform", low=-0.995, high=0.995),
+     I((8,), values=[1.0, -1.0, 0.0, -0.0, 1.5, float("nan"), 0.999, -0.9999]), **TRANS)
+case("lgamma-digamma", lambda T, d, a, e: (T.lgamma(a), a.digamma(), T.special.gammaln(e), T.digamma(e),
+                                           T.special.psi(a)),
+     I((3, 5), kind="uniform", low=0.1, high=12),
+     I((10,), values=[-2.5, -0.5, 0.0, 1.0, 2.0, -3.0, float("inf"), float("nan"), 30.0, 1e-3]), atol=1e-4, rtol=1e-4)
+case("i0-i1", lambda T, d, a, e: (T.i0(a), a.i0(), T.special.i0(e), T.special.i1(a), T.special.i1(e)),
+     I((3, 5), kind="uniform", low=-8, high=8), I((8,), values=[0.0, -0.0, 3.75, -3.75, 20.0, float("nan"), 0.5, -60.0]),
+     atol=1e-5, rtol=2e-4)
+case("nextafter", lambda T, d, a, b: (T.nextafter(a.detach(), b), a.detach().nextafter(T.zeros_like(a))),
+     I((8,), values=[0.0, 1.0, -1.0, 1e-30, float("inf"), float("nan"), -2.5, 3.0]),
+     I((8,), values=[1.0, 2.0, -2.0, 0.0, 0.0, 1.0, 5.0, -3.0]), atol=0, rtol=0)
+case("gcd-lcm", lambda T, d, a, b: (T.gcd(a, b), a.gcd(b), T.lcm(a, b), a.lcm(T.tensor(4, device=d))),
+     I((12,), I64, low=-30, high=30), I((12,), I64, low=-12, high=12))
+case("bitwise-shifts", lambda T, d, a, b: (T.bitwise_left_shift(a, b), a << 3, a >> b, a.bitwise_right_shift(2),
+                                           a.int() << b.int(), 1 << b, (a.int() >> 40), a.int() << 33),
+     I((10,), I64, low=-1000, high=1000), I((10,), I64, low=0, high=12))
+error("bitwise-shift-float", lambda T, d, a: a << 1, I((3,)))
+error("gcd-float", lambda T, d, a: T.gcd(a, a), I((3,)))
+
+# -- running extremes and log-sum-exp -------------------------------------------------------
+case("cummax-cummin", lambda T, d, a, e, i: (T.cummax(a, 1), a.cummin(0), T.cummax(e, 0), T.cummin(e, 0),
+                                             T.cummax(i, 0), i.cummin(-1)),
+     I((3, 6), kind="values", values=[1.0, 3.0, 2.0, 3.0, -1.0, 5.0, 0.5]),
+     I((8,), values=[1.0, float("nan"), 2.0, 0.0, float("-inf"), float("nan"), 7.0, -1.0]),
+     I((7,), I64, low=-3, high=3))
+case("logcumsumexp", lambda T, d, a, e: (T.logcumsumexp(a, 1), a.logcumsumexp(0), T.logcumsumexp(e, 0)),
+     I((3, 7), kind="uniform", low=-20, high=20),
+     I((6,), values=[-1000.0, 0.0, float("-inf"), 50.0, float("inf"), 1.0]), **TRANS)

@@ -57,7 +57,7 @@ class _Recorder:
     def __getattr__(self, name):
         self._seen.add(self._prefix + name)
         value = getattr(self._obj, name)
-        if name in ("nn", "functional", "linalg", "distributions"):
+        if name in ("nn", "functional", "linalg", "distributions", "special"):
             return _Recorder(value, self._prefix + name + ".", self._seen)
         return value
 

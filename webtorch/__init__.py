@@ -22,7 +22,7 @@ from . import linalg
 from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors, hub
 from . import serialization
 from .serialization import load, save
-from . import accelerator, amp, backends, cuda, distributed, distributions, jit
+from . import accelerator, amp, backends, cuda, distributed, distributions, jit, special
 from .amp import autocast
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .errors import OutOfMemoryError  # torch.OutOfMemoryError

@@ -24,7 +24,7 @@ from ._ops import (_device_of, _empty, _getitem, _is_tensor, _setitem, _wrap_dim
 from ._tensor import Tensor, backend
 
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "index_add", "index_put",
-           "index_put_", "masked_fill", "masked_select", "nonzero", "argwhere", "where"]
+           "index_put_", "masked_fill", "masked_select", "nonzero", "argwhere", "where", "take", "put", "index_fill"]
 
 
 def _iota(n, stride, pos, ndim, device_type):
@@ -57,7 +57,7 @@ def _check_bounds(checks, exc=IndexError, message=None, negative=True):
     for i, size, d in checks:
         for v in reshape(i, -1).tolist():
             if not (-size if negative else 0) <= v < size:
-                raise exc(message or f"index {v} is out of bounds for dimension {d} with size {size}")
+                raise exc(message.format(v) if message else f"index {v} is out of bounds for dimension {d} with size {size}")
 
 
 def _known_in_range(idx, low, high):
@@ -366,6 +366,58 @@ def index_add(x, dim, index, source, alpha=1):
     return index_add_(_ops.clone(x), dim, index, source, alpha=alpha)
 
 
+def index_fill_(x, dim, index, value):
+    d = _wrap_dim(dim, x.dim())
+    index = _select_index("index_fill", x, d, index)
+    if _is_tensor(value) and value.dim():
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.dim()} dimension(s).")
+    size = x.shape[d] if x.dim() else 1
+    _check_bounds([(index, size, d)], IndexError, negative=True)
+    index = _wrapped(index, size)
+    if x.dim() == 0:
+        return _put(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape), value)
+    shape = list(x.shape)
+    shape[d] = index.shape[0]
+    idx = expand(reshape(index, [1] * d + [-1] + [1] * (x.dim() - d - 1)), *shape)
+    return _put(x, _along_offsets(x, shape, d, idx), value)
+
+
+def index_fill(x, dim, index, value):
+    return index_fill_(_ops.clone(x), dim, index, value)
+
+
+def _flat_offsets(x, index):
+    """Storage offsets of x's elements at row-major flat positions `index` (negative from the end)."""
+    n = x.numel()
+    _check_index_dtype(index, "take")
+    _check_bounds([(index, n, 0)], IndexError,
+                  message="out of range: tried to access index {} on a tensor of " + f"{n} elements.")
+    flat = _wrapped(index, n)
+    offsets, stride = None, 1
+    for size, st in zip(reversed(x.shape), reversed(x._stride)):
+        term = mul(remainder(_ops.floor_divide(flat, stride), size), st)
+        offsets = term if offsets is None else add(offsets, term)
+        stride *= size
+    return add(offsets, x._offset) if offsets is not None else add(mul(flat, 0), x._offset)
+
+
+def take(x, index):
+    return _take(x, _flat_offsets(x, index))
+
+
+def put_(x, index, source, accumulate=False):
+    if index.numel() != (source.numel() if _is_tensor(source) else 1):
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    return _put(x, reshape(_flat_offsets(x, index), -1), reshape(source, -1) if _is_tensor(source) else source,
+                accumulate)
+
+
+def put(x, index, source, accumulate=False):
+    return put_(_ops.clone(x), index, source, accumulate)
+
+
 # -- masks -----------------------------------------------------------------------------------
 def _check_mask(mask, value=None):
     if mask.dtype is not dt.bool_:
@@ -429,7 +481,7 @@ def where(condition, input=None, other=None):
 
 _METHODS = ["gather", "take_along_dim", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_select",
             "index_add", "index_add_", "index_put", "index_put_", "masked_fill", "masked_select", "nonzero",
-            "argwhere"]
+            "argwhere", "take", "put", "put_", "index_fill", "index_fill_"]
 for _name in _METHODS:
     setattr(Tensor, _name, globals()[_name])
 Tensor.__getitem__ = getitem

@@ -13,13 +13,19 @@ from . import _dtypes as dt
 from . import _ops, autograd
 from ._indexing import gather
 from ._ops import _binary, _is_tensor, _unary, _wrap_dim, add, cast, mul, sub, where
-from ._shape_ops import movedim
+from ._shape_ops import flip, movedim
 from ._tensor import Tensor, backend
 
 __all__ = ["log1p", "expm1", "exp2", "log2", "log10", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
            "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "frac", "atan2",
            "arctan2", "hypot", "cumsum", "cumprod", "sort", "argsort", "topk", "median", "norm", "dist", "cdist",
-           "outer", "ger", "addmm", "addmv", "baddbmm", "lerp", "addcmul", "addcdiv", "nan_to_num", "msort"]
+           "outer", "ger", "addmm", "addmv", "baddbmm", "lerp", "addcmul", "addcdiv", "nan_to_num", "msort",
+           "aminmax", "logaddexp", "logaddexp2", "rsub", "std_mean", "var_mean", "heaviside", "copysign", "xlogy",
+           "sinc", "logit", "isin", "isneginf", "isposinf", "nansum", "nanmean", "kthvalue", "mode", "quantile",
+           "nanquantile", "searchsorted", "bucketize", "trace", "kron", "tensordot", "cross", "vander", "diff",
+           "histc", "bincount", "unique", "unique_consecutive", "signbit", "erfinv", "lgamma", "digamma", "i0",
+           "nextafter", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "cummax", "cummin",
+           "logcumsumexp"]
 
 
 log1p, expm1, exp2, log2, log10 = (_unary(n) for n in ("log1p", "expm1", "exp2", "log2", "log10"))
@@ -27,6 +33,40 @@ tan, asin, acos, atan = (_unary(n) for n in ("tan", "asin", "acos", "atan"))
 sinh, cosh, asinh, acosh, atanh = (_unary(n) for n in ("sinh", "cosh", "asinh", "acosh", "atanh"))
 frac = _unary("frac")
 atan2, hypot = _binary("atan2"), _binary("hypot")
+signbit = _unary("signbit")
+erfinv, lgamma, digamma, i0 = (_unary(n) for n in ("erfinv", "lgamma", "digamma", "i0"))
+_i1 = _unary("i1")  # torch.special.i1
+
+
+def nextafter(a, b):
+    if builtins.any(_is_tensor(t) and t.dtype is dt.float16 for t in (a, b)):
+        raise NotImplementedError("webtorch: nextafter for float16 is not supported (float32 steps only)")
+    return _ops.elementwise("nextafter", a, b)
+
+
+def _integer_op(name, a, b):
+    for t in (a, b):
+        kind = t.dtype if _is_tensor(t) else dt.scalar_dtype(t)
+        if kind.category != 1:
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_ops._tname(kind).capitalize()}'")
+    return _ops.elementwise(name, a, b)
+
+
+def gcd(a, b):
+    return _integer_op("gcd", a, b)
+
+
+def lcm(a, b):
+    g = gcd(a, b)
+    return _ops.abs(mul(_ops.floor_divide(a, where(_ops.eq(g, 0), 1, g)), b))
+
+
+def bitwise_left_shift(a, b):
+    return _integer_op("bitwise_left_shift", a, b)
+
+
+def bitwise_right_shift(a, b):
+    return _integer_op("bitwise_right_shift", a, b)
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh, arctan2 = asin, acos, atan, asinh, acosh, atanh, atan2
 
 
@@ -58,6 +98,45 @@ def cumsum(x, dim, dtype=None):
 
 def cumprod(x, dim, dtype=None):
     return autograd.record("cumprod", _scan("prod", x, dim, dtype), (x,), dim=_wrap_dim(dim, max(x.dim(), 1)))
+
+
+_CumMax = namedtuple("cummax", ["values", "indices"])
+_CumMin = namedtuple("cummin", ["values", "indices"])
+
+
+def _cum_extreme(op, x, dim):
+    """Running max/min (a scan) and the index where it was last reached (ties and NaNs take the
+    later index, as torch); the values are gathered at those indices, so they are differentiable."""
+    d = _wrap_dim(dim, max(x.dim(), 1))
+    with autograd.no_grad():
+        running = _last_dim_op(x, d, lambda m: [backend(m.device.type).scan(op, m)])[0]
+        hit = _ops.eq(x, running)
+        if x.dtype.is_floating_point:
+            hit = _ops.logical_or(hit, _ops.isnan(x))
+        n = x.shape[d] if x.dim() else 1
+        positions = _ops.arange(n, device=x.device).reshape([n if k == d else 1 for k in range(x.dim())])
+        marks = where(hit, positions, 0)
+        indices = _last_dim_op(marks, d, lambda m: [backend(m.device.type).scan("max", m)])[0]
+    values = gather(x, d, indices) if x.dim() else _ops.clone(x)
+    return values, indices
+
+
+def cummax(x, dim):
+    return _CumMax(*_cum_extreme("max", x, dim))
+
+
+def cummin(x, dim):
+    return _CumMin(*_cum_extreme("min", x, dim))
+
+
+def logcumsumexp(x, dim):
+    """A scan whose combine is logaddexp (associative, so the parallel scan applies); its
+    gradient is that of log(cumsum(exp(x))): Σ_{j≥i} g_j e^(x_i - out_j)."""
+    if not x.dtype.is_floating_point:
+        x = cast(x, dt.default_float)
+    d = _wrap_dim(dim, max(x.dim(), 1))
+    out = _last_dim_op(x, d, lambda m: [backend(m.device.type).scan("logaddexp", m)])[0]
+    return autograd.record("logcumsumexp", out, (x,), dim=d)
 
 
 _Sort = namedtuple("sort", ["values", "indices"])
@@ -134,8 +213,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
         return _ops.sum(cast(_ops.ne(x, 0), x.dtype), dim, keepdim)
     if ord == 1:
         return _ops.sum(a, dim, keepdim)
-    if ord == 2:
-        return _ops.sqrt(_ops.sum(mul(x, x), dim, keepdim))
+    if ord == 2:  # √0 is swapped out so that a zero vector's gradient is 0 (torch's), not NaN
+        squares = _ops.sum(mul(x, x), dim, keepdim)
+        zero = _ops.eq(squares, 0)
+        return where(zero, 0.0, _ops.sqrt(where(zero, 1.0, squares)))
     return _ops.pow(_ops.sum(_ops.pow(a, ord), dim, keepdim), 1.0 / ord)
 
 
@@ -220,5 +301,418 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     return where(_ops.eq(x, -math.inf), -big if neginf is None else neginf, out)
 
 
+# -- derived elementwise math ----------------------------------------------------------------
+_AMinMax = namedtuple("aminmax", ["min", "max"])
+
+
+def aminmax(x, *, dim=None, keepdim=False):
+    d = () if dim is None else dim
+    return _AMinMax(_ops.amin(x, d, keepdim), _ops.amax(x, d, keepdim))
+
+
+logaddexp = _binary("logaddexp")  # max + log1p(e^-|a-b|); equal infinities give themselves
+
+
+def logaddexp2(a, b):
+    m = _ops.maximum(a, b)
+    tail = mul(log1p(exp2(_ops.neg(_ops.abs(sub(a, b))))), 1.4426950408889634)  # log2(1 + 2^-|a-b|)
+    return where(_ops.logical_and(_ops.isinf(m), _ops.eq(a, b)), m, add(m, tail))
+
+
+def rsub(x, other, alpha=1):
+    return sub(other, x, alpha=alpha)
+
+
+def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return (_ops.var(x, dim, unbiased, keepdim, correction=correction), _ops.mean(x, _var_dim(x, dim, unbiased),
+                                                                                  keepdim))
+
+
+def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return (_ops.std(x, dim, unbiased, keepdim, correction=correction), _ops.mean(x, _var_dim(x, dim, unbiased),
+                                                                                  keepdim))
+
+
+def _var_dim(x, dim, unbiased):
+    """var's positional form var(x, dims) puts the dims where unbiased goes."""
+    if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool) and dim is None:
+        return unbiased
+    return dim
+
+
+def heaviside(x, values):
+    if _is_tensor(values) and values.dtype is not x.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes")
+    with autograd.no_grad():
+        out = where(_ops.eq(x, 0), values, cast(_ops.gt(x, 0), x.dtype))
+    return autograd.record("heaviside", out, (x, values))
+
+
+def copysign(a, b):
+    """|a| with b's sign bit (-0.0 and -NaN count as negative)."""
+    if not _is_tensor(a):
+        a = _ops.tensor(a, dtype=dt.default_float, device=b.device)
+    if not (a.dtype.is_floating_point or (_is_tensor(b) and b.dtype.is_floating_point)):
+        a = cast(a, dt.default_float)
+    negative = signbit(b) if _is_tensor(b) else math.copysign(1.0, b) < 0
+    return where(negative, _ops.neg(_ops.abs(a)), _ops.abs(a))
+
+
+def xlogy(x, y):
+    """x log y, 0 where x == 0 (unless y is NaN)."""
+    out = mul(x, _ops.log(y))
+    # 0 where x == 0 would give 0 * log(y) = NaN (y <= 0, where torch's gradient is 0 too)
+    undefined = _ops.logical_and(_ops.eq(x, 0), _ops.isnan(out))
+    return where(_ops.isnan(y) if _is_tensor(y) else math.isnan(y), math.nan, where(undefined, 0.0, out))
+
+
+def sinc(x):
+    """sin(πx)/(πx), 1 at 0 (the 0 is swapped out first so its gradient is 0, not NaN)."""
+    if not x.dtype.is_floating_point:
+        x = cast(x, dt.default_float)
+    zero = _ops.eq(x, 0)
+    px = mul(where(zero, 1.0, x), math.pi)
+    return where(zero, 1.0, _ops.div(_ops.sin(px), px))
+
+
+def logit(x, eps=None):
+    if not x.dtype.is_floating_point:
+        x = cast(x, dt.default_float)
+    if eps is not None:
+        x = _ops.clamp(x, eps, 1 - eps)
+    return _ops.log(_ops.div(x, sub(1, x)))
+
+
+def isneginf(x):
+    return _ops.eq(x, -math.inf) if x.dtype.is_floating_point else _ops.zeros(x.shape, dtype=dt.bool_,
+                                                                               device=x.device)
+
+
+def isposinf(x):
+    return _ops.eq(x, math.inf) if x.dtype.is_floating_point else _ops.zeros(x.shape, dtype=dt.bool_,
+                                                                              device=x.device)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    if not _is_tensor(elements):
+        elements = _ops.tensor(elements, device=test_elements.device)
+    tests = _ops.reshape(test_elements, -1) if _is_tensor(test_elements) else \
+        _ops.tensor([test_elements], device=elements.device)
+    hit = _ops.any(_ops.eq(_ops.unsqueeze(elements, -1), tests), -1) if tests.numel() else \
+        _ops.zeros(elements.shape, dtype=dt.bool_, device=elements.device)
+    return _ops.logical_not(hit) if invert else hit
+
+
+# -- reductions that skip NaN, order statistics ------------------------------------------------
+def nansum(x, dim=None, keepdim=False, dtype=None):
+    return _ops.sum(where(_ops.isnan(x), 0, x) if x.dtype.is_floating_point else x, dim, keepdim, dtype=dtype)
+
+
+def nanmean(x, dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        x = cast(x, dtype)
+    _ops._check_float(x, "nanmean")
+    count = _ops.sum(_ops.logical_not(_ops.isnan(x)), dim, keepdim)
+    return _ops.div(nansum(x, dim, keepdim), count)
+
+
+_KthValue = namedtuple("kthvalue", ["values", "indices"])
+_Mode = namedtuple("mode", ["values", "indices"])
+
+
+def kthvalue(x, k, dim=-1, keepdim=False):
+    d = _wrap_dim(dim, x.dim())
+    n = x.shape[d] if x.dim() else 1
+    if not 1 <= k <= n:
+        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+    values, indices = sort(x, d)
+    if x.dim() == 0:
+        return _KthValue(values, indices)
+    values, indices = _ops.narrow(values, d, k - 1, 1), _ops.narrow(indices, d, k - 1, 1)
+    if not keepdim:
+        values, indices = _ops.squeeze(values, d), _ops.squeeze(indices, d)
+    return _KthValue(values, indices)
+
+
+def mode(x, dim=-1, keepdim=False):
+    """The most frequent value (ties: the smallest) and the index of its last occurrence."""
+    d = _wrap_dim(dim, x.dim())
+    if x.dim() == 0:
+        return _Mode(_ops.clone(x), _ops.zeros((), dtype=dt.int64, device=x.device))
+    moved = movedim(x, d, -1)
+    counts = _ops.sum(_ops.eq(_ops.unsqueeze(moved, -1), _ops.unsqueeze(moved, -2)), -1)  # per element
+    n = moved.shape[-1]
+    # the best element: most counts, then the smallest value (its rank in sorted order), then last index
+    with autograd.no_grad():
+        rank = argsort(argsort(moved, -1), -1)
+        key = sub(mul(counts, n), rank)
+        value = gather(moved, -1, _ops.argmax(key, -1, keepdim=True))
+        positions = _ops.arange(n, device=x.device)
+        last = _ops.amax(where(_ops.eq(moved, value), positions, -1), -1, keepdim=True)
+    last = movedim(last, -1, d)
+    value = gather(x, d, last)  # differentiable: the gradient goes to that element
+    if not keepdim:
+        value, last = _ops.squeeze(value, d), _ops.squeeze(last, d)
+    return _Mode(value, last)
+
+
+def _quantile(x, q, dim, keepdim, interpolation, ignore_nan, name):
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. Got "
+                         f"{interpolation}")
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    scalar_q = not _is_tensor(q)
+    qs = _ops.tensor([q], dtype=x.dtype, device=x.device) if scalar_q else _ops.reshape(q, -1)
+    if scalar_q and not 0 <= q <= 1:
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if dim is None:
+        rows, d = _ops.reshape(x, -1), 0
+    else:
+        d = _wrap_dim(dim, x.dim())
+        rows = x if x.dim() else _ops.reshape(x, 1)
+    if rows.shape[d] == 0:
+        raise IndexError(f"{name}() input tensor cannot be empty")
+    moved = movedim(rows, d, -1)
+    ordered = sort(moved, -1).values  # NaN last
+    nan_count = _ops.sum(_ops.isnan(moved), -1, keepdim=True)
+    n = moved.shape[-1]
+    valid = sub(n, nan_count) if ignore_nan else _ops.full_like(nan_count, n)
+    qshape = [1] * (moved.dim() - 1) + [qs.shape[0]]
+    pos = mul(sub(valid, 1), _ops.reshape(qs, qshape))  # (..., len(q)), float
+    nan_row = _ops.eq(valid, 0) if ignore_nan else _ops.gt(nan_count, 0)
+    pos = where(nan_row, float(n - 1), pos)  # as torch: a NaN row reads its last (NaN) element
+    lo = _ops.floor(pos)
+    if interpolation == "lower":
+        pos = lo
+    elif interpolation == "higher":
+        pos = _ops.ceil(pos)
+    elif interpolation == "nearest":
+        pos = _ops.round(pos)
+    lo_i = _ops.clamp(cast(_ops.floor(pos), dt.int64), 0, n - 1)
+    hi_i = _ops.clamp(cast(_ops.ceil(pos), dt.int64), 0, n - 1)
+    below, above = gather(ordered, -1, lo_i), gather(ordered, -1, hi_i)
+    if interpolation == "midpoint":
+        out = add(below, mul(sub(above, below), where(_ops.eq(lo_i, hi_i), 0.0, 0.5)))
+    else:
+        out = lerp(below, above, sub(pos, _ops.floor(pos)))
+    out = movedim(out, -1, 0)  # q's dim leads
+    if keepdim:
+        out = _ops.unsqueeze(out, d + 1) if dim is not None else _ops.reshape(out, [qs.shape[0]] + [1] * x.dim())
+    return _ops.squeeze(out, 0) if scalar_q else out
+
+
+def quantile(x, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile(x, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(x, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile(x, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None, sorter=None):
+    """Per value, the count of sequence entries before which it goes (a comparison per pair)."""
+    right = right or side == "right"
+    seq = sorted_sequence
+    if sorter is not None:
+        seq = gather(seq, -1, sorter)
+    scalar = not _is_tensor(values)
+    if scalar:
+        values = _ops.tensor(values, dtype=seq.dtype, device=seq.device)
+    if seq.dim() == 1:
+        v = _ops.unsqueeze(values, -1)
+    else:
+        v = _ops.unsqueeze(values, -1)
+        seq = _ops.unsqueeze(seq, -2)
+    # not(s > v) rather than s <= v: a NaN value goes after everything
+    before = _ops.logical_not(_ops.gt(seq, v)) if right else _ops.logical_not(_ops.ge(seq, v))
+    out = _ops.sum(before, -1)
+    return cast(out, dt.int32) if out_int32 else out
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+# -- products and small matrix ops -------------------------------------------------------------
+def trace(x):
+    if x.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.dim()}")
+    return _ops.sum(x.diagonal())
+
+
+def kron(a, b):
+    n = builtins.max(a.dim(), b.dim())
+    a = _ops.reshape(a, [1] * (n - a.dim()) + list(a.shape))
+    b = _ops.reshape(b, [1] * (n - b.dim()) + list(b.shape))
+    a_shape = [s for size in a.shape for s in (size, 1)]
+    b_shape = [s for size in b.shape for s in (1, size)]
+    prod = mul(_ops.reshape(a, a_shape), _ops.reshape(b, b_shape))
+    return _ops.reshape(prod, [x * y for x, y in zip(a.shape, b.shape)])
+
+
+def tensordot(a, b, dims=2, out=None):
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a, dims_b = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+        if _is_tensor(dims_a):
+            dims_a = dims_a.tolist()
+    dims_a = [_wrap_dim(d, a.dim()) for d in dims_a]
+    dims_b = [_wrap_dim(d, b.dim()) for d in dims_b]
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[da]} in dim {da} "
+                               f"and second has size {b.shape[db]} in dim {db}")
+    free_a = [d for d in range(a.dim()) if d not in dims_a]
+    free_b = [d for d in range(b.dim()) if d not in dims_b]
+    k = math.prod(a.shape[d] for d in dims_a)
+    am = _ops.reshape(_ops.permute(a, *free_a, *dims_a), -1, k) if a.numel() else \
+        _ops.zeros(math.prod(a.shape[d] for d in free_a), k, dtype=a.dtype, device=a.device)
+    bm = _ops.reshape(_ops.permute(b, *dims_b, *free_b), k, -1) if b.numel() else \
+        _ops.zeros(k, math.prod(b.shape[d] for d in free_b), dtype=b.dtype, device=b.device)
+    return _ops.reshape(_ops.matmul(am, bm), [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
+
+
+def cross(a, b, dim=None):
+    """a × b along a dim of size 3 (the first one when dim is None, as torch.cross)."""
+    shape = _ops.broadcast_shapes(a.shape, b.shape)
+    a, b = _ops.expand(a, *shape), _ops.expand(b, *shape)
+    if dim is None:
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    d = _wrap_dim(dim, len(shape))
+    if shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {a.shape[d]} and "
+                           f"{b.shape[d]}")
+    def turn(t, k):  # components (k, k+1, k+2) mod 3
+        return _ops.cat([_ops.narrow(t, d, (k + i) % 3, 1) for i in range(3)], d)
+    return sub(mul(turn(a, 1), turn(b, 2)), mul(turn(a, 2), turn(b, 1)))
+
+
+def vander(x, N=None, increasing=False):
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    powers = _ops.arange(n, device=x.device)
+    if not increasing:
+        powers = flip(powers, 0)
+    base = x if x.dtype.is_floating_point else cast(x, dt.int64)
+    if x.numel() == 0 or n == 0:
+        return _ops.zeros(x.shape[0], n, dtype=base.dtype, device=x.device)
+    return _ops.pow(_ops.unsqueeze(base, -1), powers)
+
+
+def diff(x, n=1, dim=-1, prepend=None, append=None):
+    d = _wrap_dim(dim, x.dim())
+    parts = [t for t in (prepend, x, append) if t is not None]
+    if len(parts) > 1:
+        parts = [t if _is_tensor(t) else _ops.tensor(t, dtype=x.dtype, device=x.device) for t in parts]
+        parts = [_ops.expand(t, *x.shape[:d], 1, *x.shape[d + 1:]) if t.dim() == 0 else t for t in parts]
+        x = _ops.cat(parts, d)
+    for _ in range(n):
+        m = x.shape[d]
+        if m == 0:
+            break
+        hi, lo = _ops.narrow(x, d, 1, m - 1), _ops.narrow(x, d, 0, m - 1)
+        x = _ops.logical_xor(hi, lo) if x.dtype is dt.bool_ else sub(hi, lo)
+    return x
+
+
+# -- counting -----------------------------------------------------------------------------------
+def histc(x, bins=100, min=0, max=0):
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{_ops._tname(x.dtype).capitalize()}'")
+    lo, hi = float(min), float(max)
+    if lo == hi and x.numel():
+        lo, hi = _ops.amin(x).item(), _ops.amax(x).item()
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    flat = _ops.reshape(x, -1)
+    idx = cast(_ops.floor(mul(sub(flat, lo), bins / (hi - lo))), dt.int64)
+    idx = where(_ops.eq(flat, hi), bins - 1, idx)
+    inside = _ops.logical_and(_ops.ge(flat, lo), _ops.le(flat, hi))
+    idx = where(inside, idx, bins)  # an extra slot takes what falls outside
+    counts = _ops.zeros(bins + 1, dtype=x.dtype, device=x.device)
+    with autograd.no_grad():
+        counts.index_add_(0, idx, _ops.ones(flat.shape, dtype=x.dtype, device=x.device))
+    return _ops.narrow(counts, 0, 0, bins)
+
+
+def bincount(x, weights=None, minlength=0):
+    if x.dim() != 1 or x.dtype.category != 1:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if x.numel() and _ops.amin(x).item() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    length = builtins.max(minlength, _ops.amax(x).item() + 1 if x.numel() else 0)
+    dtype = dt.int64 if weights is None else (weights.dtype if weights.dtype.is_floating_point else dt.float64
+                                              if hasattr(dt, "float64") else dt.float32)
+    counts = _ops.zeros(length, dtype=dtype, device=x.device)
+    src = _ops.ones(x.shape, dtype=dtype, device=x.device) if weights is None else cast(weights, dtype)
+    with autograd.no_grad():
+        counts.index_add_(0, x, src)
+    return counts
+
+
+def _unique_flat(values, return_inverse, return_counts, order=None):
+    """values: a 1-D tensor where equal values are adjacent; order: the positions of values in the
+    input (None: values is the input itself)."""
+    n = values.numel()
+    device = values.device
+    if n == 0:
+        empty_idx = _ops.zeros(0, dtype=dt.int64, device=device)
+        return values, empty_idx, empty_idx
+    starts = _ops.ne(_ops.narrow(values, 0, 1, n - 1), _ops.narrow(values, 0, 0, n - 1))
+    starts = _ops.cat([_ops.ones(1, dtype=dt.bool_, device=device), starts])
+    group = sub(cumsum(cast(starts, dt.int64), 0), 1)  # each sorted element's output slot
+    out = values[starts]
+    inverse = counts = None
+    if return_inverse:
+        inverse = group if order is None else \
+            _ops.zeros(n, dtype=dt.int64, device=device).scatter_(0, order, group)
+    if return_counts:
+        counts = _ops.zeros(out.shape[0], dtype=dt.int64, device=device).index_add_(
+            0, group, _ops.ones(n, dtype=dt.int64, device=device))
+    return out, inverse, counts
+
+
+def _unique_result(out, inverse, counts, shape, return_inverse, return_counts):
+    result = [out]
+    if return_inverse:
+        result.append(_ops.reshape(inverse, shape))
+    if return_counts:
+        result.append(counts)
+    return tuple(result) if len(result) > 1 else out
+
+
+def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    if dim is not None:
+        raise NotImplementedError("webtorch: unique(dim=...) is not supported; unique over all elements is")
+    flat = _ops.reshape(x, -1)
+    values, order = sort(flat, 0)
+    with autograd.no_grad():
+        out, inverse, counts = _unique_flat(values.detach(), return_inverse, return_counts, order)
+    return _unique_result(out, inverse, counts, x.shape, return_inverse, return_counts)
+
+
+def unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
+    if dim is not None:
+        raise NotImplementedError("webtorch: unique_consecutive(dim=...) is not supported")
+    with autograd.no_grad():
+        out, inverse, counts = _unique_flat(_ops.reshape(x, -1).detach(), return_inverse, return_counts)
+    return _unique_result(out, inverse, counts, x.shape, return_inverse, return_counts)
+
+
 for _name in __all__:
-    setattr(Tensor, _name, globals()[_name])
+    if _name not in ("isin", "bucketize", "searchsorted"):
+        setattr(Tensor, _name, globals()[_name])
+Tensor.__lshift__, Tensor.__rshift__ = bitwise_left_shift, bitwise_right_shift
+Tensor.__rlshift__ = lambda x, other: bitwise_left_shift(other, x)
+Tensor.__rrshift__ = lambda x, other: bitwise_right_shift(other, x)

@@ -554,6 +554,10 @@ def flatten(x, start_dim=0, end_dim=-1):
 
 def narrow(x, dim, start, length):
     d = _wrap_dim(dim, x.dim())
+    if isinstance(start, Tensor):  # a 0-d integer tensor (torch reads it)
+        if start.dim() or start.dtype.category != 1:
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = start.item()
     if start < 0:
         start += x.shape[d]
     if not (0 <= start and start + length <= x.shape[d]):
@@ -1191,6 +1195,7 @@ _BINARY_OPERATORS = {"add": add, "sub": sub, "mul": mul, "truediv": div, "floord
 for _name, _fn in _BINARY_OPERATORS.items():
     setattr(Tensor, f"__{_name}__", _fn)
     setattr(Tensor, f"__r{_name}__", _reflected(_fn))
+Tensor.__rdiv__ = Tensor.__rtruediv__  # Python 2's name, which torch keeps
 for _name, _fn in {"eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "neg": neg, "abs": abs,
                    "invert": bitwise_not}.items():
     setattr(Tensor, f"__{_name}__", _fn)

@@ -14,7 +14,8 @@ from ._tensor import Tensor
 
 __all__ = ["split", "chunk", "tensor_split", "unbind", "select", "movedim", "moveaxis", "unflatten", "diagonal",
            "meshgrid", "flip", "fliplr", "flipud", "roll", "tile", "repeat_interleave", "tril", "triu", "diag", "diag_embed",
-           "einsum"]
+           "einsum", "split_with_sizes", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack",
+           "dstack", "column_stack", "rot90", "block_diag", "cartesian_prod", "combinations"]
 
 
 def _take_by_dims(x, sources):
@@ -58,6 +59,10 @@ def split(x, split_size_or_sections, dim=0):
         out.append(narrow(x, d, start, s))
         start += s
     return tuple(out)
+
+
+def split_with_sizes(x, split_sizes, dim=0):
+    return split(x, list(split_sizes), dim)
 
 
 def chunk(x, chunks, dim=0):
@@ -154,11 +159,146 @@ def meshgrid(*tensors, indexing="ij"):
     return tuple(grids)
 
 
+def unfold(x, dimension, size, step):
+    """Tensor.unfold: the windows of `size` every `step` along a dim, as a new last dim (a view)."""
+    d = _wrap_dim(dimension, x.dim())
+    n = x.shape[d] if x.dim() else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    st = x._stride[d] if x.dim() else 1
+    shape, stride = list(x.shape), list(x._stride)
+    if x.dim():
+        shape[d], stride[d] = (n - size) // step + 1, st * step
+    view = x._view(shape + [size], stride + [st])
+    if not (autograd.is_grad_enabled() and x.requires_grad):
+        return view
+    # windows overlap: the gradient adds up at each storage offset they read (the take rule)
+    offsets = _ops.add(_ops.zeros(view.shape, dtype=dt.int64, device=x.device), view._offset)
+    for k, (size_k, stride_k) in enumerate(zip(view.shape, view._stride)):
+        axis = [1] * view.dim()
+        axis[k] = size_k
+        offsets = _ops.add(offsets, _ops.mul(_ops.arange(size_k, device=x.device).reshape(axis), stride_k))
+    return autograd.record("take", view, (x,), offsets=offsets)
+
+
+# -- joining ----------------------------------------------------------------------------------
+_ATLEAST = {1: {0: (1,)}, 2: {0: (1, 1), 1: (1, -1)}, 3: {0: (1, 1, 1), 1: (1, -1, 1), 2: (0, 0, 1)}}
+
+
+def _atleast(x, n):
+    if isinstance(x, (list, tuple)):
+        return tuple(_atleast(t, n) for t in x)
+    shape = _ATLEAST[n].get(x.dim())
+    if shape is None:
+        return x
+    return reshape(x, [x.shape[i] if s == 0 else s for i, s in enumerate(shape)])
+
+
+def _atleast_args(tensors, n):
+    return _atleast(tensors[0] if len(tensors) == 1 else tensors, n)
+
+
+def atleast_1d(*tensors):
+    return _atleast_args(tensors, 1)
+
+
+def atleast_2d(*tensors):
+    return _atleast_args(tensors, 2)
+
+
+def atleast_3d(*tensors):
+    return _atleast_args(tensors, 3)
+
+
+def hstack(tensors):
+    tensors = _atleast(tuple(tensors), 1)
+    return _ops.cat(tensors, 0 if tensors[0].dim() == 1 else 1)
+
+
+def vstack(tensors):
+    return _ops.cat(_atleast(tuple(tensors), 2), 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    return _ops.cat(_atleast(tuple(tensors), 3), 2)
+
+
+def column_stack(tensors):
+    return _ops.cat([reshape(t, -1, 1) if t.dim() <= 1 else t for t in tensors], 1)
+
+
+def block_diag(*tensors):
+    mats = [reshape(t, 1, 1) if t.dim() == 0 else reshape(t, 1, -1) if t.dim() == 1 else t for t in tensors]
+    for i, t in enumerate(mats):
+        if t.dim() != 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.dim()} dimensions")
+    if not mats:
+        return _ops.empty(1, 0)
+    dtype = dt.result_type(*mats)
+    width = builtins.sum(t.shape[1] for t in mats)
+    rows, left = [], 0
+    for t in mats:
+        zeros = [_ops.zeros(t.shape[0], w, dtype=dtype, device=t.device) for w in (left, width - left - t.shape[1])]
+        rows.append(_ops.cat([zeros[0], cast(t, dtype), zeros[1]], 1))
+        left += t.shape[1]
+    return _ops.cat(rows, 0)
+
+
+def cartesian_prod(*tensors):
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return _ops.stack([reshape(g, -1) for g in grids], 1)
+
+
+def combinations(x, r=2, with_replacement=False):
+    import itertools
+    if x.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(x.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _ops.empty(0, dtype=x.dtype, device=x.device)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    combos = list(pick(range(x.shape[0]), r))
+    if not combos:
+        return _ops.empty(0, r, dtype=x.dtype, device=x.device)
+    return reshape(_take_by_dims(x, [[c for combo in combos for c in combo]]), len(combos), r)
+
+
 # -- copies through take ---------------------------------------------------------------------
-def flip(x, *dims):
+def flip(x, *dims, **kwargs):
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
     dims = {_wrap_dim(d, x.dim()) for d in _shape_arg(dims)} if dims else set()
     return _take_by_dims(x, [list(range(n - 1, -1, -1)) if d in dims else list(range(n))
                              for d, n in enumerate(x.shape)])
+
+
+def rot90(x, k=1, dims=(0, 1)):
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if x.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {x.dim()}")
+    d0, d1 = _wrap_dim(dims[0], x.dim()), _wrap_dim(dims[1], x.dim())
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return _ops.transpose(flip(x, d1), d0, d1)
+    if k == 2:
+        return flip(x, d0, d1)
+    if k == 3:
+        return flip(_ops.transpose(x, d0, d1), d1)
+    return _ops.clone(x)
 
 
 def fliplr(x):
@@ -279,6 +419,12 @@ def pad(x, pad, mode="constant", value=None):
         return out
     if value:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode == "circular" and builtins.any(p < 0 for p in before + after):
+        # torch crops the negative sides first, then wraps around what is left
+        for d in range(x.dim()):
+            lo, hi = builtins.max(-before[d], 0), builtins.max(-after[d], 0)
+            x = narrow(x, d, lo, x.shape[d] - lo - hi)
+        return globals()["pad"](x, [builtins.max(p, 0) for p in pad], mode, value)  # the function, not the list
     sources = []
     for d, n in enumerate(x.shape):
         idx = range(-before[d], n + after[d])
@@ -394,6 +540,6 @@ def _numel(sizes):
 
 _METHODS = ["split", "chunk", "tensor_split", "unbind", "select", "movedim", "moveaxis", "unflatten", "diagonal",
             "flip", "fliplr", "flipud", "roll", "repeat", "tile", "repeat_interleave", "tril", "triu", "diag",
-            "diag_embed"]
+            "diag_embed", "split_with_sizes", "unfold", "rot90"]
 for _name in _METHODS:
     setattr(Tensor, _name, globals()[_name])

@@ -580,6 +580,33 @@ def _index_select_rule(grad, out, x, dim, indices, keepdim):
     return (F.where(F.eq(positions, idx), g, 0.0),)
 
 
+def _trigamma(x):
+    """ψ'(x): reflection below ½, six steps of ψ'(z) = ψ'(z+1) + 1/z², then the asymptotic series."""
+    small = F.lt(x, 0.5)
+    z = F.where(small, 1 - x, x)
+    acc = 0
+    for k in range(6):
+        acc = acc + 1 / ((z + k) * (z + k))
+    r = 1 / (z + 6)
+    r2 = r * r
+    tail = r * (1 + r * (0.5 + r * (1 / 6 - r2 * (1 / 30 - r2 * (1 / 42 - r2 / 30)))))
+    value = acc + tail
+    return F.where(small, math.pi ** 2 / F.square(F.sin(math.pi * x)) - value, value)
+
+
+def _logcumsumexp_rule(grad, out, x, dim):
+    # in log space, the positive and negative parts of grad apart (torch's way: no e^-out overflow)
+    def part(g):
+        tail = W.flip(W.logcumsumexp(W.flip(F.log(g) - out, (dim,)), dim), (dim,))
+        return F.exp(tail + x)
+    return (part(F.relu(grad)) - part(F.relu(-grad)),)
+
+
+def _i1_derivative(a):
+    safe = F.where(F.eq(a, 0), 1.0, a)
+    return F.where(F.eq(a, 0), 0.5, W.i0(a) - W.special.i1(a) / safe)
+
+
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
@@ -680,6 +707,13 @@ BACKWARD = {
     "log10": lambda grad, out, a: (grad / (a * math.log(10.0)),),             # 1/(a ln 10)
     "log1p": lambda grad, out, a: (grad / (a + 1),),                          # 1/(1+a)
     "frac": lambda grad, out, a: (grad,),                                     # d(a - trunc a) = 1
+    "erfinv": lambda grad, out, a: (grad * (math.sqrt(math.pi) / 2) * F.exp(out * out),),  # √π/2 e^(erfinv²)
+    "lgamma": lambda grad, out, a: (grad * W.digamma(a),),                    # d lnΓ = ψ
+    "digamma": lambda grad, out, a: (grad * _trigamma(a),),                   # d ψ = ψ'
+    "i0": lambda grad, out, a: (grad * W.special.i1(a),),                     # d I0 = I1
+    "i1": lambda grad, out, a: (grad * _i1_derivative(a),),                   # d I1 = I0 - I1/a (½ at 0)
+    "logaddexp": lambda grad, out, a, b: (grad / (1 + F.exp(b - a)), grad / (1 + F.exp(a - b))),  # softmax of (a, b)
+    "nextafter": lambda grad, out, a, b: (grad, grad * 0),                    # as torch: identity in a, 0 in b
     "atan2": lambda grad, out, a, b: (grad * b / (a * a + b * b), -grad * a / (a * a + b * b)),  # (b, -a)/(a²+b²)
     "hypot": lambda grad, out, a, b: (grad * a / out, grad * b / out),        # (a, b)/√(a²+b²)
     "add": lambda grad, out, a, b: (grad, grad),                              # d(a+b) = 1, 1
@@ -694,6 +728,7 @@ BACKWARD = {
     "floor_divide": lambda grad, out, a, b: (grad * 0, grad * 0),            # piecewise constant
     "trunc_divide": lambda grad, out, a, b: (grad * 0, grad * 0),            # piecewise constant
     "floor_divide_op": _no_derivative("floor_divide"),                      # torch.floor_divide: none
+    "heaviside": _no_derivative("heaviside"),                                # torch.heaviside: none
     "clamp": _clamp_rule,                                                     # to x inside [lo, hi], else to the bound
     "where": lambda grad, out, c, a, b: (None, F.where(c, grad, 0.0), F.where(c, 0.0, grad)),  # by condition
     # views
@@ -716,6 +751,7 @@ BACKWARD = {
     "median_all": _extreme_rule(True),                                        # even split among the medians
     # scans and sorting (webtorch._math_ops)
     "cumsum": lambda grad, out, x, dim: (W.flip(W.cumsum(W.flip(grad, (dim,)), dim), (dim,)),),  # reverse cumsum
+    "logcumsumexp": _logcumsumexp_rule,                                       # Σ_{j≥i} g_j e^(x_i - out_j)
     "cumprod": lambda grad, out, x, dim: (                                    # Σ_{k≥i} g_k out_k / x_i (x ≠ 0)
         W.flip(W.cumsum(W.flip(grad * out, (dim,)), dim), (dim,)) / x,),
     "sort": lambda grad, out, x, dim, indices: (                              # grad back to the sorted positions
@@ -740,7 +776,7 @@ BACKWARD = {
 }
 
 # Rules that read the forward result (its storage must not change before backward).
-READS_OUT = {"exp", "sqrt", "rsqrt", "tanh", "sigmoid", "reciprocal", "pow", "prod", "amax", "amin", "max_all",
+READS_OUT = {"erfinv", "logcumsumexp", "exp", "sqrt", "rsqrt", "tanh", "sigmoid", "reciprocal", "pow", "prod", "amax", "amin", "max_all",
              "min_all", "tan", "exp2", "expm1", "hypot", "cumprod", "softmax", "log_softmax"}
 # Rules that read only some operands: where its condition, take_along its index.
 READS_ONLY = {"where": (0,), "take_along": (1,)}
@@ -750,6 +786,6 @@ VALUE_FREE = {"copy", "neg", "add", "sub", "frac", "cumsum", "sort", "diagonal",
               "copy_slices", "view_region"}
 
 # Elementwise ops that have no gradient: their outputs are bool or piecewise-constant integers.
-NON_DIFFERENTIABLE = {"isnan", "isinf", "logical_not", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+NON_DIFFERENTIABLE = {"isnan", "isinf", "signbit", "gcd", "bitwise_left_shift", "bitwise_right_shift", "logical_not", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                       "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}
 

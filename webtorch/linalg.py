@@ -5,7 +5,7 @@ small matrices of distributions and models; n steps of Python per call make larg
 """
 from collections import namedtuple
 
-from . import _ops
+from . import _math_ops, _ops
 from ._math_ops import vector_norm  # noqa: F401
 from ._ops import cat, narrow, squeeze, stack, unsqueeze
 
@@ -18,6 +18,12 @@ def norm(x, ord=None, dim=None, keepdim=False, dtype=None):
     if ord is not None and not isinstance(ord, (int, float)):
         raise NotImplementedError(f"webtorch: linalg.norm ord={ord!r} is not supported")
     return vector_norm(x, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def cross(a, b, *, dim=-1):
+    if a.dim() != b.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    return _math_ops.cross(a, b, dim)
 
 
 def _check_square(a, name):

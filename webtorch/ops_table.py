@@ -10,6 +10,7 @@
 """
 import math
 import operator
+import struct
 
 
 class Elementwise:
@@ -169,6 +170,119 @@ def _atanh(a):
     return math.copysign(math.inf, a) if abs(a) == 1 else _domain(math.atanh)(a)
 
 
+# -- special functions: scalar forms (the cpu device; numpy applies them elementwise) ----------
+def _erfinv(x):
+    if x != x or abs(x) > 1:
+        return math.nan
+    if abs(x) == 1:
+        return math.copysign(math.inf, x)
+    w = -math.log((1.0 - x) * (1.0 + x))
+    if w < 5.0:
+        w -= 2.5
+        coeffs = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                  -0.00417768164, 0.246640727, 1.50140941)
+    else:
+        w = math.sqrt(w) - 3.0
+        coeffs = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                  0.00943887047, 1.00167406, 2.83297682)
+    p = 0.0
+    for c in coeffs:
+        p = p * w + c
+    y = p * x
+    for _ in range(2):  # Newton on erf: double precision
+        y -= (math.erf(y) - x) / (1.1283791670955126 * math.exp(-y * y))
+    return y
+
+
+def _lgamma(x):
+    if x != x:
+        return x
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+def _digamma(x):
+    if x != x:
+        return x
+    if x == 0:
+        return -math.inf
+    if math.isinf(x):
+        return x if x > 0 else math.nan
+    if x < 0:
+        if x == math.floor(x):
+            return math.nan
+        return _digamma(1.0 - x) - math.pi / math.tan(math.pi * x)
+    acc = 0.0
+    while x < 6.0:
+        acc -= 1.0 / x
+        x += 1.0
+    r2 = 1.0 / (x * x)
+    return acc + math.log(x) - 0.5 / x - r2 * (1 / 12 - r2 * (1 / 120 - r2 * (1 / 252 - r2 * (1 / 240 - r2 / 132))))
+
+
+def _bessel_i(order):
+    """I0 or I1 by their power series (converges for every x; terms peak near k = |x|/2)."""
+    def f(x):
+        if x != x:
+            return x
+        if math.isinf(x):
+            return math.inf if order == 0 or x > 0 else -math.inf
+        if abs(x) > 700:
+            return math.copysign(math.inf, x) if order else math.inf
+        q, term = x * x / 4.0, (1.0 if order == 0 else x / 2.0)
+        total, k = term, 0
+        while True:
+            k += 1
+            term *= q / (k * (k + order))
+            total += term
+            if abs(term) <= abs(total) * 1e-17:
+                return total
+    return f
+
+
+def _nextafter_f32(a, b):
+    if a != a or b != b:
+        return math.nan
+    if a == b:
+        return b
+    if a == 0:
+        return math.copysign(1.401298464324817e-45, b)
+    bits = struct.unpack("<i", struct.pack("<f", a))[0]
+    bits += 1 if (a < b) == (a > 0) else -1
+    return struct.unpack("<f", struct.pack("<i", bits))[0]
+
+
+def _np_scalar(fn):
+    """numpy form of a scalar function: elementwise, in the array's dtype."""
+    return lambda np, a, *rest: np.vectorize(fn, otypes=[a.dtype])(a, *rest) if a.size else a.copy()
+
+
+def _shift_left(a, b):
+    if b < 0 or b >= 64:
+        return 0
+    r = (a << b) & 0xFFFFFFFFFFFFFFFF
+    return r - (1 << 64) if r >> 63 else r
+
+
+def _shift_right(a, b):
+    if b < 0 or b >= 64:
+        return -1 if a < 0 else 0
+    return a >> b
+
+
+def _np_shift_left(np, a, b):
+    bits = a.dtype.itemsize * 8
+    return np.where((b < 0) | (b >= bits), 0, np.left_shift(a, np.clip(b, 0, bits - 1))).astype(a.dtype)
+
+
+def _np_shift_right(np, a, b):
+    bits = a.dtype.itemsize * 8
+    return np.where((b < 0) | (b >= bits), np.where(a < 0, -1, 0), np.right_shift(a, np.clip(b, 0, bits - 1))
+                    ).astype(a.dtype)
+
+
 E = Elementwise
 ELEMENTWISE = {op.name: op for op in [
     # cast/copy: the output dtype decides the conversion
@@ -259,6 +373,22 @@ ELEMENTWISE = {op.name: op for op in [
       lambda a: a - math.trunc(a) if isinstance(a, float) and math.isfinite(a) else (a - a)),
     E("atan2", 2, "wt_atan2($a, $b)", lambda np, a, b: np.arctan2(a, b), math.atan2, "float"),
     E("hypot", 2, "wt_hypot($a, $b)", lambda np, a, b: np.hypot(a, b), math.hypot, "float"),
+    E("signbit", 1, {"f32": "(bitcast<u32>($a) >> 31u) == 1u", "i32": "$a < 0", "bool": "false"},
+      lambda np, a: np.signbit(a) if a.dtype.kind in "fi" else np.zeros(a.shape, bool),
+      lambda a: math.copysign(1.0, a) < 0 if isinstance(a, float) else a < 0, out="bool"),
+    E("logaddexp", 2, "wt_logaddexp($a, $b)", lambda np, a, b: np.logaddexp(a, b),
+      lambda a, b: a if a == b and math.isinf(a) else max(a, b) + math.log1p(math.exp(-abs(a - b)))
+      if a == a and b == b else math.nan, "float"),
+    E("erfinv", 1, "wt_erfinv($a)", _np_scalar(_erfinv), _erfinv, "float"),
+    E("lgamma", 1, "wt_lgamma($a)", _np_scalar(_lgamma), _lgamma, "float"),
+    E("digamma", 1, "wt_digamma($a)", _np_scalar(_digamma), _digamma, "float"),
+    E("i0", 1, "wt_i0($a)", _np_scalar(_bessel_i(0)), _bessel_i(0), "float"),
+    E("i1", 1, "wt_i1($a)", _np_scalar(_bessel_i(1)), _bessel_i(1), "float"),
+    E("nextafter", 2, "wt_nextafter($a, $b)", lambda np, a, b: np.nextafter(a, b), _nextafter_f32),
+    E("gcd", 2, "wt_gcd($a, $b)", lambda np, a, b: np.gcd(a, b), math.gcd),
+    E("bitwise_left_shift", 2, "select($a << u32($b), 0i, $b < 0 || $b >= 32)", _np_shift_left, _shift_left),
+    E("bitwise_right_shift", 2, "select($a >> u32($b), select(0i, -1i, $a < 0), $b < 0 || $b >= 32)",
+      _np_shift_right, _shift_right),
     # where(cond, x, y): the condition computes as bool, x and y in the promoted dtype
     E("where", 3, "select($c, $b, $a)", lambda np, c, x, y: np.where(c, x, y), lambda c, x, y: x if c else y),
 ]}

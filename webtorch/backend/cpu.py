@@ -14,6 +14,7 @@ import math
 import struct
 
 from .. import _dtypes as dt
+from ..ops_table import ELEMENTWISE
 
 try:
     import numpy as _np
@@ -332,20 +333,29 @@ def _rows_of(x):
 
 
 def scan(op, x):
+    """Inclusive scan along the last dim: op "sum", "prod", "max", "min" (NaN propagates) or
+    "logaddexp"."""
     row_len, n_rows = _rows_of(x)
     if USE_NUMPY:
         a = _flat_values(x).reshape(n_rows, row_len)
+        ufunc = {"sum": _np.add, "prod": _np.multiply, "max": _np.maximum, "min": _np.minimum,
+                 "logaddexp": _np.logaddexp}[op]
         with _np.errstate(all="ignore"):
-            r = (_np.cumsum if op == "sum" else _np.cumprod)(a, axis=1, dtype=a.dtype)
+            r = ufunc.accumulate(a, axis=1, dtype=a.dtype) if a.size else a.copy()
         return _store(x.dtype, r)
     vals, out = _flat_values(x), array.array(x.dtype.typecode)
     kind = _PY_TYPE[x.dtype]
+    combine = _SCAN_COMBINE[op]
     for r in range(n_rows):  # the 16-bit floats accumulate unrounded, as numpy's float32 and PyTorch
-        acc = 0 if op == "sum" else 1
+        acc = None
         for v in vals[r * row_len:(r + 1) * row_len]:
-            acc = acc + v if op == "sum" else acc * v
+            acc = v if acc is None else combine(acc, v)
             out.append(kind(acc))
     return Storage(x.dtype, out)
+
+
+_SCAN_COMBINE = {"sum": lambda a, b: a + b, "prod": lambda a, b: a * b, "max": ELEMENTWISE["maximum"].python,
+                 "min": ELEMENTWISE["minimum"].python, "logaddexp": ELEMENTWISE["logaddexp"].python}
 
 
 def _sort_key(v, descending):

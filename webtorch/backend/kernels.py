@@ -146,11 +146,13 @@ _IDENTITY = {
     ("sum", "f32"): "0.0f", ("sum", "i32"): "0i", ("prod", "f32"): "1.0f", ("prod", "i32"): "1i",
     ("max", "f32"): "-wt_inf()", ("max", "i32"): "i32(-2147483647 - 1)", ("max", "u32"): "0u",
     ("min", "f32"): "wt_inf()", ("min", "i32"): "2147483647i", ("min", "u32"): "1u",
+    ("logaddexp", "f32"): "-wt_inf()",
 }
 _COMBINE = {
     ("sum", "*"): "a + b", ("prod", "*"): "a * b",
     ("max", "f32"): "wt_max(a, b)", ("max", "*"): "max(a, b)",
     ("min", "f32"): "wt_min(a, b)", ("min", "*"): "min(a, b)",
+    ("logaddexp", "f32"): "wt_logaddexp(a, b)",
 }
 # Arg-reductions: NaN wins (the first NaN), then the extreme value, ties to the lower index.
 _TAKES = {
@@ -271,9 +273,11 @@ def put(d, accumulate, address="offsets"):
 
 
 def scan(op, d):
-    """Inclusive scan; op: "sum" or "prod" (d: int32/int64/float16/float32), in d's compute type."""
+    """Inclusive scan; op: "sum", "prod", "max", "min" (d: int32/int64/float16/float32) or
+    "logaddexp" (floats), in d's compute type."""
     t = COMPUTE[d]
-    source = Template(wgsl("scan")).substitute(S=STORAGE[d], T=t, combine=_COMBINE[(op, "*")],
+    combine = _COMBINE.get((op, t)) or _COMBINE[(op, "*")]
+    source = wgsl("prelude") + Template(wgsl("scan")).substitute(S=STORAGE[d], T=t, combine=combine,
                                                identity=_IDENTITY[(op, t)])
     return ("scan", op, d.name), _with_store(d, t, source), "wr"
 

@@ -48,6 +48,11 @@ def mish(x, inplace=False):
     return x * F.tanh(softplus(x))
 
 
+def normalize(x, p=2.0, dim=1, eps=1e-12, out=None):
+    from .._math_ops import vector_norm
+    return x / F.clamp(vector_norm(x, p, dim, keepdim=True), min=eps)
+
+
 def _keep_mask(x, p, training, shape):
     """The dropout keep mask (1 kept, 0 dropped, of `shape`, x's dtype); None when nothing is dropped."""
     if p < 0 or p > 1:
@@ -92,7 +97,10 @@ def rms_norm(x, normalized_shape, weight=None, eps=None):
 
 def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
     n, c = x.shape[0], x.shape[1]
-    grouped = x.reshape(n, num_groups, -1)
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(x.shape)} and num_groups={num_groups}")
+    grouped = x.reshape(n, num_groups, math.prod(x.shape[1:]) // num_groups)  # explicit: n may be 0
     out = layer_norm(grouped, grouped.shape[-1:], eps=eps).reshape(x.shape)
     shape = [1, c] + [1] * (x.dim() - 2)
     if weight is not None:
@@ -289,34 +297,69 @@ def _scatter_strided(zeros, x, stride):
     return F.narrow(cols, 3, 0, zeros.shape[3])
 
 
-def _pool(x, kernel_size, stride, padding, dilation, ceil_mode, reduce, pad_value):
+def _pool_geometry(size, k, s, p, d, ceil_mode):
+    """Output length and the extra padding after the input that ceil_mode needs (torch's rule: the
+    last window must start inside the input or its left padding)."""
+    span = size + 2 * p - d * (k - 1) - 1
+    if span < 0:
+        raise RuntimeError(f"Output size is too small")
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    extra = max((out - 1) * s + d * (k - 1) + 1 - (size + 2 * p), 0)
+    return out, extra
+
+
+def _pool(x, kernel_size, stride, padding, dilation, ceil_mode, pad_value):
+    """The windows of a (N, C, H, W) or (C, H, W) input: (batched x, cols (N, C, K, OH, OW), geometry)."""
     unbatched = x.dim() == 3
     if unbatched:
         x = F.unsqueeze(x, 0)
     kernel = _pair(kernel_size)
     stride = _pair(stride if stride is not None and stride != [] else kernel_size)
     padding, dilation = _pair(padding), _pair(dilation)
-    if ceil_mode:
-        raise NotImplementedError("ceil_mode=True is not supported by webtorch yet")
-    if any(padding):
-        x = pad(x, [padding[1], padding[1], padding[0], padding[0]], value=pad_value)
-    cols, _ = _windows(x, kernel, stride, dilation)
-    out = reduce(cols)
-    return F.squeeze(out, 0) if unbatched else out
+    if any(p > k // 2 for p, k in zip(padding, kernel)):
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={padding[0]}, "
+                           f"kernel_size={kernel[0]} and dilation={dilation[0]}")
+    geo = [_pool_geometry(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode) for i in range(2)]
+    padded = x
+    if any(padding) or any(e for _, e in geo):
+        padded = pad(x, [padding[1], padding[1] + geo[1][1], padding[0], padding[0] + geo[0][1]], value=pad_value)
+    cols, _ = _windows(padded, kernel, stride, dilation)
+    return unbatched, cols, (kernel, stride, padding, dilation, [o for o, _ in geo])
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    if return_indices:
-        raise NotImplementedError("max_pool2d(return_indices=True) is not supported by webtorch yet")
-    return _pool(x, kernel_size, stride, padding, dilation, ceil_mode, lambda c: F.max(c, 2).values, -math.inf)
+    unbatched, cols, (kernel, stride, padding, dilation, out) = _pool(x, kernel_size, stride, padding, dilation,
+                                                                      ceil_mode, -math.inf)
+    values, k = F.max(cols, 2)
+    result = F.squeeze(values, 0) if unbatched else values
+    if not return_indices:
+        return result
+    # the window offset k -> the input's flat h * W + w (torch's indices)
+    w_in = x.shape[-1]
+    kh, kw = F.floor_divide(k, kernel[1]), F.remainder(k, kernel[1])
+    rows = F.arange(out[0], device=x.device).reshape(-1, 1) * stride[0] - padding[0]
+    cols_ = F.arange(out[1], device=x.device) * stride[1] - padding[1]
+    index = (rows + kh * dilation[0]) * w_in + cols_ + kw * dilation[1]
+    return result, (F.squeeze(index, 0) if unbatched else index)
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    if not count_include_pad and _pair(padding) != (0, 0):
-        raise NotImplementedError("avg_pool2d(count_include_pad=False) with padding is not supported by webtorch yet")
-    k = math.prod(_pair(kernel_size))
-    return _pool(x, kernel_size, stride, padding, 1, ceil_mode,
-                 lambda c: F.sum(c, 2) / (divisor_override or k), 0.0)
+    unbatched, cols, (kernel, stride, padding, _, out) = _pool(x, kernel_size, stride, padding, 1, ceil_mode, 0.0)
+    total = F.sum(cols, 2)
+    if divisor_override:
+        mean = total / divisor_override
+    else:  # torch's divisor: the window clipped to the padded input (count_include_pad) or to the input
+        size = x.shape[-2:]
+        counts = []
+        for i in range(2):
+            lo_bound, hi_bound = (-padding[i], size[i] + padding[i]) if count_include_pad else (0, size[i])
+            starts = [o * stride[i] - padding[i] for o in range(out[i])]
+            counts.append([min(s + kernel[i], hi_bound, size[i] + padding[i]) - max(s, lo_bound) for s in starts])
+        divisor = F.tensor([[a * b for b in counts[1]] for a in counts[0]], dtype=total.dtype, device=x.device)
+        mean = total / divisor
+    return F.squeeze(mean, 0) if unbatched else mean
 
 
 def adaptive_avg_pool2d(x, output_size):
@@ -489,27 +532,91 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     return out, (weights if need_weights else None)
 
 
-def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    h, w = x.shape[-2], x.shape[-1]
+_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
+def _resample_matrix(n_in, n_out, mode, scale, align_corners):
+    """The (n_in, n_out) matrix that resamples one dim (torch's source-index rules per mode)."""
+    m = [[0.0] * n_out for _ in range(n_in)]
+    for i in range(n_out):
+        if mode in ("nearest", "nearest-exact"):
+            src = math.floor((i + (0.5 if mode == "nearest-exact" else 0.0)) * scale)
+            m[min(src, n_in - 1)][i] = 1.0
+        elif mode == "area":  # adaptive average pooling: the box [floor(i n/o), ceil((i+1) n/o))
+            lo, hi = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+            for j in range(lo, hi):
+                m[j][i] += 1.0 / (hi - lo)
+        else:
+            if align_corners:
+                src = i * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+            else:
+                src = scale * (i + 0.5) - 0.5
+            if mode == "bicubic":
+                base = math.floor(src)
+                t = src - base
+                for k, w in zip(range(-1, 3), _cubic_weights(t)):
+                    m[min(max(base + k, 0), n_in - 1)][i] += w
+            else:
+                src = max(src, 0.0)
+                lo = min(int(math.floor(src)), n_in - 1)
+                hi = min(lo + 1, n_in - 1)
+                t = src - lo
+                m[lo][i] += 1.0 - t
+                m[hi][i] += t
+    return m
+
+
+def _cubic_weights(t, a=-0.75):
+    """Keys' cubic convolution weights for the taps at -1, 0, 1, 2 (torch's A = -0.75)."""
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
+def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    """Separable: each spatial dim is resampled by one matmul with a fixed (n_in, n_out) matrix."""
+    spatial = x.dim() - 2
+    if spatial not in (1, 2, 3):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.dim()}D) for "
+                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
+    needs = _INTERP_DIMS.get(mode)
+    if mode not in ("nearest", "nearest-exact", "area") and needs is None:
+        raise ValueError(f"interpolate: unknown mode {mode!r}")
+    if needs is not None and needs != spatial:
+        raise NotImplementedError(f"Got {x.dim()}D input, but {mode} mode needs {needs + 2}D input")
+    if align_corners is not None and needs is None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                         "bicubic | trilinear")
+    if antialias:
+        raise NotImplementedError("webtorch: interpolate(antialias=True) is not supported")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    in_sizes = list(x.shape[2:])
     if size is not None:
-        oh, ow = _pair(size)
+        out_sizes = list(_pair(size, spatial))
+        scales = [n / o for n, o in zip(in_sizes, out_sizes)]
     else:
-        sh, sw = _pair(scale_factor)
-        oh, ow = int(math.floor(h * sh)), int(math.floor(w * sw))
-    if mode == "nearest":
-        rows = F.stack([x[..., min(int(math.floor(i * h / oh)), h - 1), :] for i in range(oh)], -2)
-        return F.stack([rows[..., min(int(math.floor(j * w / ow)), w - 1)] for j in range(ow)], -1)
-    if mode == "bilinear":
-        def coords(o, n):
-            out = []
-            for i in range(o):
-                src = i * (n - 1) / (o - 1) if align_corners and o > 1 else max((i + 0.5) * n / o - 0.5, 0.0)
-                i0 = min(int(math.floor(src)), n - 1)
-                out.append((i0, min(i0 + 1, n - 1), src - i0))
-            return out
-        rows = F.stack([x[..., a, :] * (1 - t) + x[..., b, :] * t for a, b, t in coords(oh, h)], -2)
-        return F.stack([rows[..., a] * (1 - t) + rows[..., b] * t for a, b, t in coords(ow, w)], -1)
-    raise NotImplementedError(f"interpolate mode {mode!r} is not supported by webtorch yet")
+        factors = _pair(scale_factor, spatial)
+        out_sizes = [int(math.floor(n * f)) for n, f in zip(in_sizes, factors)]
+        # torch indexes with the given factor unless asked to recompute it from the sizes
+        scales = [n / o if recompute_scale_factor else 1.0 / f for n, o, f in zip(in_sizes, out_sizes, factors)]
+    out = x
+    for i, (n_in, n_out, scale) in enumerate(zip(in_sizes, out_sizes, scales)):
+        if n_in == n_out and mode in ("nearest", "nearest-exact", "area") and scale == 1.0:
+            continue
+        d = 2 + i
+        m = F.tensor(_resample_matrix(n_in, n_out, mode, scale, align_corners), dtype=x.dtype, device=x.device)
+        out = F.matmul(out.transpose(d, -1), m).transpose(d, -1)
+    return F.contiguous(out) if out is not x else F.clone(x)
+
+
+def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(x, size, scale_factor, mode, align_corners)
 
 
 # -- losses ----------------------------------------------------------------------------------
@@ -824,7 +931,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 def _as_2d(x, fn2d, *args):
     """A 1-d pool through its 2-d form on a (N, C, 1, L) view."""
     out = fn2d(F.unsqueeze(x, -2), *args)
-    return F.squeeze(out, -2)
+    return tuple(F.squeeze(o, -2) for o in out) if isinstance(out, tuple) else F.squeeze(out, -2)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

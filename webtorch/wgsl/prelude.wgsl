@@ -281,4 +281,123 @@ fn wt_bf16(x: f32) -> f32 {
   let b = bitcast<u32>(x);
   if ((b & 0x7fffffffu) > 0x7f800000u) { return x; }
   return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
+
+// -- special functions (issue 14) -------------------------------------------------------------
+// log(e^a + e^b), exact for equal infinities; the combine of logcumsumexp's scan.
+fn wt_logaddexp(a: f32, b: f32) -> f32 {
+  if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); }
+  let m = max(a, b);
+  if (wt_isinf(m) && a == b) { return m; }
+  return m + wt_log1p(wt_exp(-abs(a - b)));
+}
+
+// erfinv: Giles' single-precision polynomials, then one Newton step on erf.
+fn wt_erfinv(x: f32) -> f32 {
+  if (wt_isnan(x) || abs(x) > 1.0f) { return wt_nan(); }
+  if (abs(x) == 1.0f) { return x * wt_inf(); }
+  var w = -log((1.0f - x) * (1.0f + x));
+  var p: f32;
+  if (w < 5.0f) {
+    w = w - 2.5f;
+    p = 2.81022636e-08f;
+    p = 3.43273939e-07f + p * w; p = -3.5233877e-06f + p * w; p = -4.39150654e-06f + p * w;
+    p = 0.00021858087f + p * w; p = -0.00125372503f + p * w; p = -0.00417768164f + p * w;
+    p = 0.246640727f + p * w; p = 1.50140941f + p * w;
+  } else {
+    w = sqrt(w) - 3.0f;
+    p = -0.000200214257f;
+    p = 0.000100950558f + p * w; p = 0.00134934322f + p * w; p = -0.00367342844f + p * w;
+    p = 0.00573950773f + p * w; p = -0.0076224613f + p * w; p = 0.00943887047f + p * w;
+    p = 1.00167406f + p * w; p = 2.83297682f + p * w;
+  }
+  let y = p * x;
+  return y - (wt_erf(y) - x) / (1.1283791670955126f * exp(-y * y));
+}
+
+// lgamma: Stirling's series from 8 up (smaller arguments shifted up), reflection below 0.5.
+fn wt_lgamma_pos(x: f32) -> f32 {
+  var y = x;
+  var shift = 1.0f;
+  while (y < 8.0f) { shift = shift * y; y = y + 1.0f; }
+  let r = 1.0f / y;
+  let r2 = r * r;
+  let series = r * (0.083333333f - r2 * (0.0027777778f - r2 * 0.00079365079f));
+  return (y - 0.5f) * log(y) - y + 0.91893853f + series - log(shift);
+}
+fn wt_lgamma(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  if (wt_isinf(x)) { return wt_inf(); }
+  if (x <= 0.0f && floor(x) == x) { return wt_inf(); }
+  if (x < 0.5f) { return log(3.14159265f / abs(wt_sin(3.14159265f * x))) - wt_lgamma_pos(1.0f - x); }
+  return wt_lgamma_pos(x);
+}
+
+// digamma: the recurrence up to 6, then the asymptotic series; reflection for negatives.
+fn wt_digamma_pos(x: f32) -> f32 {
+  var y = x;
+  var acc = 0.0f;
+  while (y < 6.0f) { acc = acc - 1.0f / y; y = y + 1.0f; }
+  let r2 = 1.0f / (y * y);
+  return acc + log(y) - 0.5f / y - r2 * (0.083333333f - r2 * (0.0083333333f - r2 * (0.0039682540f -
+         r2 * 0.0041666667f)));
+}
+fn wt_digamma(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  if (x == 0.0f) { return -wt_inf(); }  // torch's value at 0 (either sign)
+  if (x < 0.0f && floor(x) == x) { return wt_nan(); }
+  if (wt_isinf(x)) { return select(wt_nan(), x, x > 0.0f); }
+  if (x < 0.0f) { return wt_digamma_pos(1.0f - x) - 3.14159265f / wt_tan(3.14159265f * x); }
+  return wt_digamma_pos(x);
+}
+
+// Modified Bessel functions I0 and I1 (Abramowitz & Stegun 9.8.1-9.8.4, error < 2e-7).
+fn wt_bessel_scale(ax: f32) -> f32 {  // e^ax / sqrt(ax), in two halves so it overflows late
+  let h = wt_exp(0.5f * ax);
+  return h * (h / sqrt(ax));
+}
+fn wt_i0(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  let ax = abs(x);
+  if (ax <= 3.75f) {
+    let t = (x / 3.75f) * (x / 3.75f);
+    return 1.0f + t * (3.5156229f + t * (3.0899424f + t * (1.2067492f + t * (0.2659732f + t * (0.0360768f +
+           t * 0.0045813f)))));
+  }
+  let t = 3.75f / ax;
+  return wt_bessel_scale(ax) * (0.39894228f + t * (0.01328592f + t * (0.00225319f + t * (-0.00157565f + t *
+         (0.00916281f + t * (-0.02057706f + t * (0.02635537f + t * (-0.01647633f + t * 0.00392377f))))))));
+}
+fn wt_i1(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  let ax = abs(x);
+  if (ax <= 3.75f) {
+    let t = (x / 3.75f) * (x / 3.75f);
+    return x * (0.5f + t * (0.87890594f + t * (0.51498869f + t * (0.15084934f + t * (0.02658733f + t *
+           (0.00301532f + t * 0.00032411f))))));
+  }
+  let t = 3.75f / ax;
+  let v = wt_bessel_scale(ax) * (0.39894228f + t * (-0.03988024f + t * (-0.00362018f + t * (0.00163801f + t *
+          (-0.01031555f + t * (0.02282967f + t * (-0.02895312f + t * (0.01787654f - t * 0.00420059f))))))));
+  return select(v, -v, x < 0.0f);
+}
+
+// The float32 next to a in b's direction (bits +-1; from 0 the smallest subnormal).
+fn wt_nextafter(a: f32, b: f32) -> f32 {
+  if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); }
+  if (a == b) { return b; }
+  if (a == 0.0f) { return select(bitcast<f32>(0x80000001u), bitcast<f32>(1u), b > 0.0f); }
+  let bits = bitcast<i32>(a);
+  return bitcast<f32>(select(bits - 1, bits + 1, (a < b) == (a > 0.0f)));
+}
+
+fn wt_gcd(a_in: i32, b_in: i32) -> i32 {
+  var a = abs(a_in);
+  var b = abs(b_in);
+  loop {
+    if (b == 0) { break; }
+    let t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
 }
