@@ -19,6 +19,7 @@ from ._random import *  # noqa: F401,F403
 from ._buffers import frombuffer, from_js, from_numpy
 from ._tensor_types import *  # noqa: F401,F403  (FloatTensor, LongTensor, ...)
 from . import linalg
+from .linalg import det, slogdet, inv as inverse
 from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors, hub
 from . import serialization
 from .serialization import load, save

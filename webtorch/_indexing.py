@@ -24,7 +24,8 @@ from ._ops import (_device_of, _empty, _getitem, _is_tensor, _setitem, _wrap_dim
 from ._tensor import Tensor, backend
 
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "index_add", "index_put",
-           "index_put_", "masked_fill", "masked_select", "nonzero", "argwhere", "where", "take", "put", "index_fill"]
+           "index_put_", "masked_fill", "masked_select", "nonzero", "argwhere", "where", "take", "put", "index_fill",
+           "scatter_reduce"]
 
 
 def _iota(n, stride, pos, ndim, device_type):
@@ -303,24 +304,97 @@ def take_along_dim(x, indices, dim=None):
                   expand(indices, *shape[:d], indices.shape[d], *shape[d + 1:]))
 
 
-def scatter_(x, dim, index, src=None, reduce=None, *, value=None):
+_SCATTER_REDUCE = {None: False, "add": "sum", "multiply": "prod"}
+
+
+def _scatter_offsets(name, x, dim, index, src):
+    """(offsets of the positions index names along dim, src cut to index's shape)."""
     d = _wrap_dim(dim, x.dim())
-    if src is None:
-        src = value
-    if reduce not in (None, "add"):
-        raise NotImplementedError(f"webtorch: scatter reduce={reduce!r} is not supported (use scatter_add)")
-    index = _check_along("scatter", x, d, index, src if _is_tensor(src) else None)
-    if index.numel() == 0:
-        return x
+    index = _check_along(name, x, d, index, src if _is_tensor(src) else None)
     if _is_tensor(src) and src.dim():
         src = src[tuple(slice(0, s) for s in index.shape)]
     if x.dim() == 0:
-        return _put(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape), src, reduce == "add")
-    return _put(x, _along_offsets(x, index.shape, d, index), src, reduce == "add")
+        return _sum_offsets(x._offset, [mul(index, 0)], index.shape), src
+    return _along_offsets(x, index.shape, d, index), src
+
+
+def scatter_(x, dim, index, src=None, reduce=None, *, value=None):
+    if src is None:
+        src = value
+    if reduce not in _SCATTER_REDUCE:
+        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+    offsets, src = _scatter_offsets("scatter", x, dim, index, src)
+    if offsets.numel() == 0:
+        return x
+    if reduce == "multiply" and autograd.is_grad_enabled() and (x.requires_grad or _is_tensor(src) and
+                                                                 src.requires_grad):
+        raise NotImplementedError("webtorch: scatter(reduce='multiply') has no gradient (torch's has none either)")
+    return _put(x, offsets, src, _SCATTER_REDUCE[reduce])
 
 
 def scatter(x, dim, index, src=None, reduce=None, *, value=None):
     return scatter_(_ops.clone(x), dim, index, src, reduce, value=value)
+
+
+_IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
+
+
+def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
+    """x's positions named by index (along dim) reduced with src's: sum, prod, mean, amax, amin
+    (a reducing put into a copy of x); include_self=False starts each such position from the
+    reduction's identity. Gradients: sum and mean through the put; amax/amin evenly to every input
+    equal to the result (torch's rule); prod has none here."""
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    out = _ops.clone(x)  # contiguous from element 0: the offsets below index it and its likes
+    offsets, src = _scatter_offsets("scatter_reduce", out, dim, index, src)
+    tracking = autograd.is_grad_enabled() and (x.requires_grad or src.requires_grad)
+    if reduce == "prod" and tracking:
+        raise NotImplementedError("webtorch: scatter_reduce(reduce='prod') has no gradient yet")
+    if offsets.numel() == 0:
+        return out
+    if reduce in ("amax", "amin"):
+        return _scatter_extreme(x, out, offsets, src, reduce, include_self, tracking)
+    if not include_self:
+        _put(out, offsets, _IDENTITY[reduce])
+    if reduce != "mean":
+        return _put(out, offsets, src, reduce)
+    counts = _ops.full(x.shape, 1 if include_self else 0, dtype=x.dtype, device=x.device)
+    with autograd.no_grad():
+        _put(counts, offsets, 1, "sum")
+    total = _put(out, offsets, src, "sum")
+    counts = where(_ops.eq(counts, 0), 1, counts)
+    return _ops.div(total, counts) if x.dtype.is_floating_point else _ops.floor_divide(total, counts)
+
+
+def _scatter_extreme(x, out, offsets, src, reduce, include_self, tracking):
+    big = float("inf") if x.dtype.is_floating_point else 2 ** 31 - 1
+    with autograd.no_grad():
+        result = out.detach()
+        if not include_self:
+            _put(result, offsets, -big if reduce == "amax" else big)
+        _put(result, offsets, src, reduce)
+    if not tracking:
+        return result
+    # value: result; gradient: split evenly among the inputs equal to it (self included or not)
+    src = _ops.expand(cast(src, x.dtype), *offsets.shape)
+    src_hit = cast(_ops.eq(src, _take(result, offsets)), x.dtype)
+    self_hit = cast(_ops.eq(x, result), x.dtype)
+    with autograd.no_grad():  # as torch, self counts in the split even when include_self=False
+        counts = _ops.clone(self_hit)
+        _put(counts, offsets, src_hit, "sum")
+    if not include_self:  # ... but gets no gradient where src was scattered
+        touched = _ops.zeros(x.shape, dtype=dt.bool_, device=x.device)
+        _put(touched, offsets, True)
+        self_hit = where(touched, 0.0, self_hit)
+    weighted = _put(_ops.zeros(x.shape, dtype=x.dtype, device=x.device), offsets, mul(src, src_hit), "sum")
+    counts = where(_ops.eq(counts, 0), 1.0, counts)
+    blend = _ops.div(add(mul(x, self_hit), weighted), counts)
+    return add(result, _ops.sub(blend, blend.detach()))
+
+
+def scatter_reduce_(x, dim, index, src, reduce, *, include_self=True):
+    return _ops.write_(x, scatter_reduce(x, dim, index, src, reduce, include_self=include_self))
 
 
 def scatter_add_(x, dim, index, src):
@@ -481,7 +555,7 @@ def where(condition, input=None, other=None):
 
 _METHODS = ["gather", "take_along_dim", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_select",
             "index_add", "index_add_", "index_put", "index_put_", "masked_fill", "masked_select", "nonzero",
-            "argwhere", "take", "put", "put_", "index_fill", "index_fill_"]
+            "argwhere", "take", "put", "put_", "index_fill", "index_fill_", "scatter_reduce", "scatter_reduce_"]
 for _name in _METHODS:
     setattr(Tensor, _name, globals()[_name])
 Tensor.__getitem__ = getitem

@@ -44,16 +44,17 @@ def nextafter(a, b):
     return _ops.elementwise("nextafter", a, b)
 
 
-def _integer_op(name, a, b):
+def _integer_op(name, kernel_name, a, b):
     for t in (a, b):
         kind = t.dtype if _is_tensor(t) else dt.scalar_dtype(t)
         if kind.category != 1:
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_ops._tname(kind).capitalize()}'")
+            raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for "
+                                      f"'{_ops._tname(kind).capitalize()}'")
     return _ops.elementwise(name, a, b)
 
 
 def gcd(a, b):
-    return _integer_op("gcd", a, b)
+    return _integer_op("gcd", "gcd", a, b)
 
 
 def lcm(a, b):
@@ -62,11 +63,11 @@ def lcm(a, b):
 
 
 def bitwise_left_shift(a, b):
-    return _integer_op("bitwise_left_shift", a, b)
+    return _integer_op("bitwise_left_shift", "lshift", a, b)
 
 
 def bitwise_right_shift(a, b):
-    return _integer_op("bitwise_right_shift", a, b)
+    return _integer_op("bitwise_right_shift", "rshift", a, b)
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh, arctan2 = asin, acos, atan, asinh, acosh, atanh, atan2
 
 

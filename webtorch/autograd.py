@@ -594,6 +594,23 @@ def _trigamma(x):
     return F.where(small, math.pi ** 2 / F.square(F.sin(math.pi * x)) - value, value)
 
 
+def _eigh_rule(values_part):
+    """torch's eigh backward: gA = V (diag(gL) + F ∘ (Vᵀ gV)) Vᵀ, F_ij = 1/(λ_j - λ_i) off the
+    diagonal; one output's gradient at a time (the engine adds the two)."""
+    def rule(grad, out, A, **ctx):
+        if values_part:
+            V = ctx["vectors"]
+            inner = W.diag_embed(grad)
+        else:
+            V, lam = out, ctx["values"]
+            diff = lam.unsqueeze(-2) - lam.unsqueeze(-1)
+            off = F.where(F.eq(diff, 0), 0.0, 1 / F.where(F.eq(diff, 0), 1.0, diff))
+            inner = off * (V.mT @ grad)
+        g = V @ inner @ V.mT
+        return ((g + g.mT) * 0.5,)
+    return rule
+
+
 def _logcumsumexp_rule(grad, out, x, dim):
     # in log space, the positive and negative parts of grad apart (torch's way: no e^-out overflow)
     def part(g):
@@ -757,6 +774,9 @@ BACKWARD = {
     "sort": lambda grad, out, x, dim, indices: (                              # grad back to the sorted positions
         W.scatter(F.zeros(x.shape, dtype=grad.dtype, device=grad.device), dim, indices, grad),),
     "diagonal": _diagonal_rule,                                               # zeros, grad on the diagonal
+    # linalg.eigh (Jacobi iterations run without a graph): the analytic gradient
+    "eigh_values": _eigh_rule(True),                                          # V diag(gλ) Vᵀ
+    "eigh_vectors": _eigh_rule(False),                                        # V (F ∘ Vᵀ gV) Vᵀ, symmetrized
     # gathers and scatters (webtorch._indexing): by storage offsets, or slices along a dim by an index
     "take": _take_rule,                                                       # scatter-add grad to the offsets
     "take_along": _take_along_rule,                                           # index_add grad into zeros
@@ -783,7 +803,7 @@ READS_ONLY = {"where": (0,), "take_along": (1,)}
 # Rules that read no operand values: in-place changes to their operands cannot invalidate them.
 VALUE_FREE = {"copy", "neg", "add", "sub", "frac", "cumsum", "sort", "diagonal", "floor", "ceil", "trunc", "round", "sign", "floor_divide",
               "trunc_divide", "floor_divide_op", "expand", "reshape", "permute", "index", "cat", "sum",
-              "copy_slices", "view_region"}
+              "copy_slices", "view_region", "put"}
 
 # Elementwise ops that have no gradient: their outputs are bool or piecewise-constant integers.
 NON_DIFFERENTIABLE = {"isnan", "isinf", "signbit", "gcd", "bitwise_left_shift", "bitwise_right_shift", "logical_not", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",

@@ -1,11 +1,13 @@
 """torch.linalg: norms, and the decompositions as loops over rows or columns of ordinary tensor ops
 (a loop of n steps for an n x n matrix, each a few batched kernels), so they run on every device,
-batch over leading dims and are differentiable through the ops they are made of. They suit the
-small matrices of distributions and models; n steps of Python per call make large n slow.
+batch over leading dims and are differentiable through the ops they are made of (eigh by torch's
+analytic rule; svd has no gradient). They suit the small matrices of distributions and models:
+n steps of Python per call (eigh and svd: 10 Jacobi sweeps of n - 1 rounds) make large n slow.
 """
 from collections import namedtuple
 
 from . import _math_ops, _ops
+from . import autograd as _autograd
 from ._math_ops import vector_norm  # noqa: F401
 from ._ops import cat, narrow, squeeze, stack, unsqueeze
 
@@ -15,8 +17,9 @@ class LinAlgError(RuntimeError):
 
 
 def norm(x, ord=None, dim=None, keepdim=False, dtype=None):
-    if ord is not None and not isinstance(ord, (int, float)):
-        raise NotImplementedError(f"webtorch: linalg.norm ord={ord!r} is not supported")
+    if isinstance(ord, str) or (ord is not None and (dim is None and x.dim() == 2 or
+                                                     isinstance(dim, (tuple, list)) and len(dim) == 2)):
+        return matrix_norm(x, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
     return vector_norm(x, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
@@ -110,3 +113,268 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             r = _ops.sub(r, squeeze(_ops.matmul(unsqueeze(coeffs, -2), xs), -2))
         rows[i] = r if unitriangular else _ops.div(r, unsqueeze(_entry(A, i, i), -1))
     return stack(rows, -2) if n else _ops.clone(B)
+
+
+# -- elimination: solve, inv, det, slogdet ----------------------------------------------------
+def _eliminate(A, B=None):
+    """Gauss-Jordan with partial pivoting on [A | B], one pivot column per step (batched):
+    (A⁻¹B or None, det sign from the row swaps, pivots (..., n))."""
+    n = A.shape[-1]
+    batch = A.shape[:-2]
+    M = A if B is None else cat([A, B], -1)
+    width = M.shape[-1]
+    rows = _ops.arange(n, device=A.device)
+    col_rows = rows.reshape(n, 1)
+    swaps = _ops.zeros(batch, dtype=_ops.dt.int64, device=A.device)
+    pivots = []
+    for j in range(n):
+        below = _ops.abs(M[..., j:, j]).detach()
+        p = _ops.add(_ops.argmax(below, -1), j)  # (...): the pivot row
+        swaps = _ops.add(swaps, _ops.cast(_ops.ne(p, j), _ops.dt.int64))
+        p1 = unsqueeze(p, -1)
+        perm = _ops.where(_ops.eq(rows, j), p1, _ops.where(_ops.eq(rows, p1), j, rows))  # (..., n)
+        M = M.gather(-2, _ops.expand(unsqueeze(perm, -1), *batch, n, width))
+        pivot = M[..., j, j]
+        pivots.append(pivot)
+        safe = _ops.where(_ops.eq(pivot, 0), 1.0, pivot)
+        row = _ops.div(M[..., j, :], unsqueeze(safe, -1))
+        factor = _ops.where(_ops.eq(col_rows, j), 0.0, M[..., :, j:j + 1])
+        M = _ops.sub(M, _ops.mul(factor, unsqueeze(row, -2)))
+        M = _ops.where(_ops.eq(col_rows, j), unsqueeze(row, -2), M)
+    sign = _ops.sub(1, _ops.mul(_ops.remainder(swaps, 2), 2))
+    piv = stack(pivots, -1) if n else _ops.ones(*batch, 0, dtype=A.dtype, device=A.device)
+    return (M[..., n:] if B is not None else None), sign, piv
+
+
+def _check_invertible(pivots, name):
+    """torch's errors for a singular matrix (the first zero pivot is LU's zero diagonal element)."""
+    if not pivots.numel() or not bool(_ops.any(_ops.eq(pivots, 0)).item()):
+        return
+    if name == "linalg.inv":
+        first = _ops.argmax(_ops.cast(_ops.eq(_ops.reshape(pivots, -1, pivots.shape[-1]), 0), _ops.dt.int32), -1)
+        raise LinAlgError(f"linalg.inv: The diagonal element {int(_ops.amin(first).item()) + 1} is zero, the inversion "
+                          "could not be completed because the input matrix is singular.")
+    raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+
+
+def solve(A, B, *, left=True):
+    if not left:
+        return solve(A.mT, B.mT).mT
+    _check_square(A, "linalg.solve")
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and B.shape == A.shape[:-1])
+    rhs = unsqueeze(B, -1) if vector else B
+    batch = _ops.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
+    n = A.shape[-1]
+    A = _ops.expand(A, *batch, n, n)
+    rhs = _ops.expand(rhs, *batch, *rhs.shape[-2:])
+    X, _, pivots = _eliminate(A, rhs)
+    _check_invertible(pivots, "solve")
+    return squeeze(X, -1) if vector else X
+
+
+def inv(A):
+    _check_square(A, "linalg.inv")
+    eye = _ops.expand(_ops.eye(A.shape[-1], dtype=A.dtype, device=A.device), *A.shape)
+    X, _, pivots = _eliminate(A, eye)
+    _check_invertible(pivots, "linalg.inv")
+    return X
+
+
+def det(A):
+    _check_square(A, "linalg.det")
+    _, sign, pivots = _eliminate(A)
+    return _ops.mul(_ops.prod(pivots, -1), sign)
+
+
+_SlogDet = namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+def slogdet(A):
+    _check_square(A, "linalg.slogdet")
+    _, sign, pivots = _eliminate(A)
+    s = _ops.mul(_ops.prod(_ops.sign(pivots), -1), sign)
+    return _SlogDet(s, _ops.sum(_ops.log(_ops.abs(pivots)), -1))
+
+
+# -- orthogonal decompositions ----------------------------------------------------------------
+_QR = namedtuple("qr", ["Q", "R"])
+
+
+def qr(A, mode="reduced"):
+    """Householder reflections with LAPACK's signs (R's diagonal is -sign(a) |x|), so Q and R
+    are torch's."""
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           "or 'complete'")
+    m, n = A.shape[-2], A.shape[-1]
+    k = min(m, n)
+    batch = A.shape[:-2]
+    R = A
+    Q = _ops.expand(_ops.eye(m, dtype=A.dtype, device=A.device), *batch, m, m)
+    rows = _ops.arange(m, device=A.device)
+    for j in range(k):
+        x = _ops.where(_ops.lt(rows, j), 0.0, R[..., :, j])  # (..., m): the column from row j down
+        alpha = R[..., j, j]
+        tail = _ops.sum(_ops.square(_ops.where(_ops.gt(rows, j), x, 0.0)), -1)
+        norm = _ops.sqrt(_ops.add(tail, _ops.square(alpha)))
+        flat = _ops.eq(tail, 0)  # nothing below the diagonal: H = I
+        beta = _ops.where(_ops.ge(alpha, 0), _ops.neg(norm), norm)
+        safe_beta = _ops.where(flat, 1.0, beta)
+        tau = _ops.where(flat, 0.0, _ops.div(_ops.sub(beta, alpha), safe_beta))
+        scale = _ops.where(flat, 1.0, _ops.sub(alpha, beta))
+        v = _ops.where(_ops.eq(rows, j), 1.0, _ops.div(x, unsqueeze(scale, -1)))  # (..., m)
+        tv = _ops.mul(unsqueeze(tau, -1), v)
+        R = _ops.sub(R, _ops.mul(unsqueeze(tv, -1), unsqueeze(_ops.matmul(unsqueeze(v, -2), R), -2)[..., 0, :, :]))
+        Q = _ops.sub(Q, _ops.mul(_ops.matmul(Q, unsqueeze(v, -1)), unsqueeze(tv, -2)))
+    R = R.triu()
+    if mode == "complete":
+        return _QR(Q, R)
+    if mode == "r":
+        return _QR(_ops.empty(0, dtype=A.dtype, device=A.device), narrow(R, -2, 0, k))
+    return _QR(narrow(Q, -1, 0, k), narrow(R, -2, 0, k))
+
+
+def _jacobi_pairs(n):
+    """Rounds of disjoint index pairs covering every pair once (the round-robin tournament)."""
+    players = list(range(n)) + ([None] if n % 2 else [])
+    rounds = []
+    for _ in range(len(players) - 1):
+        pairs = [(players[i], players[-1 - i]) for i in range(len(players) // 2)]
+        rounds.append([(min(p, q), max(p, q)) for p, q in pairs if p is not None and q is not None])
+        players = [players[0], players[-1]] + players[1:-1]
+    return rounds
+
+
+_EigH = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+_JACOBI_SWEEPS = 10
+
+
+def _set4(J, p, q, c, s):
+    n = J.shape[-1]
+    rows = _ops.arange(n, device=J.device).reshape(n, 1)
+    cols = _ops.arange(n, device=J.device)
+    c, s = unsqueeze(unsqueeze(c, -1), -1), unsqueeze(unsqueeze(s, -1), -1)
+    J = _ops.where(_ops.logical_and(_ops.eq(rows, p), _ops.eq(cols, p)), c, J)
+    J = _ops.where(_ops.logical_and(_ops.eq(rows, q), _ops.eq(cols, q)), c, J)
+    J = _ops.where(_ops.logical_and(_ops.eq(rows, p), _ops.eq(cols, q)), s, J)
+    return _ops.where(_ops.logical_and(_ops.eq(rows, q), _ops.eq(cols, p)), _ops.neg(s), J)
+
+
+def _jacobi_eigh(S):
+    """Cyclic Jacobi on a symmetric S: rotations zero one off-diagonal entry per pair, disjoint
+    pairs at once; (eigenvalues unsorted, eigenvectors as columns)."""
+    n = S.shape[-1]
+    batch = S.shape[:-2]
+    V = _ops.expand(_ops.eye(n, dtype=S.dtype, device=S.device), *batch, n, n)
+    for _ in range(_JACOBI_SWEEPS):
+        for pairs in _jacobi_pairs(n):
+            ps, qs = [p for p, _ in pairs], [q for _, q in pairs]
+            app = stack([S[..., p, p] for p in ps], -1)
+            aqq = stack([S[..., q, q] for q in qs], -1)
+            apq = stack([S[..., p, q] for p, q in pairs], -1)
+            J = _set_rotations(n, pairs, *_jacobi_rotation(app, aqq, apq), S)
+            S = _ops.matmul(_ops.matmul(J.mT, S), J)
+            V = _ops.matmul(V, J)
+    return S.diagonal(0, -2, -1), V
+
+
+def _jacobi_rotation(app, aqq, apq):
+    """(cos, sin) of the rotation that zeroes apq in [[app, apq], [apq, aqq]] (the smaller angle)."""
+    zero = _ops.eq(apq, 0)
+    theta = _ops.div(_ops.sub(aqq, app), _ops.mul(_ops.where(zero, 1.0, apq), 2))
+    t = _ops.div(_ops.where(_ops.ge(theta, 0), 1.0, -1.0),
+                 _ops.add(_ops.abs(theta), _ops.sqrt(_ops.add(_ops.square(theta), 1))))
+    t = _ops.where(zero, 0.0, t)
+    c = _ops.rsqrt(_ops.add(_ops.square(t), 1))
+    return c, _ops.mul(t, c)
+
+
+def _set_rotations(n, pairs, c, s, like):
+    batch = like.shape[:-2]
+    J = _ops.expand(_ops.eye(n, dtype=like.dtype, device=like.device), *batch, n, n)
+    for k, (p, q) in enumerate(pairs):
+        J = _set4(J, p, q, c[..., k], s[..., k])
+    return J
+
+
+def eigh(A, UPLO="L"):
+    """Symmetric eigendecomposition by Jacobi rotations (ascending eigenvalues, as torch); the
+    gradient is torch's formula, not the iterations'."""
+    _check_square(A, "linalg.eigh")
+    lower = A.tril() if UPLO == "L" else A.triu()
+    with _autograd.no_grad():
+        S = _ops.add(lower, (A.tril(-1) if UPLO == "L" else A.triu(1)).mT).detach()
+        values, vectors = _jacobi_eigh(S)
+        values, order = values.sort(-1)
+        vectors = vectors.gather(-1, _ops.expand(unsqueeze(order, -2), *vectors.shape))
+    values = _autograd.record("eigh_values", values, (A,), vectors=vectors)
+    vectors = _autograd.record("eigh_vectors", vectors, (A,), values=values.detach())
+    return _EigH(values, vectors)
+
+
+def eigvalsh(A, UPLO="L"):
+    return eigh(A, UPLO).eigenvalues
+
+
+_SVD = namedtuple("svd", ["U", "S", "Vh"])
+
+
+def svd(A, full_matrices=True):
+    """One-sided Jacobi: columns rotated pairwise until orthogonal; S descending, as torch.
+    Only the reduced form (full_matrices=False) for non-square inputs."""
+    m, n = A.shape[-2], A.shape[-1]
+    if full_matrices and m != n:
+        raise NotImplementedError("webtorch: linalg.svd(full_matrices=True) of a non-square matrix is not "
+                                  "supported; pass full_matrices=False")
+    if m < n:
+        U, S, Vh = svd(A.mT, full_matrices=False)
+        return _SVD(Vh.mT, S, U.mT)
+    batch = A.shape[:-2]
+    with _autograd.no_grad():
+        W = A.detach()
+        V = _ops.expand(_ops.eye(n, dtype=A.dtype, device=A.device), *batch, n, n)
+        for _ in range(_JACOBI_SWEEPS):
+            for pairs in _jacobi_pairs(n):
+                ap = stack([W[..., :, p] for p, _ in pairs], -1)
+                aq = stack([W[..., :, q] for _, q in pairs], -1)
+                alpha, beta = _ops.sum(_ops.square(ap), -2), _ops.sum(_ops.square(aq), -2)
+                gamma = _ops.sum(_ops.mul(ap, aq), -2)
+                J = _set_rotations(n, pairs, *_jacobi_rotation(alpha, beta, gamma), V)
+                W = _ops.matmul(W, J)
+                V = _ops.matmul(V, J)
+        S = _math_ops.vector_norm(W, 2, -2)
+        S, order = S.sort(-1, descending=True)
+        W = W.gather(-1, _ops.expand(unsqueeze(order, -2), *W.shape))
+        V = V.gather(-1, _ops.expand(unsqueeze(order, -2), *V.shape))
+        U = _ops.div(W, unsqueeze(_ops.where(_ops.eq(S, 0), 1.0, S), -2))
+    if _autograd.is_grad_enabled() and A.requires_grad:
+        raise NotImplementedError("webtorch: linalg.svd has no gradient yet (use it under no_grad, or eigh)")
+    return _SVD(U, S, V.mT)
+
+
+def svdvals(A):
+    return svd(A, full_matrices=False).S
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    if dtype is not None:
+        A = _ops.cast(A, dtype)
+    d0, d1 = (_ops._wrap_dim(d, A.dim()) for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in (1, -1, float("inf"), float("-inf")):
+        sum_dim, pick_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
+        sums = _ops.sum(_ops.abs(A), sum_dim, keepdim=True)
+        out = (_ops.amax if ord > 0 else _ops.amin)(sums, pick_dim, keepdim=True)
+        return out if keepdim else squeeze(out, (d0, d1))
+    if ord in ("nuc", 2, -2):
+        moved = _ops.permute(A, *[d for d in range(A.dim()) if d not in (d0, d1)], d0, d1)
+        s = svdvals(moved)
+        out = _ops.sum(s, -1) if ord == "nuc" else (s[..., 0] if ord == 2 else s[..., -1])
+        if keepdim:
+            out = unsqueeze(unsqueeze(out, min(d0, d1)), max(d0, d1))
+        return out
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+_ops.Tensor.det, _ops.Tensor.slogdet, _ops.Tensor.inverse = det, slogdet, inv

@@ -281,27 +281,37 @@ def put(dst, offsets, src, accumulate):
 
 
 def _put_at(dst, offs, src, accumulate):
+    """dst's elements at offs = src's, or reduced with them: accumulate True or "sum" (+=), "prod",
+    "amax", "amin"."""
+    reduce = "sum" if accumulate is True else accumulate or None
     vals = _flat_values(src)
     if USE_NUMPY:
         flat = _np.frombuffer(dst._storage.data, dtype=_NP_HOST[dst.dtype])
-        if not accumulate:
+        if not reduce:
             flat[offs] = vals
-        elif dst.dtype is dt.bool_:
-            _np.logical_or.at(flat, offs, vals)
+            return
+        if dst.dtype is dt.bool_:
+            ufunc = _np.logical_and if reduce in ("prod", "amin") else _np.logical_or
         else:
-            _np.add.at(flat, offs, vals)
-            if dst.dtype in dt.ROUNDED:
-                flat[offs] = _host_array(dst.dtype, flat[offs])
+            ufunc = {"sum": _np.add, "prod": _np.multiply, "amax": _np.maximum, "amin": _np.minimum}[reduce]
+        with _np.errstate(all="ignore"):
+            ufunc.at(flat, offs, vals)
+        if dst.dtype in dt.ROUNDED:
+            flat[offs] = _host_array(dst.dtype, flat[offs])
         return
     data = dst._storage.data
-    vals = list(vals)
-    for o, v in zip(offs, vals):
-        if not accumulate:
+    combine = _PUT_COMBINE[reduce] if reduce else None
+    for o, v in zip(offs, list(vals)):
+        if combine is None:
             data[o] = v
         elif dst.dtype is dt.bool_:
-            data[o] = data[o] or v
+            data[o] = (data[o] and v) if reduce in ("prod", "amin") else (data[o] or v)
         else:
-            data[o] = _PY_TYPE[dst.dtype](data[o] + v)
+            data[o] = _PY_TYPE[dst.dtype](combine(data[o], v))
+
+
+_PUT_COMBINE = {"sum": lambda a, b: a + b, "prod": lambda a, b: a * b, "amax": ELEMENTWISE["maximum"].python,
+                "amin": ELEMENTWISE["minimum"].python}
 
 
 def _along_offsets(x, dim, index):

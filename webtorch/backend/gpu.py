@@ -451,9 +451,10 @@ def put_along(dst, dim, index, src, accumulate):
 
 
 def put(dst, offsets, src, accumulate):
-    """dst's storage elements at offsets = (or +=) src's (src: dst's dtype, offsets' numel)."""
+    """dst's storage elements at offsets = src's, or reduced with them: accumulate True or "sum"
+    (+=), "prod", "amax", "amin" (src: dst's dtype, offsets' numel)."""
     if accumulate and dst.dtype is dt.float16:
-        return _through_float32(dst, src, lambda wide, wide_src: put(wide, offsets, wide_src, True))
+        return _through_float32(dst, src, lambda wide, wide_src: put(wide, offsets, wide_src, accumulate))
     offsets, o_off = _flat(offsets)
     if src._storage is dst._storage:  # bound read-only and writable at once otherwise
         src = src.clone()
@@ -476,8 +477,8 @@ def _narrow_sums(dst):
 
 
 def _through_float32(dst, src, put_wide):
-    """An accumulating put into float16: WGSL has no f16 atomics, so dst's whole storage goes to f32,
-    takes the adds (put_wide(dst's view of the f32 copy, src in f32)), and comes back rounded to half."""
+    """A reducing put into float16: WGSL has no f16 atomics, so dst's whole storage goes to f32, takes
+    the reductions (put_wide(dst's view of the f32 copy, src in f32)), and comes back rounded to half."""
     from ..ops_table import ELEMENTWISE
     whole = Tensor(dst._storage, (dst._storage.numel,))
     wide = Tensor(empty(dt.float32, whole.numel()), whole.shape)

@@ -251,25 +251,37 @@ def take(d, address="offsets"):
     return ("take", STORAGE[d], address), _addressed("take", address, 2, T=STORAGE[d]), "wrr"
 
 
-# put's store per stored type when accumulating: WGSL atomics are integer-only, so float adds
-# are a compare-exchange loop on the bits.
-_ATOMIC_ADD = {
-    "f32": "  loop {\n    let old = atomicLoad(&dst[o]);\n"
-           "    if (atomicCompareExchangeWeak(&dst[o], old, bitcast<u32>(bitcast<f32>(old) + v)).exchanged) { break; }\n"
-           "  }",
-    "i32": "  atomicAdd(&dst[o], v);",
-    "u32": "  atomicOr(&dst[o], v);",
+def _cas(t, combine):
+    """A compare-and-swap loop storing combine(old, v) (f32 lives in atomic<u32> as bits)."""
+    new = f"bitcast<u32>({combine.format(old='bitcast<f32>(old)')})" if t == "f32" else combine.format(old="old")
+    return ("  loop {\n    let old = atomicLoad(&dst[o]);\n"
+            f"    if (atomicCompareExchangeWeak(&dst[o], old, {new}).exchanged) {{ break; }}\n  }}")
+
+
+# put's store per stored type when reducing: "sum" (+=), "prod", "amax", "amin" (scatter_reduce).
+# WGSL atomics are integer-only, so float reductions are a compare-exchange loop on the bits.
+_ATOMIC = {
+    ("sum", "f32"): _cas("f32", "{old} + v"), ("sum", "i32"): "  atomicAdd(&dst[o], v);",
+    ("sum", "u32"): "  atomicOr(&dst[o], v);",
+    ("prod", "f32"): _cas("f32", "{old} * v"), ("prod", "i32"): _cas("i32", "{old} * v"),
+    ("prod", "u32"): "  atomicAnd(&dst[o], v);",
+    ("amax", "f32"): _cas("f32", "wt_max({old}, v)"), ("amax", "i32"): "  atomicMax(&dst[o], v);",
+    ("amax", "u32"): "  atomicOr(&dst[o], v);",
+    ("amin", "f32"): _cas("f32", "wt_min({old}, v)"), ("amin", "i32"): "  atomicMin(&dst[o], v);",
+    ("amin", "u32"): "  atomicAnd(&dst[o], v);",
 }
 
 
 def put(d, accumulate, address="offsets"):
+    """accumulate: False (assign), True or "sum" (+=), "prod", "amax", "amin"."""
     t = STORAGE[d]
-    if accumulate:
-        dst_type, store = "atomic<i32>" if t == "i32" else "atomic<u32>", _ATOMIC_ADD[t]
+    reduce = "sum" if accumulate is True else accumulate or None
+    if reduce:
+        dst_type, store = "atomic<i32>" if t == "i32" else "atomic<u32>", _ATOMIC[(reduce, t)]
     else:
         dst_type, store = t, "  dst[o] = v;"
-    source = _addressed("put", address, 3, T=t, dst_type=dst_type, store=store)
-    return ("put", t, accumulate, address), source, "wrr"
+    source = wgsl("prelude") + _addressed("put", address, 3, T=t, dst_type=dst_type, store=store)
+    return ("put", t, reduce, address), source, "wrr"
 
 
 def scan(op, d):
