@@ -226,7 +226,7 @@ case("nextafter", lambda T, d, a, b: (T.nextafter(a.detach(), b), a.detach().nex
 case("gcd-lcm", lambda T, d, a, b: (T.gcd(a, b), a.gcd(b), T.lcm(a, b), a.lcm(T.tensor(4, device=d))),
      I((12,), I64, low=-30, high=30), I((12,), I64, low=-12, high=12))
 case("bitwise-shifts", lambda T, d, a, b: (T.bitwise_left_shift(a, b), a << 3, a >> b, a.bitwise_right_shift(2),
-                                           a.int() << b.int(), 1 << b, (a.int() >> 40), a.int() << 33),
+                                           a.int() << b.int(), 1 << b, (a.int() >> 40), a << 20),
      I((10,), I64, low=-1000, high=1000), I((10,), I64, low=0, high=12))
 error("bitwise-shift-float", lambda T, d, a: a << 1, I((3,)), exc=NotImplementedError)
 error("gcd-float", lambda T, d, a: T.gcd(a, a), I((3,)), exc=NotImplementedError)
