@@ -209,3 +209,29 @@ def test_multivariate_normal_samples(device):
     s = torch.tensor(m.sample((N,)).tolist(), dtype=torch.float64)
     assert torch.allclose(s.mean(0), torch.tensor([1.0, 0.0, -1.0], dtype=torch.float64), atol=0.05)
     assert torch.allclose(torch.cov(s.T), torch.tensor(cov, dtype=torch.float64), atol=0.06)
+
+
+def _module_dtypes(T, method):
+    T.manual_seed(0)
+    m = T.nn.Sequential(T.nn.Linear(3, 2), T.nn.BatchNorm1d(2))
+    with T.no_grad():
+        for i, p in enumerate(m.parameters()):
+            p.copy_(T.linspace(-1, 1, p.numel()).reshape(p.shape) * (i + 1))
+    weight = m[0].weight
+    out = getattr(m, method)()
+    x = T.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]]).to(m[0].weight.dtype)
+    y = m.eval()(x)
+    return (out is m, m[0].weight is weight, [str(p.dtype).split(".")[-1] for p in m.parameters()],
+            [str(b.dtype).split(".")[-1] for b in m.buffers()], y.float().tolist())
+
+
+@pytest.mark.parametrize("method", ["half", "float", "double", "bfloat16"])
+def test_module_dtype_conversions(method):
+    dtype = {"half": "float16", "float": "float32", "double": "float64", "bfloat16": "bfloat16"}[method]
+    if not hasattr(webtorch, dtype):
+        with pytest.raises(TypeError, match=dtype):
+            getattr(webtorch.nn.Linear(2, 2), method)()
+        return
+    got, expected = _module_dtypes(webtorch, method), _module_dtypes(torch, method)
+    assert got[:4] == expected[:4]
+    assert torch.allclose(torch.tensor(got[4]), torch.tensor(expected[4]), rtol=1e-2, atol=1e-2)

@@ -221,8 +221,25 @@ class Module:
     def webgpu(self):
         return self.to("webgpu")
 
+    def _floats_to(self, name):
+        """The floating parameters and buffers (and their gradients) converted to dtype `name`."""
+        from .. import _dtypes as dt
+        dtype = dt.BY_NAME.get(name)
+        if dtype is None:
+            raise TypeError(f"webtorch has no {name} dtype yet")
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
     def float(self):
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+        return self._floats_to("float32")
+
+    def half(self):
+        return self._floats_to("float16")
+
+    def double(self):
+        return self._floats_to("float64")
+
+    def bfloat16(self):
+        return self._floats_to("bfloat16")
 
     # -- state --------------------------------------------------------------------------------
     def state_dict(self, destination=None, prefix="", keep_vars=False):
