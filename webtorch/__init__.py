@@ -54,11 +54,3 @@ def is_floating_point(x):
 
 def is_autocast_enabled(device_type=None):
     return False  # autocast is a no-op in webtorch (webtorch.amp)
-
-
-def compile(model=None, **kwargs):
-    """torch.compile: webtorch runs eagerly, so the model or function comes back unchanged (same
-    results, no compilation); usable as a decorator with or without arguments."""
-    if model is None:
-        return lambda fn: fn
-    return model
