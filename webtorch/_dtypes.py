@@ -202,4 +202,4 @@ class iinfo:
         self.max = (1 << (self.bits - 1)) - 1 if d.is_signed else (1 << self.bits) - 1
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"  # torch prints them with %g

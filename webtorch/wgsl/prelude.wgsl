@@ -281,6 +281,7 @@ fn wt_bf16(x: f32) -> f32 {
   let b = bitcast<u32>(x);
   if ((b & 0x7fffffffu) > 0x7f800000u) { return x; }
   return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
+}
 
 // -- special functions (issue 14) -------------------------------------------------------------
 // log(e^a + e^b), exact for equal infinities; the combine of logcumsumexp's scan.
