@@ -1,0 +1,106 @@
+// Semantic search (web/search.html): webtorch in a worker runs web/examples/semantic_search.py (weights
+// with a progress bar, then the corpus embedded on the GPU), then search(query) for each query.
+import {Webtorch} from "./webtorch-client.js";
+import {checkWebGPU, trimTraceback} from "./common.js";
+
+const $ = (id) => document.getElementById(id);
+const page = {wt: null, results: [], ready: false, running: false, software: false};
+window.searchDemo = page;  // for the browser tests and the curious
+
+function setStatus(text, pct) {
+  $("status-text").textContent = text;
+  if (pct != null) $("status-bar").value = pct;
+}
+
+function print(text, cls) {
+  const span = document.createElement("span");
+  if (cls) span.className = cls;
+  span.textContent = text + "\n";
+  $("console").appendChild(span);
+}
+
+function rows(dl, pairs) {
+  dl.replaceChildren(...pairs.flatMap(([k, v]) => {
+    const dt = document.createElement("dt");
+    dt.textContent = k;
+    const dd = document.createElement("dd");
+    dd.textContent = v;
+    return [dt, dd];
+  }));
+}
+
+function onProgress(p) {  // Pyodide and webtorch start-up, then the weights' download (bytes)
+  const mb = (x) => (x / 2 ** 20).toFixed(1);
+  if (p.name === "model.safetensors" && p.total) setStatus(`Downloading the weights: ${mb(p.loaded)} / ${mb(p.total)} MB`, 100 * p.loaded / p.total);
+  else setStatus(p.status === "ready" ? "Starting…" : `${p.label || p.name}…`, p.progress);
+}
+
+function onEvent(kind, data) {
+  const d = JSON.parse(data);
+  if (kind === "tensors") setStatus(`Weights to the GPU: ${d.loaded} / ${d.total} tensors`, 100 * d.loaded / d.total);
+  if (kind === "embedded") setStatus(`Embedding the corpus: ${d.done} / ${d.total} sentences`, 100 * d.done / d.total);
+}
+
+async function search() {
+  if (page.running || !page.ready) return;
+  page.running = true;
+  $("search").disabled = true;
+  const query = $("query").value;
+  try {
+    const r = await page.wt.run(`import json\njson.dumps(search(${JSON.stringify(query)}))`);
+    const result = JSON.parse(r);
+    page.results.push({query, ...result});
+    $("hits").replaceChildren(...result.hits.map((h) => {
+      const li = document.createElement("li");
+      li.innerHTML = `<span class="score"></span> <code></code>`;
+      li.querySelector(".score").textContent = h.score.toFixed(3);
+      li.querySelector("code").textContent = h.sentence;
+      return li;
+    }));
+    const t = result.timings;
+    rows($("timings"), [["download the weights", `${t.download.toFixed(2)} s`],
+                        ["weights to the GPU", `${t.to_gpu.toFixed(2)} s`],
+                        ["embed the corpus", `${t.embed_corpus.toFixed(2)} s`],
+                        ["this query", `${(1000 * result.seconds).toFixed(0)} ms`]]);
+  } catch (e) {
+    print(trimTraceback(e.message), "err");
+  } finally {
+    page.running = false;
+    $("search").disabled = false;
+  }
+}
+
+async function main() {
+  const check = await checkWebGPU();
+  if (!check.adapter) {
+    document.body.dataset.state = "nogpu";
+    $("nogpu").hidden = false;
+    $("nogpu-reason").textContent = check.reason;
+    setStatus("WebGPU unavailable", 0);
+    return;
+  }
+  const info = check.adapter.info || {};
+  page.software = !!info.isFallbackAdapter || /swiftshader|llvmpipe/i.test(`${info.architecture} ${info.device}`);
+  rows($("adapter"), [["vendor", info.vendor || "n/a"], ["architecture", info.architecture || "n/a"],
+                      ["device", info.device || info.description || "n/a"], ["software adapter", String(page.software)]]);
+  $("software-note").hidden = !page.software;
+  page.wt = new Webtorch({onProgress, onEvent, onStdout: (line) => print(line), onStderr: (line) => print(line, "err")});
+  await page.wt.start();
+  const [model, script] = await Promise.all(["minilm.py", "semantic_search.py"].map(async (f) => (await fetch(`examples/${f}`)).text()));
+  await page.wt.putFile("/home/pyodide/minilm.py", model);
+  await page.wt.run(`ORIGIN = ${JSON.stringify(location.origin)}\nSUBSET = ${page.software ? 18 : 1}\n` + script);
+  page.ready = true;
+  $("search").disabled = false;
+  $("search").onclick = search;
+  $("query").addEventListener("keydown", (ev) => ev.key === "Enter" && search());
+  setStatus("Ready", 100);
+  document.body.dataset.state = "ready";
+  await search();
+}
+
+main().catch((e) => {
+  document.body.dataset.state = "error";
+  setStatus(`Start-up failed: ${e.message.split("\n").slice(-2).join(" ")}`);
+  print(trimTraceback(e.message || String(e)), "err");
+  console.error(e);
+});
