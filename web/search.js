@@ -88,7 +88,7 @@ async function main() {
   await page.wt.start();
   const [model, script] = await Promise.all(["minilm.py", "semantic_search.py"].map(async (f) => (await fetch(`examples/${f}`)).text()));
   await page.wt.putFile("/home/pyodide/minilm.py", model);
-  await page.wt.run(`ORIGIN = ${JSON.stringify(location.origin)}\nSUBSET = ${page.software ? 18 : 1}\n` + script);
+  await page.wt.run(`ORIGIN = ${JSON.stringify(location.origin)}\nSUBSET = ${page.software ? 36 : 1}\n` + script);
   page.ready = true;
   $("search").disabled = false;
   $("search").onclick = search;
