@@ -190,3 +190,42 @@ case("nn-losses-probabilistic", lambda T, d, x, y, v: (NF(T).multilabel_soft_mar
                                                        NF(T).gaussian_nll_loss(x, y, v, full=True),
                                                        NF(T).gaussian_nll_loss(x, y, v[:, 0])),
      I((3, 4)), I((3, 4)), I((3, 4), kind="positive"), atol=1e-5, rtol=1e-4)
+
+
+# -- issue 11: silently wrong results found by real and random programs --------------------------
+case("nn-conv2d-strided-bias", lambda T, d, x, w, b: NF(T).conv2d(x, w, b), I((1, 1, 5, 4)), I((2, 1, 3, 1)),
+     I((2,), layout="strided"), atol=1e-4, rtol=1e-4)
+case("nn-cosine_similarity-broadcast", lambda T, d, a, b, c: (NF(T).cosine_similarity(a, b, dim=-1),
+                                                              NF(T).cosine_similarity(c, b, dim=0)),
+     I((3, 2)), I((1, 1)), I((4, 1, 2)), atol=1e-5, rtol=1e-4)
+case("nn-interpolate-scale-factor", lambda T, d, x: (
+    NF(T).interpolate(x, scale_factor=0.5, mode="bilinear"),
+    NF(T).interpolate(x, scale_factor=0.5, mode="bilinear", align_corners=True),
+    NF(T).interpolate(x, scale_factor=(0.6, 1.7), mode="bilinear", recompute_scale_factor=True),
+    NF(T).interpolate(x, scale_factor=0.6, mode="nearest"),
+    NF(T).interpolate(x, scale_factor=(1.5, 2.5), mode="nearest"),
+    NF(T).interpolate(x, size=(3, 4), mode="bilinear", align_corners=True)), I((1, 2, 7, 3)), atol=1e-5, rtol=1e-4)
+case("nn-hardtanh-relu6-int", lambda T, d, x: (NF(T).hardtanh(x), NF(T).relu6(x * 3), NF(T).hardtanh(x, -2.5, 2.5)),
+     I((8,), I64))
+# infinities stay infinities: a -inf logit of another class, an ignored row with -inf, a fully masked row
+case("nn-cross_entropy-inf-logit", lambda T, d, x, t: (NF(T).cross_entropy(x, t), NF(T).cross_entropy(x, t, reduction="none")),
+     I((3, 3), values=[0.0, -INF, 1.0, 2.0, 0.5, -INF, -1.0, 0.0, 0.0]), I((3,), I64, values=[0, 1, 2]),
+     atol=1e-5, rtol=1e-4)
+case("nn-nll_loss-ignored-inf", lambda T, d, x, t, w: (NF(T).nll_loss(x, t, ignore_index=1),
+                                                       NF(T).nll_loss(x, t, weight=w, ignore_index=1, reduction="sum")),
+     I((2, 3), values=[-INF, -INF, -1.0, -0.5, -2.0, -3.0]), I((2,), I64, values=[1, 0]), I((3,), kind="positive"),
+     atol=1e-5, rtol=1e-4)
+case("nn-sdpa-fully-masked-row", lambda T, d, q, k, v, m: NF(T).scaled_dot_product_attention(q, k, v, attn_mask=m),
+     I((2, 3, 4)), I((2, 5, 4)), I((2, 5, 4)),
+     I((3, 5), BOOL, values=[True, False, True, True, False, False, False, False, False, False, True, True, True,
+                             True, True]), atol=1e-5, rtol=1e-4)
+# (detached: the gradient of a constant row is ill-conditioned, torch's is cancellation noise)
+case("nn-layer_norm-group_norm-constant-rows", lambda T, d, x, y: (NF(T).layer_norm(x.detach(), (64,)),
+                                                                   NF(T).group_norm(y.detach(), 2),
+                                                                   NF(T).layer_norm(x.detach() * 1e-30, (64,))),
+     I((2, 64), values=[5.118583e7]), I((1, 4, 16), values=[5.118583e7, 5.118583e7, 5.118583e7, 5.118583e7,
+                                                             -3.1e5]), atol=1e-4, rtol=1e-4)
+error("nn-cross_entropy-target-out-of-range", lambda T, d, x, t: NF(T).cross_entropy(x, t), I((2, 3)),
+      I((2,), I64, values=[0, 3]), exc=IndexError)
+error("nn-nll_loss-negative-target", lambda T, d, x, t: NF(T).nll_loss(x, t), I((2, 3)), I((2,), I64, values=[0, -2]),
+      exc=IndexError)

@@ -1312,6 +1312,52 @@ error("div_-int-true-division", lambda T, d, a: a.div_(2), I((3,), I64))
 error("out-float-into-int", lambda T, d, a: T.add(a, 1, out=T.empty(3, dtype=T.int64, device=d)), I((3,)))
 
 
+# -- issue 11: silently wrong results and crashes found by real and random programs -------------
+# dtypes: integer/bool results keep their dtype, float scalars are cast to it like torch
+case("add-bool-alpha", lambda T, d, a: (T.add(a, False, alpha=2), T.add(a, a, alpha=3), T.add(a.int(), a, alpha=2)),
+     I((5,), BOOL))
+case("square-bool", lambda T, d, a: T.square(a), I((5,), BOOL))
+case("addcmul-int-float-value", lambda T, d, a, b, c: T.addcmul(a, b, c, value=2.5), I((4,), I64), I((4,), I64),
+     I((4,), I64))
+case("addmm-addmv-baddbmm-int-float-beta", lambda T, d, m, v, b: (
+    T.addmm(m, m, m, beta=2.5, alpha=1.5), T.addmv(v, m, v, beta=0.5), T.baddbmm(b, b, b, beta=2.5)),
+     I((3, 3), I64), I((3,), I64), I((2, 3, 3), I64))
+case("addmm-beta0-ignores-nan", lambda T, d, a, b, c: T.addmm(a, b, c, beta=0), I((2, 3), kind="edge"), I((2, 4)),
+     I((4, 3)))
+# a dim on a 0-d tensor: -1 and 0 name its one (virtual) dim, like torch
+case("reduce-0d-dim", lambda T, d, a: (T.sum(a, 0), T.mean(a, -1), T.prod(a, 0, keepdim=True), T.amax(a, 0),
+                                       T.amin(a, (-1,)), T.all(a, 0), T.any(a, -1), T.argmax(a, 0),
+                                       T.argmin(a, -1, keepdim=True), T.logsumexp(a, 0), T.max(a, 0), T.min(a, -1),
+                                       T.var(a, 0, correction=0), T.std(a, -1, correction=0), T.norm(a, dim=0),
+                                       T.linalg.vector_norm(a, 3, dim=-1), T.nn.functional.cosine_similarity(a, a, 0),
+                                       T.movedim(a, 0, -1), a.mT, T.softmax(a, 0), T.cumsum(a, -1)), I(()),
+     **TRANS)
+case("var-std-0d-and-one-element", lambda T, d, a, b: (T.var(a), T.std(a, 0), T.var(b), T.std(b, correction=0)),
+     I(()), I((1,)))
+error("narrow-0d", lambda T, d, a: a.narrow(0, 0, 1), I(()))
+error("split-0d", lambda T, d, a: a.split(1, 0), I(()))
+error("chunk-0d", lambda T, d, a: a.chunk(1, 0), I(()))
+error("tensor_split-0d", lambda T, d, a: a.tensor_split(1, 0), I(()))
+error("select-0d", lambda T, d, a: a.select(0, 0), I(()), exc=IndexError)
+error("unbind-0d", lambda T, d, a: a.unbind(0), I(()), exc=IndexError)
+error("reduce-0d-dim-out-of-range", lambda T, d, a: T.sum(a, 1), I(()), exc=IndexError)
+error("reduce-0d-dim-repeated", lambda T, d, a: T.sum(a, (0, -1)), I(()))
+error("mT-1d", lambda T, d, a: a.mT, I((3,)))
+error("narrow-negative-length", lambda T, d, a: a.narrow(0, 0, -1), I((3,)))
+error("cat-empty-list", lambda T, d: T.cat([]), exc=ValueError)
+error("index_add-1d-out-of-range", lambda T, d, a, i, s: a.index_add(0, i, s), I((3,)), I((1,), I64, values=[5]),
+      I((1,)), exc=IndexError)
+# reductions and norms: no overflow or underflow in the squares and powers, constant rows exact
+# (torch's own gradient of the 6.7e29 norm overflows to NaN: that input is detached)
+case("norm-large-and-tiny", lambda T, d, a, b: (T.norm(a.detach(), 3), T.norm(a.detach()), T.linalg.vector_norm(b, 2.5),
+                                                T.linalg.vector_norm(b, 0.5), T.norm(b * 0.0, 3), T.dist(b, b),
+                                                T.dist(b, b * 2, 3)),
+     I((1,), values=[6.7e29]), I((3,), values=[1e-3, 2e-3, -3e-3]), **RED)
+case("std-var-huge", lambda T, d, a: (T.std(a), T.var(a * 1e-20), T.std(a * 1e-30, 0, keepdim=True)),
+     I((3,), values=[1e29, 2e29, 3e29]), **RED)
+case("cat-skips-empty-1d", lambda T, d, e, a: T.cat([e, a, e], 0), I((0,)), I((2, 3)))
+
+
 import nn_cases  # noqa: E402,F401  (nn.functional cases join the table)
 import more_op_cases  # noqa: E402,F401  (issue 14's ops and APIs join the table)
 

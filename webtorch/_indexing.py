@@ -43,8 +43,8 @@ def _check_index_dtype(idx, name=None):
 
 
 def _check_bounds(checks, exc=IndexError, message=None, negative=True):
-    """checks: (index tensor, dim size, dim); negative: whether -size <= index < 0 is allowed.
-    One readback for all of them."""
+    """checks: (index tensor, dim size, dim); negative: whether -size <= index < 0 is allowed;
+    message: a format string of value, dim and size. One readback for all of them."""
     checks = [(i, s, d) for i, s, d in checks if i.numel() and not _known_in_range(i, -s if negative else 0, s)]
     if not checks:
         return
@@ -280,7 +280,11 @@ def _check_along(name, x, dim, index, other=None):
 
 def gather(x, dim, index):
     d = _wrap_dim(dim, x.dim())
-    index = _check_along("gather", x, d, index)
+    return _gather(x, d, _check_along("gather", x, d, index))
+
+
+def _gather(x, d, index):
+    """gather along dim d of an index already checked."""
     if x.dim() == 0:
         return _take(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape))
     return _take(x, _along_offsets(x, index.shape, d, index))
@@ -426,7 +430,10 @@ def index_add_(x, dim, index, source, alpha=1):
     d = _wrap_dim(dim, x.dim())
     index = _select_index("index_add", x, d, index)
     size = x.shape[d] if x.dim() else 1
-    _check_bounds([(index, size, d)], RuntimeError, negative=False)
+    if x.dim() <= 1:  # torch's check differs by rank
+        _check_bounds([(index, size, d)], IndexError, "index out of range in self", negative=False)
+    else:
+        _check_bounds([(index, size, d)], RuntimeError, negative=False)
     if x.dim() == 0:
         return _put(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape), mul(source, alpha), True)
     shape = list(x.shape)

@@ -214,11 +214,19 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
         return _ops.sum(cast(_ops.ne(x, 0), x.dtype), dim, keepdim)
     if ord == 1:
         return _ops.sum(a, dim, keepdim)
-    if ord == 2:  # √0 is swapped out so that a zero vector's gradient is 0 (torch's), not NaN
-        squares = _ops.sum(mul(x, x), dim, keepdim)
-        zero = _ops.eq(squares, 0)
-        return where(zero, 0.0, _ops.sqrt(where(zero, 1.0, squares)))
-    return _ops.pow(_ops.sum(_ops.pow(a, ord), dim, keepdim), 1.0 / ord)
+    # (sum |x|^p)^(1/p) with |x| scaled by its largest value first, so that the powers neither
+    # overflow nor underflow; the scale is a constant to autograd (the norm is homogeneous in it).
+    # Where the sum or an element is 0 the gradient is 0 (as torch), not 0 * inf.
+    dims = _ops._reduce_dims(x, dim)
+    with autograd.no_grad():
+        m = _ops.amax(a, dims, keepdim=True) if x.numel() else _ops.ones_like(_ops.sum(a, dims, keepdim=True))
+        m = where(_ops.logical_or(_ops.eq(m, 0), _ops.isinf(m)), 1.0, m)
+    if ord == 2:
+        scaled = _ops.div(x, m)
+        total = _ops.sum(mul(scaled, scaled), dims, keepdim)
+    else:
+        total = _ops.sum(_ops._zero_safe_pow(_ops.div(a, m), ord), dims, keepdim)
+    return mul(_ops._zero_safe_pow(total, 1.0 / ord), m if keepdim else _ops.squeeze(m, dims))
 
 
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
@@ -257,10 +265,11 @@ ger = outer
 
 
 def _scaled_sum(input, product, beta, alpha):
-    product = product if alpha == 1 else mul(product, alpha)
-    if beta == 0:  # input is ignored, NaN and all (only its shape broadcasts)
-        return add(product, _ops.zeros_like(input))
-    return add(input if beta == 1 else mul(input, beta), product)
+    dtype = dt.result_type(input, product)  # torch casts beta and alpha to it
+    product = product if alpha == 1 else mul(product, _ops._as_scalar_of(dtype, alpha))
+    if beta == 0:  # input is ignored, NaN and all (only its shape broadcasts; its gradient is zeros)
+        return where(False, input, product)
+    return add(input if beta == 1 else mul(input, _ops._as_scalar_of(dtype, beta)), product)
 
 
 def addmm(input, mat1, mat2, beta=1, alpha=1):
@@ -283,7 +292,8 @@ def lerp(start, end, weight):
 
 
 def addcmul(input, tensor1, tensor2, value=1):
-    return add(input, mul(mul(tensor1, tensor2), value) if value != 1 else mul(tensor1, tensor2))
+    product = mul(tensor1, tensor2)
+    return add(input, mul(product, _ops._as_scalar_of(dt.result_type(input, product), value)) if value != 1 else product)
 
 
 def addcdiv(input, tensor1, tensor2, value=1):

@@ -19,7 +19,8 @@ def _is_tensor(x):
 
 
 def _device_of(operands):
-    """The device of the operands: that of the dimensioned tensors (0-d tensors may differ)."""
+    """The device of the operands: that of the dimensioned tensors (0-d tensors may differ); of 0-d
+    tensors alone, webgpu over cpu (like torch, a cpu 0-d tensor acts as a scalar)."""
     found = zero_dim = None
     for x in operands:
         if isinstance(x, Tensor):
@@ -29,7 +30,7 @@ def _device_of(operands):
                     raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
                                        "devices, webgpu:0 and cpu!")
                 found = kind
-            elif zero_dim is None:
+            elif zero_dim is None or zero_dim == "cpu":
                 zero_dim = kind
     return found or zero_dim or _default_device
 
@@ -244,7 +245,6 @@ ceil = _unary("ceil")
 trunc = _unary("trunc")
 sign = _unary("sign")
 reciprocal = _unary("reciprocal")
-square = _unary("square")
 erf = _unary("erf")
 logical_not = _unary("logical_not")
 isnan = _unary("isnan")
@@ -275,6 +275,10 @@ def round(x, decimals=0):
     return elementwise("round", x)
 
 
+def square(x):
+    return elementwise("square", cast(x, dt.int64) if x.dtype is dt.bool_ else x)  # torch: pow(bool, 2) is int64
+
+
 def neg(x):
     if x.dtype is dt.bool_:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
@@ -285,8 +289,28 @@ def neg(x):
 negative = neg
 
 
+def _as_scalar_of(dtype, v):
+    """A Python scalar cast to dtype's kind, as torch casts alpha/beta/value to the result dtype."""
+    if dtype is dt.bool_:
+        return builtins.bool(v)
+    return v if dtype.is_floating_point else int(v)
+
+
+def _times_alpha(x, other, alpha):
+    """other * alpha for x + alpha * other, in their result dtype (torch casts alpha to it)."""
+    if alpha == 1:
+        return other
+    dtype = dt.result_type(x, other)
+    if isinstance(alpha, float) and not dtype.is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    alpha = _as_scalar_of(dtype, alpha)
+    if _is_tensor(other):
+        return mul(cast(other, dtype) if other.dtype.category < dtype.category else other, alpha)
+    return _as_scalar_of(dt.scalar_dtype(other), other * alpha)
+
+
 def add(x, other, alpha=1):
-    return elementwise("add", x, other if alpha == 1 else other * alpha)
+    return elementwise("add", x, _times_alpha(x, other, alpha))
 
 
 def sub(x, other, alpha=1):
@@ -294,7 +318,7 @@ def sub(x, other, alpha=1):
             (other.dtype if _is_tensor(other) else dt.scalar_dtype(other)) is dt.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
-    return elementwise("sub", x, other if alpha == 1 else other * alpha)
+    return elementwise("sub", x, _times_alpha(x, other, alpha))
 
 
 subtract = sub
@@ -552,12 +576,20 @@ def flatten(x, start_dim=0, end_dim=-1):
     return reshape(x, *x.shape[:s], n, *x.shape[e + 1:])
 
 
+def _check_dimensioned(x, name):
+    if x.dim() == 0:
+        raise RuntimeError(f"{name} cannot be applied to a 0-dim tensor.")
+
+
 def narrow(x, dim, start, length):
+    _check_dimensioned(x, "narrow()")
     d = _wrap_dim(dim, x.dim())
     if isinstance(start, Tensor):  # a 0-d integer tensor (torch reads it)
         if start.dim() or start.dtype.category != 1:
             raise RuntimeError("start must be an 0-dim integral Tensor.")
         start = start.item()
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     if start < 0:
         start += x.shape[d]
     if not (0 <= start and start + length <= x.shape[d]):
@@ -623,7 +655,7 @@ def _setitem(x, index, value):
 def cat(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     # Legacy rule kept by PyTorch: 1-D empty tensors are skipped.
     parts = [t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)] or tensors[:1]
     ref = parts[0]
@@ -645,7 +677,9 @@ def cat(tensors, dim=0):
     for t in parts:
         _copy_into(narrow(out, d, start, t.shape[d]), t)
         start += t.shape[d]
-    return autograd.record("cat", out, parts, dim=d, sizes=[t.shape[d] for t in parts])
+    skipped = [t.dim() == 1 and t.shape[0] == 0 and ref.dim() != 1 for t in tensors]
+    return autograd.record("cat", out, tensors, dim=d,
+                           sizes=[None if s else t.shape[d] for s, t in zip(skipped, tensors)])
 
 
 concat = concatenate = cat
@@ -665,13 +699,15 @@ def stack(tensors, dim=0):
 
 # -- reductions ------------------------------------------------------------------------------
 def _reduce_dims(x, dim):
+    """The sorted, wrapped dims a reduction reduces. A 0-d tensor accepts dim -1 or 0 (like torch)
+    and reduces no dim: the result is its one element."""
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return tuple(range(x.dim()))
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
     dims = tuple(_wrap_dim(d, x.dim()) for d in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
-    return tuple(sorted(dims))
+    return tuple(sorted(dims)) if x.dim() else ()
 
 
 def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_name=None):
@@ -684,6 +720,8 @@ def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_na
         indices = Tensor(indices, shape)
         if len(dims) == 1:
             autograd.record(op + "_dim", values, (x,), dim=dims[0], indices=indices, keepdim=keepdim)
+        elif not dims:  # a 0-d input: the value is the input itself
+            autograd.record("copy", values, (x,))
         return values, indices
     name = grad_name or {"sum": "sum", "prod": "prod", "max": "amax", "min": "amin"}[op]
     return autograd.record(name, values, (x,), dims=dims, keepdim=keepdim)
@@ -781,7 +819,7 @@ def _arg_extreme(op, x, dim, keepdim):
         _check_nonempty(x, tuple(range(x.dim())), name)
         return _reduce(op, reshape(x, -1), 0, False, x.dtype, x.dtype, True)[1].reshape(
             [1] * x.dim() if keepdim else [])
-    _check_nonempty(x, (_wrap_dim(dim, x.dim()),), name)
+    _check_nonempty(x, _reduce_dims(x, dim), name)
     return _reduce(op, x, dim if x.dim() else (), keepdim, x.dtype, x.dtype, True)[1]
 
 
@@ -807,20 +845,58 @@ def _correction(unbiased, correction):
     return 1 if unbiased is None or unbiased else 0
 
 
-def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool) and dim is None:
-        dim, unbiased = unbiased, None
+def _shifted_mean(x, dims):
+    """The mean over dims (keepdim) as s + mean(x - s), s the first element of each reduced slice (a
+    constant to autograd): exact for a constant slice, and the digits the values share do not round."""
+    if x.numel() == 0:
+        return mean(x, dims, keepdim=True)
+    with autograd.no_grad():
+        shift = x[tuple(slice(0, 1) if d in dims else slice(None) for d in range(x.dim()))]
+    return add(mean(sub(x, shift), dims, keepdim=True), shift)
+
+
+def _zero_safe_pow(a, p):
+    """a ** p for a >= 0, with a zero gradient where a == 0 (for p < 1 the derivative p * a^(p-1) is
+    inf there, and torch's norm and std give 0)."""
+    if p >= 1:
+        return pow(a, p)
+    zero = eq(a, 0)
+    return where(zero, 0.0 if p > 0 else math.inf, pow(where(zero, 1.0, a), p))
+
+
+def _scaled_variance(x, dim, unbiased, correction, keepdim):
+    """(q, m): var = q * m * m and std = sqrt(q) * m, the deviations divided by their largest
+    magnitude m first (a constant to autograd) so that squaring them cannot overflow or underflow."""
     _check_float(x, "var")
     dims = _reduce_dims(x, dim)
     n = 1
     for d in dims:
         n *= x.shape[d]
-    centered = sub(x, mean(x, dims, keepdim=True))
-    return div(sum(mul(centered, centered), dims, keepdim), builtins.max(n - _correction(unbiased, correction), 0))
+    centered = sub(x, _shifted_mean(x, dims))
+    with autograd.no_grad():
+        m = amax(abs(centered), dims, keepdim=True) if x.numel() else ones_like(sum(x, dims, keepdim=True))
+        m = where(logical_or(eq(m, 0), isinf(m)), 1.0, m)
+    scaled = div(centered, m)
+    q = div(sum(mul(scaled, scaled), dims, keepdim), builtins.max(n - _correction(unbiased, correction), 0))
+    return q, (m if keepdim else squeeze(m, dims))
+
+
+def _var_args(dim, unbiased):
+    if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool) and dim is None:
+        return unbiased, None
+    return dim, unbiased
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dim, unbiased = _var_args(dim, unbiased)
+    q, m = _scaled_variance(x, dim, unbiased, correction, keepdim)
+    return mul(mul(q, m), m)
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return sqrt(var(x, dim, unbiased, keepdim, correction=correction))
+    dim, unbiased = _var_args(dim, unbiased)
+    q, m = _scaled_variance(x, dim, unbiased, correction, keepdim)
+    return mul(_zero_safe_pow(q, 0.5), m)
 
 
 def logsumexp(x, dim, keepdim=False):
@@ -897,6 +973,8 @@ def _conv2d(x, weight, bias, stride, pads, dilation, groups, out_size):
     if x.dim() != 4 or x.numel() == 0 or builtins.any(
             t.dtype is not dt.float32 or t._storage.device_type != x._storage.device_type for t in operands):
         return None
+    if bias is not None:
+        bias = contiguous(bias)  # the kernel reads bias[offset + channel]
     storage = backend(x._storage.device_type).conv2d(x, weight, bias, stride, pads, dilation, groups, out_size)
     out = Tensor(storage, (x.shape[0], weight.shape[0], *out_size))
     return autograd.record("conv2d", out, (x, weight, bias), stride=stride, pads=pads, dilation=dilation,
@@ -1185,7 +1263,13 @@ for _name in _METHODS:
 
 Tensor.where = lambda x, condition, other: where(condition, x, other)
 Tensor.T = property(_T)
-Tensor.mT = property(lambda x: transpose(x, -2, -1))
+def _mT(x):
+    if x.dim() == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return transpose(x, -2, -1) if x.dim() else x  # torch: the identity on 0-d tensors
+
+
+Tensor.mT = property(_mT)
 Tensor.__getitem__ = _getitem
 Tensor.__setitem__ = _setitem
 # Python's operators; each binary arithmetic one also in its reflected form (2 - t is t.__rsub__(2)).

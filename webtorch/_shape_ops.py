@@ -42,6 +42,8 @@ def _dims_arg(dims):
 
 # -- views -----------------------------------------------------------------------------------
 def split(x, split_size_or_sections, dim=0):
+    if x.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, x.dim())
     n = x.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -68,11 +70,15 @@ def split_with_sizes(x, split_sizes, dim=0):
 def chunk(x, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if x.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     n = x.shape[_wrap_dim(dim, x.dim())]
     return split(x, -(-n // chunks), dim) if n else (x,) * chunks
 
 
 def tensor_split(x, indices_or_sections, dim=0):
+    if x.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap_dim(dim, x.dim())
     n = x.shape[d]
     if isinstance(indices_or_sections, int):
@@ -84,11 +90,15 @@ def tensor_split(x, indices_or_sections, dim=0):
 
 
 def unbind(x, dim=0):
+    if x.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrap_dim(dim, x.dim())
     return tuple(select(x, d, i) for i in range(x.shape[d]))
 
 
 def select(x, dim, index):
+    if x.dim() == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, x.dim())
     return x[(slice(None),) * d + (index,)]
 
@@ -100,6 +110,8 @@ def movedim(x, source, destination):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(_dims_arg(source))} dims) "
                            f"should contain the same number of dims as destination "
                            f"({list(_dims_arg(destination))} dims)")
+    if x.dim() == 0:
+        return permute(x)
     order = [None] * x.dim()
     for s, d in zip(src, dst):
         order[d] = s

@@ -553,6 +553,18 @@ def _reduced_like(grad, x, dims, keepdim):
     return grad
 
 
+def _cat_rule(grad, out, *xs, dim, sizes):
+    """sizes[i]: input i's extent along dim, None for an empty 1-D input that cat skipped (zeros)."""
+    grads, start = [], 0
+    for x, size in zip(xs, sizes):
+        if size is None:
+            grads.append(F.zeros_like(x))
+        else:
+            grads.append(F.narrow(grad, dim, start, size))
+            start += size
+    return tuple(grads)
+
+
 def _extreme_rule(nan_aware):
     """The gradient flows evenly to every element equal to the extreme. torch.max/min over all
     elements count NaN as the extreme; torch.amax/amin compare with == (a NaN row gets NaN)."""
@@ -753,8 +765,7 @@ BACKWARD = {
     "reshape": lambda grad, out, x: (grad.reshape(x.shape),),                 # same elements, x's shape
     "permute": lambda grad, out, x, dims: (grad.permute(_inverse(dims)),),    # inverse permutation
     "index": lambda grad, out, x, index: (_unbroadcast_index(grad, x, index),),  # zeros, grad at the slice
-    "cat": lambda grad, out, *xs, dim, sizes: tuple(                          # the slice of each input
-        F.narrow(grad, dim, sum(sizes[:i]), s) for i, s in enumerate(sizes)),
+    "cat": _cat_rule,                                                         # the slice of each input
     # reductions
     "sum": lambda grad, out, x, dims, keepdim: (_reduced_like(grad, x, dims, keepdim).expand(x.shape),),  # copies
     "prod": lambda grad, out, x, dims, keepdim: (                             # prod / x (x ≠ 0)

@@ -458,13 +458,15 @@ def random(kind, n, seed, offset):
 
 
 def layer_norm(x, weight, bias, eps):
-    """layer_norm over x's last dim, float32 (as webgpu's kernel: mean, then the mean of squared
-    deviations); weight, bias: None or float32 tensors of that length. Returns a contiguous storage."""
+    """layer_norm over x's last dim, float32 (as webgpu's kernel: the mean as the first value plus the
+    mean of the differences from it, then the mean of squared deviations); weight, bias: None or
+    float32 tensors of that length. Returns a contiguous storage."""
     n = x.shape[-1] if x.dim() else 1
     if USE_NUMPY:
         a = _ndarray(x).reshape(-1, n)
         with _np.errstate(all="ignore"):
-            mean = a.mean(axis=1, keepdims=True)
+            first = a[:, :1]
+            mean = first + (a - first).mean(axis=1, keepdims=True)
             centered = a - mean
             y = centered / _np.sqrt((centered * centered).mean(axis=1, keepdims=True) + _np.float32(eps))
             if weight is not None:
@@ -479,7 +481,7 @@ def layer_norm(x, weight, bias, eps):
     out = array.array("f")
     for start in range(0, len(flat), n):
         row = flat[start:start + n]
-        mean = sum(row) / n
+        mean = row[0] + sum(v - row[0] for v in row) / n
         var = sum((v - mean) * (v - mean) for v in row) / n
         rstd = 1 / math.sqrt(var + eps) if var + eps > 0 else math.inf
         for i, v in enumerate(row):

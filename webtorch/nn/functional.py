@@ -10,6 +10,7 @@ from .. import _dtypes as dt
 from .. import _indexing, _math_ops
 from .. import _ops as F
 from .._ops import gelu, linear, log_softmax, relu, sigmoid, silu, softmax, tanh  # noqa: F401
+from .._indexing import _check_bounds, _gather
 from .._math_ops import vector_norm
 from ..autograd import no_grad
 
@@ -33,11 +34,13 @@ def softplus(x, beta=1.0, threshold=20.0):
 
 
 def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False):
+    if not x.dtype.is_floating_point:  # torch casts the bounds to the integer dtype
+        min_val, max_val = int(min_val), int(max_val)
     return F.clamp(x, min_val, max_val)
 
 
 def relu6(x, inplace=False):
-    return F.clamp(x, 0.0, 6.0)
+    return hardtanh(x, 0.0, 6.0)
 
 
 def hardswish(x, inplace=False):
@@ -77,8 +80,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     if fused is not None:
         return fused
     dims = tuple(range(x.dim() - n_dims, x.dim()))
-    mean = F.mean(x, dims, keepdim=True)
-    centered = x - mean
+    centered = x - F._shifted_mean(x, dims)
     var = F.mean(centered * centered, dims, keepdim=True)
     out = centered * F.rsqrt(var + eps)
     if weight is not None:
@@ -114,7 +116,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     dims = (0,) + tuple(range(2, x.dim()))
     shape = [1, x.shape[1]] + [1] * (x.dim() - 2)
     if training:
-        mean = F.mean(x, dims, keepdim=True)
+        mean = F._shifted_mean(x, dims)
         centered = x - mean
         var = F.mean(centered * centered, dims, keepdim=True)
         if running_mean is not None:
@@ -446,6 +448,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if attn_mask is not None:
         scores = F.where(attn_mask, scores, -math.inf) if attn_mask.dtype is dt.bool_ else scores + attn_mask
     weights = softmax(scores, -1)
+    # as torch (its _safe_softmax): a row whose every score is masked out attends to nothing (0s, not NaN)
+    weights = F.where(F.all(F.eq(scores, -math.inf), -1, keepdim=True), 0.0, weights)
     if dropout_p:
         weights = dropout(weights, dropout_p)
     return F.matmul(weights, value)
@@ -674,13 +678,20 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     unbatched = input.dim() == 1
     if unbatched:
         input, target = F.unsqueeze(input, 0), F.unsqueeze(target, 0)
+    if target.dtype.is_floating_point or target.dtype is dt.bool_:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    if input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
     c = input.shape[1]
     valid = F.ne(target, ignore_index)
     safe = F.where(valid, target, 0)
-    picked = F.cast(F.eq(F.unsqueeze(safe, 1), F.arange(c, device=input.device)), input.dtype)
-    w = F.ones(c, device=input.device) if weight is None else weight
-    sample_w = F.sum(picked * w, 1) * F.cast(valid, input.dtype)
-    loss = -F.sum(picked * input, 1) * sample_w
+    _check_bounds([(safe, c, 1)], IndexError, "Target {} is out of bounds.", negative=False)
+    # the picked log-probabilities by gather (not a one-hot product: 0 * -inf would be NaN), and
+    # ignored rows by where (their -inf must not reach the sum)
+    picked = F.squeeze(_gather(input, 1, F.unsqueeze(safe, 1)), 1)
+    sample_w = F.cast(valid, input.dtype) if weight is None else F.where(valid, _gather(weight, 0, safe), 0.0)
+    loss = F.where(valid, -picked * sample_w, 0.0)
     if reduction == "mean":
         return F.sum(loss) / F.sum(sample_w)
     return _reduce_loss(loss.reshape(target_shape) if reduction == "none" else loss, reduction)
@@ -729,10 +740,13 @@ def kl_div(input, target, reduction="mean", log_target=False):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    dot = F.sum(x1 * x2, dim)
-    n1 = F.sqrt(F.sum(x1 * x1, dim))
-    n2 = F.sqrt(F.sum(x2 * x2, dim))
-    return dot / (F.clamp(n1, min=eps) * F.clamp(n2, min=eps))
+    """As torch: both broadcast to one shape first (a size-1 dim is repeated, not summed once), each
+    divided by its norm (clamped to eps), then the dot product."""
+    shape = F.broadcast_shapes(x1.shape, x2.shape)
+    x1, x2 = F.expand(x1, *shape), F.expand(x2, *shape)
+    n1 = F.clamp(vector_norm(x1, 2, dim, keepdim=True), min=eps)
+    n2 = F.clamp(vector_norm(x2, 2, dim, keepdim=True), min=eps)
+    return F.sum((x1 / n1) * (x2 / n2), dim)
 
 
 # -- more activations ------------------------------------------------------------------------

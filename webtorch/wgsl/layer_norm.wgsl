@@ -1,6 +1,7 @@
-// layer_norm of each row in one kernel (rows over threads: row_threads.wgsl): the mean, then the
-// mean of (x - mean)^2 (a second pass over the values, which does not cancel like E[x^2] - mean^2),
-// then (x - mean) * rstd * weight[r] + bias[r]. A row that fits in registers is read once and
+// layer_norm of each row in one kernel (rows over threads: row_threads.wgsl): the mean, as the row's
+// first value x0 plus the mean of x - x0 (exact for a constant row, and the digits the values share
+// do not round away), then the mean of (x - mean)^2 (a second pass over the values, which does not
+// cancel like E[x^2] - mean^2), then (x - mean) * rstd * weight[r] + bias[r]. A row that fits in registers is read once and
 // written once; longer rows (tpr = 256) are read three times.
 // params: the layout of rows.wgsl with one reduced dim (row_len, row stride), then tpr, eps (f32
 // bits), flags (1: weight, 2: bias), weight offset, bias offset. weight and bias are contiguous
@@ -33,6 +34,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let live = o < params[0];  // threads past the last row still take part in the barriers
   let base = element_offset(o, 0u);
   let dst = o * row_len;
+  var x0 = 0.0f;
+  if (live) { x0 = x[base]; }
   if (row_len <= K * tpr) {  // uniform: the row in registers
     var v: array<f32, 16>;
     var s = 0.0f;
@@ -40,10 +43,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       let r = lane + k * tpr;
       if (live && r < row_len) {
         v[k] = x[base + r * stride];
-        s = s + v[k];
+        s = s + (v[k] - x0);
       }
     }
-    let mean = row_join(0.0f, s, lid, tpr, 1u).y / n;
+    let mean = x0 + row_join(0.0f, s, lid, tpr, 1u).y / n;
     var q = 0.0f;
     for (var k = 0u; k < K; k = k + 1u) {
       if (live && lane + k * tpr < row_len) {
@@ -59,8 +62,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     return;
   }
   var s = 0.0f;
-  for (var r = lane; r < row_len; r = r + tpr) { s = s + x[base + r * stride]; }
-  let mean = row_join(0.0f, s, lid, tpr, 1u).y / n;
+  for (var r = lane; r < row_len; r = r + tpr) { s = s + (x[base + r * stride] - x0); }
+  let mean = x0 + row_join(0.0f, s, lid, tpr, 1u).y / n;
   var q = 0.0f;
   for (var r = lane; r < row_len; r = r + tpr) {
     let c = x[base + r * stride] - mean;

@@ -1,0 +1,69 @@
+"""Repros of issue 11 that do not fit the op tables: module state, gradients that must be zeros
+(not None), exception types. Each compares webtorch (webgpu on lavapipe, and cpu) with torch 2.13."""
+import os
+
+import pytest
+import torch
+
+import webtorch
+
+DEVICES = [d for d in os.environ.get("WEBTORCH_TEST_DEVICES", "webgpu,cpu").split(",") if d]
+
+
+@pytest.fixture(params=DEVICES)
+def device(request):
+    return request.param
+
+
+def test_module_to_keeps_parameter_identity(device):
+    nn = webtorch.nn
+    emb, head = nn.Embedding(5, 3), nn.Linear(3, 5, bias=False)
+    emb.weight = head.weight  # tied, like nanoGPT's wte / lm_head
+    model = nn.ModuleDict(dict(e=emb, h=head))
+    optimizer = webtorch.optim.SGD(model.parameters(), lr=0.1)
+    weight = head.weight
+    weight.grad = webtorch.ones(5, 3)
+    model.to(device)
+    assert emb.weight is head.weight is weight
+    assert optimizer.param_groups[0]["params"][0] is weight
+    assert weight.device.type == device and weight.grad.device.type == device
+    optimizer.step()
+    assert weight is model["e"].weight and abs(weight.grad.sum().item() - 15) < 1e-6
+    model.to(webtorch.float32)
+    assert emb.weight is weight
+
+
+def test_module_to_moves_buffers(device):
+    bn = webtorch.nn.BatchNorm1d(3).to(device)
+    assert bn.running_mean.device.type == device and bn.weight.device.type == device
+
+
+@pytest.mark.parametrize("name", ["addmm-beta0", "cat-empty", "max-0d", "min-0d", "lerp-0d"])
+def test_gradient_is_zeros_not_none(name, device):
+    """Inputs that take part with a zero gradient get zeros, as in torch (not None, no NaN)."""
+    def run(T, dev):
+        if name == "addmm-beta0":
+            inp = T.full((2, 2), float("nan"), device=dev, requires_grad=True)
+            a = T.ones(2, 2, device=dev, requires_grad=True)
+            T.addmm(inp, a, a, beta=0).sum().backward()
+            return inp.grad, a.grad
+        if name == "cat-empty":
+            e = T.ones(0, device=dev, requires_grad=True)
+            a = T.ones(2, 3, device=dev, requires_grad=True)
+            (T.cat([e, a, e]) * 2).sum().backward()
+            return e.grad, a.grad
+        if name in ("max-0d", "min-0d"):
+            x = T.tensor(1.5, device=dev, requires_grad=True)
+            out = getattr(T, name[:3])(x, 0)
+            assert out.values.grad_fn is not None
+            (out.values * 3).backward()
+            return x.grad, out.indices
+        x, y, w = (T.tensor(v, device=dev, requires_grad=True) for v in (1.0, 3.0, 0.25))
+        out = T.lerp(x, y, w)
+        assert out.grad_fn is not None
+        out.backward()
+        return x.grad, y.grad, w.grad
+
+    for got, want in zip(run(webtorch, device), run(torch, "cpu")):
+        assert got is not None, name
+        assert got.tolist() == want.tolist(), (name, got, want)
