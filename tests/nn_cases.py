@@ -229,3 +229,21 @@ error("nn-cross_entropy-target-out-of-range", lambda T, d, x, t: NF(T).cross_ent
       I((2,), I64, values=[0, 3]), exc=IndexError)
 error("nn-nll_loss-negative-target", lambda T, d, x, t: NF(T).nll_loss(x, t), I((2, 3)), I((2,), I64, values=[0, -2]),
       exc=IndexError)
+# inputs torch refuses (issue 11 item 10)
+error("nn-one_hot-negative", lambda T, d, t: NF(T).one_hot(t), I((2,), I64, values=[-1, 2]))
+error("nn-one_hot-too-large", lambda T, d, t: NF(T).one_hot(t, 3), I((2,), I64, values=[1, 3]))
+error("nn-layer_norm-wrong-shape", lambda T, d, x: NF(T).layer_norm(x, (4,)), I((2, 3)))
+error("nn-pad-odd-length", lambda T, d, x: NF(T).pad(x, (1,)), I((3, 3)))
+error("nn-pad-circular-wraps-twice", lambda T, d, x: NF(T).pad(x, (4, 4), mode="circular"), I((1, 1, 3)))
+error("nn-avg_pool2d-pad-over-half", lambda T, d, x: NF(T).avg_pool2d(x, 2, padding=2), I((1, 1, 4, 4)))
+error("nn-max_pool2d-pad-over-half", lambda T, d, x: NF(T).max_pool2d(x, 3, padding=2), I((1, 1, 4, 4)))
+error("nn-conv1d-same-strided", lambda T, d, x, w: NF(T).conv1d(x, w, stride=2, padding="same"), I((1, 1, 5)),
+      I((1, 1, 3)))
+error("nn-batch_norm-one-value-per-channel", lambda T, d, x: NF(T).batch_norm(x, None, None, training=True),
+      I((1, 3)), exc=ValueError)
+error("nn-group_norm-one-value-per-channel", lambda T, d, x: NF(T).group_norm(x, 3), I((1, 3, 1)), exc=ValueError)
+error("nn-conv_transpose2d-empty-weight", lambda T, d, x, w: NF(T).conv_transpose2d(x, w), I((1, 1, 2, 2)),
+      I((1, 0, 2, 2)))
+case("nn-pad-circular-full-wrap", lambda T, d, x: NF(T).pad(x, (3, 3), mode="circular"), I((1, 1, 3)))
+case("nn-pool-pad-half", lambda T, d, x: (NF(T).avg_pool2d(x, 2, padding=1), NF(T).max_pool2d(x, 3, padding=1)),
+     I((1, 1, 4, 4)))

@@ -1355,6 +1355,49 @@ case("norm-large-and-tiny", lambda T, d, a, b: (T.norm(a.detach(), 3), T.norm(a.
      I((1,), values=[6.7e29]), I((3,), values=[1e-3, 2e-3, -3e-3]), **RED)
 case("std-var-huge", lambda T, d, a: (T.std(a), T.var(a * 1e-20), T.std(a * 1e-30, 0, keepdim=True)),
      I((3,), values=[1e29, 2e29, 3e29]), **RED)
+# float32 elementwise accuracy (the whole-range sweep is tests/test_elementwise_accuracy.py)
+case("elementwise-hard-arguments", lambda T, d, big, small, a, b: (
+    T.sin(big), T.cos(big), T.tan(big), T.tanh(small), T.sinh(-a), T.cosh(a), T.expm1(a * 7.0), T.log1p(big * big),
+    T.atan2(small * 0, b), T.atan2(-small * 0, b), T.pow(T.full_like(b, -INF), -0.4), T.pow(-INF, b),
+    T.remainder(T.full_like(b, 16777216.0), -0.8), T.floor_divide(T.ones_like(b), -INF), T.fmod(big, b + 0.5)),
+     I((4,), values=[1e10, 3e38, -105615.0, 8192.5]), I((4,), values=[1e-10, -3e-20, 1e-40, 5e-8]),
+     I((4,), values=[12.0, 0.5, 2400.0 / 27, 3.25]), I((4,), values=[0.0, -0.0, 1.0, -1.0]), **TRANS)
+case("clamp-nan-bounds", lambda T, d, a: (T.clamp(a, 0.0, NAN), T.clamp(a, NAN, 1.0), T.clamp(a, min=NAN),
+                                          T.clamp(a, -1, 1)), I((16,), kind="edge"))
+case("softmax-dim0-contiguous", lambda T, d, a: (T.softmax(a, 0).view(-1), T.log_softmax(a, 0).is_contiguous(),
+                                                 T.softmax(a[:0], 1), T.log_softmax(a[:, :0], 1)),
+     I((3, 4)), **TRANS)
+case("einsum-zero-size", lambda T, d, a, b: (T.einsum("ij,jk->ik", a, b), T.einsum("ij->j", a.t())), I((2, 0)),
+     I((0, 3)))
+case("setitem-one-element-tensor", lambda T, d, a, v: (a.__setitem__(2, v), a)[1], I((3, 2)), I((1,)))
+case("setitem-one-element-into-0d-slot", lambda T, d, a, v: (a.__setitem__(1, v), a)[1], I((3,)), I((1, 1)))
+case("format-0d", lambda T, d, a: (f"{a[1]:.4f}" == f"{a[1].item():.4f}", f"{a.sum():+.2e}" == f"{a.sum().item():+.2e}"),
+     I((2,)))
+case("tolist-empty-bool", lambda T, d: (len(T.empty(8, 6, dtype=T.bool, device=d).tolist()),
+                                        T.zeros(3, dtype=T.bool, device=d).tolist()))
+case("embedding-int32-indices", lambda T, d, i, w: T.nn.functional.embedding(i, w), I((2, 3), I32, low=0, high=4),
+     I((5, 2)))
+case("median-kl-empty", lambda T, d, a: (T.median(a[:0, 0]), T.median(a[:, :0], 0),
+                                         T.nn.functional.kl_div(a[:0], a[:0], reduction="none")), I((2, 3)))
+error("bitwise-on-float", lambda T, d, a, b: T.bitwise_and(a, b), I((3,)), I((3,)), exc=NotImplementedError)
+error("bitwise-xor-int-float-scalar", lambda T, d, a: a ^ 1.5, I((3,), I64), exc=NotImplementedError)
+error("bitwise_not-float", lambda T, d, a: T.bitwise_not(a), I((3,)), exc=NotImplementedError)
+error("frac-bool", lambda T, d, a: T.frac(a), I((3,), BOOL), exc=NotImplementedError)
+error("fmod-bool", lambda T, d, a: T.fmod(a, a), I((3,), BOOL), exc=NotImplementedError)
+error("remainder-bool", lambda T, d, a: T.remainder(a, True), I((3,), BOOL), exc=NotImplementedError)
+error("floor_divide-bool", lambda T, d, a: T.floor_divide(a, a), I((3,), BOOL), exc=NotImplementedError)
+error("softmax-int", lambda T, d, a: T.softmax(a, 0), I((3,), I64), exc=NotImplementedError)
+error("tensor-int-overflow", lambda T, d: T.tensor(2 ** 70), exc=ValueError)
+error("tensor-none-element", lambda T, d: T.tensor([1.0, None]))
+error("arange-nan", lambda T, d: T.arange(0, float("nan"), device=d))
+error("arange-huge", lambda T, d: T.arange(0, 2 ** 62, device=d))
+error("repeat-huge", lambda T, d, a: a.repeat(2 ** 30, 2 ** 30), I((2,)))
+error("repeat-negative", lambda T, d, a: a.repeat(-1), I((3,)))
+error("empty-huge", lambda T, d: T.empty(2 ** 62, device=d))
+error("permute-too-many-dims", lambda T, d, a: a.permute(0, 1, 2), I((2, 3)))
+error("pow-int-negative-scalar", lambda T, d, a: a ** -1, I((2,), I64, kind="nonzero"))
+error("full-int-overflow", lambda T, d: T.full((2,), 3e38, dtype=T.int32, device=d))
+error("full-int64-inf", lambda T, d: T.full((2,), float("inf"), dtype=T.int64, device=d))
 case("cat-skips-empty-1d", lambda T, d, e, a: T.cat([e, a, e], 0), I((0,)), I((2, 3)))
 
 

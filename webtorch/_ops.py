@@ -7,7 +7,8 @@ from collections import namedtuple
 
 from . import _dtypes as dt
 from . import _buffers
-from ._tensor import Tensor, Size, _empty, _from_host_values, _wrap_dim, backend, contiguous_strides, device
+from ._tensor import (Tensor, Size, _empty, _from_host_values, _wrap_dim, backend, check_size, contiguous_strides,
+                      device)
 from .ops_table import ELEMENTWISE
 from . import autograd
 
@@ -109,6 +110,20 @@ def _as_operand(x, device_type):
     raise TypeError(f"expected Tensor or number as operand, got {type(x).__name__}")
 
 
+# Elementwise ops torch does not implement for a promoted dtype kind (NotImplementedError, under
+# torch's kernel name), rather than a kernel that does not compile or a meaningless number.
+_REFUSED = {"bitwise_and": "float", "bitwise_or": "float", "bitwise_xor": "float", "frac": "bool", "fmod": "bool",
+            "remainder": "bool", "floor_divide": "bool", "trunc_divide": "bool"}
+_KERNEL_NAME = {"floor_divide": "div_floor", "trunc_divide": "div_trunc"}
+
+
+def _check_implemented(name, promoted):
+    kind = _REFUSED.get(name)
+    if kind and (promoted is dt.bool_ if kind == "bool" else promoted.is_floating_point):
+        type_name = {"float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int", "bool": "Bool"}[promoted.name]
+        raise NotImplementedError(f'"{_KERNEL_NAME.get(name, name)}_cpu" not implemented for \'{type_name}\'')
+
+
 # Eager code repeats elementwise calls on operands of the same layouts: for each signature (op,
 # and per operand its device, dtype, shape and strides, or a scalar's type) the result's dtype and
 # shape and the prepared kernel (gpu.ElementwiseLaunch) are worked out once, on the webgpu device.
@@ -142,6 +157,7 @@ def elementwise(name, *operands, out=None, grad_name=None):
         computes = [dt.bool_, promoted, promoted]
     else:
         promoted = dt.result_type(*operands)
+        _check_implemented(name, promoted)
         computes = [_compute_dtype(op, promoted)] * len(operands)
     out_dtype = dt.bool_ if op.out == "bool" else computes[-1]
     shapes = [x.shape for x in operands if isinstance(x, Tensor)]
@@ -350,6 +366,8 @@ def floor_divide(x, other):
 
 
 def pow(x, exponent):
+    if _is_tensor(x) and x.dtype.category == 1 and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return elementwise("pow", x, exponent)
 
 
@@ -357,17 +375,17 @@ def bitwise_not(x):
     if x.dtype is dt.bool_:
         return elementwise("logical_not", x)
     if x.dtype.is_floating_point:
-        raise TypeError("bitwise_not is only supported for integer and boolean tensors")
+        raise NotImplementedError(f'"bitwise_not_cpu" not implemented for \'{x.dtype.name.capitalize()}\'')
     return elementwise("bitwise_xor", x, -1)
 
 
 def clamp(x, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if max is None:
-        return elementwise("maximum", x, min) if not _is_nan_scalar(min) else elementwise("add", x, min)
+    if max is None:  # a NaN bound makes every result NaN, with no gradient (clamp's rule)
+        return elementwise("maximum", x, min) if not _is_nan_scalar(min) else elementwise("clamp", x, min, math.inf)
     if min is None:
-        return elementwise("minimum", x, max) if not _is_nan_scalar(max) else elementwise("add", x, max)
+        return elementwise("minimum", x, max) if not _is_nan_scalar(max) else elementwise("clamp", x, -math.inf, max)
     return elementwise("clamp", x, min, max)
 
 
@@ -512,7 +530,9 @@ def expand_as(x, other):
 
 
 def permute(x, *dims):
-    dims = [_wrap_dim(d, x.dim()) for d in _shape_arg(dims)]
+    dims = _shape_arg(dims)
+    if len(dims) == x.dim():
+        dims = [_wrap_dim(d, x.dim()) for d in dims]
     if sorted(dims) != list(range(x.dim())):
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
                            "of the desired ordering of dimensions i.e. input.dim() = "
@@ -648,6 +668,10 @@ def _setitem(x, index, value):
     autograd.check_inplace(x)
     with autograd.no_grad():
         region = _getitem(x, index)
+    if _is_tensor(value) and value.dim() > region.dim():  # as torch: leading size-1 dims of value drop
+        lead = value.dim() - region.dim()
+        if builtins.all(s == 1 for s in value.shape[:lead]):
+            value = reshape(value, value.shape[lead:])
     write_(region, value)
     autograd.refresh_view(x)
 
@@ -915,16 +939,19 @@ def _softmax(x, dim, dtype, take_log):
     if dtype is not None:
         x = cast(x, dtype)
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f'"softmax_lastdim_kernel_impl" not implemented for \'{x.dtype.name.capitalize()}\'')
+        raise NotImplementedError(f'"softmax_lastdim_kernel_impl" not implemented for '
+                                  f'\'{"Long" if x.dtype is dt.int64 else x.dtype.name.capitalize()}\'')
     if x.dim() == 0:
         return reshape(_softmax(reshape(x, 1), 0, None, take_log), ())
     d = _wrap_dim(dim, x.dim())
+    if x.numel() == 0:
+        return clone(x)
     if x._storage.device_type == "webgpu" and x.dtype is dt.float32:
         # one kernel per call (a primitive for speed: max, sum and outputs in one launch)
         moved = movedim_view(x, d)
         out = Tensor(backend("webgpu").softmax(moved, take_log), moved.shape)
         out = autograd.record("log_softmax" if take_log else "softmax", out, (moved,))
-        return movedim_view(out, d, back=True)
+        return contiguous(movedim_view(out, d, back=True))  # contiguous like torch's result
     shifted = sub(x, amax(x, d, keepdim=True))
     if take_log:
         return sub(shifted, log(sum(exp(shifted), d, keepdim=True)))
@@ -1087,10 +1114,12 @@ def _flatten_data(data):
                                  f"{p[1][0] if p[1] else 0})")
         return [v for p in parts for v in p[0]], (len(data),) + shape
     if isinstance(data, (bool, int, float)):
+        if isinstance(data, int) and not -2 ** 63 <= data < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
         return [data], ()
     if hasattr(data, "item"):
         return [data.item()], ()
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
 def _infer_dtype(values):
@@ -1135,9 +1164,12 @@ def as_tensor(data, dtype=None, device=None):
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     shape = _shape_arg(size if isinstance(size, (tuple, list, Size)) else (size,))
-    if dtype is None:
-        dtype = dt.scalar_dtype(fill_value)
-    out = _empty(shape, dt.as_dtype(dtype), _device_type(device))
+    dtype = dt.scalar_dtype(fill_value) if dtype is None else dt.as_dtype(dtype)
+    if dtype.category == 1 and isinstance(fill_value, (int, float)):
+        bits = 8 * (8 if dtype is dt.int64 else 4)
+        if not (math.isfinite(fill_value) and -2 ** (bits - 1) <= fill_value < 2 ** (bits - 1)):
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    out = _empty(shape, dtype, _device_type(device))
     _copy_into(out, fill_value)
     out.requires_grad = requires_grad
     return out
@@ -1182,11 +1214,14 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not builtins.all(math.isfinite(v) for v in (start, end, step)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     is_float = builtins.any(isinstance(v, float) for v in (start, end, step))
     dtype = dt.as_dtype(dtype) if dtype is not None else (dt.default_float if is_float else dt.int64)
     n = builtins.max(0, math.ceil((end - start) / step))
+    check_size((n,), dtype)
     values = [start + i * step for i in range(n)]
     values = [float(v) for v in values] if dtype.is_floating_point else [int(v) for v in values]
     out = _from_host_values(_host(values, dtype), (n,), dtype, _device_type(device))

@@ -9,7 +9,7 @@ from . import _dtypes as dt
 from . import _ops, autograd
 from ._indexing import _take
 from ._ops import _is_tensor, _shape_arg, _wrap_dim, cast, expand, narrow, permute, reshape, where
-from ._tensor import Tensor
+from ._tensor import Tensor, check_size
 
 
 __all__ = ["split", "chunk", "tensor_split", "unbind", "select", "movedim", "moveaxis", "unflatten", "diagonal",
@@ -339,7 +339,10 @@ def repeat(x, *sizes):
     if len(sizes) < x.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
+    if builtins.any(r < 0 for r in sizes):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {builtins.min(sizes)}: {list(sizes)}")
     x = reshape(x, [1] * (len(sizes) - x.dim()) + list(x.shape))
+    check_size([n * r for n, r in zip(x.shape, sizes)], x.dtype)
     return _take_by_dims(x, [[i % n for i in range(n * r)] for n, r in zip(x.shape, sizes)])
 
 
@@ -406,12 +409,16 @@ def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     return out
 
 
-def pad(x, pad, mode="constant", value=None):
-    pad = list(pad)
+def check_pad_length(x, pad):
     if len(pad) % 2 or len(pad) // 2 > x.dim():
         raise RuntimeError("Padding length must be divisible by 2" if len(pad) % 2 else
                            "Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {x.dim()}")
+
+
+def pad(x, pad, mode="constant", value=None):
+    pad = list(pad)
+    check_pad_length(x, pad)
     before, after = [0] * x.dim(), [0] * x.dim()
     for i in range(len(pad) // 2):
         before[x.dim() - 1 - i], after[x.dim() - 1 - i] = pad[2 * i], pad[2 * i + 1]
@@ -449,6 +456,8 @@ def pad(x, pad, mode="constant", value=None):
         elif mode == "replicate":
             sources.append([builtins.min(builtins.max(i, 0), n - 1) for i in idx])
         elif mode == "circular":
+            if before[d] > n or after[d] > n:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
             sources.append([i % n for i in idx])
         else:
             raise NotImplementedError(f"webtorch: pad mode {mode!r} is not supported")
@@ -533,7 +542,7 @@ def _contract(a, sa, b, sb, keep):
     b = permute(b, *[sb.index(c) for c in batch + summed + b_only])
     size = {}
     for c, n in list(zip(batch + a_only + summed, a.shape)) + list(zip(batch + summed + b_only, b.shape)):
-        size[c] = builtins.max(size.get(c, 1), n)
+        size[c] = n if size.get(c, 1) == 1 else size[c]  # a size-1 dim broadcasts (to 0 too)
     m, k, n = _numel([size[c] for c in a_only]), _numel([size[c] for c in summed]), \
         _numel([size[c] for c in b_only])
     a = reshape(a, [a.shape[i] for i in range(len(batch))] + [m, k])

@@ -377,6 +377,16 @@ class Tensor:
     async def numpy_async(self):
         return (await self.cpu_async()).numpy()
 
+    # pickle and copy.deepcopy: the values cross through the host (a webgpu storage holds GPU handles)
+    def __reduce_ex__(self, proto):
+        return _rebuild, (self._host_values(), tuple(self.shape), self.dtype.name, self._storage.device_type,
+                          self.requires_grad, self.grad)
+
+    def __format__(self, spec):
+        if self.dim() == 0:  # like torch: a 0-d tensor formats as its number
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
     def __bool__(self):
         if self.numel() != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
@@ -431,19 +441,41 @@ def _transfer(t, device_type):
     return _from_host_values(t._host_values(), t.shape, t.dtype, device_type)
 
 
+def _rebuild(values, shape, dtype_name, device_type, requires_grad, grad):
+    """A pickled tensor back (Tensor.__reduce_ex__)."""
+    out = _from_host_values(values, shape, dt.BY_NAME[dtype_name], device_type)
+    out.requires_grad = requires_grad
+    out.grad = grad
+    return out
+
+
 def _from_host_values(values, shape, dtype, device_type):
     """A new contiguous tensor from an array.array (of dtype's typecode) on device_type."""
     return Tensor(backend(device_type).from_host(dtype, values), shape)
 
 
-def _empty(shape, dtype, device_type):
-    shape = tuple(shape)
+# Allocations are checked before anything is built: a size beyond this never fits in memory (like
+# torch's allocator error), and the Python lists that index it must not be built first.
+MAX_ALLOCATION_BYTES = 2 ** 40
+
+
+def check_size(shape, dtype):
+    """The number of elements of shape; RuntimeError (as torch) for a negative or unallocatable size."""
     n = 1
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
         n *= s
-    return Tensor(backend(device_type).empty(dtype, n), shape)
+    if n * dtype.itemsize >= 2 ** 63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    if n * dtype.itemsize > MAX_ALLOCATION_BYTES:
+        raise RuntimeError(f"can't allocate memory: you tried to allocate {n * dtype.itemsize} bytes")
+    return n
+
+
+def _empty(shape, dtype, device_type):
+    shape = tuple(shape)
+    return Tensor(backend(device_type).empty(dtype, check_size(shape, dtype)), shape)
 
 
 # -- repr like PyTorch's ---------------------------------------------------------------------

@@ -667,6 +667,12 @@ def _minimum_rule(grad, out, a, b):
     return F.where(F.gt(a, b), 0.0, half), F.where(F.lt(a, b), 0.0, half)
 
 
+def _atan2_rule(grad, out, a, b):
+    r = a * a + b * b
+    r = F.where(F.eq(r, 0), math.inf, r)  # as torch: no gradient at the origin
+    return grad * b / r, -grad * a / r
+
+
 def _clamp_rule(grad, out, x, lo, hi):
     # as torch: a bound gets the gradient where it is the result (lo only while lo < hi)
     inside = F.logical_and(F.ge(x, lo), F.le(x, hi))
@@ -743,7 +749,7 @@ BACKWARD = {
     "i1": lambda grad, out, a: (grad * _i1_derivative(a),),                   # d I1 = I0 - I1/a (½ at 0)
     "logaddexp": lambda grad, out, a, b: (grad / (1 + F.exp(b - a)), grad / (1 + F.exp(a - b))),  # softmax of (a, b)
     "nextafter": lambda grad, out, a, b: (grad, grad * 0),                    # as torch: identity in a, 0 in b
-    "atan2": lambda grad, out, a, b: (grad * b / (a * a + b * b), -grad * a / (a * a + b * b)),  # (b, -a)/(a²+b²)
+    "atan2": _atan2_rule,                                                     # (b, -a)/(a²+b²), 0 at (0, 0)
     "hypot": lambda grad, out, a, b: (grad * a / out, grad * b / out),        # (a, b)/√(a²+b²)
     "add": lambda grad, out, a, b: (grad, grad),                              # d(a+b) = 1, 1
     "sub": lambda grad, out, a, b: (grad, -grad),                             # d(a-b) = 1, -1

@@ -106,6 +106,8 @@ def _host(dtype, raw, skip, numel):
     """An array.array of dtype's host typecode from the GPU-layout readback."""
     if dtype is dt.float16:
         return array.array("f", struct.unpack_from(f"<{numel}e", raw, 2 * skip))
+    if dtype is dt.bool_:  # stored as u32: anything nonzero (an uninitialised empty()) is True
+        return array.array("B", map(bool, raw))
     return raw if raw.typecode == dtype.typecode else array.array(dtype.typecode, raw)
 
 

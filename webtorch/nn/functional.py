@@ -11,7 +11,7 @@ from .. import _indexing, _math_ops
 from .. import _ops as F
 from .._ops import gelu, linear, log_softmax, relu, sigmoid, silu, softmax, tanh  # noqa: F401
 from .._indexing import _check_bounds, _gather
-from .._math_ops import vector_norm
+from .._math_ops import log1p, vector_norm
 from ..autograd import no_grad
 
 
@@ -30,7 +30,7 @@ def elu(x, alpha=1.0, inplace=False):
 
 def softplus(x, beta=1.0, threshold=20.0):
     scaled = x * beta
-    return F.where(F.gt(scaled, threshold), x, F.log(1 + F.exp(F.minimum(scaled, F.full_like(x, threshold)))) / beta)
+    return F.where(F.gt(scaled, threshold), x, log1p(F.exp(F.minimum(scaled, F.full_like(x, threshold)))) / beta)
 
 
 def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False):
@@ -75,7 +75,11 @@ def dropout(x, p=0.5, training=True, inplace=False):
 
 # -- normalisation ---------------------------------------------------------------------------
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
-    n_dims = len(_pair(normalized_shape, 1))
+    shape = list(_pair(normalized_shape, 1))
+    n_dims = len(shape)
+    if list(x.shape[x.dim() - n_dims:]) != shape or n_dims > x.dim():
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*, {', '.join(map(str, shape))}]"
+                           f", but got input of size{list(x.shape)}")
     fused = F._layer_norm(x, n_dims, weight, bias, eps)
     if fused is not None:
         return fused
@@ -102,6 +106,8 @@ def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(x.shape)} and num_groups={num_groups}")
+    if c // num_groups * math.prod(x.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(x.shape)}")
     grouped = x.reshape(n, num_groups, math.prod(x.shape[1:]) // num_groups)  # explicit: n may be 0
     out = layer_norm(grouped, grouped.shape[-1:], eps=eps).reshape(x.shape)
     shape = [1, c] + [1] * (x.dim() - 2)
@@ -116,6 +122,9 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     dims = (0,) + tuple(range(2, x.dim()))
     shape = [1, x.shape[1]] + [1] * (x.dim() - 2)
     if training:
+        if x.numel() // x.shape[1] == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"torch.Size({list(x.shape)})")
         mean = F._shifted_mean(x, dims)
         centered = x - mean
         var = F.mean(centered * centered, dims, keepdim=True)
@@ -139,9 +148,10 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
 # -- padding, windows, convolution, pooling --------------------------------------------------
 def pad(x, pad, mode="constant", value=0.0):
     """pad: (left, right) for the last dim, then the one before, ... (torch's order)."""
+    from .. import _shape_ops
     if mode != "constant":
-        from .. import _shape_ops
         return _shape_ops.pad(x, pad, mode=mode, value=value)
+    _shape_ops.check_pad_length(x, pad)
     out = x
     for i in range(len(pad) // 2):
         d = x.dim() - 1 - i
@@ -189,6 +199,8 @@ def _conv(x, weight, bias, stride, padding, dilation, groups, nd):
     kernel = tuple(weight.shape[2:])
     stride, dilation = _pair(stride, nd), _pair(dilation, nd)
     if padding == "same":
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
         total = [dilation[i] * (kernel[i] - 1) for i in range(nd)]
         pads = [(t // 2, t - t // 2) for t in total]
     elif padding == "valid":
@@ -230,6 +242,8 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """As a convolution of the stride-dilated input with the flipped, transposed kernel."""
+    if weight.numel() == 0:
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {list(weight.shape)}")
     stride, padding, output_padding, dilation = (_pair(v) for v in (stride, padding, output_padding, dilation))
     unbatched = x.dim() == 3
     if unbatched:
@@ -389,8 +403,16 @@ def _adaptive_mean(x, dim, out):
 def one_hot(tensor, num_classes=-1):
     if tensor.dtype is not dt.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if num_classes < 0:
-        num_classes = int(F.amax(tensor).item()) + 1
+    if tensor.numel():  # one readback for both checks (and the class count)
+        low, high = F.stack([F.amin(tensor), F.amax(tensor)]).tolist()
+        if low < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes < 0:
+            num_classes = high + 1
+        elif high >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    elif num_classes < 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     classes = F.arange(num_classes, device=tensor.device)
     return F.cast(F.eq(F.unsqueeze(tensor, -1), classes), dt.int64)
 

@@ -15,34 +15,11 @@ fn wt_min(a: f32, b: f32) -> f32 { if (wt_isnan(a) || wt_isnan(b)) { return wt_n
 // NaN is tested first, from bits, in every helper: drivers such as SwiftShader compile
 // float compares as if NaN could not occur (NaN > 88.7 came out true).
 
-// exp that saturates cleanly: some drivers return NaN for exp of large arguments.
-fn wt_exp(x: f32) -> f32 {
-  if (wt_isnan(x)) { return x; }
-  if (x > 88.72284f) { return wt_inf(); }
-  if (x < -103.97208f) { return 0.0f; }
-  return exp(x);
-}
-
-fn wt_log(x: f32) -> f32 {
-  if (wt_isnan(x)) { return x; }
-  if (x == 0.0f) { return -wt_inf(); }
-  if (x < 0.0f) { return wt_nan(); }
-  if (wt_isinf(x)) { return x; }
-  return log(x);
-}
-
 fn wt_sqrt(x: f32) -> f32 {
   if (wt_isnan(x)) { return x; }
   if (x < 0.0f) { return wt_nan(); }
   if (wt_isinf(x)) { return x; }
   return sqrt(x);
-}
-
-// tanh from exp of a non-positive argument: stable for every input, exact at the limits.
-fn wt_tanh(x: f32) -> f32 {
-  if (wt_isnan(x)) { return x; }
-  let e = exp(-2.0f * abs(x));
-  return sign(x) * (1.0f - e) / (1.0f + e);
 }
 
 fn wt_sigmoid(x: f32) -> f32 {
@@ -72,47 +49,6 @@ fn wt_erf(x_in: f32) -> f32 {
   return x * p / q;
 }
 
-// sin and cos with Cephes' range reduction and polynomials (sinf.c/cosf.c): the builtins are
-// only 2^-11 accurate on some drivers (SwiftShader). Accurate to float precision for |x| < 8192.
-fn wt_sin_poly(x: f32, z: f32) -> f32 {
-  return ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * x + x;
-}
-fn wt_cos_poly(z: f32) -> f32 {
-  return ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
-}
-// Returns the reduced argument and the octant j (0..7) of |x|.
-fn wt_reduce(ax: f32) -> vec2<f32> {
-  var j = u32(ax * 1.27323954473516f);
-  var y = f32(j);
-  if ((j & 1u) != 0u) { j = j + 1u; y = y + 1.0f; }
-  j = j & 7u;
-  let r = ((ax - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
-  return vec2<f32>(r, f32(j));
-}
-fn wt_sin(x: f32) -> f32 {
-  if (wt_isnan(x) || wt_isinf(x)) { return wt_nan(); }
-  let red = wt_reduce(abs(x));
-  var j = u32(red.y);
-  var negative = x < 0.0f;
-  if (j > 3u) { negative = !negative; j = j - 4u; }
-  let z = red.x * red.x;
-  var y: f32;
-  if (j == 1u || j == 2u) { y = wt_cos_poly(z); } else { y = wt_sin_poly(red.x, z); }
-  return select(y, -y, negative);
-}
-fn wt_cos(x: f32) -> f32 {
-  if (wt_isnan(x) || wt_isinf(x)) { return wt_nan(); }
-  let red = wt_reduce(abs(x));
-  var j = u32(red.y);
-  var negative = false;
-  if (j > 3u) { negative = true; j = j - 4u; }
-  if (j > 1u) { negative = !negative; }
-  let z = red.x * red.x;
-  var y: f32;
-  if (j == 1u || j == 2u) { y = wt_sin_poly(red.x, z); } else { y = wt_cos_poly(z); }
-  return select(y, -y, negative);
-}
-
 // Round half to even, like torch.round.
 fn wt_round(x: f32) -> f32 {
   if (wt_isnan(x) || wt_isinf(x)) { return x; }
@@ -123,24 +59,11 @@ fn wt_round(x: f32) -> f32 {
 
 fn wt_sign(x: f32) -> f32 { if (wt_isnan(x)) { return 0.0f; } return sign(x); }  // torch: sign(nan) = 0
 
-// Python-style remainder: the result takes the sign of the divisor.
-fn wt_remainder(a: f32, b: f32) -> f32 {
-  if (wt_isinf(b) && !wt_isinf(a) && !wt_isnan(a)) {
-    if (a == 0.0f || (a > 0.0f) == (b > 0.0f)) { return a; }
-    return b;
-  }
-  let m = a - b * floor(a / b);
-  return m;
-}
 fn wt_remainder_i(a: i32, b: i32) -> i32 {
   if (b == 0) { return 0; }
   let m = a % b;
   if (m != 0 && ((m < 0) != (b < 0))) { return m + b; }
   return m;
-}
-fn wt_fmod(a: f32, b: f32) -> f32 {
-  if (wt_isinf(b) && !wt_isinf(a)) { return a; }
-  return a - b * trunc(a / b);
 }
 fn wt_fmod_i(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } return a % b; }
 fn wt_floordiv_i(a: i32, b: i32) -> i32 {
@@ -171,16 +94,14 @@ fn wt_pow(a: f32, b: f32) -> f32 {
     if ((ab > 1.0f) == (b > 0.0f)) { return wt_inf(); }
     return 0.0f;
   }
-  let is_int = floor(b) == b;
-  if (a < 0.0f && !is_int) { return wt_nan(); }
-  var r: f32;
-  if (wt_isinf(a)) {
-    if (b > 0.0f) { r = wt_inf(); } else { r = 0.0f; }
-  } else {
-    r = wt_exp(b * log(ab));
+  let odd = fract(b * 0.5f) == 0.5f;
+  if (wt_isinf(a)) {  // (-inf)^b: inf or 0, negative for an odd integer b
+    let r = select(0.0f, wt_inf(), b > 0.0f);
+    return select(r, -r, a < 0.0f && odd);
   }
-  if (a < 0.0f && fract(b * 0.5f) == 0.5f) { return -r; }
-  return r;
+  if (a < 0.0f && floor(b) != b) { return wt_nan(); }
+  let r = wt_exp(b * wt_log(ab));
+  return select(r, -r, a < 0.0f && odd);
 }
 fn wt_pow_i(a: i32, b: i32) -> i32 {
   if (b < 0) { if (a == 1) { return 1; } if (a == -1) { if ((b & 1) == 0) { return 1; } return -1; } return 0; }
@@ -196,32 +117,14 @@ fn wt_pow_i(a: i32, b: i32) -> i32 {
   return result;
 }
 
-// log(1 + x) and exp(x) - 1 accurate near 0: a series below 0.01 (the builtins' absolute error
-// is too large there on some drivers), above it Kahan's tricks (the rounding error of 1 + x cancels).
-fn wt_log1p(x: f32) -> f32 {
-  if (wt_isnan(x) || wt_isinf(x)) { return wt_log(1.0f + x); }
-  if (abs(x) < 0.01f) { return x * (1.0f - x * (0.5f - x * (0.33333333f - 0.25f * x))); }
-  let u = 1.0f + x;
-  if (u == 1.0f) { return x; }
-  return wt_log(u) * x / (u - 1.0f);
-}
-fn wt_expm1(x: f32) -> f32 {
-  if (wt_isnan(x)) { return x; }
-  if (x > 88.72284f) { return wt_inf(); }
-  if (x < -17.0f) { return -1.0f; }
-  if (abs(x) < 0.01f) { return x * (1.0f + x * (0.5f + x * (0.16666667f + 0.041666668f * x))); }
-  let u = exp(x);
-  if (u == 1.0f) { return x; }
-  if (u - 1.0f == -1.0f) { return -1.0f; }
-  return (u - 1.0f) * x / log(u);
-}
+// 2^x = 2^n e^(r ln2), r = x - n exact.
 fn wt_exp2(x: f32) -> f32 {
   if (wt_isnan(x)) { return x; }
   if (x >= 128.0f) { return wt_inf(); }
   if (x < -150.0f) { return 0.0f; }
-  return exp2(x);
+  let n = floor(x + 0.5f);
+  return wt_ldexp(wt_exp((x - n) * 0.6931471805599453f), i32(n));
 }
-fn wt_tan(x: f32) -> f32 { return wt_sin(x) / wt_cos(x); }
 // asin and acos through atan: the asin/acos builtins are only ~3e-4 accurate on lavapipe.
 fn wt_asin(x: f32) -> f32 {
   if (wt_isnan(x) || abs(x) > 1.0f) { return wt_nan(); }
@@ -231,41 +134,28 @@ fn wt_acos(x: f32) -> f32 {
   if (wt_isnan(x) || abs(x) > 1.0f) { return wt_nan(); }
   return 2.0f * wt_atan(sqrt((1.0f - x) / (1.0f + x)));
 }
-fn wt_atan(x: f32) -> f32 {
-  if (wt_isnan(x)) { return x; }
-  if (wt_isinf(x)) { return sign(x) * 1.5707963267948966f; }
-  return atan(x);
-}
-fn wt_atan2(y: f32, x: f32) -> f32 { if (wt_isnan(y) || wt_isnan(x)) { return wt_nan(); } return atan2(y, x); }
-fn wt_sinh(x: f32) -> f32 {
-  if (wt_isnan(x)) { return x; }
-  if (abs(x) > 20.0f) { return sign(x) * 0.5f * wt_exp(abs(x)); }
-  let e = wt_expm1(x);
-  return 0.5f * (e + e / (e + 1.0f));
-}
-fn wt_cosh(x: f32) -> f32 {
-  if (wt_isnan(x)) { return x; }
-  let e = wt_exp(abs(x));
-  return 0.5f * e + 0.5f / e;
-}
 // Inverse hyperbolics through log1p near 0, log(2|x|) where x * x would overflow.
 fn wt_asinh(x: f32) -> f32 {
   if (wt_isnan(x) || wt_isinf(x)) { return x; }
   let a = abs(x);
-  if (a > 1e10f) { return sign(x) * (log(a) + 0.6931471805599453f); }
+  if (a > 1e10f) { return sign(x) * (wt_log(a) + 0.6931471805599453f); }
   return sign(x) * wt_log1p(a + a * a / (1.0f + sqrt(1.0f + a * a)));
 }
 fn wt_acosh(x: f32) -> f32 {
   if (wt_isnan(x) || x < 1.0f) { return wt_nan(); }
   if (wt_isinf(x)) { return x; }
-  if (x > 1e10f) { return log(x) + 0.6931471805599453f; }
+  if (x > 1e10f) { return wt_log(x) + 0.6931471805599453f; }
   let t = x - 1.0f;
   return wt_log1p(t + sqrt(2.0f * t + t * t));
 }
+// atanh of |x| (1 - |x| is exact near 1), as glibc: log1p(2a + 2a^2 / (1 - a)) / 2 below 1/2.
 fn wt_atanh(x: f32) -> f32 {
   if (wt_isnan(x) || abs(x) > 1.0f) { return wt_nan(); }
   if (abs(x) == 1.0f) { return sign(x) * wt_inf(); }
-  return 0.5f * wt_log1p(2.0f * x / (1.0f - x));
+  let a = abs(x);
+  var r: f32;
+  if (a < 0.5f) { r = 0.5f * wt_log1p(2.0f * a + 2.0f * a * a / (1.0f - a)); } else { r = 0.5f * wt_log1p(2.0f * a / (1.0f - a)); }
+  return select(r, -r, x < 0.0f);
 }
 fn wt_hypot(a: f32, b: f32) -> f32 {
   if (wt_isinf(a) || wt_isinf(b)) { return wt_inf(); }
@@ -281,6 +171,300 @@ fn wt_bf16(x: f32) -> f32 {
   let b = bitcast<u32>(x);
   if ((b & 0x7fffffffu) > 0x7f800000u) { return x; }
   return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
+// exp, log, atan, tanh and the trigonometric functions are computed here with Cephes' float
+// algorithms (range reduction plus polynomials) instead of the builtins: WGSL lets the builtins be
+// off by many ulps (log by 2^-21 absolutely near 1, exp by 3 + 2|x| ulps, sin/cos by 2^-11 on
+// SwiftShader), and PyTorch's float32 results are within about an ulp everywhere.
+
+// exp(x) = 2^n exp(r), r = x - n ln2 in [-ln2/2, ln2/2] (ln2 in two parts, the first exact in n * C1).
+fn wt_exp(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  if (x > 88.72283905206835f) { return wt_inf(); }
+  if (x < -103.972084f) { return 0.0f; }
+  let n = floor(1.44269504088896341f * x + 0.5f);
+  let r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
+  let z = r * r;
+  let p = (((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r + 4.1665795894e-2f) * r
+           + 1.6666665459e-1f) * r + 5.0000001201e-1f) * z + r + 1.0f;
+  return wt_ldexp(p, i32(n));
+}
+// p 2^k for p near 1, k in [-151, 128]: a subnormal result in two steps, 2^128 as 2 2^127.
+fn wt_ldexp(p: f32, k: i32) -> f32 {
+  if (k < -125) { return ldexp(ldexp(p, k + 64), -64); }
+  if (k > 127) { return ldexp(p * 2.0f, k - 1); }
+  return ldexp(p, k);
+}
+
+// log(x) = e ln2 + log(m), x = m 2^e with m in [sqrt(1/2), sqrt(2)); m and e from the bits, so
+// subnormal inputs are exact even where the driver flushes subnormal arithmetic.
+fn wt_log(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  if (x == 0.0f) { return -wt_inf(); }
+  if (x < 0.0f) { return wt_nan(); }
+  if (wt_isinf(x)) { return x; }
+  var bits = bitcast<u32>(x);
+  var e = i32(bits >> 23u) - 126;
+  if ((bits >> 23u) == 0u) {  // subnormal: normalise the mantissa
+    let shift = countLeadingZeros(bits) - 8u;
+    bits = bits << shift;
+    e = e + 1 - i32(shift);
+  }
+  var m = bitcast<f32>((bits & 0x007fffffu) | 0x3f000000u);  // in [0.5, 1)
+  if (m < 0.707106781186547524f) { e = e - 1; m = m + m - 1.0f; } else { m = m - 1.0f; }
+  return wt_log_reduced(m, f32(e));
+}
+// log(1 + m) + e ln2 for m in [sqrt(1/2) - 1, sqrt(2) - 1] (ln2 in two parts, the first exact in e * C1).
+fn wt_log_reduced(m: f32, e: f32) -> f32 {
+  let z = m * m;
+  var y = ((((((((7.0376836292e-2f * m - 1.1514610310e-1f) * m + 1.1676998740e-1f) * m - 1.2420140846e-1f) * m
+              + 1.4249322787e-1f) * m - 1.6668057665e-1f) * m + 2.0000714765e-1f) * m - 2.4999993993e-1f) * m
+           + 3.3333331174e-1f) * m * z;
+  y = y - 2.12194440e-4f * e - 0.5f * z;
+  return (m + y) + 0.693359375f * e;
+}
+
+// tanh: Cephes' odd polynomial below 0.625 (no cancellation near 0), 1 - 2 / (e^2|x| + 1) above.
+fn wt_tanh(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  let a = abs(x);
+  if (a > 44.0f) { return sign(x); }
+  if (a >= 0.625f) { return sign(x) * (1.0f - 2.0f / (wt_exp(2.0f * a) + 1.0f)); }
+  let z = x * x;
+  return ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z + 1.33314422036e-1f) * z
+          - 3.33332819422e-1f) * z * x + x;
+}
+
+// e^a / 2 for a up to 89.4 (beyond 88.7 e^a itself overflows): e^(a/2) * (e^(a/2) / 2).
+fn wt_half_exp(a: f32) -> f32 { let h = wt_exp(0.5f * a); return h * (0.5f * h); }
+
+// sinh and cosh of |x| (no cancellation for negative x), by expm1 below 1.
+fn wt_sinh(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  let a = abs(x);
+  var s: f32;
+  if (a < 1.0f) {
+    let e = wt_expm1(a);
+    s = 0.5f * (e + e / (e + 1.0f));
+  } else if (a < 44.0f) {
+    let e = wt_exp(a);
+    s = 0.5f * e - 0.5f / e;
+  } else {
+    s = wt_half_exp(a);
+  }
+  return select(s, -s, x < 0.0f);
+}
+fn wt_cosh(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  let a = abs(x);
+  if (a < 44.0f) { let e = wt_exp(a); return 0.5f * e + 0.5f / e; }
+  return wt_half_exp(a);
+}
+
+// log(1 + x): where 1 + x is in [sqrt(1/2), sqrt(2)) log's own polynomial in x, unrounded (not
+// Kahan's (1 + x) - 1 trick, which compilers may fold away); elsewhere the rounding of 1 + x costs
+// at most an ulp of the result.
+fn wt_log1p(x: f32) -> f32 {
+  if (wt_isnan(x) || wt_isinf(x)) { return wt_log(1.0f + x); }
+  if (x >= -0.2928932188134524f && x < 0.41421356237309503f) { return wt_log_reduced(x, 0.0f); }
+  return wt_log(1.0f + x);
+}
+// exp(x) - 1 accurate near 0: a series below 0.01, above it Kahan's trick (u - 1 is exact for u
+// near 1; the ratio first, so that large x cannot overflow).
+fn wt_expm1(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  if (x > 88.72283905206835f) { return wt_inf(); }
+  if (x < -17.0f) { return -1.0f; }
+  if (abs(x) < 0.01f) { return x * (1.0f + x * (0.5f + x * (0.16666667f + 0.041666668f * x))); }
+  let u = wt_exp(x);
+  if (u == 1.0f) { return x; }
+  if (u - 1.0f == -1.0f) { return -1.0f; }
+  return (u - 1.0f) * (x / wt_log(u));
+}
+
+// atan: Cephes' reduction to |x| <= tan(pi/8), then an odd polynomial.
+fn wt_atan(x: f32) -> f32 {
+  if (wt_isnan(x)) { return x; }
+  var a = abs(x);
+  var base = 0.0f;
+  if (a > 2.414213562373095f) {
+    base = 1.5707963267948966f;
+    a = -1.0f / a;
+  } else if (a > 0.4142135623730950f) {
+    base = 0.7853981633974483f;
+    a = (a - 1.0f) / (a + 1.0f);
+  }
+  let z = a * a;
+  let y = base + ((((8.05374449538e-2f * z - 1.38776856032e-1f) * z + 1.99777106478e-1f) * z
+                   - 3.33329491539e-1f) * z * a + a);
+  return select(y, -y, x < 0.0f);
+}
+fn wt_copysign(m: f32, s: f32) -> f32 {
+  return bitcast<f32>((bitcast<u32>(m) & 0x7fffffffu) | (bitcast<u32>(s) & 0x80000000u));
+}
+// atan2 with C's special cases (signed zeros, infinities); pi - a with pi in two parts.
+fn wt_atan2(y: f32, x: f32) -> f32 {
+  if (wt_isnan(y) || wt_isnan(x)) { return wt_nan(); }
+  let x_negative = (bitcast<u32>(x) & 0x80000000u) != 0u;
+  if (y == 0.0f) { return select(y, wt_copysign(3.141592653589793f, y), x_negative); }
+  if (x == 0.0f) { return wt_copysign(1.5707963267948966f, y); }
+  if (wt_isinf(x)) {
+    if (wt_isinf(y)) { return wt_copysign(select(0.7853981633974483f, 2.356194490192345f, x_negative), y); }
+    return select(wt_copysign(0.0f, y), wt_copysign(3.141592653589793f, y), x_negative);
+  }
+  if (wt_isinf(y)) { return wt_copysign(1.5707963267948966f, y); }
+  var a = wt_atan(abs(y) / abs(x));
+  if (x_negative) { a = (3.1415927410125732f - a) - 8.742278e-8f; }
+  return wt_copysign(a, y);
+}
+
+// sin, cos, tan: the argument reduced to r in [-pi/4, pi/4] and its quadrant q, then Cephes'
+// polynomials (sinf.c/cosf.c). Below 8192 Cody-Waite (pi/4 in three parts, exact products);
+// above, Payne-Hanek: the 24-bit mantissa times 192 bits of 2/pi in exact 32-bit pieces, so that
+// sin(1e10) or cos(3e38) are right to float precision like PyTorch's.
+fn wt_sin_poly(x: f32, z: f32) -> f32 {
+  return ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * x + x;
+}
+fn wt_cos_poly(z: f32) -> f32 {
+  return ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
+}
+// m * w as (low, high) words (m < 2^24; WGSL has no 64-bit product): four exact 12x16-bit products.
+fn wt_mul_24x32(m: u32, w: u32) -> vec2<u32> {
+  let mh = m >> 12u;
+  let ml = m & 0xfffu;
+  let wh = w >> 16u;
+  let wl = w & 0xffffu;
+  var lo = ml * wl;
+  var hi = 0u;
+  var t = (ml * wh) << 16u;
+  lo = lo + t;
+  hi = hi + ((ml * wh) >> 16u) + select(0u, 1u, lo < t);
+  t = (mh * wl) << 12u;
+  lo = lo + t;
+  hi = hi + ((mh * wl) >> 20u) + select(0u, 1u, lo < t);
+  t = (mh * wh) << 28u;
+  lo = lo + t;
+  hi = hi + ((mh * wh) >> 4u) + select(0u, 1u, lo < t);
+  return vec2<u32>(lo, hi);
+}
+fn wt_bits32(p: ptr<function, array<u32, 8>>, pos: u32) -> u32 {
+  let w = pos >> 5u;
+  let sh = pos & 31u;
+  if (sh == 0u) { return (*p)[w]; }
+  return ((*p)[w] >> sh) | ((*p)[w + 1u] << (32u - sh));
+}
+fn wt_reduce_large(x: f32) -> vec2<f32> {
+  var two_over_pi = array<u32, 6>(0x3c439041u, 0xdb629599u, 0xf534ddc0u, 0xfc2757d1u, 0x4e441529u, 0xa2f9836eu);
+  let u = bitcast<u32>(x);
+  let m = (u & 0x7fffffu) | 0x800000u;
+  let e = i32((u >> 23u) & 0xffu) - 150;  // x = m 2^e
+  var p = array<u32, 8>(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+  var carry = 0u;
+  for (var i = 0u; i < 6u; i = i + 1u) {
+    let prod = wt_mul_24x32(m, two_over_pi[i]);
+    let s = prod.x + carry;
+    p[i] = s;
+    carry = prod.y + select(0u, 1u, s < prod.x);
+  }
+  p[6] = carry;
+  let top = u32(193 - e);  // the bit of p worth 2 (x 2/pi = p 2^(e - 192))
+  var hi = wt_bits32(&p, top - 31u);
+  var lo = wt_bits32(&p, top - 63u);
+  var q = hi >> 30u;
+  hi = (hi << 2u) | (lo >> 30u);
+  lo = lo << 2u;
+  var flip = false;
+  if (hi >= 0x80000000u) {  // fraction >= 1/2: the next quadrant, minus the rest
+    q = q + 1u;
+    hi = ~hi;
+    lo = 0u - lo;
+    if (lo == 0u) { hi = hi + 1u; }
+    flip = true;
+  }
+  let frac = (f32(hi) + f32(lo) * 2.3283064365386963e-10f) * 2.3283064365386963e-10f;
+  let r = frac * 1.5707963705062866f - frac * 4.371139000186243e-08f;
+  return vec2<f32>(select(r, -r, flip), f32(q & 3u));
+}
+fn wt_reduce(ax: f32) -> vec2<f32> {
+  if (ax >= 8192.0f) { return wt_reduce_large(ax); }
+  var j = u32(ax * 1.27323954473516f);
+  var y = f32(j);
+  if ((j & 1u) != 0u) { j = j + 1u; y = y + 1.0f; }
+  let r = ((ax - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
+  return vec2<f32>(r, f32((j >> 1u) & 3u));
+}
+fn wt_sin(x: f32) -> f32 {
+  if (wt_isnan(x) || wt_isinf(x)) { return wt_nan(); }
+  let red = wt_reduce(abs(x));
+  let q = u32(red.y);
+  let z = red.x * red.x;
+  var y = select(wt_sin_poly(red.x, z), wt_cos_poly(z), (q & 1u) != 0u);
+  if (q >= 2u) { y = -y; }
+  return select(y, -y, x < 0.0f);
+}
+fn wt_cos(x: f32) -> f32 {
+  if (wt_isnan(x) || wt_isinf(x)) { return wt_nan(); }
+  let red = wt_reduce(abs(x));
+  let q = u32(red.y);
+  let z = red.x * red.x;
+  let y = select(wt_cos_poly(z), wt_sin_poly(red.x, z), (q & 1u) != 0u);
+  return select(y, -y, q == 1u || q == 2u);
+}
+fn wt_tan(x: f32) -> f32 {
+  if (wt_isnan(x) || wt_isinf(x)) { return wt_nan(); }
+  let red = wt_reduce(abs(x));
+  let z = red.x * red.x;
+  let s = wt_sin_poly(red.x, z);
+  let c = wt_cos_poly(z);
+  let t = select(s / c, -c / s, (u32(red.y) & 1u) != 0u);
+  return select(t, -t, x < 0.0f);
+}
+
+// fmod exactly (C's fmodf, as PyTorch): long division of the integer mantissas, one bit a step.
+fn wt_fmod(x: f32, y: f32) -> f32 {
+  if (wt_isnan(x) || wt_isnan(y) || wt_isinf(x) || y == 0.0f) { return wt_nan(); }
+  if (wt_isinf(y)) { return x; }
+  let ux = bitcast<u32>(x);
+  let sx = ux & 0x80000000u;
+  let ax = ux & 0x7fffffffu;
+  let ay = bitcast<u32>(y) & 0x7fffffffu;
+  if (ax < ay) { return x; }
+  if (ax == ay) { return bitcast<f32>(sx); }
+  var ex = i32(ax >> 23u);
+  var ey = i32(ay >> 23u);
+  var mx: u32;
+  var my: u32;
+  if (ex == 0) { let s = countLeadingZeros(ax) - 8u; mx = ax << s; ex = 1 - i32(s); } else { mx = (ax & 0x7fffffu) | 0x800000u; }
+  if (ey == 0) { let s = countLeadingZeros(ay) - 8u; my = ay << s; ey = 1 - i32(s); } else { my = (ay & 0x7fffffu) | 0x800000u; }
+  loop {
+    if (mx >= my) {
+      mx = mx - my;
+      if (mx == 0u) { return bitcast<f32>(sx); }
+    }
+    if (ex <= ey) { break; }
+    mx = mx << 1u;
+    ex = ex - 1;
+  }
+  let s = countLeadingZeros(mx) - 8u;
+  mx = mx << s;
+  ex = ex - i32(s);
+  if (ex > 0) { return bitcast<f32>(sx | (u32(ex) << 23u) | (mx & 0x7fffffu)); }
+  return bitcast<f32>(sx | (mx >> u32(1 - ex)));
+}
+// Python-style remainder (the sign of the divisor) and floor division, as PyTorch: from fmod.
+fn wt_remainder(a: f32, b: f32) -> f32 {
+  var m = wt_fmod(a, b);
+  if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) { m = m + b; }
+  return m;
+}
+fn wt_floordiv(a: f32, b: f32) -> f32 {
+  if (b == 0.0f || wt_isnan(a) || wt_isnan(b)) { return a / b; }
+  let m = wt_fmod(a, b);
+  var d = (a - m) / b;
+  if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) { d = d - 1.0f; }
+  if (d == 0.0f) { return wt_copysign(0.0f, a / b); }
+  var f = floor(d);
+  if (d - f > 0.5f) { f = f + 1.0f; }
+  return f;
 }
 
 // -- special functions (issue 14) -------------------------------------------------------------
