@@ -247,3 +247,7 @@ error("nn-conv_transpose2d-empty-weight", lambda T, d, x, w: NF(T).conv_transpos
 case("nn-pad-circular-full-wrap", lambda T, d, x: NF(T).pad(x, (3, 3), mode="circular"), I((1, 1, 3)))
 case("nn-pool-pad-half", lambda T, d, x: (NF(T).avg_pool2d(x, 2, padding=1), NF(T).max_pool2d(x, 3, padding=1)),
      I((1, 1, 4, 4)))
+error("nn-conv_transpose2d-output-too-small", lambda T, d, x, w: NF(T).conv_transpose2d(x, w, padding=1),
+      I((1, 1, 1, 1)), I((1, 1, 1, 1)))
+case("nn-conv_transpose2d-empty-batch", lambda T, d, x, w: NF(T).conv_transpose2d(x, w), I((0, 1, 2, 2)),
+     I((1, 2, 2, 2)))

@@ -1334,6 +1334,15 @@ case("reduce-0d-dim", lambda T, d, a: (T.sum(a, 0), T.mean(a, -1), T.prod(a, 0, 
      **TRANS)
 case("var-std-0d-and-one-element", lambda T, d, a, b: (T.var(a), T.std(a, 0), T.var(b), T.std(b, correction=0)),
      I(()), I((1,)))
+case("dim-ops-0d", lambda T, d, a: (a.cumsum(0), a.cumprod(-1), a.flip(0), a.sort(0).values, a.topk(1, 0).values,
+                                    a.unsqueeze(-1), a.squeeze(0), a.flatten(0, -1), a.median(0).values,
+                                    a.log_softmax(-1), a.gather(0, T.tensor(0, device=d)), a.transpose(0, -1),
+                                    a.index_select(0, T.tensor([0], device=d)), T.stack([a, a], 0),
+                                    a.scatter(0, T.tensor(0, device=d), 2.0), T.movedim(a, (0,), (-1,))), I(()))
+error("roll-0d-dim", lambda T, d, a: a.roll(1, 0), I(()), exc=IndexError)
+error("take_along_dim-0d", lambda T, d, a: T.take_along_dim(a, T.tensor(0, device=d), 0), I(()), exc=IndexError)
+error("unflatten-0d", lambda T, d, a: a.unflatten(0, (1,)), I(()))
+error("index_select-0d-two-indices", lambda T, d, a: a.index_select(0, T.tensor([0, 0], device=d)), I(()))
 error("narrow-0d", lambda T, d, a: a.narrow(0, 0, 1), I(()))
 error("split-0d", lambda T, d, a: a.split(1, 0), I(()))
 error("chunk-0d", lambda T, d, a: a.chunk(1, 0), I(()))

@@ -67,3 +67,29 @@ def test_gradient_is_zeros_not_none(name, device):
     for got, want in zip(run(webtorch, device), run(torch, "cpu")):
         assert got is not None, name
         assert got.tolist() == want.tolist(), (name, got, want)
+
+
+def test_norms_scale_before_powering(device):
+    """A deliberate difference (README, Known limits): norms, std and cosine_similarity scale by the
+    largest magnitude first, so they stay finite where torch's float32 CPU kernels overflow."""
+    x = webtorch.tensor([1e20, 1e20, -2e20], device=device)
+    assert abs(webtorch.norm(x).item() / 2.449489742783178e20 - 1) < 1e-6
+    assert abs(webtorch.linalg.vector_norm(x, 3).item() / 2.1544346900318838e20 - 1) < 1e-6
+    assert abs(webtorch.std(x).item() / 1.7320508075688772e20 - 1) < 1e-6
+    assert abs(webtorch.nn.functional.cosine_similarity(x, x * 2, dim=0).item() - 1) < 1e-6
+    assert torch.norm(torch.tensor([1e20, 1e20, -2e20])).item() == float("inf")  # torch's float32 overflow
+
+
+# F.embedding is being rewritten as a gather (issue 16); until then these fail.
+@pytest.mark.xfail(strict=True, reason="issue 16: F.embedding as a gather")
+@pytest.mark.parametrize("case", ["inf-in-other-rows", "out-of-range"])
+def test_embedding_repros(case, device):
+    weight = [[1.0, 2.0], [float("inf"), -float("inf")], [3.0, 4.0]]
+    if case == "inf-in-other-rows":
+        got = webtorch.nn.functional.embedding(webtorch.tensor([0, 2], device=device),
+                                                webtorch.tensor(weight, device=device))
+        assert got.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    else:
+        with pytest.raises(IndexError):
+            webtorch.nn.functional.embedding(webtorch.tensor([3], device=device),
+                                             webtorch.tensor(weight, device=device)).tolist()

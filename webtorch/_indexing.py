@@ -294,7 +294,7 @@ def take_along_dim(x, indices, dim=None):
     """gather with broadcasting; unlike gather, negative indices count from the end."""
     if dim is None:
         x, indices, dim = reshape(x, -1), reshape(indices, -1), 0
-    d = _wrap_dim(dim, x.dim())
+    d = _wrap_dim(dim, x.dim(), scalar_ok=False)
     _check_index_dtype(indices, "take_along_dim")
     _check_bounds([(indices, x.shape[d], d)], RuntimeError)
     indices = _wrapped(indices, x.shape[d])
@@ -419,9 +419,11 @@ def _select_index(name, x, dim, index):
 def index_select(x, dim, index):
     d = _wrap_dim(dim, x.dim())
     index = _select_index("index_select", x, d, index)
-    if x.dim() == 0:
+    if x.dim() == 0:  # torch: a 0-d result, from an index of one value
+        if index.numel() != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
         _check_bounds([(index, 1, 0)], IndexError, "index out of range in self", negative=False)
-        return _take(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape))
+        return reshape(_take(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape)), ())
     _check_bounds([(index, x.shape[d], d)], IndexError, "index out of range in self", negative=False)
     return _take_along(x, d, index)
 

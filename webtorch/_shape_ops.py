@@ -90,9 +90,7 @@ def tensor_split(x, indices_or_sections, dim=0):
 
 
 def unbind(x, dim=0):
-    if x.dim() == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = _wrap_dim(dim, x.dim())
+    d = _wrap_dim(dim, x.dim(), scalar_ok=False)
     return tuple(select(x, d, i) for i in range(x.shape[d]))
 
 
@@ -123,6 +121,8 @@ moveaxis = movedim
 
 
 def unflatten(x, dim, sizes):
+    if x.dim() == 0:
+        raise RuntimeError("unflatten got an unexpected error: Dimension specified as 0 but tensor has no dimensions")
     d = _wrap_dim(dim, x.dim())
     sizes = list(sizes)
     if -1 in sizes:
@@ -324,7 +324,7 @@ def flipud(x):
 def roll(x, shifts, dims=None):
     if dims is None:
         return reshape(roll(reshape(x, -1), shifts, 0), x.shape)
-    shifts, dims = _dims_arg(shifts), [_wrap_dim(d, x.dim()) for d in _dims_arg(dims)]
+    shifts, dims = _dims_arg(shifts), [_wrap_dim(d, x.dim(), scalar_ok=False) for d in _dims_arg(dims)]
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     by_dim = {}

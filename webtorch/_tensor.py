@@ -429,7 +429,11 @@ def _empty_nested(shape):
     return [_empty_nested(shape[1:]) for _ in range(shape[0])]
 
 
-def _wrap_dim(dim, ndim):
+def _wrap_dim(dim, ndim, scalar_ok=True):
+    """dim in [0, ndim). A 0-d tensor takes dim -1 or 0 where torch allows it (reductions, views);
+    ops that need a real dim pass scalar_ok=False and raise like torch."""
+    if ndim == 0 and not scalar_ok:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")

@@ -250,6 +250,13 @@ def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0
         x = F.unsqueeze(x, 0)
     n, c, h, w_ = x.shape
     kh, kw = weight.shape[2], weight.shape[3]
+    if x.numel() == 0 and n and c:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {list(x.shape)}")
+    out_size = [(s - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) + output_padding[i] + 1
+                for i, (s, k) in enumerate(((h, kh), (w_, kw)))]
+    if any(o <= 0 for o in out_size):
+        raise RuntimeError(f"Given input size per channel: ({h} x {w_}). Calculated output size per channel: "
+                           f"({out_size[0]} x {out_size[1]}). Output size is too small")
     if stride != (1, 1):  # insert stride-1 zeros between input elements
         dilated = F.zeros(n, c, (h - 1) * stride[0] + 1, (w_ - 1) * stride[1] + 1, dtype=x.dtype, device=x.device)
         up = _scatter_strided(dilated, x, stride)
