@@ -1221,7 +1221,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     is_float = builtins.any(isinstance(v, float) for v in (start, end, step))
     dtype = dt.as_dtype(dtype) if dtype is not None else (dt.default_float if is_float else dt.int64)
     n = builtins.max(0, math.ceil((end - start) / step))
-    check_size((n,), dtype)
+    check_size((n,), dtype, _device_type(device))
     values = [start + i * step for i in range(n)]
     values = [float(v) for v in values] if dtype.is_floating_point else [int(v) for v in values]
     out = _from_host_values(_host(values, dtype), (n,), dtype, _device_type(device))

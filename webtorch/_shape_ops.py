@@ -342,7 +342,7 @@ def repeat(x, *sizes):
     if builtins.any(r < 0 for r in sizes):
         raise RuntimeError(f"Trying to create tensor with negative dimension {builtins.min(sizes)}: {list(sizes)}")
     x = reshape(x, [1] * (len(sizes) - x.dim()) + list(x.shape))
-    check_size([n * r for n, r in zip(x.shape, sizes)], x.dtype)
+    check_size([n * r for n, r in zip(x.shape, sizes)], x.dtype, x.device.type)
     return _take_by_dims(x, [[i % n for i in range(n * r)] for n, r in zip(x.shape, sizes)])
 
 

@@ -458,13 +458,10 @@ def _from_host_values(values, shape, dtype, device_type):
     return Tensor(backend(device_type).from_host(dtype, values), shape)
 
 
-# Allocations are checked before anything is built: a size beyond this never fits in memory (like
-# torch's allocator error), and the Python lists that index it must not be built first.
-MAX_ALLOCATION_BYTES = 2 ** 40
-
-
-def check_size(shape, dtype):
-    """The number of elements of shape; RuntimeError (as torch) for a negative or unallocatable size."""
+def check_size(shape, dtype, device_type):
+    """The number of elements of shape, checked before anything is built (a huge size must not first
+    build the Python lists that would index it): RuntimeError as torch for a negative or overflowing
+    size, the device's error for one it cannot hold."""
     n = 1
     for s in shape:
         if s < 0:
@@ -472,14 +469,13 @@ def check_size(shape, dtype):
         n *= s
     if n * dtype.itemsize >= 2 ** 63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
-    if n * dtype.itemsize > MAX_ALLOCATION_BYTES:
-        raise RuntimeError(f"can't allocate memory: you tried to allocate {n * dtype.itemsize} bytes")
+    backend(device_type).check_numel(dtype, n)
     return n
 
 
 def _empty(shape, dtype, device_type):
     shape = tuple(shape)
-    return Tensor(backend(device_type).empty(dtype, check_size(shape, dtype)), shape)
+    return Tensor(backend(device_type).empty(dtype, check_size(shape, dtype, device_type)), shape)
 
 
 # -- repr like PyTorch's ---------------------------------------------------------------------

@@ -43,6 +43,16 @@ class Storage:
         self.version = 0  # bumped by every in-place write (autograd's saved-tensor check)
 
 
+# Like torch's allocator error, before anything is built: no host has this much memory, and the
+# Python lists that would index it must not be built first.
+MAX_ALLOCATION_BYTES = 2 ** 40
+
+
+def check_numel(dtype, numel):
+    if numel * dtype.itemsize > MAX_ALLOCATION_BYTES:
+        raise RuntimeError(f"can't allocate memory: you tried to allocate {numel * dtype.itemsize} bytes")
+
+
 def empty(dtype, numel):
     return Storage(dtype, array.array(dtype.typecode, bytes(numel * _HOST_ITEMSIZE[dtype])))
 

@@ -58,6 +58,11 @@ def empty(dtype, numel):
     return Storage(dtype, numel)
 
 
+def check_numel(dtype, numel):
+    """OutOfMemoryError before anything is built for a tensor no buffer of this GPU can hold."""
+    runtime().check_size(_GPU_ITEMSIZE[dtype] * numel)
+
+
 def from_host(dtype, values):
     """values: an array.array of dtype's host typecode; converted to the 4-byte GPU layout."""
     if dtype is dt.int64 and values:

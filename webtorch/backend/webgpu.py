@@ -106,11 +106,14 @@ class Runtime:
         self._free.setdefault(buf.nbytes, []).append(buf)
         self.cached_bytes += buf.nbytes
 
-    def _new_buffer(self, size, nbytes):
-        if size > self.limits["max_storage_buffer_binding_size"]:
+    def check_size(self, nbytes):
+        if _bucket(nbytes) > self.limits["max_storage_buffer_binding_size"]:
             raise errors.OutOfMemoryError(
                 f"webtorch: a {nbytes}-byte tensor exceeds this GPU's largest buffer "
                 f"({self.limits['max_storage_buffer_binding_size']} bytes)")
+
+    def _new_buffer(self, size, nbytes):
+        self.check_size(nbytes)
         counts = self.counts
         for retry in (False, True):
             if retry:
