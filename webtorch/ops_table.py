@@ -74,7 +74,7 @@ def _remainder(a, b):
         return a % b if b else 0
     if b == 0:
         return math.nan
-    return a - b * math.floor(a / b) if not math.isinf(b) else (a if (a >= 0) == (b > 0) or a == 0 else b)
+    return a % b  # Python's float % is torch's: exact fmod, then the divisor's sign
 
 
 def _fmod(a, b):
@@ -91,7 +91,7 @@ def _floordiv(a, b):
         return a // b if b else 0
     if b == 0:
         return _div(a, b)
-    return float(math.floor(a / b)) if not (math.isinf(a) or math.isnan(a) or math.isnan(b)) else _div(a, b)
+    return a // b if not (math.isinf(a) or math.isnan(a) or math.isnan(b)) else math.nan  # // as torch
 
 
 def _truncdiv(a, b):

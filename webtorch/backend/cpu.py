@@ -171,6 +171,18 @@ def _to_python(value, d):
     return _PY_IN[d](value)
 
 
+def _scalar_to_python(value, d):
+    """A Python scalar operand as the compute dtype holds it: rounded to float32 like torch's (and
+    numpy's) float32 kernels, where -0.8 is -0.800000011920929."""
+    value = _to_python(value, d)
+    if d is dt.float32 and math.isfinite(value):
+        try:
+            return struct.unpack("f", struct.pack("f", value))[0]
+        except OverflowError:
+            return math.copysign(math.inf, value)
+    return value
+
+
 def elementwise(op, out, operands, computes):
     if USE_NUMPY:
         with _np.errstate(all="ignore"):
@@ -185,7 +197,7 @@ def elementwise(op, out, operands, computes):
             data = x._storage.data
             columns.append([_to_python(data[o], c) for o in _offsets(x)])
         else:
-            columns.append(itertools.repeat(_to_python(x, c)))
+            columns.append(itertools.repeat(_scalar_to_python(x, c)))
     kind = _PY_TYPE[out.dtype]
     data = out._storage.data
     for o, args in zip(_offsets(out), zip(*columns)):
