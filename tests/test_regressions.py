@@ -80,8 +80,6 @@ def test_norms_scale_before_powering(device):
     assert torch.norm(torch.tensor([1e20, 1e20, -2e20])).item() == float("inf")  # torch's float32 overflow
 
 
-# F.embedding is being rewritten as a gather (issue 16); until then these fail.
-@pytest.mark.xfail(strict=True, reason="issue 16: F.embedding as a gather")
 @pytest.mark.parametrize("case", ["inf-in-other-rows", "out-of-range"])
 def test_embedding_repros(case, device):
     weight = [[1.0, 2.0], [float("inf"), -float("inf")], [3.0, 4.0]]
