@@ -7,8 +7,8 @@ from collections import namedtuple
 
 from . import _dtypes as dt
 from . import _buffers
-from ._tensor import (Tensor, Size, _empty, _from_host_values, _wrap_dim, backend, check_size, contiguous_strides,
-                      device)
+from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, _from_host_values, _wrap_dim, backend, check_size,
+                      contiguous_strides, device)
 from .ops_table import ELEMENTWISE
 from . import autograd
 
@@ -120,7 +120,7 @@ _KERNEL_NAME = {"floor_divide": "div_floor", "trunc_divide": "div_trunc"}
 def _check_implemented(name, promoted):
     kind = _REFUSED.get(name)
     if kind and (promoted is dt.bool_ if kind == "bool" else promoted.is_floating_point):
-        type_name = {"float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int", "bool": "Bool"}[promoted.name]
+        type_name = _TYPE_NAMES[promoted.name]
         raise NotImplementedError(f'"{_KERNEL_NAME.get(name, name)}_cpu" not implemented for \'{type_name}\'')
 
 
@@ -939,8 +939,7 @@ def _softmax(x, dim, dtype, take_log):
     if dtype is not None:
         x = cast(x, dtype)
     if not x.dtype.is_floating_point:
-        raise NotImplementedError(f'"softmax_lastdim_kernel_impl" not implemented for '
-                                  f'\'{"Long" if x.dtype is dt.int64 else x.dtype.name.capitalize()}\'')
+        raise NotImplementedError(f'"softmax_lastdim_kernel_impl" not implemented for \'{_TYPE_NAMES[x.dtype.name]}\'')
     if x.dim() == 0:
         return reshape(_softmax(reshape(x, 1), 0, None, take_log), ())
     d = _wrap_dim(dim, x.dim())
@@ -1166,8 +1165,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     shape = _shape_arg(size if isinstance(size, (tuple, list, Size)) else (size,))
     dtype = dt.scalar_dtype(fill_value) if dtype is None else dt.as_dtype(dtype)
     if dtype.category == 1 and isinstance(fill_value, (int, float)):
-        bits = 8 * (8 if dtype is dt.int64 else 4)
-        if not (math.isfinite(fill_value) and -2 ** (bits - 1) <= fill_value < 2 ** (bits - 1)):
+        info = dt.iinfo(dtype)
+        if not (math.isfinite(fill_value) and info.min <= fill_value < info.max + 1):
             raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
     out = _empty(shape, dtype, _device_type(device))
     _copy_into(out, fill_value)

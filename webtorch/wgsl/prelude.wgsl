@@ -186,6 +186,8 @@ fn wt_bf16(x: f32) -> f32 {
   let b = bitcast<u32>(x);
   if ((b & 0x7fffffffu) > 0x7f800000u) { return x; }
   return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
+}
+
 // exp, log, atan, tanh and the trigonometric functions are computed here with Cephes' float
 // algorithms (range reduction plus polynomials) instead of the builtins: WGSL lets the builtins be
 // off by many ulps (log by 2^-21 absolutely near 1, exp by 3 + 2|x| ulps, sin/cos by 2^-11 on
