@@ -1,4 +1,5 @@
-// What the pages (web/index.html, web/gpt.html) share: the WebGPU check and traceback trimming.
+// What the pages (web/index.html, web/gpt.html, web/search.html) share: the WebGPU check, traceback
+// trimming, the status line, the console and definition lists.
 
 // ---------------- WebGPU check (before any download) ----------------
 export async function checkWebGPU() {
@@ -34,4 +35,37 @@ export function trimTraceback(text) {
     out.push(lines[i]);
   }
   return out.join("\n");
+}
+
+export function setStatus(text, pct) {
+  document.getElementById("status-text").textContent = text;
+  if (pct != null) document.getElementById("status-bar").value = pct;
+}
+
+// A line in the page's #console (cls: "err" or "info").
+export function print(text, cls) {
+  const el = document.getElementById("console");
+  const span = document.createElement("span");
+  if (cls) span.className = cls;
+  span.textContent = text + "\n";
+  el.appendChild(span);
+  while (el.childNodes.length > 2000) el.removeChild(el.firstChild);
+  el.scrollTop = el.scrollHeight;
+}
+
+// A <dl> showing [name, value] pairs.
+export function showRows(dl, pairs) {
+  dl.replaceChildren(...pairs.flatMap(([k, v]) => {
+    const dt = document.createElement("dt");
+    dt.textContent = k;
+    const dd = document.createElement("dd");
+    dd.textContent = v || "n/a";
+    return [dt, dd];
+  }));
+}
+
+// Whether a WebGPU adapter is a software one (the GPU emulated on the CPU).
+export function isSoftwareAdapter(adapter) {
+  const info = adapter.info || {};
+  return !!info.isFallbackAdapter || /swiftshader|llvmpipe/i.test(`${info.architecture} ${info.device}`);
 }

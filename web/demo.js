@@ -1,7 +1,7 @@
 // The demo page (web/index.html): WebGPU check, webtorch in a worker, editor + console,
 // and the digits classifier with a live plot and a prediction view.
 import {Webtorch, CancelledError} from "./webtorch-client.js";
-import {checkWebGPU, trimTraceback} from "./common.js";
+import {checkWebGPU, print, setStatus, showRows, trimTraceback} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const N_TRAIN = 1437;
@@ -15,10 +15,6 @@ window.webtorchDemo = demo; // for the browser tests and the curious
 // ---------------- status line and console ----------------
 const STAGES = {pyodide: [0, 45], packages: [45, 70], gpu: [70, 75], kernels: [75, 100], webtorch: [100, 100]};
 
-function setStatus(text, pct) {
-  $("status-text").textContent = text;
-  if (pct != null) $("status-bar").value = pct;
-}
 
 function onProgress(p) {
   demo.progress.push(p);
@@ -29,15 +25,6 @@ function onProgress(p) {
   setStatus(what, lo + (hi - lo) * frac);
 }
 
-function print(text, cls) {
-  const el = $("console");
-  const span = document.createElement("span");
-  if (cls) span.className = cls;
-  span.textContent = text + "\n";
-  el.appendChild(span);
-  while (el.childNodes.length > 2000) el.removeChild(el.firstChild);
-  el.scrollTop = el.scrollHeight;
-}
 
 function showNoGpu(reason) {
   document.body.dataset.state = "nogpu";
@@ -58,15 +45,7 @@ function showAdapter(adapter, fromWorker) {
     ["Pyodide", demo.wt?.version || "…"],
     ["cross-origin isolated (Stop can interrupt)", String(self.crossOriginIsolated)],
   ];
-  const dl = $("adapter");
-  dl.replaceChildren();
-  for (const [k, v] of rows) {
-    const dt = document.createElement("dt");
-    dt.textContent = k;
-    const dd = document.createElement("dd");
-    dd.textContent = v || "n/a";
-    dl.append(dt, dd);
-  }
+  showRows($("adapter"), rows);
 }
 
 // ---------------- plot ----------------

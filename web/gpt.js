@@ -1,37 +1,18 @@
 // "Train a GPT in your tab" (web/gpt.html): webtorch in a worker runs web/examples/train_gpt.py, then
 // train(), sample_text(), save_checkpoint() and load_checkpoint() on the model it keeps.
 import {Webtorch, CancelledError} from "./webtorch-client.js";
-import {checkWebGPU, trimTraceback} from "./common.js";
+import {checkWebGPU, isSoftwareAdapter, print, setStatus, showRows, trimTraceback} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const gpt = {wt: null, losses: [], samples: [], running: false, size: null, lastCheckpoint: null, ready: false};
 window.gptDemo = gpt;  // for the browser tests and the curious
 
-function setStatus(text, pct) {
-  $("status-text").textContent = text;
-  if (pct != null) $("status-bar").value = pct;
-}
-
-function print(text, cls) {
-  const span = document.createElement("span");
-  if (cls) span.className = cls;
-  span.textContent = text + "\n";
-  $("console").appendChild(span);
-  $("console").scrollTop = $("console").scrollHeight;
-}
-
 function showAdapter(adapter) {
   const info = adapter.info || {};
-  const software = !!info.isFallbackAdapter || /swiftshader|llvmpipe/i.test(`${info.architecture} ${info.device}`);
-  const rows = [["vendor", info.vendor], ["architecture", info.architecture], ["device", info.device || info.description],
-                ["software adapter", String(software)], ["shader-f16", String(adapter.features.has("shader-f16"))]];
-  $("adapter").replaceChildren(...rows.flatMap(([k, v]) => {
-    const dt = document.createElement("dt");
-    dt.textContent = k;
-    const dd = document.createElement("dd");
-    dd.textContent = v || "n/a";
-    return [dt, dd];
-  }));
+  const software = isSoftwareAdapter(adapter);
+  showRows($("adapter"), [["vendor", info.vendor], ["architecture", info.architecture],
+                          ["device", info.device || info.description], ["software adapter", String(software)],
+                          ["shader-f16", String(adapter.features.has("shader-f16"))]]);
   $("software-note").hidden = !software;
   return software;
 }

@@ -1,33 +1,11 @@
 // Semantic search (web/search.html): webtorch in a worker runs web/examples/semantic_search.py (weights
 // with a progress bar, then the corpus embedded on the GPU), then search(query) for each query.
 import {Webtorch} from "./webtorch-client.js";
-import {checkWebGPU, trimTraceback} from "./common.js";
+import {checkWebGPU, isSoftwareAdapter, print, setStatus, showRows, trimTraceback} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const page = {wt: null, results: [], ready: false, running: false, software: false};
 window.searchDemo = page;  // for the browser tests and the curious
-
-function setStatus(text, pct) {
-  $("status-text").textContent = text;
-  if (pct != null) $("status-bar").value = pct;
-}
-
-function print(text, cls) {
-  const span = document.createElement("span");
-  if (cls) span.className = cls;
-  span.textContent = text + "\n";
-  $("console").appendChild(span);
-}
-
-function rows(dl, pairs) {
-  dl.replaceChildren(...pairs.flatMap(([k, v]) => {
-    const dt = document.createElement("dt");
-    dt.textContent = k;
-    const dd = document.createElement("dd");
-    dd.textContent = v;
-    return [dt, dd];
-  }));
-}
 
 function onProgress(p) {  // Pyodide and webtorch start-up, then the weights' download (bytes)
   const mb = (x) => (x / 2 ** 20).toFixed(1);
@@ -58,7 +36,7 @@ async function search() {
       return li;
     }));
     const t = result.timings;
-    rows($("timings"), [["download the weights", `${t.download.toFixed(2)} s`],
+    showRows($("timings"), [["download the weights", `${t.download.toFixed(2)} s`],
                         ["weights to the GPU", `${t.to_gpu.toFixed(2)} s`],
                         ["embed the corpus", `${t.embed_corpus.toFixed(2)} s`],
                         ["this query", `${(1000 * result.seconds).toFixed(0)} ms`]]);
@@ -80,9 +58,9 @@ async function main() {
     return;
   }
   const info = check.adapter.info || {};
-  page.software = !!info.isFallbackAdapter || /swiftshader|llvmpipe/i.test(`${info.architecture} ${info.device}`);
-  rows($("adapter"), [["vendor", info.vendor || "n/a"], ["architecture", info.architecture || "n/a"],
-                      ["device", info.device || info.description || "n/a"], ["software adapter", String(page.software)]]);
+  page.software = isSoftwareAdapter(check.adapter);
+  showRows($("adapter"), [["vendor", info.vendor], ["architecture", info.architecture],
+                          ["device", info.device || info.description], ["software adapter", String(page.software)]]);
   $("software-note").hidden = !page.software;
   page.wt = new Webtorch({onProgress, onEvent, onStdout: (line) => print(line), onStderr: (line) => print(line, "err")});
   await page.wt.start();

@@ -98,6 +98,26 @@ def project_version() -> str:
     return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
 
 
+# ---- pages of web/ --------------------------------------------------------------
+def open_app_page(browser, server_url, path, timeout_ms, viewport):
+    """A page of web/ opened and started: page.errors collects page errors, page.foreign every
+    request beyond the server's origin (there must be none); fails unless it reaches the ready state."""
+    from urllib.parse import urlsplit
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    page.errors, page.foreign = [], []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    origin = urlsplit(server_url).netloc
+    page.on("request", lambda r: page.foreign.append(r.url)
+            if not r.url.startswith(("data:", "blob:")) and urlsplit(r.url).netloc != origin else None)
+    page.set_default_timeout(timeout_ms)
+    page.goto(f"{server_url}{path}")
+    page.wait_for_selector("body[data-state=ready], body[data-state=error], body[data-state=nogpu]")
+    state = page.evaluate("document.body.dataset.state")
+    assert state == "ready", page.inner_text("#status") + "\n" + page.inner_text("#console")
+    return page
+
+
 # ---- Pyodide sessions -----------------------------------------------------------
 class PyodideSession:
     def __init__(self, page, mode: str):

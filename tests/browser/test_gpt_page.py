@@ -7,11 +7,11 @@ import base64
 import io
 import types
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 import torch
 
+from conftest import open_app_page
 from test_web_demo import PNG_STATS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,20 +19,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def gpt_page(browser, server_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 1100})
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.foreign = []
-    origin = urlsplit(server_url).netloc
-    page.on("request", lambda r: page.foreign.append(r.url)
-            if not r.url.startswith(("data:", "blob:")) and urlsplit(r.url).netloc != origin else None)
-    page.set_default_timeout(300_000)
-    page.goto(f"{server_url}/web/gpt.html")
-    page.wait_for_selector("body[data-state=ready], body[data-state=error], body[data-state=nogpu]")
-    assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#console")
+    page = open_app_page(browser, server_url, "/web/gpt.html", 300_000, {"width": 1280, "height": 1100})
     yield page
-    context.close()
+    page.context.close()
 
 
 def test_starts_small_on_a_software_adapter(gpt_page):

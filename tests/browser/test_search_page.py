@@ -2,27 +2,17 @@
 from the page's origin with a progress bar (bytes, then tensors to the GPU), the corpus is embedded on
 the GPU (an 8-sentence subset on the software adapter, as the page says), and a fixed query finds the
 sentence it paraphrases first; nothing is requested beyond the origin, and no page errors."""
-from urllib.parse import urlsplit
-
 import pytest
+
+from conftest import open_app_page
 
 
 @pytest.fixture(scope="module")
 def search_page(browser, server_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    page = context.new_page()
-    page.errors, page.foreign, page.status = [], [], []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    origin = urlsplit(server_url).netloc
-    page.on("request", lambda r: page.foreign.append(r.url)
-            if not r.url.startswith(("data:", "blob:")) and urlsplit(r.url).netloc != origin else None)
-    page.set_default_timeout(900_000)
-    page.goto(f"{server_url}/web/search.html")
-    page.wait_for_selector("body[data-state=ready], body[data-state=error], body[data-state=nogpu]")
-    assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#console")
+    page = open_app_page(browser, server_url, "/web/search.html", 900_000, {"width": 1280, "height": 1000})
     page.wait_for_function("searchDemo.results.length > 0")
     yield page
-    context.close()
+    page.context.close()
 
 
 def test_the_query_finds_its_paraphrase(search_page):

@@ -4,11 +4,10 @@ view, Stop, and the no-WebGPU page in a browser launched without WebGPU."""
 import base64
 import os
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import _chromium
+from conftest import _chromium, open_app_page
 
 ARTIFACTS = Path(os.environ.get("WEBTORCH_ARTIFACTS", "/tmp/webtorch-artifacts"))
 
@@ -38,21 +37,9 @@ PNG_STATS = """async (b64) => {
 
 @pytest.fixture(scope="module")
 def demo(browser, server_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 1100})
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.foreign = []  # requests beyond the page's origin: there must be none
-    origin = urlsplit(server_url).netloc
-    page.on("request", lambda r: page.foreign.append(r.url)
-            if not r.url.startswith(("data:", "blob:")) and urlsplit(r.url).netloc != origin else None)
-    page.set_default_timeout(120_000)
-    page.goto(f"{server_url}/")  # the server redirects / to the demo
-    page.wait_for_selector("body[data-state=ready], body[data-state=error], body[data-state=nogpu]")
-    state = page.evaluate("document.body.dataset.state")
-    assert state == "ready", page.inner_text("#status") + "\n" + page.inner_text("#console")
+    page = open_app_page(browser, server_url, "/", 120_000, {"width": 1280, "height": 1100})  # / redirects to the demo
     yield page
-    context.close()
+    page.context.close()
 
 
 def test_demo_starts_with_adapter_and_progress(demo):

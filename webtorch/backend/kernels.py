@@ -204,8 +204,9 @@ def matmul_vec4(tm, tn4, bk4):
 
 
 def _with_store(d, t, source):
-    """source preceded by wt_store (and the prelude's wt_bf16 for bfloat16)."""
-    return (wgsl("prelude") if d is dt.bfloat16 else "") + store_fn(t, d) + source
+    """source preceded by wt_store (and the prelude's wt_bf16 for bfloat16, unless source has it)."""
+    prelude = wgsl("prelude")
+    return (prelude if d is dt.bfloat16 and prelude not in source else "") + store_fn(t, d) + source
 
 
 @functools.lru_cache(maxsize=None)
