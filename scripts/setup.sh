@@ -27,6 +27,8 @@ fi
 # ---- Python packages (torch ALWAYS pinned exactly: an unpinned torch drags in CUDA)
 "$PY" -m pip install -q torch==2.13.0 wgpu==0.32 pytest playwright pytest-playwright numpy build hatchling \
   safetensors==0.8.0 tokenizers==0.23.3
+# torch's OpInfo database (tests/test_opinfo.py) imports these test-only modules
+"$PY" -m pip install -q expecttest==0.3.0 hypothesis==6.155.2
 # JupyterLite site builder + Pyodide kernel (scripts/build_jupyterlite.py, tests/browser/test_jupyterlite.py)
 "$PY" -m pip install -q "jupyterlite-core[contents]==0.8.6" "jupyterlite-pyodide-kernel==0.8.6"
 

@@ -1148,6 +1148,11 @@ case("cumsum-edge-0d-empty", lambda T, d, a, b, c: (a.cumsum(0), b.cumsum(0), c.
      I((16,), kind="edge"), I(()), I((2, 0)))
 case("cumprod", lambda T, d, a: T.cumprod(a, -1), I((3, 6), kind="uniform", low=0.5, high=1.5), **RED)
 case("cumprod-int-strided", lambda T, d, a: a.cumprod(1), I((2, 5), I64, low=-3, high=3, layout="strided"))
+# zeros: one, two and none per row (the gradients divide by the input only where it has no zero)
+ZEROS_BY_ROW = [0.0, 2.0, 0.0, 3.0, 1.5, 0.0, -1.0, 2.0, 4.0, 0.5, 2.0, -1.0]
+case("cumprod-zeros", lambda T, d, a: T.cumprod(a, 1), I((3, 4), values=ZEROS_BY_ROW), **RED)
+case("prod-dim-zeros", lambda T, d, a: T.prod(a, 1), I((3, 4), values=ZEROS_BY_ROW), **RED)
+case("prod-full-zero", lambda T, d, a: T.prod(a), I((4,), values=[2.0, 0.0, -1.5, 3.0]), **RED)
 case("sort", lambda T, d, a: T.sort(a), I((3, 7), kind="unique"))
 case("sort-desc-dim0", lambda T, d, a: a.sort(0, descending=True), I((5, 3), kind="unique", layout="transposed"))
 case("sort-stable-ties", lambda T, d, a: (T.sort(a, stable=True), a.sort(descending=True, stable=True)),

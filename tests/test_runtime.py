@@ -233,3 +233,14 @@ def test_long_row_reductions_match_torch(n):
     assert x.max(1).indices.tolist() == t.max(1).indices.tolist()
     assert x[2].argmax().item() == t[2].argmax().item()
     assert x[2].sum().item() == pytest.approx(t[2].sum().item(), rel=1e-4, abs=1e-2)
+
+
+def test_a_kernel_parameter_read_back_while_recording():
+    """A view offset given as a 0-d GPU tensor is read back (a flush) while its kernel's parameters
+    are being recorded; the kernel must still get them (it used to get an empty parameter block:
+    wgpu's "Invalid data_offset", and every later readback failed too)."""
+    x = webtorch.arange(12.0, device="webgpu").reshape(3, 4) * 2  # pending work before the readback
+    offset = webtorch.tensor(1, device="webgpu")
+    assert webtorch.diagonal(x, offset).tolist() == [2.0, 12.0, 22.0]
+    assert webtorch.narrow(x * 1, 1, offset, 2).tolist() == [[2.0, 4.0], [10.0, 12.0], [18.0, 20.0]]
+    assert (x + 1).sum().item() == 144.0

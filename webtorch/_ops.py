@@ -38,6 +38,7 @@ def _device_of(operands):
 
 # -- broadcasting ----------------------------------------------------------------------------
 def broadcast_shapes(*shapes):
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes]  # an int is a 1-D shape
     ndim = builtins.max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:
@@ -906,6 +907,8 @@ def _scaled_variance(x, dim, unbiased, correction, keepdim):
 
 
 def _var_args(dim, unbiased):
+    if isinstance(dim, bool):  # torch.var(x, unbiased), PyTorch's other overload
+        return None, dim
     if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool) and dim is None:
         return unbiased, None
     return dim, unbiased

@@ -81,6 +81,8 @@ def tensor_split(x, indices_or_sections, dim=0):
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap_dim(dim, x.dim())
     n = x.shape[d]
+    if isinstance(indices_or_sections, Tensor):  # a 0-d count or 1-D indices, as PyTorch takes them
+        indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
         bounds = [i * (n // k) + builtins.min(i, n % k) for i in range(k + 1)]

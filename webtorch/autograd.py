@@ -565,6 +565,30 @@ def _cat_rule(grad, out, *xs, dim, sizes):
     return tuple(grads)
 
 
+def _prod_rule(grad, out, x, dims, keepdim):
+    """∏_{k≠i} x_k: out / x without zeros; with one zero, the product of the others at it, 0 elsewhere."""
+    grad, out = _reduced_like(grad, x, dims, keepdim), _reduced_like(out, x, dims, keepdim)
+    zero = F.eq(x, 0)
+    zeros = _reduced_like(F.sum(zero, dims, keepdim), x, dims, keepdim)
+    others = _reduced_like(F.prod(F.where(zero, 1.0, x), dims, keepdim), x, dims, keepdim)
+    at_zero = F.where(F.logical_and(zero, F.eq(zeros, 1)), others, 0.0)
+    return (grad * F.where(F.eq(zeros, 0), out / F.where(zero, 1.0, x), at_zero),)
+
+
+def _cumprod_rule(grad, out, x, dim):
+    """Σ_{j≥i} g_j ∏_{k≤j, k≠i} x_k. Before the first zero z along dim: Σ_{j≥i} g_j out_j / x_i; at z:
+    Σ_{j≥z} g_j cumprod(x with x_z = 1)_j; after z: 0 (every product holds x_z)."""
+    def rev_cumsum(t):
+        return W.flip(W.cumsum(W.flip(t, (dim,)), dim), (dim,))
+    zero = F.eq(x, 0)
+    seen = W.cumsum(zero, dim)                     # zeros up to and including each position
+    first = F.logical_and(zero, F.eq(seen, 1))
+    before = F.eq(seen, 0)
+    lifted = W.cumprod(F.where(first, 1.0, x), dim)
+    at_first = rev_cumsum(F.where(before, 0.0, grad * lifted))
+    return (F.where(before, rev_cumsum(grad * out) / F.where(before, x, 1.0), F.where(first, at_first, 0.0)),)
+
+
 def _extreme_rule(nan_aware):
     """The gradient flows evenly to every element equal to the extreme. torch.max/min over all
     elements count NaN as the extreme; torch.amax/amin compare with == (a NaN row gets NaN)."""
@@ -774,8 +798,7 @@ BACKWARD = {
     "cat": _cat_rule,                                                         # the slice of each input
     # reductions
     "sum": lambda grad, out, x, dims, keepdim: (_reduced_like(grad, x, dims, keepdim).expand(x.shape),),  # copies
-    "prod": lambda grad, out, x, dims, keepdim: (                             # prod / x (x ≠ 0)
-        _reduced_like(grad, x, dims, keepdim) * _reduced_like(out, x, dims, keepdim) / x,),
+    "prod": _prod_rule,                                                       # ∏_{k≠i} x_k (zeros too)
     "amax": _extreme_rule(False),                                             # even split among the maxima
     "amin": _extreme_rule(False),                                             # even split among the minima
     "max_all": _extreme_rule(True),                                           # even split, NaN counts as max
@@ -786,8 +809,7 @@ BACKWARD = {
     # scans and sorting (webtorch._math_ops)
     "cumsum": lambda grad, out, x, dim: (W.flip(W.cumsum(W.flip(grad, (dim,)), dim), (dim,)),),  # reverse cumsum
     "logcumsumexp": _logcumsumexp_rule,                                       # Σ_{j≥i} g_j e^(x_i - out_j)
-    "cumprod": lambda grad, out, x, dim: (                                    # Σ_{k≥i} g_k out_k / x_i (x ≠ 0)
-        W.flip(W.cumsum(W.flip(grad * out, (dim,)), dim), (dim,)) / x,),
+    "cumprod": _cumprod_rule,                                                 # Σ_{j≥i} g_j ∏_{k≤j,k≠i} x_k
     "sort": lambda grad, out, x, dim, indices: (                              # grad back to the sorted positions
         W.scatter(F.zeros(x.shape, dtype=grad.dtype, device=grad.device), dim, indices, grad),),
     "diagonal": _diagonal_rule,                                               # zeros, grad on the diagonal

@@ -238,6 +238,9 @@ class Runtime:
             self.flush()
             words, offset = self._meta, 0
         words.extend(meta)
+        if words is not self._meta:  # a meta word was a tensor read back (a flush): record it anew
+            words, offset = self._meta, len(self._meta)
+            words.extend(meta)
         pad = -n % self._align
         if pad:
             words.frombytes(self._pad[pad])

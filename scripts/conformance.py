@@ -1,0 +1,38 @@
+"""Regenerate the README's OpInfo conformance table (ops x dtypes: pass / partial / not supported /
+fail, on webgpu and cpu) from torch 2.13's op database: tests/opinfo_cases.py runs every case.
+
+  python scripts/conformance.py            print the table
+  python scripts/conformance.py --write    write it into README.md between its markers
+
+tests/test_opinfo.py fails while the README's table differs from what this produces.
+"""
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+import opinfo_cases  # noqa: E402
+
+
+def main(argv):
+    table = opinfo_cases.table()
+    if "--write" not in argv:
+        print(table)
+        return 0
+    path = os.path.join(ROOT, "README.md")
+    text = open(path, encoding="utf-8").read()
+    old = opinfo_cases.readme_table(text)
+    if old is None:
+        print("README.md has no conformance markers (%s ... %s)" % (
+            opinfo_cases.TABLE_START, opinfo_cases.TABLE_END), file=sys.stderr)
+        return 1
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text.replace(old, table))
+    print("README.md: conformance table written")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,566 @@
+"""A differential fuzzer: random PyTorch programs run on webtorch ("webgpu" and "cpu") and on torch.
+
+A program is a list of Python statements over `torch` (bound to torch or to webtorch) and `dev`:
+a few input tensors (0-d, empty, broadcastable shapes; float32 / int64 / int32 / bool; edge values
+NaN, ±inf, huge, tiny, subnormal, ±0; strided, transposed, expanded and offset views), then steps
+drawn from elementwise ops and operators, reductions, views and shape ops, indexing, matmul,
+in-place ops and casts, sometimes with bad arguments. torch runs it on "cpu"; webtorch runs the same
+text on each device. After every step its result, and at the end every variable, are compared:
+
+  WRONG-VALUE          a value, dtype or shape differs (tolerance: TOL) and nothing raised
+  EXCEPTION-MISMATCH   torch raised and webtorch did not, or raised another exception type
+  CRASH                webtorch raised where torch did not, other than a clear refusal
+                       ("not supported", NotImplementedError, int64 beyond int32 on the GPU)
+
+A failure is minimised (statements dropped, views made contiguous, inputs shrunk while the same kind
+of failure remains) and printed as a Python program.
+
+  python tests/fuzz.py --seed 1 --minutes 30          # seeds 1, 2, 3, ... until 30 minutes pass
+  python tests/fuzz.py --seed 17 --count 1 --show     # one program, printed
+
+tests/test_fuzz.py runs a fixed set of seeds in CI.
+"""
+
+import argparse
+import math
+import os
+import random
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+from compare import assert_close, to_plain  # noqa: E402
+from opinfo_run import clear_refusal  # noqa: E402
+
+DEVICES = ("webgpu", "cpu")
+TOL = dict(atol=1e-4, rtol=1e-4)
+DTYPES = ("float32", "float32", "float32", "int64", "int32", "bool")
+EDGE = [float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3e38, -3e38,
+        1e30, -1e-30, 1e-38, 1e-45, -1e-45, 88.5, -104.0, 16777217.0, 1e-7]
+EDGE_INTS = [0, 1, -1, 2, -7, 127, 2**31 - 1, -2**31, 65536]
+
+# Failures the fuzzer finds that are known bugs, owned elsewhere (each has a test in
+# tests/test_fuzz_findings.py or tests/opinfo_cases.py KNOWN_FAILURES): (kind, device, regex searched in
+# "statement | message" on device (None: either), reason). Runs report them as known; only others fail
+# tests/test_fuzz.py.
+KNOWN = [
+    ("EXCEPTION-MISMATCH", None, r"not implemented for '|with a bool tensor is not supported|on a bool tensor is not"
+     r"|Boolean inputs not supported",
+     "an op on a dtype torch does not implement it for: webtorch computes, or its kernel fails to compile "
+     "(issue 11: bitwise ops on floats, ops on bool; owner: fixes)"),
+    ("EXCEPTION-MISMATCH", None, r"Integers to negative integer powers",
+     "int ** negative int accepted (issue 11 item 10; owner: fixes)"),
+    ("EXCEPTION-MISMATCH", None, r"does not support bool input|alpha must not be a floating point",
+     "argmin/argmax of bool, an int add with a float alpha accepted where torch raises (owner: fixes)"),
+    ("WRONG-VALUE", None, r"torch\.(std|var|norm)\(",
+     "std/var/norm of values near the float32 limit overflow (issue 11 item 8; owner: fixes)"),
+    ("CRASH", "webgpu", r"ValidationError", "a kernel that fails to compile for a dtype (issue 11, crashes; owner: fixes)"),
+    ("EXCEPTION-MISMATCH", None, r"must be Tensor, not",
+     "a Python number accepted where torch requires a Tensor (issue 11, exception types; owner: fixes)"),
+    ("CRASH", None, r"IndexError: tuple index out of range|permute\(sparse_coo\)",
+     "a dim on a 0-d tensor (issue 11, crashes; owner: fixes)"),
+    ("CRASH", "cpu", r"ufunc 'sign'", "sign(bool) on cpu (owner: fixes)"),
+    ("WRONG-VALUE", "cpu", r"square.*dtype bool, expected int64", "square(bool) (issue 11 item 11; owner: fixes)"),
+    ("CRASH", "cpu", r"to have non-zero size", "softmax of an empty input on cpu (issue 11, crashes; owner: fixes)"),
+    ("WRONG-VALUE", "webgpu", r"torch\.(exp|expm1|exp2|log|log1p|log2|sin|cos|tan|sinh|cosh|tanh|asin|atan|erf|sigmoid|"
+     r"rsqrt|sqrt|reciprocal|nn\.functional\.\w+)\(| \*\* |torch\.pow\(|torch\.atan2\(|torch\.hypot\(",
+     "float32 accuracy of webgpu elementwise functions over the whole range, subnormals included "
+     "(issue 11 item 7; owner: fixes)"),
+    ("WRONG-VALUE", "webgpu", r"\.to\(torch\.int(32|64)\).*expected -(2147483648|9223372036854775808)$",
+     "README Known limits: a float outside the integer range converts by clamping on webgpu"),
+    ("WRONG-VALUE", None, r"remainder|fmod|floor_divide| % | // |rounding_mode='floor'",
+     "remainder / floor division of edge values (issue 11 item 7; owner: fixes)"),
+    ("WRONG-VALUE", None, r"torch\.(sum|mean|cumsum|cumprod|prod|logsumexp)\(",
+     "a reduction or scan over values near the float32 limit: torch's CPU accumulates in double or in "
+     "another order (issue 11 item 8; owner: fixes)"),
+    ("CRASH", "cpu", r"Integers to negative integer powers",
+     "an int tensor ** a negative int tensor: numpy's ValueError on cpu, torch computes (owner: fixes)"),
+]
+
+
+def known_reason(finding):
+    import re
+    text = "%s | %s" % (finding["statement"], finding["message"])
+    for kind, device, pattern, reason in KNOWN:
+        if kind == finding["kind"] and device in (None, finding["device"]) and re.search(pattern, text):
+            return reason
+    return None
+
+
+# -- generation ------------------------------------------------------------------------------------
+class Var:
+    def __init__(self, name, shape, dtype):
+        self.name, self.shape, self.dtype = name, tuple(shape), dtype
+
+    @property
+    def is_float(self):
+        return self.dtype == "float32"
+
+
+def _shape(rng):
+    r = rng.random()
+    if r < 0.1:
+        return ()
+    if r < 0.17:
+        return tuple(rng.choice([0, 2, 3]) if i == 0 else rng.randint(1, 3) for i in range(rng.randint(1, 3)))
+    return tuple(rng.randint(1, 5) for _ in range(rng.randint(1, 4)))
+
+
+def _values(rng, n, dtype):
+    mode = rng.random()
+    if dtype == "bool":
+        return [rng.random() < 0.5 for _ in range(n)]
+    if dtype.startswith("int"):
+        if mode < 0.2:
+            return [rng.choice(EDGE_INTS) for _ in range(n)]
+        return [rng.randint(-6, 6) for _ in range(n)]
+    if mode < 0.25:
+        return [rng.choice(EDGE) for _ in range(n)]
+    if mode < 0.35:
+        return [rng.choice([-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0]) for _ in range(n)]   # ties
+    if mode < 0.45:
+        return [rng.uniform(-1e4, 1e4) for _ in range(n)]
+    return [round(rng.gauss(0, 2), 4) for _ in range(n)]
+
+
+def _lit(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return "float(%r)" % str(v)
+    return repr(v)
+
+
+def _input_source(rng, name, shape, dtype):
+    """Statements building an input with the given logical shape, in a random memory layout."""
+    layout = rng.choice(["contiguous"] * 3 + ["transposed", "strided", "expanded", "offset"])
+    if len(shape) < 1 or 0 in shape:
+        layout = "contiguous"
+    if layout == "transposed" and len(shape) < 2:
+        layout = "strided"
+    if layout == "contiguous":
+        store = shape
+    elif layout == "transposed":
+        store = shape[::-1]
+    elif layout == "strided":
+        store = shape[:-1] + (2 * shape[-1],)
+    elif layout == "expanded":
+        store = (1,) + shape[1:]
+    else:
+        store = (shape[0] + 1,) + shape[1:]
+    n = 1
+    for s in store:
+        n *= s
+    vals = ", ".join(_lit(v) for v in _values(rng, n, dtype))
+    src = "%s = torch.tensor([%s], dtype=torch.%s, device=dev).reshape(%r)" % (name, vals, dtype, store)
+    view = {"contiguous": "", "transposed": ".permute(%r)" % (tuple(range(len(shape) - 1, -1, -1)),),
+            "strided": "[..., ::2]", "expanded": ".expand(%r)" % (shape,), "offset": "[1:]"}[layout]
+    return src + view
+
+
+def _dim(rng, v, bad):
+    nd = max(len(v.shape), 1)
+    if bad:
+        return rng.choice([nd, -nd - 1, nd + 2])
+    return rng.randrange(-nd, nd)
+
+
+UNARY_ANY = ["abs", "neg", "sign", "square", "clone", "isnan", "isinf", "isfinite", "logical_not",
+             "floor", "ceil", "trunc", "round"]
+UNARY_FLOAT = ["exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "erf",
+               "log1p", "expm1", "exp2", "log2", "reciprocal", "frac", "asin", "atan", "sinh", "cosh",
+               "nn.functional.gelu", "nn.functional.silu", "nn.functional.softplus", "nn.functional.elu",
+               "nan_to_num"]
+BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
+          "remainder", "fmod", "floor_divide", "pow", "atan2", "logical_and", "logical_xor",
+          "bitwise_and", "bitwise_or", "bitwise_xor", "hypot"]
+OPERATORS = ["+", "-", "*", "/", "//", "%", "**", "==", "<", ">=", "&", "|", "^"]
+REDUCTIONS = ["sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "all", "any", "var", "std",
+              "logsumexp", "softmax", "log_softmax", "cumsum", "cumprod", "max", "min", "norm"]
+
+
+def _pick(rng, pool, pred=lambda v: True):
+    cands = [v for v in pool if pred(v)]
+    return rng.choice(cands) if cands else None
+
+
+def _step(rng, pool):
+    """One statement's right-hand side over variables in pool (or None)."""
+    bad = rng.random() < 0.06
+    kind = rng.random()
+    a = rng.choice(pool)
+    nd = len(a.shape)
+    if kind < 0.22:
+        op = rng.choice(UNARY_ANY + UNARY_FLOAT)
+        if op in UNARY_FLOAT and not a.is_float and not bad and rng.random() < 0.7:
+            a = _pick(rng, pool, lambda v: v.is_float) or a
+        return "torch.%s(%s)" % (op, a.name)
+    if kind < 0.45:
+        b = _pick(rng, pool, lambda v: v is not a and (bad or _broadcastable(a.shape, v.shape)))
+        rhs = b.name if b is not None and rng.random() < 0.75 else _lit(
+            rng.choice([2, -1, 0, 0.5, -3.25, True, float("inf"), float("nan"), 1e30]))
+        if rng.random() < 0.5:
+            return "%s %s %s" % (a.name, rng.choice(OPERATORS), rhs)
+        op = rng.choice(BINARY)
+        extra = ""
+        if op == "div" and rng.random() < 0.4:
+            extra = ", rounding_mode=%r" % rng.choice(["trunc", "floor"])
+        if op in ("add", "sub") and rng.random() < 0.3:
+            extra = ", alpha=%s" % rng.choice(["2", "-1", "0.5"])
+        return "torch.%s(%s, %s%s)" % (op, a.name, rhs, extra)
+    if kind < 0.6:
+        op = rng.choice(REDUCTIONS)
+        if op in ("softmax", "log_softmax", "cumsum", "cumprod"):
+            return "torch.%s(%s, %d)" % (op, a.name, _dim(rng, a, bad))
+        if op == "norm":
+            return "torch.norm(%s, p=%s)" % (a.name, rng.choice(["1", "2", "3", "float('inf')", "0"]))
+        if rng.random() < 0.3 and op not in ("max", "min"):
+            return "torch.%s(%s)" % (op, a.name)
+        keep = rng.random() < 0.3
+        return "torch.%s(%s, %d%s)" % (op, a.name, _dim(rng, a, bad), ", keepdim=True" if keep else "")
+    if kind < 0.8:
+        return _shape_step(rng, a, pool, bad)
+    if kind < 0.88:
+        return _index_step(rng, a, pool, bad)
+    if kind < 0.94:
+        return _inplace_step(rng, a, pool, bad)
+    b = _pick(rng, pool, lambda v: v is not a and v.dtype == a.dtype and len(v.shape) >= 1 and nd >= 1
+              and (bad or v.shape[0 if len(v.shape) == 1 else -2] == a.shape[-1]))
+    if b is not None and a.is_float:
+        return "torch.matmul(%s, %s)" % (a.name, b.name)
+    return "%s.to(torch.%s)" % (a.name, rng.choice(["float32", "int32", "int64", "bool"]))
+
+
+def _broadcastable(s1, s2):
+    for x, y in zip(s1[::-1], s2[::-1]):
+        if x != y and x != 1 and y != 1:
+            return False
+    return True
+
+
+def _shape_step(rng, a, pool, bad):
+    nd = len(a.shape)
+    r = rng.randrange(12)
+    if r == 0 and nd >= 2:
+        return "%s.transpose(%d, %d)" % (a.name, _dim(rng, a, bad), _dim(rng, a, False))
+    if r == 1:
+        perm = list(range(nd))
+        rng.shuffle(perm)
+        if bad:
+            perm = perm + [0]
+        return "%s.permute(%r)" % (a.name, tuple(perm))
+    if r == 2:
+        n = 1
+        for s in a.shape:
+            n *= s
+        target = rng.choice([(-1,), (n,), (1, n), (n, 1)] + ([(n // 2, 2)] if n % 2 == 0 else []))
+        if bad:
+            target = (n + 1,)
+        return "%s.reshape(%r)" % (a.name, target)
+    if r == 3:
+        return "%s.unsqueeze(%d)" % (a.name, rng.randint(-nd - 1, nd))
+    if r == 4:
+        return "%s.squeeze()" % a.name if rng.random() < 0.5 else "%s.flatten()" % a.name
+    if r == 5 and nd >= 1:
+        return "%s.flip(%d)" % (a.name, _dim(rng, a, bad))
+    if r == 6 and nd >= 1:
+        return "torch.roll(%s, %d, %d)" % (a.name, rng.randint(-3, 3), _dim(rng, a, bad))
+    if r == 7:
+        b = _pick(rng, [v for v in rng.sample(pool, len(pool))],
+                  lambda v: v is not a and (bad or (len(v.shape) == nd and nd >= 1 and v.shape[1:] == a.shape[1:])))
+        if b is not None:
+            fn = rng.choice(["cat", "stack"]) if b.shape == a.shape else "cat"
+            return "torch.%s([%s, %s], %d)" % (fn, a.name, b.name, 0)
+        return "%s.contiguous()" % a.name
+    if r == 8 and nd >= 1:
+        return "%s.repeat(%r)" % (a.name, tuple(rng.randint(1, 2) for _ in range(nd)))
+    if r == 9 and nd >= 2:
+        return "torch.%s(%s, %d)" % (rng.choice(["tril", "triu"]), a.name, rng.randint(-1, 1))
+    if r == 10 and nd >= 1:
+        k = rng.randint(0, max(a.shape[-1], 0) + (2 if bad else 0))
+        return "torch.topk(%s, %d).values" % (a.name, min(k, a.shape[-1]) if not bad else k) if a.dtype != "bool" \
+            else "%s.expand(%r)" % (a.name, (2,) + a.shape)
+    if r == 11 and nd >= 1:
+        return "torch.sort(%s, %d, descending=%r).values" % (a.name, _dim(rng, a, bad), rng.random() < 0.5)
+    return "%s.expand(%r)" % (a.name, (rng.randint(1, 3),) + a.shape)
+
+
+def _index_step(rng, a, pool, bad):
+    nd = len(a.shape)
+    r = rng.randrange(6)
+    if nd == 0 or r == 0:
+        if nd == 0 or (a.shape[0] == 0 and not bad):
+            return "%s[None]" % a.name
+        return "%s[%d]" % (a.name, rng.randint(-a.shape[0] - bad, a.shape[0] - 1 + bad))
+    if r == 1:
+        return "%s[..., %d:]" % (a.name, rng.randint(0, a.shape[-1]))
+    if r == 2:
+        return "%s[::%d]" % (a.name, rng.randint(1, 3))
+    if r == 3:
+        hi = a.shape[0] + (3 if bad else 0)
+        idx = [rng.randrange(-a.shape[0], hi) for _ in range(rng.randint(0, 4))] if hi > 0 else []
+        return "%s[torch.tensor(%r, dtype=torch.int64, device=dev)]" % (a.name, idx) if idx else "%s[:0]" % a.name
+    if r == 4:
+        m = _pick(rng, pool, lambda v: v.dtype == "bool" and (bad or _broadcastable(a.shape, v.shape)))
+        if m is not None:
+            return "torch.where(%s, %s, %s)" % (m.name, a.name, _lit(rng.choice([0, -1.5, float("nan")])))
+        return "%s > 0" % a.name
+    return "torch.masked_fill(%s, %s > 0, %s)" % (a.name, a.name, _lit(rng.choice([0, 7, -2.5])))
+
+
+def _inplace_step(rng, a, pool, bad):
+    r = rng.randrange(5)
+    b = _pick(rng, pool, lambda v: v is not a and _broadcastable(a.shape, v.shape)
+              and len(v.shape) <= len(a.shape) and all(x == 1 or x == y for x, y in zip(v.shape[::-1], a.shape[::-1])))
+    if r == 0 and b is not None:
+        return "%s.add_(%s)" % (a.name, b.name)
+    if r == 1:
+        return "%s.mul_(%s)" % (a.name, _lit(rng.choice([2, -1, 0.5])))
+    if r == 2 and a.dtype != "bool":
+        return "%s.clamp_(%s, %s)" % (a.name, _lit(rng.choice([-1, 0])), _lit(rng.choice([1, 3])))
+    if r == 3 and len(a.shape) >= 1 and a.shape[0] > 0:
+        return "%s.__setitem__(%d, %s) or %s" % (a.name, rng.randrange(a.shape[0]), _lit(rng.choice([5, -1, 0])), a.name)
+    return "%s.zero_()" % a.name
+
+
+def generate(seed, n_steps=None):
+    """A program (list of statements) for a seed; runs torch while drawing it to know the shapes."""
+    import torch
+    rng = random.Random(seed)
+    lines, pool = [], []
+    env = {"torch": torch, "dev": "cpu"}
+    base = _shape(rng)
+    for i in range(rng.randint(1, 3)):
+        shape = base if rng.random() < 0.6 else (_shape(rng) if rng.random() < 0.5 else base[rng.randint(0, len(base)):])
+        dtype = rng.choice(DTYPES)
+        line = _input_source(rng, "x%d" % i, shape, dtype)
+        exec(line, env)
+        lines.append(line)
+        pool.append(Var("x%d" % i, shape, dtype))
+    for i in range(n_steps or rng.randint(1, 7)):
+        rhs = _step(rng, pool)
+        name = "v%d" % i
+        line = "%s = %s" % (name, rhs)
+        try:
+            exec(line, env)
+        except Exception:  # noqa: BLE001 - a bad input: it ends the program (webtorch must raise too)
+            lines.append(line)
+            break
+        lines.append(line)
+        val = env[name]
+        if isinstance(val, torch.Tensor) and val.numel() <= 4096:
+            pool.append(Var(name, val.shape, str(val.dtype).split(".")[-1]))
+        elif isinstance(val, torch.Tensor):
+            break
+    return lines
+
+
+# -- running and comparing ------------------------------------------------------------------------
+class Outcome:
+    """What running a program gave: per statement a plain result or an exception."""
+
+    def __init__(self):
+        self.steps = []        # (line index, plain or None)
+        self.error = None      # (line index, exception)
+        self.final = {}
+
+
+def run(T, lines, device):
+    env = {"torch": T, "dev": device}
+    out = Outcome()
+    for i, line in enumerate(lines):
+        try:
+            exec(line, env)
+            name = line.split(" = ", 1)[0]
+            out.steps.append((i, _plain(env[name])))
+        except Exception as e:  # noqa: BLE001
+            out.error = (i, e)
+            return out
+    try:
+        out.final = {k: _plain(v) for k, v in env.items() if k[0] in "xv" and k[1:].isdigit()}
+    except Exception as e:  # noqa: BLE001
+        out.error = (len(lines), e)
+    return out
+
+
+def _plain(v):
+    if hasattr(v, "tolist") and hasattr(v, "dtype"):
+        return to_plain(v)
+    if isinstance(v, (bool, int, float, type(None))):
+        return to_plain(v)
+    return {"kind": "none"}
+
+
+def compare(expected, actual, device):
+    """None, or (kind, line index, message)."""
+    if expected.error is not None:
+        i, e = expected.error
+        if actual.error is None:
+            if str(e) == "ZeroDivisionError":
+                return None  # README "Known limits": integer division by zero gives 0
+            return "EXCEPTION-MISMATCH", i, "torch raises %s: %s; webtorch on %s does not" % (
+                type(e).__name__, _msg(e), device)
+        j, a = actual.error
+        if j < i:
+            return _crash_or_refusal(a, j, device)
+        if type(a) is not type(e):
+            return "EXCEPTION-MISMATCH", i, "torch raises %s: %s; webtorch on %s raises %s: %s" % (
+                type(e).__name__, _msg(e), device, type(a).__name__, _msg(a))
+    elif actual.error is not None:
+        j, a = actual.error
+        return _crash_or_refusal(a, j, device)
+    for (i, e), (_, a) in zip(expected.steps, actual.steps):
+        if device == "webgpu" and _beyond_int32(e):
+            return None  # README "Known limits": int64 is 32 bits on the GPU (wraps)
+        msg = _mismatch(a, e)
+        if msg:
+            return "WRONG-VALUE", i, msg
+    for k, e in expected.final.items():
+        msg = _mismatch(actual.final.get(k, {"kind": "none"}), e)
+        if msg:
+            return "WRONG-VALUE", len(expected.steps) - 1, "final value of %s: %s" % (k, msg)
+    return None
+
+
+def _beyond_int32(plain):
+    return plain.get("dtype") == "int64" and any(not -2**31 <= v < 2**31 for v in plain["values"])
+
+
+def _crash_or_refusal(exc, i, device):
+    if clear_refusal(exc):
+        return None
+    return "CRASH", i, "webtorch on %s raises %s: %s (torch computes)" % (device, type(exc).__name__, _msg(exc))
+
+
+def _msg(e):
+    s = str(e).strip().splitlines()
+    return s[0][:200] if s else ""
+
+
+def _mismatch(a, e):
+    try:
+        assert_close(a, e, name="value", **TOL)
+    except AssertionError as err:
+        return str(err).splitlines()[0][:300]
+    return None
+
+
+def check(lines, devices=DEVICES):
+    """[(device, kind, line index, message)] for a program."""
+    import torch
+    import webtorch
+    expected = run(torch, lines, "cpu")
+    found = []
+    for d in devices:
+        r = compare(expected, run(webtorch, lines, d), d)
+        if r:
+            found.append((d,) + r)
+    return found
+
+
+# -- minimising ----------------------------------------------------------------------------------
+def minimise(lines, device, kind):
+    """A shorter program that still fails with the same kind on device."""
+    def fails(cand):
+        try:
+            return any(k == kind for _, k, _, _ in check(cand, (device,)))
+        except Exception:  # noqa: BLE001
+            return False
+
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(lines) - 1, -1, -1):
+            cand = _drop(lines, i)
+            if cand is not None and fails(cand):
+                lines, changed = cand, True
+        for i, line in enumerate(lines):
+            for simpler in _simplify(line):
+                cand = lines[:i] + [simpler] + lines[i + 1:]
+                if fails(cand):
+                    lines, changed = cand, True
+                    break
+    return lines
+
+
+def _drop(lines, i):
+    """lines without statement i (None if a later statement uses its variable and cannot do without)."""
+    name = lines[i].split(" = ", 1)[0]
+    rest = lines[:i] + lines[i + 1:]
+    import re
+    uses = re.compile(r"\b%s\b" % re.escape(name))
+    if any(uses.search(l.split(" = ", 1)[1]) for l in lines[i + 1:]):
+        return None
+    return rest
+
+
+def _simplify(line):
+    """Simpler variants of an input statement: a contiguous layout, fewer distinct values."""
+    out = []
+    if line.startswith("x") and "torch.tensor(" in line:
+        head, _, view = line.partition(".reshape(")
+        shape, _, tail = view.partition(")")
+        if tail:
+            out.append(head + ".reshape(" + shape + ")")
+    return out
+
+
+def repro(lines, device):
+    body = "\n".join(lines)
+    return ("import webtorch as torch   # and `import torch` gives the expected values\n"
+            "dev = %r\n%s\nprint(%s)" % (device, body, lines[-1].split(" = ", 1)[0]))
+
+
+def fuzz(seeds, deadline=None, verbose=True, known=known_reason):
+    """Run the programs of seeds (until deadline); returns (programs run, findings). A finding is a
+    dict: seed, device, kind, statement, message, repro (minimised unless known(finding) names it)."""
+    findings, ran = [], 0
+    for seed in seeds:
+        if deadline is not None and time.time() > deadline:
+            break
+        ran += 1
+        lines = generate(seed)
+        for device, kind, i, msg in check(lines):
+            f = {"seed": seed, "device": device, "kind": kind, "message": msg,
+                 "statement": lines[i] if i < len(lines) else "(the end)"}
+            f["known"] = known(f)
+            f["repro"] = repro(lines if f["known"] else minimise(lines, device, kind), device)
+            findings.append(f)
+            if verbose:
+                print("seed %d [%s] %s at `%s`%s\n  %s\n%s\n" % (
+                    seed, device, kind, f["statement"], " (known: %s)" % f["known"] if f["known"] else "",
+                    msg, _indent(f["repro"])), flush=True)
+    return ran, findings
+
+
+def _indent(text):
+    return "\n".join("    " + l for l in text.splitlines())
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
+    p.add_argument("--count", type=int, default=None, help="programs to run")
+    p.add_argument("--minutes", type=float, default=None, help="stop after this long")
+    p.add_argument("--show", action="store_true", help="print each program")
+    args = p.parse_args(argv)
+    start = time.time()
+    deadline = start + 60 * args.minutes if args.minutes else None
+    count = args.count if args.count is not None else (10**9 if deadline else 100)
+    seeds = range(args.seed, args.seed + count)
+    if args.show:
+        for s in seeds:
+            print("# seed %d\n%s\n" % (s, "\n".join(generate(s))))
+    ran, findings = fuzz(seeds, deadline)
+    kinds = {}
+    for f in findings:
+        kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
+    print("%d programs (seeds %d..%d) in %.0f s: %s (%d of them known bugs)" % (ran, args.seed, args.seed + ran - 1, time.time() - start,
+          ", ".join("%d %s" % (v, k) for k, v in sorted(kinds.items())) or "no failures",
+          sum(1 for f in findings if f["known"])))
+    return 1 if any(not f["known"] for f in findings) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,470 @@
+"""Test cases from PyTorch's own op database (torch.testing._internal.common_methods_invocations.op_db).
+
+Host only (needs torch 2.13, expecttest and hypothesis). For every OpInfo whose name webtorch
+exports (torch.X, Tensor.X, torch.nn.functional.X, torch.linalg.X), the first samples OpInfo draws
+for float32, int64, int32 and bool (plus the first one again with every tensor strided, and
+float32 samples with gradients) become plain call specs (tests/opinfo_run.py); so do its error
+inputs. torch computes the expected result of each spec from the spec itself, so both libraries
+see the same inputs, and the specs can be shipped to the browser as they are.
+
+Each (op, column, device) gets one status over its samples (see status_of):
+  pass         every sample agrees with torch
+  partial      the others agree, some raise a clear "not supported" error
+  unsupported  every sample raises a clear "not supported" error
+  fail         some sample gives a wrong value / dtype / shape, or crashes
+  n/a          torch has no such dtype for the op (or no sample could be expressed)
+"""
+
+import functools
+import itertools
+import os
+import sys
+import zlib
+
+import torch
+
+import webtorch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from opinfo_run import judge, run_spec  # noqa: E402
+
+DTYPES = {"float32": torch.float32, "int64": torch.int64, "int32": torch.int32, "bool": torch.bool}
+COLUMNS = ("float32", "int64", "int32", "bool", "grad", "errors")
+DEVICES = ("webgpu", "cpu")
+MAX_SAMPLES = 3        # per (op, dtype), plus one strided copy of the first
+MAX_GRAD_SAMPLES = 2   # float32 samples differentiated
+MAX_NUMEL = 1000       # larger sample tensors are left out (time; the browser's golden file)
+MAX_ERROR_INPUTS = 4
+
+# Random or uninitialised results: nothing to compare value by value (tests/test_random.py
+# tests the random ops statistically).
+NOT_COMPARABLE = {
+    "normal", "normal.in_place", "normal.number_mean", "bernoulli", "randn", "randn_like",
+    "rand_like", "randint", "randint_like", "multinomial", "empty", "empty_like",
+    "nn.functional.dropout", "nn.functional.dropout2d", "nn.functional.dropout3d",
+    "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout.with_train",
+    "nn.functional.feature_alpha_dropout.without_train", "nn.functional.rrelu",
+    "new_empty", "new_empty_strided", "empty_strided", "empty_permuted",
+}
+
+# Ops whose index outputs are implementation-defined among equal values (torch's sort is not stable
+# by default): where the input has ties, only their shape and dtype are compared.
+TIE_INDICES = {"sort", "argsort", "topk", "kthvalue"}
+
+# OpInfo's default float32 tolerances (torch.testing.assert_close for float32).
+DEFAULT_TOL = (1e-5, 1.3e-6)
+
+# (op, column, device or None for both) -> why it fails. Each is an xfail(strict=True) in
+# tests/test_opinfo.py: when the bug is fixed the test fails until its row is removed here (and
+# the README table regenerated: python scripts/conformance.py --write).
+KNOWN_FAILURES = {
+    ('__rpow__', 'int64', 'cpu'): "int ** negative int raises numpy's ValueError (issue 11 item 10; owner: fixes)",
+    ('__rpow__', 'int32', 'cpu'): "int ** negative int raises numpy's ValueError (issue 11 item 10; owner: fixes)",
+    ('amax', 'errors', None): '65 dims: ValueError, torch RuntimeError (issue 11, exception types; owner: fixes)',
+    ('amin', 'errors', None): '65 dims: ValueError, torch RuntimeError (issue 11, exception types; owner: fixes)',
+    ('aminmax', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('atan2', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('bitwise_and', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('bitwise_left_shift', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('bitwise_or', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('bitwise_right_shift', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('bitwise_xor', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('bucketize', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('cdist', 'grad', None): "cdist's result has no grad_fn for OpInfo's grad samples (owner: opsapi)",
+    ('clamp_max', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('clamp_min', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('copysign', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('cummax', 'bool', 'webgpu'): "cummax of bool on webgpu: no kernel for ('max', 'bool') (owner: opsapi)",
+    ('cummin', 'bool', 'webgpu'): "cummin of bool on webgpu: no kernel for ('min', 'bool') (owner: opsapi)",
+    ('diff', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('digamma', 'float32', 'webgpu'): "digamma near its poles off beyond OpInfo's tolerance on webgpu (owner: opsapi)",
+    ('digamma', 'grad', 'webgpu'): "digamma near its poles off beyond OpInfo's tolerance on webgpu (owner: opsapi)",
+    ('dstack', 'errors', None): 'dstack([]) raises ValueError, torch RuntimeError (owner: opsapi)',
+    ('eq', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('eye', 'errors', None): 'eye(-7) accepted (torch: RuntimeError)',
+    ('fliplr', 'errors', None): 'fliplr of 1-D raises IndexError, torch RuntimeError (exception types; owner: fixes)',
+    ('flipud', 'errors', None): 'flipud of 0-d accepted (torch: RuntimeError)',
+    ('fmod', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('gcd', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('ge', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('gt', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('heaviside', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('hstack', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('hypot', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('index_add', 'errors', None): 'index_add with an out-of-range index accepted (issue 11, exception types; owner: fixes)',
+    ('isclose', 'errors', None): 'isclose accepts negative rtol/atol and a Python number operand (torch raises)',
+    ('kthvalue', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('lcm', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('le', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('linalg.cholesky_ex', 'float32', 'webgpu'): 'linalg.cholesky_ex returns its info tensor on cpu for webgpu input (owner: opsapi)',
+    ('linalg.cross', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('linalg.det', 'grad', None): 'linalg.det has no grad_fn (owner: opsapi)',
+    ('linalg.eigh', 'float32', None): 'eigenvectors are defined up to sign: compared value by value (the suite should compare |v|)',
+    ('linalg.eigh', 'grad', None): 'eigenvectors are defined up to sign: compared value by value (the suite should compare |v|)',
+    ('linalg.norm.subgradients_at_zero', 'grad', None): "the norm's gradient at 0 is NaN, torch 0 (issue 11 item 9, like dist(x, x); owner: fixes)",
+    ('linalg.slogdet', 'grad', None): 'linalg.slogdet has no grad_fn (owner: opsapi)',
+    ('logaddexp', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('logcumsumexp', 'grad', None): "logcumsumexp's gradient off beyond OpInfo's tolerance (owner: opsapi)",
+    ('logical_and', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('logical_or', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('logical_xor', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('lt', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('max.binary', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('maximum', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('min.binary', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('minimum', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('movedim', 'errors', None): 'movedim with repeated dims raises StopIteration (torch: RuntimeError)',
+    ('narrow', 'errors', None): 'narrow on 0-d raises IndexError, torch RuntimeError (issue 11, crashes; owner: fixes)',
+    ('ne', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('nextafter', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('nn.functional.adaptive_avg_pool1d', 'float32', 'cpu'): 'adaptive_avg_pool1d crashes in numpy indexing on cpu (owner: nnapi)',
+    ('nn.functional.adaptive_avg_pool1d', 'grad', 'cpu'): 'adaptive_avg_pool1d crashes in numpy indexing on cpu (owner: nnapi)',
+    ('nn.functional.adaptive_avg_pool1d', 'errors', None): "an error input accepted or raising another type than torch's (owner: nnapi)",
+    ('nn.functional.adaptive_avg_pool2d', 'errors', None): 'adaptive_avg_pool2d: a 2-D input / empty output_size accepted or crashes (torch: ValueError / RuntimeError)',
+    ('nn.functional.adaptive_max_pool1d', 'errors', None): "an error input accepted or raising another type than torch's (owner: nnapi)",
+    ('nn.functional.adaptive_max_pool2d', 'errors', None): "an error input accepted or raising another type than torch's (owner: nnapi)",
+    ('nn.functional.avg_pool1d', 'int64', None): 'avg_pool1d of int64 gives float32, torch int64 (owner: nnapi)',
+    ('nn.functional.avg_pool1d', 'errors', None): "an error input accepted or raising another type than torch's (owner: nnapi)",
+    ('nn.functional.avg_pool2d', 'int64', None): 'avg_pool2d of int64 gives float32, torch int64 (owner: nnapi)',
+    ('nn.functional.bilinear', 'int32', None): 'bilinear of int32 gives int64 (owner: nnapi)',
+    ('nn.functional.embedding_bag', 'float32', None): 'embedding_bag raises ValueError (offsets with a 2-D input) on a sample torch computes (owner: nnapi)',
+    ('nn.functional.embedding_bag', 'grad', None): 'embedding_bag raises ValueError (offsets with a 2-D input) on a sample torch computes (owner: nnapi)',
+    ('nn.functional.group_norm', 'errors', None): 'group_norm error input: IndexError, torch RuntimeError (owner: fixes)',
+    ('nn.functional.hardtanh', 'errors', None): 'hardtanh(min_val > max_val) accepted (torch: ValueError)',
+    ('nn.functional.huber_loss', 'errors', None): 'huber_loss(delta <= 0) accepted (torch: RuntimeError)',
+    ('nn.functional.max_pool1d', 'errors', None): "an error input accepted or raising another type than torch's (owner: nnapi)",
+    ('nn.functional.max_pool2d', 'int64', None): 'max_pool2d of ints crashes padding with -inf (owner: nnapi)',
+    ('nn.functional.max_pool2d', 'int32', None): 'max_pool2d of ints crashes padding with -inf (owner: nnapi)',
+    ('nn.functional.pad.reflect', 'float32', None): 'reflect pad of a tensor with an empty dim raises (torch pads it)',
+    ('nn.functional.pad.reflect', 'int64', None): 'reflect pad of a tensor with an empty dim raises (torch pads it)',
+    ('nn.functional.pad.reflect', 'int32', None): 'reflect pad of a tensor with an empty dim raises (torch pads it)',
+    ('nn.functional.prelu', 'float32', None): 'prelu of a 0-d input gives shape (1,), torch () (owner: nnapi)',
+    ('nn.functional.prelu', 'errors', None): "an error input accepted or raising another type than torch's (owner: nnapi)",
+    ('nn.functional.rms_norm', 'errors', None): 'rms_norm with a wrong normalized_shape accepted (issue 11 item 10, like layer_norm; owner: fixes)',
+    ('nn.functional.triplet_margin_loss', 'errors', None): "an error input accepted or raising another type than torch's (owner: nnapi)",
+    ('norm', 'grad', None): 'norm(x, 0) has no grad_fn (torch: a zero gradient)',
+    ('pow', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('remainder', 'errors', None): 'accepts a Python number where torch requires a Tensor (TypeError; issue 11, exception types; owner: fixes)',
+    ('rsub', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+    ('scatter_reduce.amax', 'bool', None): 'scatter_reduce(amax) of bool differs from torch (owner: opsapi)',
+    ('sign', 'bool', 'cpu'): 'sign(bool) crashes in numpy on cpu (bool elementwise, like square; owner: fixes)',
+    ('std_mean.unbiased', 'float32', None): 'std_mean(x, unbiased) positional: the bool is taken as a dim (owner: opsapi)',
+    ('std_mean.unbiased', 'grad', None): 'std_mean(x, unbiased) positional: the bool is taken as a dim (owner: opsapi)',
+    ('tensordot', 'float32', None): "tensordot rejects OpInfo's dims argument form (owner: opsapi)",
+    ('tensordot', 'int64', None): "tensordot rejects OpInfo's dims argument form (owner: opsapi)",
+    ('tensordot', 'int32', None): "tensordot rejects OpInfo's dims argument form (owner: opsapi)",
+    ('var_mean.unbiased', 'float32', None): 'var_mean(x, unbiased) positional: the bool is taken as a dim (owner: opsapi)',
+    ('var_mean.unbiased', 'grad', None): 'var_mean(x, unbiased) positional: the bool is taken as a dim (owner: opsapi)',
+    ('vstack', 'errors', None): 'vstack([]) raises ValueError, torch RuntimeError (owner: opsapi)',
+    ('xlogy', 'errors', None): "an error input accepted or raising another type than torch's (owner: opsapi)",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def op_db():
+    from torch.testing._internal.common_methods_invocations import op_db as db
+    return db
+
+
+def _resolve(module, path):
+    obj = module
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def webtorch_call(op):
+    """("func" | "method" | "attr", name) by which webtorch exports the OpInfo's op, or None."""
+    name = op.name
+    if "." in name:
+        return ("func", name) if callable(_resolve(webtorch, name)) else None
+    fn = getattr(webtorch, name, None)
+    if callable(fn) and getattr(torch, name, None) is op.op:
+        return "func", name
+    attr = getattr(webtorch.Tensor, name, None)
+    if isinstance(attr, property):
+        return "attr", name
+    if callable(attr):
+        return "method", name
+    if callable(fn):
+        return "func", name
+    return None
+
+
+def key(op):
+    return op.name + ("." + op.variant_test_name if op.variant_test_name else "")
+
+
+@functools.lru_cache(maxsize=None)
+def ops():
+    """{key: OpInfo} for every comparable OpInfo that webtorch exports."""
+    out = {}
+    for op in op_db():
+        k = key(op)
+        if k not in NOT_COMPARABLE and webtorch_call(op) is not None and k not in out:
+            out[k] = op
+    return out
+
+
+def columns_of(op):
+    """The columns that apply to an op (dtypes torch supports for it, grad if differentiable)."""
+    have = set(op.supported_dtypes("cpu"))
+    cols = [n for n, d in DTYPES.items() if d in have]
+    if "float32" in cols and op.supports_autograd:
+        cols.append("grad")
+    cols.append("errors")
+    return cols
+
+
+def tolerance(op):
+    """(atol, rtol) for float32: the largest of OpInfo's defaults and its float32 overrides."""
+    from torch.testing._internal.common_device_type import toleranceOverride
+    atol, rtol = DEFAULT_TOL
+    for info in op.decorators:
+        decs = getattr(info, "decorators", info)
+        for d in decs if isinstance(decs, (list, tuple)) else [decs]:
+            if isinstance(d, toleranceOverride) and torch.float32 in d.d:
+                atol, rtol = max(atol, d.d[torch.float32].atol), max(rtol, d.d[torch.float32].rtol)
+    return atol, rtol
+
+
+class Unexpressible(Exception):
+    """A sample uses something a spec cannot carry (float64, a callable, a memory format...)."""
+
+
+_ENC_DTYPES = {v: k for k, v in DTYPES.items()}
+
+
+def _enc_float(x):
+    return x if x == x and abs(x) != float("inf") else {"float": repr(x)}
+
+
+def encode(x, strided=False):
+    if isinstance(x, torch.Tensor):
+        if x.dtype not in _ENC_DTYPES:
+            raise Unexpressible(str(x.dtype))
+        if x.numel() > MAX_NUMEL:
+            raise Unexpressible("%d elements" % x.numel())
+        vals = x.detach().flatten().tolist()
+        if x.dtype == torch.float32:
+            vals = [v if v == v and abs(v) != float("inf") else repr(v) for v in vals]
+        spec = {"tensor": _ENC_DTYPES[x.dtype], "shape": list(x.shape), "values": vals}
+        if strided and x.dim() and x.numel():
+            spec["layout"] = "strided"
+        if x.requires_grad:
+            spec["requires_grad"] = True
+        return spec
+    if isinstance(x, torch.dtype):
+        if x not in _ENC_DTYPES:
+            raise Unexpressible(str(x))
+        return {"dtype": _ENC_DTYPES[x]}
+    if isinstance(x, tuple):        # torch.Size too
+        return {"tuple": [encode(v, strided) for v in x]}
+    if isinstance(x, list):
+        return [encode(v, strided) for v in x]
+    if isinstance(x, float):
+        return _enc_float(x)
+    if x is None or isinstance(x, (bool, int, str)):
+        return x
+    if isinstance(x, slice):
+        return {"slice": [encode(x.start), encode(x.stop), encode(x.step)]}
+    if x is Ellipsis:
+        return {"ellipsis": True}
+    if isinstance(x, torch.device):
+        return {"device": True}
+    raise Unexpressible(type(x).__name__)
+
+
+def _spec(op, sample, strided=False, grad=False):
+    kind, name = webtorch_call(op)
+    kwargs = dict(sample.kwargs)
+    if kwargs.get("device") is not None:
+        kwargs["device"] = torch.device("cpu")
+    if _dropout(op, sample):
+        raise Unexpressible("random dropout")
+    atol, rtol = tolerance(op)
+    spec = {"op": name, "call": kind, "args": encode([sample.input, *sample.args], strided),
+            "kwargs": {k: encode(v, strided) for k, v in kwargs.items()}, "atol": atol, "rtol": rtol}
+    if grad:
+        spec["grad"] = True
+    if op.name in TIE_INDICES and sample.input.unique().numel() < sample.input.numel():
+        spec["tied_indices"] = True
+    return spec
+
+
+def _dropout(op, sample):
+    """Whether the sample drops out at random (a dropout_p > 0 while training)."""
+    import inspect
+    bound = dict(sample.kwargs)
+    try:
+        fn = _resolve(torch, op.name) or op.op   # op.op may be a (*args, **kwargs) wrapper
+        bound.update(inspect.signature(fn).bind(sample.input, *sample.args, **sample.kwargs).arguments)
+    except (TypeError, ValueError):   # a builtin without a signature: its kwargs only
+        pass
+    return bool(bound.get("dropout_p")) and bound.get("training", True) is not False
+
+
+def _draw(op, dtype, requires_grad, n):
+    torch.manual_seed(zlib.crc32(key(op).encode()))
+    try:
+        return list(itertools.islice(op.sample_inputs("cpu", dtype, requires_grad=requires_grad), n))
+    except Exception:  # noqa: BLE001 - a generator that needs CUDA etc.: no samples
+        return []
+
+
+def _expected(spec):
+    """torch's result for the spec (run from the spec itself), {"error": type} if torch raises."""
+    try:
+        return run_spec(torch, spec, "cpu")
+    except Exception as e:  # noqa: BLE001
+        return {"error": type(e).__name__}
+
+
+@functools.lru_cache(maxsize=None)
+def cases(op_key, column):
+    """[(spec, expected)] for one op and column."""
+    op = ops()[op_key]
+    out = []
+
+    def add(make):
+        try:
+            spec = make()
+        except Unexpressible:
+            return
+        expected = _expected(spec)
+        if column == "errors":
+            if "error" in expected:
+                out.append((spec, expected))
+        elif "error" not in expected:   # a sample torch itself rejects once re-built: dropped
+            out.append((spec, expected))
+
+    if column in DTYPES:
+        samples = _draw(op, DTYPES[column], False, MAX_SAMPLES)
+        for s in samples:
+            add(lambda: _spec(op, s))
+        if samples:
+            add(lambda: _spec(op, samples[0], strided=True))
+    elif column == "grad":
+        for s in _draw(op, torch.float32, True, MAX_GRAD_SAMPLES):
+            add(lambda: _spec(op, s, grad=True))
+    else:
+        try:
+            errors = list(itertools.islice(op.error_inputs("cpu"), MAX_ERROR_INPUTS))
+        except Exception:  # noqa: BLE001
+            errors = []
+        for e in errors:
+            add(lambda: _spec(op, e.sample_input))
+    return out
+
+
+def status_of(results):
+    """One status for a list of (status, detail) sample results."""
+    statuses = [s for s, _ in results]
+    if not statuses:
+        return "n/a"
+    if any(s in ("wrong", "crash") for s in statuses):
+        return "fail"
+    if all(s == "unsupported" for s in statuses):
+        return "unsupported"
+    return "partial" if "unsupported" in statuses else "pass"
+
+
+@functools.lru_cache(maxsize=None)
+def results(op_key, column, device):
+    """[(status, detail, spec)] of webtorch on device for every case of (op, column)."""
+    out = []
+    for spec, expected in cases(op_key, column):
+        status, detail = judge(webtorch, spec, device, expected)
+        out.append((status, detail, spec))
+    return out
+
+
+def outcome(op_key, column, device):
+    """(status, first failure or refusal detail)."""
+    res = results(op_key, column, device)
+    status = status_of([(s, d) for s, d, _ in res])
+    for s, d, spec in res:
+        if s in ("wrong", "crash") or (status == "unsupported" and s == "unsupported"):
+            return status, "%s: %s\n  spec: %s" % (s, d, _short(spec))
+    return status, ""
+
+
+def _short(spec, n=400):
+    import json
+    text = json.dumps(spec)
+    return text if len(text) <= n else text[:n] + "..."
+
+
+def all_keys():
+    """[(op key, column)] in table order."""
+    return [(k, c) for k in sorted(ops()) for c in columns_of(ops()[k])]
+
+
+# -- the conformance table (README "Conformance", scripts/conformance.py) ---------------------------
+SYMBOLS = {"pass": "✓", "partial": "◐", "unsupported": "—", "fail": "✗", "n/a": ""}
+TABLE_START = "<!-- conformance table: generated by scripts/conformance.py -->"
+TABLE_END = "<!-- end of conformance table -->"
+
+
+def _cell(statuses):
+    """One table cell from {device: status}."""
+    if len(set(statuses.values())) == 1:
+        return SYMBOLS[next(iter(statuses.values()))]
+    return " ".join("%s %s" % (d, SYMBOLS[s] or "n/a") for d, s in statuses.items())
+
+
+def table():
+    """The README's conformance table (markdown, between TABLE_START and TABLE_END)."""
+    counts = {s: 0 for s in SYMBOLS}
+    rows = []
+    for k in sorted(ops()):
+        cols = columns_of(ops()[k])
+        cells = []
+        for c in COLUMNS:
+            if c not in cols:
+                cells.append("")
+                continue
+            statuses = {d: outcome(k, c, d)[0] for d in DEVICES}
+            for s in statuses.values():
+                counts[s] += 1
+            cells.append(_cell(statuses))
+        rows.append("| `%s` | %s |" % (k, " | ".join(cells)))
+    summary = ", ".join("%s %s %d" % (SYMBOLS[s] or "", s, n) for s, n in counts.items() if s != "n/a")
+    return "\n".join([
+        TABLE_START,
+        "%d OpInfo entries × (webgpu, cpu) cells: %s." % (len(rows), summary),
+        "",
+        "| op | float32 | int64 | int32 | bool | grad | errors |",
+        "|---|---|---|---|---|---|---|",
+        *rows,
+        TABLE_END,
+    ])
+
+
+def readme_table(readme_text):
+    """The table as the README has it (None if the markers are missing)."""
+    start, end = readme_text.find(TABLE_START), readme_text.find(TABLE_END)
+    if start < 0 or end < 0:
+        return None
+    return readme_text[start:end + len(TABLE_END)]
+
+
+# -- golden values for the browser (tests/browser/test_opinfo_browser.py) ------------------------------
+BROWSER_COLUMNS = ("float32", "int64", "bool", "grad")
+
+
+def golden():
+    """[{"id", "spec", "expected"}] for the browser: of every (op, column) without a known failure,
+    the first case (and, for float32, its strided copy). On the host each of them passes or is
+    refused clearly (a failing sample fails its (op, column, device) test)."""
+    out = []
+    for k, column in all_keys():
+        if column not in BROWSER_COLUMNS or any((k, column, d) in KNOWN_FAILURES for d in (None,) + DEVICES):
+            continue
+        every = cases(k, column)
+        for i in sorted({0, len(every) - 1} if column == "float32" else {0}) if every else ():
+            spec, expected = every[i]
+            out.append({"id": "%s/%s/%d" % (k, column, i), "spec": spec, "expected": expected})
+    return out

@@ -1,0 +1,84 @@
+"""Each entry of the README's "Known limits" is a deliberate difference from PyTorch: these tests
+assert the documented behaviour (so the README cannot drift from the code)."""
+import pytest
+import torch
+
+import webtorch
+import webtorch.nn as nn
+
+
+def test_int64_is_32_bits_on_the_gpu():
+    with pytest.raises(RuntimeError, match="does not fit in int32"):
+        webtorch.tensor([2**40], dtype=webtorch.int64, device="webgpu")
+    with pytest.raises(RuntimeError, match="does not fit in int32"):
+        webtorch.tensor([2**31], dtype=webtorch.int64).to("webgpu")
+    big = webtorch.tensor([2**31 - 1], dtype=webtorch.int64, device="webgpu")
+    assert (big + 1).item() == -2**31                       # wraps at 32 bits
+    assert (big.cpu() + 1).item() == 2**31 == (torch.tensor([2**31 - 1]) + 1).item()  # 64 bits on cpu
+
+
+def test_out_of_range_float_to_int_clamps_on_the_gpu():
+    values = [3e38, -3e38, float("inf"), 2.5e9, -1.5, 7.9]
+    assert torch.tensor(values).to(torch.int32).tolist() == [-2**31] * 4 + [-1, 7]
+    assert webtorch.tensor(values).to(webtorch.int32).tolist() == [-2**31] * 4 + [-1, 7]
+    top = 2147483520  # the largest float32 below 2**31
+    assert webtorch.tensor(values, device="webgpu").to(webtorch.int32).tolist() == [top, -2**31, top, top, -1, 7]
+
+
+def test_float64_on_webgpu_is_float32():
+    with pytest.warns(UserWarning, match="no float64"):
+        x = webtorch.tensor([1.0, 1e-300], dtype=webtorch.float64, device="webgpu")
+    assert x.dtype == webtorch.float32 and x.tolist() == [1.0, 0.0]
+    assert webtorch.tensor([1e-300], dtype=webtorch.float64).tolist() == [1e-300]  # float64 on cpu
+
+
+def test_float16_on_webgpu_needs_shader_f16():
+    if webtorch.webgpu.has_float16():
+        assert webtorch.ones(2, dtype=webtorch.float16, device="webgpu").tolist() == [1.0, 1.0]
+    else:
+        with pytest.raises(TypeError, match="shader-f16"):
+            webtorch.ones(2, dtype=webtorch.float16, device="webgpu")
+    assert webtorch.ones(2, dtype=webtorch.float16).dtype == webtorch.float16  # always on cpu
+
+
+@pytest.mark.parametrize("device", ["webgpu", "cpu"])
+def test_integer_division_by_zero_gives_zero(device):
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        torch.tensor([5]) // 0
+    a = webtorch.tensor([5, -3], device=device)
+    zero = webtorch.tensor([0, 0], device=device)
+    assert (a // 0).tolist() == [0, 0]
+    assert (a % zero).tolist() == [0, 0]
+    assert webtorch.div(a, zero, rounding_mode="trunc").tolist() == [0, 0]
+
+
+def test_indexing_an_expanded_tensor_that_requires_grad_raises():
+    x = webtorch.ones(1, 4, requires_grad=True)
+    with pytest.raises(NotImplementedError, match=r"contiguous\(\)"):
+        x.expand(3, 4)[webtorch.tensor([0, 2])]
+    assert x.expand(3, 4).contiguous()[webtorch.tensor([0, 2])].shape == (2, 4)
+
+
+def test_gradient_through_zero_is_none_where_torch_gives_zeros():
+    grads = []
+    for T in (torch, webtorch):
+        a = T.ones(3, requires_grad=True)
+        b = a * 2
+        b.zero_()
+        b.sum().backward()
+        grads.append(a.grad)
+    assert grads[0].tolist() == [0.0, 0.0, 0.0] and grads[1] is None
+
+
+@pytest.mark.parametrize("make", [
+    lambda: nn.CTCLoss()(webtorch.randn(5, 2, 4).log_softmax(2), webtorch.tensor([[1, 2], [1, 1]]),
+                         webtorch.tensor([5, 5]), webtorch.tensor([2, 2])),
+    lambda: nn.AdaptiveMaxPool2d(2, return_indices=True)(webtorch.ones(1, 1, 4, 4)),
+    lambda: nn.EmbeddingBag(5, 3, max_norm=1.0)(webtorch.tensor([[1, 2]])),
+    lambda: nn.EmbeddingBag(5, 3, sparse=True)(webtorch.tensor([[1, 2]])),
+    lambda: nn.EmbeddingBag(5, 3, scale_grad_by_freq=True)(webtorch.tensor([[1, 2]])),
+], ids=["ctc-loss", "adaptive-maxpool-indices",
+        "embeddingbag-max-norm", "embeddingbag-sparse", "embeddingbag-scale-grad"])
+def test_nn_options_not_supported_raise(make):
+    with pytest.raises(NotImplementedError, match="not supported"):
+        make()

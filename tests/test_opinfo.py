@@ -1,0 +1,43 @@
+"""PyTorch's own op database (OpInfo) against webtorch, on "webgpu" (lavapipe) and "cpu".
+
+tests/opinfo_cases.py turns the first samples OpInfo draws for every op webtorch exports into
+plain call specs; torch runs each spec, webtorch must give the same values (OpInfo's float32
+tolerances), dtype, shape and device, and the same gradients; error inputs must raise torch's
+exception type. Unsupported samples must raise a clear error; a wrong value without an error, or
+a crash, fails. Known failures are xfail(strict=True) with their reason (opinfo_cases.KNOWN_FAILURES).
+"""
+from pathlib import Path
+
+import pytest
+
+from opinfo_cases import DEVICES, KNOWN_FAILURES, all_keys, outcome, readme_table, table
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _params():
+    for k, column in all_keys():
+        for device in DEVICES:
+            reason = KNOWN_FAILURES.get((k, column, device)) or KNOWN_FAILURES.get((k, column, None))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            yield pytest.param(k, column, device, id="%s-%s-%s" % (k, column, device), marks=marks)
+
+
+@pytest.mark.parametrize("op_key,column,device", list(_params()))
+def test_opinfo(op_key, column, device):
+    status, detail = outcome(op_key, column, device)
+    assert status != "fail", "%s %s on %s:\n%s" % (op_key, column, device, detail)
+
+
+def test_known_failures_name_real_cases():
+    keys = set(all_keys())
+    stale = [k for k in KNOWN_FAILURES if (k[0], k[1]) not in keys]
+    assert not stale, "KNOWN_FAILURES rows for cases that no longer exist: %s" % stale
+
+
+def test_readme_conformance_table_is_current():
+    """The README's table is what the cases give now (regenerate: python scripts/conformance.py --write)."""
+    current = readme_table(README.read_text(encoding="utf-8"))
+    assert current is not None, "README.md lacks the conformance table markers"
+    assert current == table(), ("README.md's conformance table is stale: run "
+                                "`python scripts/conformance.py --write`")
