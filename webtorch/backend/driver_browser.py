@@ -24,8 +24,7 @@ def _translate(exc):
     for kind in ("WebGPUUnavailableError", "DeviceLostError", "OutOfMemoryError", "ValidationError"):
         if kind in message:
             if kind == "DeviceLostError":
-                from .webgpu import forget_runtime
-                forget_runtime()
+                BrowserDriver.losses += 1  # the runtime over a lost driver is replaced at its next use
             return getattr(errors, kind)(message.split(kind + ": ", 1)[-1])
     return errors.WebGPUError(f"WebGPU call failed: {message}")
 
@@ -123,8 +122,10 @@ async def fetch_cached_async(url, cache_name, name, hash_prefix=None, progress=T
 
 class BrowserDriver:
     name = "browser"
+    losses = 0  # device losses seen so far (by any driver: only one device is in use at a time)
 
     def __init__(self, js_driver):
+        self._losses_before = BrowserDriver.losses
         self._js = js_driver
         self.limits = js_driver.limits.to_py()
         self.adapter_info = js_driver.info.to_py()
@@ -163,6 +164,10 @@ class BrowserDriver:
             return cls(await cls._driver_class().create())
         except JsException as e:
             raise _translate(e) from None
+
+    @property
+    def lost(self):
+        return BrowserDriver.losses != self._losses_before
 
     @property
     def submit_count(self):
