@@ -13,6 +13,7 @@ A spec:
    "error": "RuntimeError"           # an error input: both libraries must raise this type
    "tied_indices": bool              # sort/topk of an input with ties: index outputs are not
                                      # compared value by value (either order of equal values is right)
+   "abs_outputs": [1]                # outputs compared by absolute value (eigenvectors: up to sign)
   }
 Values inside args/kwargs:
   {"tensor": dtype, "shape": [...], "values": [flat, "nan"/"inf"/"-inf" for non-finite],
@@ -121,6 +122,8 @@ def run_spec(T, spec, device):
     gradients of its leaves (zeros for an unused leaf, as torch.autograd.grad(..., allow_unused)
     materialised)."""
     result, leaves = call(T, spec, device)
+    if spec.get("abs_outputs"):
+        result = tuple(T.abs(r) if i in spec["abs_outputs"] else r for i, r in enumerate(result))
     out = {"forward": to_plain(result),
            "devices": [str(t.device).split(":")[0] for t in iter_tensors(result)]}
     if spec.get("grad"):

@@ -6,7 +6,7 @@ permute + reshape + matmul.
 import builtins
 
 from . import _dtypes as dt
-from . import _ops, _tape
+from . import _ops, autograd
 from ._indexing import _take
 from ._ops import _is_tensor, _shape_arg, _wrap_dim, cast, expand, narrow, permute, reshape, where
 from ._tensor import Tensor, check_size
@@ -153,7 +153,7 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     keep = [d for d in range(x.dim()) if d not in (d1, d2)]
     view = x._view([x.shape[d] for d in keep] + [length], [x._stride[d] for d in keep] + [x._stride[d1] + x._stride[d2]],
                    start)
-    return _tape.record("diagonal", view, (x,), offset=offset, dim1=d1, dim2=d2)
+    return autograd.record("diagonal", view, (x,), offset=offset, dim1=d1, dim2=d2)
 
 
 def meshgrid(*tensors, indexing="ij"):
@@ -186,7 +186,7 @@ def unfold(x, dimension, size, step):
     if x.dim():
         shape[d], stride[d] = (n - size) // step + 1, st * step
     view = x._view(shape + [size], stride + [st])
-    if not (_tape.is_grad_enabled() and x.requires_grad):
+    if not (autograd.is_grad_enabled() and x.requires_grad):
         return view
     # windows overlap: the gradient adds up at each storage offset they read (the take rule)
     offsets = _ops.add(_ops.zeros(view.shape, dtype=dt.int64, device=x.device), view._offset)
@@ -194,7 +194,7 @@ def unfold(x, dimension, size, step):
         axis = [1] * view.dim()
         axis[k] = size_k
         offsets = _ops.add(offsets, _ops.mul(_ops.arange(size_k, device=x.device).reshape(axis), stride_k))
-    return _tape.record("take", view, (x,), offsets=offsets)
+    return autograd.record("take", view, (x,), offsets=offsets)
 
 
 # -- joining ----------------------------------------------------------------------------------
@@ -450,7 +450,7 @@ def pad(x, pad, mode="constant", value=None):
     for d, n in enumerate(x.shape):
         idx = range(-before[d], n + after[d])
         if mode == "reflect":
-            if before[d] >= n or after[d] >= n:
+            if (before[d] or after[d]) and (before[d] >= n or after[d] >= n):
                 raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
                                    f"dimension, but got: padding ({before[d]}, {after[d]}) at dimension {d} of "
                                    f"input {list(x.shape)}")

@@ -72,7 +72,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     diag = L.diagonal(0, -2, -1)
     bad = _ops.logical_not(_ops.gt(diag, 0))  # NaN from sqrt of a negative, or 0
     order = _ops.arange(1, n + 1, device=A.device)
-    info = _ops.amin(_ops.where(bad, order, n + 1), -1) if n else _ops.zeros(A.shape[:-2], dtype=_ops.dt.int32)
+    info = _ops.amin(_ops.where(bad, order, n + 1), -1) if n else _ops.zeros(A.shape[:-2], dtype=_ops.dt.int32,
+                                                                                 device=A.device)
     info = _ops.cast(_ops.where(_ops.eq(info, n + 1), 0, info), _ops.dt.int32)
     if check_errors:
         _raise_info(info, "linalg.cholesky")
@@ -142,7 +143,7 @@ def _eliminate(A, B=None):
         M = _ops.sub(M, _ops.mul(factor, unsqueeze(row, -2)))
         M = _ops.where(_ops.eq(col_rows, j), unsqueeze(row, -2), M)
     sign = _ops.sub(1, _ops.mul(_ops.remainder(swaps, 2), 2))
-    piv = stack(pivots, -1) if n else _ops.ones(*batch, 0, dtype=A.dtype, device=A.device)
+    piv = stack(pivots, -1) if n else A.diagonal(0, -2, -1)  # empty, and on A's graph (det 1, zero gradient)
     return (M[..., n:] if B is not None else None), sign, piv
 
 

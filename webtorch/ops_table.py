@@ -115,6 +115,16 @@ def _gelu_tanh(a):
     return 0.5 * a * (1.0 + math.tanh(0.7978845608028654 * (a + 0.044715 * a * a * a)))
 
 
+def _np_pow(np, a, b):
+    """np.power, with torch's integer powers for negative exponents (numpy raises): 1 and -1 to
+    their powers, 0 for every other base."""
+    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu" or not (b < 0).any():
+        return np.power(a, b)
+    negative = b < 0
+    small = np.where(a == 1, 1, np.where(a == -1, 1 - 2 * (b & 1), 0))
+    return np.where(negative, small, np.power(a, np.where(negative, 0, b))).astype(np.result_type(a, b))
+
+
 def _np_erf(np, a):
     return np.vectorize(math.erf, otypes=[a.dtype])(a) if a.size else a.copy()
 
@@ -316,7 +326,7 @@ ELEMENTWISE = {op.name: op for op in [
       lambda a: float(math.trunc(a)) if isinstance(a, float) and math.isfinite(a) else a),
     E("round", 1, {"f32": "wt_round($a)", "*": "$a"}, lambda np, a: np.round(a), _round),
     E("sign", 1, {"f32": "wt_sign($a)", "i32": "sign($a)", "bool": "$a"},
-      lambda np, a: np.where(a != a, 0, np.sign(a)).astype(a.dtype), _sign),
+      lambda np, a: a.copy() if a.dtype == bool else np.where(a != a, 0, np.sign(a)).astype(a.dtype), _sign),
     E("reciprocal", 1, "1.0f / $a", lambda np, a: 1 / a, lambda a: _div(1.0, a), "float"),
     E("square", 1, "$a * $a", lambda np, a: a * a, lambda a: a * a),
     E("erf", 1, "wt_erf($a)", _np_erf, math.erf, "float"),
@@ -332,7 +342,7 @@ ELEMENTWISE = {op.name: op for op in [
     E("floor_divide", 2, {"f32": "wt_floordiv($a, $b)", "*": "wt_floordiv_i($a, $b)"},
       lambda np, a, b: np.floor_divide(a, b), _floordiv),
     E("trunc_divide", 2, {"f32": "trunc($a / $b)", "*": "select($a / $b, 0, $b == 0)"}, _np_truncdiv, _truncdiv),
-    E("pow", 2, {"f32": "wt_pow($a, $b)", "*": "wt_pow_i($a, $b)"}, lambda np, a, b: np.power(a, b), _pow),
+    E("pow", 2, {"f32": "wt_pow($a, $b)", "*": "wt_pow_i($a, $b)"}, _np_pow, _pow),
     E("maximum", 2, {"f32": "wt_max($a, $b)", "bool": "$a || $b", "*": "max($a, $b)"},
       lambda np, a, b: np.maximum(a, b), _max),
     E("minimum", 2, {"f32": "wt_min($a, $b)", "bool": "$a && $b", "*": "min($a, $b)"},

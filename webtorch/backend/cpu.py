@@ -346,8 +346,8 @@ def _along_offsets(x, dim, index):
     outer, inner = offsets(range(dim), x._offset), offsets(range(dim + 1, x.dim()), 0)
     picked = _flat_values(index)
     if USE_NUMPY:
-        return (_np.array(outer)[:, None, None] + picked.astype(_np.int64)[None, :, None] * x._stride[dim]
-                + _np.array(inner)[None, None, :]).reshape(-1)
+        return (_np.array(outer, _np.int64)[:, None, None] + picked.astype(_np.int64)[None, :, None] * x._stride[dim]
+                + _np.array(inner, _np.int64)[None, None, :]).reshape(-1)
     return [o + v * x._stride[dim] + i for o in outer for v in picked for i in inner]
 
 

@@ -561,7 +561,9 @@ fn wt_digamma(x: f32) -> f32 {
   if (x == 0.0f) { return -wt_inf(); }  // torch's value at 0 (either sign)
   if (x < 0.0f && floor(x) == x) { return wt_nan(); }
   if (wt_isinf(x)) { return select(wt_nan(), x, x > 0.0f); }
-  if (x < 0.0f) { return wt_digamma_pos(1.0f - x) - 3.14159265f / wt_tan(3.14159265f * x); }
+  // reflection; tan has period pi, so pi x is reduced exactly first (x - round(x)): near a pole
+  // the rounding of pi * x would be magnified by the pole
+  if (x < 0.0f) { return wt_digamma_pos(1.0f - x) - 3.14159265f / wt_tan(3.14159265f * (x - round(x))); }
   return wt_digamma_pos(x);
 }
 
