@@ -57,13 +57,13 @@ try {
 const {loadPyodide} = await import(path.resolve(bundle, "pyodide", "pyodide.mjs"));
 const pyodide = await loadPyodide({indexURL: path.resolve(bundle, "pyodide") + "/", stdout: log, stderr: log});
 const wheelName = fs.readdirSync(bundle).find((f) => f.endsWith(".whl"));
-const minilm = path.join(here, "..", "web", "examples", "minilm.py");  // the MiniLM section's model
+const modulesDir = path.join(bundle, "modules");  // bench/modules.json's files, packed by bench/run.py
 const result = await runSuite({
   target: "dawn", pyodide, log, peers, only: only ? only.split(",") : undefined,
   sections: sections ? sections.split(",") : undefined,
   wheel: new Uint8Array(fs.readFileSync(path.join(bundle, wheelName))),
   workloads: fs.readFileSync(path.join(here, "workloads.py"), "utf8"),
-  modules: fs.existsSync(minilm) ? {"minilm.py": fs.readFileSync(minilm, "utf8")} : {},
+  modules: Object.fromEntries(fs.readdirSync(modulesDir).map((f) => [f, fs.readFileSync(path.join(modulesDir, f), "utf8")])),
 });
 result.dawnFlags = DAWN_FLAGS;
 fs.writeFileSync(outPath, JSON.stringify(result, null, 1));

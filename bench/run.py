@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -84,6 +85,21 @@ def run_chromium(only, timeout_s, sections=None):
 ORT_WASM = "ort-wasm-simd-threaded.asyncify"  # the wasm build that ort.webgpu.min.mjs loads (WebGPU EP)
 
 
+def pack_modules(out):
+    """bench/modules.json's files, fetched from scripts/serve.py as the Chromium page fetches them."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    import serve
+    out.mkdir()
+    server, url = serve.start_server(0)
+    try:
+        for name, path in json.loads((REPO / "bench" / "modules.json").read_text()).items():
+            with urllib.request.urlopen(url + path) as response:
+                (out / name).write_bytes(response.read())
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def pack_dawn():
     """bench/results/tmp/dawn: Pyodide, the wheel, tfjs's two UMD files and onnxruntime-web's WebGPU build,
     its 25 MB wasm xz-compressed to 3 MB to fit the carry limit; dawn.mjs unpacks it (git-ignored; carried)."""
@@ -104,6 +120,7 @@ def pack_dawn():
     shutil.copy(ort / f"{ORT_WASM}.mjs", out / "ort")
     with open(out / "ort" / f"{ORT_WASM}.wasm.xz", "wb") as f:
         subprocess.run(["xz", "-T0", "-c", str(ort / f"{ORT_WASM}.wasm")], stdout=f, check=True)
+    pack_modules(out / "modules")
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     print(f"bench: packed {out.relative_to(REPO)} ({size / 2**20:.1f} MiB). Also run: bash ../shared/gpu/pack.sh")
     print("device run (carry .gpu and bench/results/tmp):\n  source .gpu/gpu-env.sh; "
@@ -137,6 +154,12 @@ def metrics(fw):
     for r in fw.get("weights", []) if isinstance(fw.get("weights"), list) else []:
         m[r["name"]] = (r["ms"], "ms", False)
         m[r["name"].split(",")[0] + ": host memory peak / file size"] = (r["host_peak_ratio"], "×", False)
+    for r in fw.get("demos", []) if isinstance(fw.get("demos"), list) else []:
+        for key, unit in (("steps_per_s", "steps/s"), ("tokens_per_s", "tokens/s"), ("chars_per_s", "chars/s")):
+            if key in r:
+                m[f"{r['name']}: {unit}"] = (r[key], unit, True)
+        if "ms" in r:
+            m[r["name"]] = (r["ms"], "ms", False)
     for r in fw.get("models", []) if isinstance(fw.get("models"), list) else []:
         m[r["name"]] = (r["gflops"], "GFLOP/s", True) if "gflops" in r else (r["ms"], "ms", False)
     item = fw.get("item")

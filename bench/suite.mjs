@@ -14,6 +14,7 @@ export const CONFIGS = {
     encoder: [2, 16, 64, 4], train_batch: 16, model_reps: 2, conv: [2, 16, 28, 28, 16],
     minilm: [[4, 16], [32, 128]], minilm_reps: 1, minilm_rounds: 1,
     weights_url: "/minilm/model.safetensors", minilm_module: "/web/examples/minilm.py",  // scripts/serve.py
+    gpt_size: "small", gpt_steps: 10, sample_chars: 100, search_subset: 36,  // the pages' software-adapter sizes
   },
   dawn: {
     matmul: [[128, 128, 128], [256, 256, 256], [512, 512, 512], [1024, 1024, 1024], [2048, 2048, 2048],
@@ -24,11 +25,12 @@ export const CONFIGS = {
     transfer_mb: [1, 16, 64], transfer_reps: 5, item_reps: 100,
     encoder: [32, 128, 384, 6], train_batch: 64, model_reps: 10, conv: [32, 64, 56, 56, 64],
     minilm: [[4, 16], [32, 128]], minilm_reps: 10, minilm_rounds: 3,
+    gpt_size: "large", gpt_steps: 100, sample_chars: 300, search_subset: 1,
   },
 };
 
 // pyodide: a loaded Pyodide; wheel: the webtorch wheel's bytes; workloads: bench/workloads.py's text;
-// modules: {name: Python source} that workloads import (minilm.py: web/examples/minilm.py);
+// modules: {name: text} written to /tmp, where workloads import or read them (bench/modules.json);
 // peers: {tf, ort} (either may be missing, or an Error explaining why).
 // only: the frameworks to run (all when absent); sections: webtorch's workloads to run (all when absent).
 export async function runSuite({target, pyodide, wheel, workloads, modules = {}, peers = {}, log = console.log, only,
@@ -51,7 +53,7 @@ export async function runSuite({target, pyodide, wheel, workloads, modules = {},
     pyodide.unpackArchive(wheel, "wheel");
     pyodide.FS.writeFile("/tmp/bench_workloads.py", workloads);
     for (const [name, source] of Object.entries(modules)) pyodide.FS.writeFile(`/tmp/${name}`, source);
-    sections = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights"]);
+    sections = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos"]);
     const json = await pyodide.runPythonAsync(`
 import sys, json
 sys.path.insert(0, "/tmp")

@@ -6,8 +6,10 @@ Timing: time.perf_counter around many repetitions, closed by webtorch.webgpu.syn
 of three such rounds after a warm-up call.
 """
 import array
+import ast
 import gc
 import inspect
+import json
 import time
 
 import webtorch as torch
@@ -322,11 +324,49 @@ async def weights(cfg):
     return out
 
 
+async def demos(cfg):
+    """The demo pages' work, run by the pages' own Python: web/examples/train_gpt.py (the GPT page:
+    training steps/s and tokens/s at its model size for this adapter, then sampling through the KV
+    cache, characters/s) and the search page's corpus embedding (web/examples/minilm.py's encode, batches
+    of 16 as web/examples/semantic_search.py does; random weights: the timing does not depend on them)."""
+    import minilm
+    out = []
+    events = []
+    page = {"SIZE": cfg["gpt_size"], "TEXT_PATH": "/tmp/macbeth.txt", "__name__": "train_gpt"}
+    with open("/tmp/train_gpt.py") as f:
+        await eval(compile(f.read(), "train_gpt.py", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT), page)
+    page["emit"] = lambda kind, data: events.append((kind, data))
+    steps = cfg["gpt_steps"]
+    page["train"](2, report_every=2)  # warm-up: pipelines compiled, buffers cached
+    events.clear()
+    page["train"](steps, report_every=steps, sample_every=10 ** 9)
+    rate = json.loads(next(data for kind, data in events if kind == "loss"))  # at the last step, after its readback
+    name = f"GPT page, {cfg['gpt_size']} model ({page['n_params'] / 1e3:.0f}k parameters)"
+    out.append({"name": f"{name}: training", "steps_per_s": rate["steps_per_s"], "tokens_per_s": rate["tokens_per_s"]})
+    t0 = now()
+    text = page["sample_text"](cfg["sample_chars"])
+    out.append({"name": f"{name}: sampling with the KV cache", "chars_per_s": (len(text) - 1) / (now() - t0)})
+    model = torch.nn.utils.skip_init(minilm.MiniLM, device="webgpu").eval()
+    tokenizer = minilm.WordPiece(open("/tmp/vocab.txt").read())
+    corpus = open("/tmp/corpus.txt").read().splitlines()[::cfg["search_subset"]]
+    minilm.encode(model, tokenizer, corpus[:16]).sum().item()  # warm-up
+    t0 = now()
+    embeddings = torch.cat([minilm.encode(model, tokenizer, corpus[i:i + 16]) for i in range(0, len(corpus), 16)])
+    embeddings.sum().item()
+    seconds = now() - t0
+    out.append({"name": f"search page: embed {len(corpus)} corpus sentences", "ms": seconds * 1e3,
+                "sentences_per_s": len(corpus) / seconds})
+    t0 = now()
+    (embeddings @ minilm.encode(model, tokenizer, ["how do I read a file line by line"])[0]).tolist()
+    out.append({"name": "search page: one query", "ms": (now() - t0) * 1e3})
+    return out
+
+
 async def run(cfg):
     torch.webgpu.synchronize()  # initialise the device first
     res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
     for name in cfg["sections"]:
-        if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights"):
+        if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos"):
             t0 = now()
             try:
                 res[name] = globals()[name](cfg)

@@ -23,6 +23,27 @@ export async function checkWebGPU() {
   return {adapter};
 }
 
+// A page's start: main() runs once WebGPU has an adapter (given to it); without one the page's #nogpu box
+// says why; a failure in main() goes to the status line and the console.
+export async function startPage(main) {
+  try {
+    const check = await checkWebGPU();
+    if (!check.adapter) {
+      document.body.dataset.state = "nogpu";
+      document.getElementById("nogpu").hidden = false;
+      document.getElementById("nogpu-reason").textContent = check.reason;
+      setStatus("WebGPU unavailable", 0);
+      return;
+    }
+    await main(check.adapter);
+  } catch (e) {
+    document.body.dataset.state = "error";
+    setStatus(`Start-up failed: ${(e.message || String(e)).split("\n").slice(-2).join(" ")}`);
+    print(trimTraceback(e.message || String(e)), "err");
+    console.error(e);
+  }
+}
+
 // Drop Pyodide's own frames (eval_code_async & co) from a traceback: they precede the user's.
 export function trimTraceback(text) {
   const lines = text.replace(/\s+$/, "").split("\n");

@@ -1,7 +1,7 @@
 // The demo page (web/index.html): WebGPU check, webtorch in a worker, editor + console,
 // and the digits classifier with a live plot and a prediction view.
 import {Webtorch, CancelledError} from "./webtorch-client.js";
-import {checkWebGPU, print, setStatus, showRows, trimTraceback} from "./common.js";
+import {print, setStatus, showRows, startPage, trimTraceback} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const N_TRAIN = 1437;
@@ -25,13 +25,6 @@ function onProgress(p) {
   setStatus(what, lo + (hi - lo) * frac);
 }
 
-
-function showNoGpu(reason) {
-  document.body.dataset.state = "nogpu";
-  $("nogpu").hidden = false;
-  $("nogpu-reason").textContent = reason;
-  setStatus("WebGPU unavailable", 0);
-}
 
 function showAdapter(adapter, fromWorker) {
   const info = adapter.info || {};
@@ -232,15 +225,9 @@ function selectExample() {
 }
 
 // ---------------- start ----------------
-async function main() {
-  drawPlot();
-  const gpu = await checkWebGPU();
-  if (!gpu.adapter) {
-    showNoGpu(gpu.reason);
-    return;
-  }
-  demo.adapter = gpu.adapter;
-  showAdapter(gpu.adapter);
+async function main(adapter) {
+  demo.adapter = adapter;
+  showAdapter(adapter);
   if (typeof WebAssembly.Suspending !== "function") $("jspi-warning").hidden = false;
 
   const names = [...$("examples").options].map((o) => o.value);
@@ -269,7 +256,7 @@ async function main() {
   });
   await demo.wt.start();
   await Promise.all([files, digits]);
-  showAdapter(gpu.adapter, demo.wt.adapter);
+  showAdapter(adapter, demo.wt.adapter);
   if (demo.wt.gpuError) print(demo.wt.gpuError, "err");
   print(`webtorch ready: Pyodide ${demo.wt.version}, ${demo.wt.adapter?.description || demo.wt.adapter?.vendor || "WebGPU"}. ` +
         "Pick an example and press Run (Ctrl+Enter), or Train.", "info");
@@ -277,9 +264,5 @@ async function main() {
   setRunning(false);
 }
 
-main().catch((e) => {
-  document.body.dataset.state = "error";
-  setStatus(`Start-up failed: ${e.message.split("\n").slice(-2).join(" ")}`);
-  print(e.message || String(e), "err");
-  console.error(e);
-});
+drawPlot();
+startPage(main);

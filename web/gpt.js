@@ -1,7 +1,7 @@
 // "Train a GPT in your tab" (web/gpt.html): webtorch in a worker runs web/examples/train_gpt.py, then
 // train(), sample_text(), save_checkpoint() and load_checkpoint() on the model it keeps.
 import {Webtorch, CancelledError} from "./webtorch-client.js";
-import {checkWebGPU, isSoftwareAdapter, print, setStatus, showRows, trimTraceback} from "./common.js";
+import {isSoftwareAdapter, print, setStatus, showRows, startPage, trimTraceback} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const gpt = {wt: null, losses: [], samples: [], running: false, size: null, lastCheckpoint: null, ready: false};
@@ -146,17 +146,8 @@ async function setUp() {
   setRunning(false);
 }
 
-async function main() {
-  drawPlot();
-  const check = await checkWebGPU();
-  if (!check.adapter) {
-    document.body.dataset.state = "nogpu";
-    $("nogpu").hidden = false;
-    $("nogpu-reason").textContent = check.reason;
-    setStatus("WebGPU unavailable", 0);
-    return;
-  }
-  gpt.size = showAdapter(check.adapter) ? "small" : "large";
+async function main(adapter) {
+  gpt.size = showAdapter(adapter) ? "small" : "large";
   gpt.wt = new Webtorch({
     onProgress: (p) => setStatus(p.status === "ready" ? "Ready" : `${p.label}…`, p.progress),
     onStdout: (line) => print(line),
@@ -174,9 +165,5 @@ async function main() {
   document.body.dataset.state = "ready";
 }
 
-main().catch((e) => {
-  document.body.dataset.state = "error";
-  setStatus(`Start-up failed: ${e.message.split("\n").slice(-2).join(" ")}`);
-  print(e.message || String(e), "err");
-  console.error(e);
-});
+drawPlot();
+startPage(main);

@@ -1,7 +1,7 @@
 // Semantic search (web/search.html): webtorch in a worker runs web/examples/semantic_search.py (weights
 // with a progress bar, then the corpus embedded on the GPU), then search(query) for each query.
 import {Webtorch} from "./webtorch-client.js";
-import {checkWebGPU, isSoftwareAdapter, print, setStatus, showRows, trimTraceback} from "./common.js";
+import {isSoftwareAdapter, print, setStatus, showRows, startPage, trimTraceback} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const page = {wt: null, results: [], ready: false, running: false, software: false};
@@ -48,17 +48,9 @@ async function search() {
   }
 }
 
-async function main() {
-  const check = await checkWebGPU();
-  if (!check.adapter) {
-    document.body.dataset.state = "nogpu";
-    $("nogpu").hidden = false;
-    $("nogpu-reason").textContent = check.reason;
-    setStatus("WebGPU unavailable", 0);
-    return;
-  }
-  const info = check.adapter.info || {};
-  page.software = isSoftwareAdapter(check.adapter);
+async function main(adapter) {
+  const info = adapter.info || {};
+  page.software = isSoftwareAdapter(adapter);
   showRows($("adapter"), [["vendor", info.vendor], ["architecture", info.architecture],
                           ["device", info.device || info.description], ["software adapter", String(page.software)]]);
   $("software-note").hidden = !page.software;
@@ -76,9 +68,4 @@ async function main() {
   await search();
 }
 
-main().catch((e) => {
-  document.body.dataset.state = "error";
-  setStatus(`Start-up failed: ${e.message.split("\n").slice(-2).join(" ")}`);
-  print(trimTraceback(e.message || String(e)), "err");
-  console.error(e);
-});
+startPage(main);

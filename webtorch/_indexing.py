@@ -18,7 +18,7 @@ import builtins
 import math
 
 from . import _dtypes as dt
-from . import autograd
+from . import _tape
 from . import _ops
 from ._ops import (_device_of, _empty, _getitem, _is_tensor, _setitem, _wrap_dim, add, broadcast_shapes,
                    cast, elementwise, expand, mul, remainder, reshape, tensor, where)
@@ -83,10 +83,10 @@ def _sum_offsets(base, terms, shape):
 def _take(x, offsets):
     """x's storage elements at offsets (a tensor of storage offsets), shaped like offsets."""
     out = Tensor(backend(x.device.type).take(x, offsets), offsets.shape)
-    if autograd.is_grad_enabled() and x.requires_grad and any(st == 0 and n > 1 for n, st in zip(x.shape, x._stride)):
+    if _tape.is_grad_enabled() and x.requires_grad and any(st == 0 and n > 1 for n, st in zip(x.shape, x._stride)):
         raise NotImplementedError("webtorch: indexing an expanded (stride 0) tensor that requires grad is not "
                                   "supported; call .contiguous() first")
-    return autograd.record("take", out, (x,), offsets=offsets)
+    return _tape.record("take", out, (x,), offsets=offsets)
 
 
 def _take_along(x, dim, index, skip=None):
@@ -97,7 +97,7 @@ def _take_along(x, dim, index, skip=None):
     shape = list(x.shape)
     shape[dim] = index.shape[0]
     out = Tensor(backend(x.device.type).take_along(x, dim, index), tuple(shape))
-    return autograd.record("take_along", out, (x, index), dim=dim, skip=skip)
+    return _tape.record("take_along", out, (x, index), dim=dim, skip=skip)
 
 
 def _put(x, offsets, src, accumulate=False):
@@ -112,18 +112,18 @@ def _put(x, offsets, src, accumulate=False):
         src = _ops.full(offsets.shape, src, dtype=x.dtype, device=x.device)
     # The history belongs to the tensor that owns the storage the offsets index.
     owner = x._base if x._base is not None else x
-    tracking = autograd.is_grad_enabled() and (owner.requires_grad or src.requires_grad)
+    tracking = _tape.is_grad_enabled() and (owner.requires_grad or src.requires_grad)
     if tracking:
-        autograd.check_inplace(owner)
+        _tape.check_inplace(owner)
         if not owner.is_contiguous():
             raise NotImplementedError("webtorch: an indexed write into a non-contiguous tensor that requires grad is "
                                       "not supported; write into a .contiguous() copy")
-        old = autograd.alias(owner)
+        old = _tape.alias(owner)
     backend(x.device.type).put(x, offsets, src, accumulate)
     x._storage.version += 1
     if tracking:
-        owner.grad_fn = autograd.Node("put", (old, src), owner, dict(offsets=offsets, accumulate=accumulate),
-                                      autograd.BACKWARD["put"])
+        owner.grad_fn = _tape.Node("put", (old, src), owner, dict(offsets=offsets, accumulate=accumulate),
+                                      _tape.BACKWARD["put"])
         owner.requires_grad = True
     return x
 
@@ -235,7 +235,7 @@ def setitem(x, index, value):
         _ops.write_(v, value)
     else:
         _put(v, _advanced_offsets(v, adv), value)
-    autograd.refresh_view(x)
+    _tape.refresh_view(x)
 
 
 def index_put_(x, indices, values, accumulate=False):
@@ -331,7 +331,7 @@ def scatter_(x, dim, index, src=None, reduce=None, *, value=None):
     offsets, src = _scatter_offsets("scatter", x, dim, index, src)
     if offsets.numel() == 0:
         return x
-    if reduce == "multiply" and autograd.is_grad_enabled() and (x.requires_grad or _is_tensor(src) and
+    if reduce == "multiply" and _tape.is_grad_enabled() and (x.requires_grad or _is_tensor(src) and
                                                                  src.requires_grad):
         raise NotImplementedError("webtorch: scatter(reduce='multiply') has no gradient (torch's has none either)")
     return _put(x, offsets, src, _SCATTER_REDUCE[reduce])
@@ -353,7 +353,7 @@ def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     out = _ops.clone(x)  # contiguous from element 0: the offsets below index it and its likes
     offsets, src = _scatter_offsets("scatter_reduce", out, dim, index, src)
-    tracking = autograd.is_grad_enabled() and (x.requires_grad or src.requires_grad)
+    tracking = _tape.is_grad_enabled() and (x.requires_grad or src.requires_grad)
     if reduce == "prod" and tracking:
         raise NotImplementedError("webtorch: scatter_reduce(reduce='prod') has no gradient yet")
     if offsets.numel() == 0:
@@ -365,7 +365,7 @@ def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
     if reduce != "mean":
         return _put(out, offsets, src, reduce)
     counts = _ops.full(x.shape, 1 if include_self else 0, dtype=x.dtype, device=x.device)
-    with autograd.no_grad():
+    with _tape.no_grad():
         _put(counts, offsets, 1, "sum")
     total = _put(out, offsets, src, "sum")
     counts = where(_ops.eq(counts, 0), 1, counts)
@@ -386,7 +386,7 @@ def _extreme_identity(x, reduce):
 
 
 def _scatter_extreme(x, out, offsets, src, reduce, include_self, tracking):
-    with autograd.no_grad():
+    with _tape.no_grad():
         result = out.detach()
         if not include_self:
             _put(result, offsets, _extreme_identity(x, reduce))
@@ -397,7 +397,7 @@ def _scatter_extreme(x, out, offsets, src, reduce, include_self, tracking):
     src = _ops.expand(cast(src, x.dtype), *offsets.shape)
     src_hit = cast(_ops.eq(src, _take(result, offsets)), x.dtype)
     self_hit = cast(_ops.eq(x, result), x.dtype)
-    with autograd.no_grad():  # as torch, self counts in the split even when include_self=False
+    with _tape.no_grad():  # as torch, self counts in the split even when include_self=False
         counts = _ops.clone(self_hit)
         _put(counts, offsets, src_hit, "sum")
     if not include_self:  # ... but gets no gradient where src was scattered

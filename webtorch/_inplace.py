@@ -5,7 +5,7 @@ through to its base, as in PyTorch). The result must have the tensor's shape and
 casts to the tensor's without changing category (no float into an integer tensor), and the
 tensor must not be a broadcast view whose elements share memory.
 """
-from . import _indexing, _math_ops, _ops, _shape_ops, autograd
+from . import _indexing, _math_ops, _ops, _shape_ops, _tape
 from ._ops import _is_tensor, cast
 from ._tensor import Tensor
 
@@ -30,8 +30,8 @@ def _inplace(fn):
     def method(x, *args, **kwargs):
         _check_writable(x)
         source = x
-        if autograd.is_grad_enabled() and (x.requires_grad or any(_is_tensor(a) and a.requires_grad for a in args)):
-            autograd.check_inplace(x)
+        if _tape.is_grad_enabled() and (x.requires_grad or any(_is_tensor(a) and a.requires_grad for a in args)):
+            _tape.check_inplace(x)
             source = _ops.clone(x)  # the op's backward reads this snapshot; x's storage is overwritten
         result = fn(source, *args, **kwargs)
         _check_castable(result, x)

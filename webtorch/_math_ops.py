@@ -10,7 +10,7 @@ import math
 from collections import namedtuple
 
 from . import _dtypes as dt
-from . import _ops, autograd
+from . import _ops, _tape
 from ._indexing import gather
 from ._ops import _binary, _is_tensor, _unary, _wrap_dim, add, cast, mul, sub, where
 from ._shape_ops import flip, movedim
@@ -94,11 +94,11 @@ def _scan(op, x, dim, dtype):
 
 
 def cumsum(x, dim, dtype=None):
-    return autograd.record("cumsum", _scan("sum", x, dim, dtype), (x,), dim=_wrap_dim(dim, max(x.dim(), 1)))
+    return _tape.record("cumsum", _scan("sum", x, dim, dtype), (x,), dim=_wrap_dim(dim, max(x.dim(), 1)))
 
 
 def cumprod(x, dim, dtype=None):
-    return autograd.record("cumprod", _scan("prod", x, dim, dtype), (x,), dim=_wrap_dim(dim, max(x.dim(), 1)))
+    return _tape.record("cumprod", _scan("prod", x, dim, dtype), (x,), dim=_wrap_dim(dim, max(x.dim(), 1)))
 
 
 _CumMax = namedtuple("cummax", ["values", "indices"])
@@ -109,7 +109,7 @@ def _cum_extreme(op, x, dim):
     """Running max/min (a scan) and the index where it was last reached (ties and NaNs take the
     later index, as torch); the values are gathered at those indices, so they are differentiable."""
     d = _wrap_dim(dim, max(x.dim(), 1))
-    with autograd.no_grad():
+    with _tape.no_grad():
         src = cast(x, dt.int32) if x.dtype is dt.bool_ else x  # the scans have no bool kernels
         running = _last_dim_op(src, d, lambda m: [backend(m.device.type).scan(op, m)])[0]
         hit = _ops.eq(src, running)
@@ -138,7 +138,7 @@ def logcumsumexp(x, dim):
         x = cast(x, dt.default_float)
     d = _wrap_dim(dim, max(x.dim(), 1))
     out = _last_dim_op(x, d, lambda m: [backend(m.device.type).scan("logaddexp", m)])[0]
-    return autograd.record("logcumsumexp", out, (x,), dim=d)
+    return _tape.record("logcumsumexp", out, (x,), dim=d)
 
 
 _Sort = namedtuple("sort", ["values", "indices"])
@@ -150,9 +150,9 @@ def sort(x, dim=-1, descending=False, stable=False):
     """Always stable (ties keep their order), which PyTorch allows for stable=False too."""
     values, indices = _last_dim_op(x, dim, lambda m: backend(m.device.type).sort(m, descending))
     if x.dim():
-        autograd.record("sort", values, (x,), dim=_wrap_dim(dim, x.dim()), indices=indices)
+        _tape.record("sort", values, (x,), dim=_wrap_dim(dim, x.dim()), indices=indices)
     else:
-        autograd.record("copy", values, (x,))
+        _tape.record("copy", values, (x,))
     return _Sort(values, indices)
 
 
@@ -180,10 +180,10 @@ def median(x, dim=None, keepdim=False):
     if dim is None:
         if x.numel() == 0:
             return _ops.full((), math.nan, dtype=x.dtype, device=x.device)
-        with autograd.no_grad():
+        with _tape.no_grad():
             value = median(_ops.reshape(x, -1), 0).values
         # as torch: the gradient is shared by every element equal to the median
-        return autograd.record("median_all", value, (x,), dims=tuple(range(x.dim())), keepdim=False)
+        return _tape.record("median_all", value, (x,), dims=tuple(range(x.dim())), keepdim=False)
     d = _wrap_dim(dim, x.dim())
     if x.dim() == 0:
         return _Median(*sort(x))
@@ -212,14 +212,14 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     if ord == -math.inf:
         return _ops.amin(a, dim if dim is not None else (), keepdim)
     if ord == 0:  # the count of non-zeros (NaN counts): a step function of x, its gradient zero as torch's
-        return _ops.sum(autograd.record("sign", cast(_ops.ne(x, 0), x.dtype), (x,)), dim, keepdim)
+        return _ops.sum(_tape.record("sign", cast(_ops.ne(x, 0), x.dtype), (x,)), dim, keepdim)
     if ord == 1:
         return _ops.sum(a, dim, keepdim)
     # (sum |x|^p)^(1/p) with |x| scaled by its largest value first, so that the powers neither
     # overflow nor underflow; the scale is a constant to autograd (the norm is homogeneous in it).
     # Where the sum or an element is 0 the gradient is 0 (as torch), not 0 * inf.
     dims = _ops._reduce_dims(x, dim)
-    with autograd.no_grad():
+    with _tape.no_grad():
         m = _ops.amax(a, dims, keepdim=True) if x.numel() else _ops.ones_like(_ops.sum(a, dims, keepdim=True))
         m = where(_ops.logical_or(_ops.eq(m, 0), _ops.isinf(m)), 1.0, m)
     if ord == 2:
@@ -348,9 +348,9 @@ def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def heaviside(x, values):
     if _is_tensor(values) and values.dtype is not x.dtype:
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes")
-    with autograd.no_grad():
+    with _tape.no_grad():
         out = where(_ops.eq(x, 0), values, cast(_ops.gt(x, 0), x.dtype))
-    return autograd.record("heaviside", out, (x, values))
+    return _tape.record("heaviside", out, (x, values))
 
 
 def copysign(a, b):
@@ -448,7 +448,7 @@ def mode(x, dim=-1, keepdim=False):
     counts = _ops.sum(_ops.eq(_ops.unsqueeze(moved, -1), _ops.unsqueeze(moved, -2)), -1)  # per element
     n = moved.shape[-1]
     # the best element: most counts, then the smallest value (its rank in sorted order), then last index
-    with autograd.no_grad():
+    with _tape.no_grad():
         rank = argsort(argsort(moved, -1), -1)
         key = sub(mul(counts, n), rank)
         value = gather(moved, -1, _ops.argmax(key, -1, keepdim=True))
@@ -650,7 +650,7 @@ def histc(x, bins=100, min=0, max=0):
     inside = _ops.logical_and(_ops.ge(flat, lo), _ops.le(flat, hi))
     idx = where(inside, idx, bins)  # an extra slot takes what falls outside
     counts = _ops.zeros(bins + 1, dtype=x.dtype, device=x.device)
-    with autograd.no_grad():
+    with _tape.no_grad():
         counts.index_add_(0, idx, _ops.ones(flat.shape, dtype=x.dtype, device=x.device))
     return _ops.narrow(counts, 0, 0, bins)
 
@@ -665,7 +665,7 @@ def bincount(x, weights=None, minlength=0):
                                               if hasattr(dt, "float64") else dt.float32)
     counts = _ops.zeros(length, dtype=dtype, device=x.device)
     src = _ops.ones(x.shape, dtype=dtype, device=x.device) if weights is None else cast(weights, dtype)
-    with autograd.no_grad():
+    with _tape.no_grad():
         counts.index_add_(0, x, src)
     return counts
 
@@ -706,7 +706,7 @@ def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
         raise NotImplementedError("webtorch: unique(dim=...) is not supported; unique over all elements is")
     flat = _ops.reshape(x, -1)
     values, order = sort(flat, 0)
-    with autograd.no_grad():
+    with _tape.no_grad():
         out, inverse, counts = _unique_flat(values.detach(), return_inverse, return_counts, order)
     return _unique_result(out, inverse, counts, x.shape, return_inverse, return_counts)
 
@@ -714,7 +714,7 @@ def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
 def unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
     if dim is not None:
         raise NotImplementedError("webtorch: unique_consecutive(dim=...) is not supported")
-    with autograd.no_grad():
+    with _tape.no_grad():
         out, inverse, counts = _unique_flat(_ops.reshape(x, -1).detach(), return_inverse, return_counts)
     return _unique_result(out, inverse, counts, x.shape, return_inverse, return_counts)
 

@@ -10,7 +10,7 @@ from . import _buffers
 from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, _from_host_values, _wrap_dim, backend, check_size,
                       contiguous_strides, device)
 from .ops_table import ELEMENTWISE
-from . import autograd
+from . import _tape
 
 _default_device = "cpu"
 
@@ -77,7 +77,7 @@ def expand(x, *shape):
                                f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
                                f"{list(x.shape)}")
         new_shape.append(size)
-    return autograd.record("expand", x._view(new_shape, new_stride), (x,))
+    return _tape.record("expand", x._view(new_shape, new_stride), (x,))
 
 
 def broadcast_to(x, shape):
@@ -145,7 +145,7 @@ def elementwise(name, *operands, out=None, grad_name=None):
             shape, stride, launch = launch
             result = Tensor(launch.new_storage(), shape, stride)
             launch(result, operands)
-            return autograd.record(grad_name or name, result, operands)
+            return _tape.record(grad_name or name, result, operands)
     op = ELEMENTWISE[name]
     device_type = _device_of(operands) if out is None else out._storage.device_type
     cacheable = out is None and device_type == "webgpu" and builtins.all(
@@ -178,14 +178,14 @@ def elementwise(name, *operands, out=None, grad_name=None):
         launch(out, views)
     else:
         backend(device_type).elementwise(op, out, views, computes)
-    return autograd.record(grad_name or name, out, inputs)
+    return _tape.record(grad_name or name, out, inputs)
 
 
 def _broadcast_view(x, shape):
     """x as a stride-0 view over `shape`, for kernels (no autograd: the caller records)."""
     if not _is_tensor(x) or x.shape == shape:
         return x
-    with autograd.no_grad():
+    with _tape.no_grad():
         return expand(x, *shape)
 
 
@@ -203,10 +203,10 @@ def _copy_into(dst, src):
 def write_(x, value):
     """A user-visible in-place write (x = value, broadcast and cast): PyTorch's leaf checks, the
     storage's version counter, and x's autograd history rebased onto value."""
-    autograd.check_inplace(x)
+    _tape.check_inplace(x)
     _copy_into(x, value)
     x._storage.version += 1
-    autograd.rebase(x, value)
+    _tape.rebase(x, value)
     return x
 
 
@@ -215,7 +215,7 @@ def cast(x, dtype):
     if dtype is x.dtype:
         return x
     out = _copy_into(_empty(x.shape, dtype, x._storage.device_type), x)
-    return autograd.record("copy", out, (x,)) if dtype.is_floating_point else out
+    return _tape.record("copy", out, (x,)) if dtype.is_floating_point else out
 
 
 def contiguous(x):
@@ -229,7 +229,7 @@ def detach(x):
 
 
 def clone(x):
-    return autograd.record("copy", _copy_into(_empty(x.shape, x.dtype, x._storage.device_type), x), (x,))
+    return _tape.record("copy", _copy_into(_empty(x.shape, x.dtype, x._storage.device_type), x), (x,))
 
 
 def _unary(name):
@@ -504,18 +504,18 @@ def view(x, *shape):
     if strides is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                            "spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return autograd.record("reshape", x._view(shape, strides), (x,))
+    return _tape.record("reshape", x._view(shape, strides), (x,))
 
 
 def reshape(x, *shape):
     shape = _infer_size(_shape_arg(shape), x.numel())
     strides = _view_strides(x, shape)
     if strides is None:
-        with autograd.no_grad():
+        with _tape.no_grad():
             out = clone(x)._view(shape, contiguous_strides(shape))
     else:
         out = x._view(shape, strides)
-    return autograd.record("reshape", out, (x,))
+    return _tape.record("reshape", out, (x,))
 
 
 def view_as(x, other):
@@ -538,7 +538,7 @@ def permute(x, *dims):
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
                            "of the desired ordering of dimensions i.e. input.dim() = "
                            f"{x.dim()} is not equal to len(dims) = {len(dims)}")
-    return autograd.record("permute", x._view([x.shape[d] for d in dims], [x._stride[d] for d in dims]), (x,),
+    return _tape.record("permute", x._view([x.shape[d] for d in dims], [x._stride[d] for d in dims]), (x,),
                            dims=dims)
 
 
@@ -571,7 +571,7 @@ def unsqueeze(x, dim):
     new_stride = stride[d] * shape[d] if d < x.dim() else 1
     shape.insert(d, 1)
     stride.insert(d, new_stride)
-    return autograd.record("reshape", x._view(shape, stride), (x,))
+    return _tape.record("reshape", x._view(shape, stride), (x,))
 
 
 def squeeze(x, dim=None):
@@ -582,7 +582,7 @@ def squeeze(x, dim=None):
         dims = [d for d in dims if x.dim() and x.shape[d] == 1]
     out = x._view([s for d, s in enumerate(x.shape) if d not in dims],
                   [s for d, s in enumerate(x._stride) if d not in dims])
-    return autograd.record("reshape", out, (x,))
+    return _tape.record("reshape", out, (x,))
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -618,7 +618,7 @@ def narrow(x, dim, start, length):
     shape = list(x.shape)
     shape[d] = length
     out = x._view(shape, x._stride, x._offset + start * x._stride[d])
-    return autograd.record("index", out, (x,), index=(slice(None),) * d + (slice(start, start + length),))
+    return _tape.record("index", out, (x,), index=(slice(None),) * d + (slice(start, start + length),))
 
 
 def _getitem(x, index):
@@ -662,19 +662,19 @@ def _getitem(x, index):
         d += 1
     shape.extend(x.shape[d:])
     stride.extend(x._stride[d:])
-    return autograd.record("index", x._view(shape, stride, offset), (x,), index=index)
+    return _tape.record("index", x._view(shape, stride, offset), (x,), index=index)
 
 
 def _setitem(x, index, value):
-    autograd.check_inplace(x)
-    with autograd.no_grad():
+    _tape.check_inplace(x)
+    with _tape.no_grad():
         region = _getitem(x, index)
     if _is_tensor(value) and value.dim() > region.dim():  # as torch: leading size-1 dims of value drop
         lead = value.dim() - region.dim()
         if builtins.all(s == 1 for s in value.shape[:lead]):
             value = reshape(value, value.shape[lead:])
     write_(region, value)
-    autograd.refresh_view(x)
+    _tape.refresh_view(x)
 
 
 def cat(tensors, dim=0):
@@ -703,7 +703,7 @@ def cat(tensors, dim=0):
         _copy_into(narrow(out, d, start, t.shape[d]), t)
         start += t.shape[d]
     skipped = [t.dim() == 1 and t.shape[0] == 0 and ref.dim() != 1 for t in tensors]
-    return autograd.record("cat", out, tensors, dim=d,
+    return _tape.record("cat", out, tensors, dim=d,
                            sizes=[None if s else t.shape[d] for s, t in zip(skipped, tensors)])
 
 
@@ -744,12 +744,12 @@ def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_na
     if with_index:
         indices = Tensor(indices, shape)
         if len(dims) == 1:
-            autograd.record(op + "_dim", values, (x,), dim=dims[0], indices=indices, keepdim=keepdim)
+            _tape.record(op + "_dim", values, (x,), dim=dims[0], indices=indices, keepdim=keepdim)
         elif not dims:  # a 0-d input: the value is the input itself
-            autograd.record("copy", values, (x,))
+            _tape.record("copy", values, (x,))
         return values, indices
     name = grad_name or {"sum": "sum", "prod": "prod", "max": "amax", "min": "amin"}[op]
-    return autograd.record(name, values, (x,), dims=dims, keepdim=keepdim)
+    return _tape.record(name, values, (x,), dims=dims, keepdim=keepdim)
 
 
 def _sum_dtype(x, dtype):
@@ -875,7 +875,7 @@ def _shifted_mean(x, dims):
     constant to autograd): exact for a constant slice, and the digits the values share do not round."""
     if x.numel() == 0:
         return mean(x, dims, keepdim=True)
-    with autograd.no_grad():
+    with _tape.no_grad():
         shift = x[tuple(slice(0, 1) if d in dims else slice(None) for d in range(x.dim()))]
     return add(mean(sub(x, shift), dims, keepdim=True), shift)
 
@@ -898,7 +898,7 @@ def _scaled_variance(x, dim, unbiased, correction, keepdim):
     for d in dims:
         n *= x.shape[d]
     centered = sub(x, _shifted_mean(x, dims))
-    with autograd.no_grad():
+    with _tape.no_grad():
         m = amax(abs(centered), dims, keepdim=True) if x.numel() else ones_like(sum(x, dims, keepdim=True))
         m = where(logical_or(eq(m, 0), isinf(m)), 1.0, m)
     scaled = div(centered, m)
@@ -952,7 +952,7 @@ def _softmax(x, dim, dtype, take_log):
         # one kernel per call (a primitive for speed: max, sum and outputs in one launch)
         moved = movedim_view(x, d)
         out = Tensor(backend("webgpu").softmax(moved, take_log), moved.shape)
-        out = autograd.record("log_softmax" if take_log else "softmax", out, (moved,))
+        out = _tape.record("log_softmax" if take_log else "softmax", out, (moved,))
         return contiguous(movedim_view(out, d, back=True))  # contiguous like torch's result
     shifted = sub(x, amax(x, d, keepdim=True))
     if take_log:
@@ -991,7 +991,7 @@ def _layer_norm(x, n_dims, weight, bias, eps):
     weight = contiguous(reshape(weight, n)) if weight is not None else None
     bias = contiguous(reshape(bias, n)) if bias is not None else None
     out = Tensor(backend(x._storage.device_type).layer_norm(rows, weight, bias, eps), rows.shape)
-    return reshape(autograd.record("layer_norm", out, (rows, weight, bias), eps=eps), x.shape)
+    return reshape(_tape.record("layer_norm", out, (rows, weight, bias), eps=eps), x.shape)
 
 
 def _conv2d(x, weight, bias, stride, pads, dilation, groups, out_size):
@@ -1006,7 +1006,7 @@ def _conv2d(x, weight, bias, stride, pads, dilation, groups, out_size):
         bias = contiguous(bias)  # the kernel reads bias[offset + channel]
     storage = backend(x._storage.device_type).conv2d(x, weight, bias, stride, pads, dilation, groups, out_size)
     out = Tensor(storage, (x.shape[0], weight.shape[0], *out_size))
-    return autograd.record("conv2d", out, (x, weight, bias), stride=stride, pads=pads, dilation=dilation,
+    return _tape.record("conv2d", out, (x, weight, bias), stride=stride, pads=pads, dilation=dilation,
                            groups=groups)
 
 
@@ -1040,7 +1040,7 @@ def matmul(a, b):
     if b._storage.device_type != device_type:
         raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
                            "webgpu:0 and cpu!")
-    out = autograd.record("matmul", Tensor(backend(device_type).matmul(a3, b3, a.dtype), (*batch, m, n)), (a3, b3))
+    out = _tape.record("matmul", Tensor(backend(device_type).matmul(a3, b3, a.dtype), (*batch, m, n)), (a3, b3))
     if squeeze_a:
         out = squeeze(out, -2)
     if squeeze_b:
@@ -1097,6 +1097,23 @@ def set_default_device(dev):
 
 def get_default_device():
     return device(_default_device, 0 if _default_device == "webgpu" else None)
+
+
+_default_device_stack = []  # the defaults `with device(...)` blocks replaced
+
+
+def _enter_device(self):  # `with torch.device("webgpu"):` makes it the default device in the block
+    _default_device_stack.append(get_default_device())
+    set_default_device(self)
+    return self
+
+
+def _exit_device(self, *exc):
+    set_default_device(_default_device_stack.pop())
+    return False
+
+
+device.__enter__, device.__exit__ = _enter_device, _exit_device
 
 
 def _flatten_data(data):
@@ -1297,6 +1314,7 @@ _METHODS = [
 ]
 for _name in _METHODS:
     setattr(Tensor, _name, globals()[_name])
+Tensor._cast = cast  # Tensor.to's dtype conversion (_tensor.py sits below the ops)
 
 Tensor.where = lambda x, condition, other: where(condition, x, other)
 Tensor.T = property(_T)

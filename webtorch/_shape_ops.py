@@ -6,7 +6,7 @@ permute + reshape + matmul.
 import builtins
 
 from . import _dtypes as dt
-from . import _ops, autograd
+from . import _ops, _tape
 from ._indexing import _take
 from ._ops import _is_tensor, _shape_arg, _wrap_dim, cast, expand, narrow, permute, reshape, where
 from ._tensor import Tensor, check_size
@@ -153,7 +153,7 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     keep = [d for d in range(x.dim()) if d not in (d1, d2)]
     view = x._view([x.shape[d] for d in keep] + [length], [x._stride[d] for d in keep] + [x._stride[d1] + x._stride[d2]],
                    start)
-    return autograd.record("diagonal", view, (x,), offset=offset, dim1=d1, dim2=d2)
+    return _tape.record("diagonal", view, (x,), offset=offset, dim1=d1, dim2=d2)
 
 
 def meshgrid(*tensors, indexing="ij"):
@@ -186,7 +186,7 @@ def unfold(x, dimension, size, step):
     if x.dim():
         shape[d], stride[d] = (n - size) // step + 1, st * step
     view = x._view(shape + [size], stride + [st])
-    if not (autograd.is_grad_enabled() and x.requires_grad):
+    if not (_tape.is_grad_enabled() and x.requires_grad):
         return view
     # windows overlap: the gradient adds up at each storage offset they read (the take rule)
     offsets = _ops.add(_ops.zeros(view.shape, dtype=dt.int64, device=x.device), view._offset)
@@ -194,7 +194,7 @@ def unfold(x, dimension, size, step):
         axis = [1] * view.dim()
         axis[k] = size_k
         offsets = _ops.add(offsets, _ops.mul(_ops.arange(size_k, device=x.device).reshape(axis), stride_k))
-    return autograd.record("take", view, (x,), offsets=offsets)
+    return _tape.record("take", view, (x,), offsets=offsets)
 
 
 # -- joining ----------------------------------------------------------------------------------

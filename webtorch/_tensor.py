@@ -30,7 +30,6 @@ class Size(tuple):
 _TORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
                        "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
 _DEVICE_TYPES = ("cpu", "webgpu") + _TORCH_DEVICE_TYPES[1:]
-_default_device_stack = []  # the defaults `with device(...)` blocks replaced
 
 
 class device:
@@ -70,16 +69,7 @@ class device:
         return f"device(type='{self.type}')" if self.index is None else \
             f"device(type='{self.type}', index={self.index})"
 
-    def __enter__(self):  # `with torch.device("webgpu"):` makes it the default device in the block
-        from . import _ops
-        _default_device_stack.append(_ops.get_default_device())
-        _ops.set_default_device(self)
-        return self
-
-    def __exit__(self, *exc):
-        from . import _ops
-        _ops.set_default_device(_default_device_stack.pop())
-        return False
+    # `with torch.device("webgpu"):` (the default device in the block): __enter__/__exit__ attached by _ops.py
 
 
 _BACKENDS = {"cpu": cpu}
@@ -153,22 +143,7 @@ class Tensor:
     def is_leaf(self):
         return self.grad_fn is None
 
-    def register_hook(self, hook):
-        from . import autograd
-        return autograd.register_hook(self, hook)
-
-    def retain_grad(self):
-        from . import autograd
-        autograd.retain_grad(self)
-
-    @property
-    def retains_grad(self):
-        from . import autograd
-        return autograd.retains_grad(self)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from . import autograd
-        autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+    # register_hook, retain_grad, retains_grad and backward: attached by autograd.py
 
     @property
     def _version(self):
@@ -253,8 +228,7 @@ class Tensor:
                 target_dtype = dt.as_dtype(a)
         t = self
         if target_dtype is not None and target_dtype is not t.dtype:
-            from ._ops import cast
-            t = cast(t, target_dtype)
+            t = t._cast(target_dtype)  # attached by _ops.py
         if target_device is not None and target_device.type != t.device.type:
             t = _transfer(t, target_device.type)
         return t

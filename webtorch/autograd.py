@@ -1,4 +1,6 @@
-"""Reverse-mode autograd: a tape of Nodes over the primitives, and one table of backward rules.
+"""Reverse-mode autograd: the engine that runs the tape's Nodes backward, and the one table of
+backward rules (BACKWARD). The tape itself (grad mode, the Node each primitive records) is _tape.py,
+below the ops, so that ops import it and this module imports the ops: each layer imports downward.
 
 Each primitive that produces a tensor records a Node when grad mode is on and an input requires
 grad. A rule takes the incoming gradient `grad`, the forward result `out` and the inputs (tensors,
@@ -6,217 +8,13 @@ or Python scalars, which get no gradient), plus keyword context, and returns one
 (None for no gradient). Gradients of broadcast inputs are summed back to the input's shape by the
 engine, so rules work at the broadcast shape.
 """
-import contextlib
-import copy
 import weakref
 import math
 
+from . import _conv_ops, _indexing, _math_ops, _shape_ops, _tape, special
 from . import _ops as F
-
-
-class _Package:
-    """webtorch's full namespace, resolved at call time: rules may use ops from modules that
-    import this one (shape, math and indexing ops)."""
-
-    def __getattr__(self, name):
-        import webtorch
-        return getattr(webtorch, name)
-
-
-W = _Package()
-
-_grad_enabled = True
-
-
-# -- grad mode -------------------------------------------------------------------------------
-class _GradMode(contextlib.ContextDecorator):
-    """A context manager and a decorator (with or without parentheses, on functions and methods).
-    Each `with` and each decorated call saves the mode it replaces, so nested and recursive uses
-    restore correctly."""
-
-    def __new__(cls, *args, **kwargs):
-        if len(args) == 1 and callable(args[0]) and not isinstance(args[0], bool) and not kwargs:
-            return cls()(args[0])  # @torch.no_grad without parentheses
-        return super().__new__(cls)
-
-    def __init__(self, enabled):
-        self.enabled = enabled
-        self._saved = []
-
-    def _recreate_cm(self):  # a fresh one per decorated call
-        cm = copy.copy(self)
-        cm._saved = []
-        return cm
-
-    def __enter__(self):
-        global _grad_enabled
-        self._saved.append(_grad_enabled)
-        _grad_enabled = self.enabled
-
-    def __exit__(self, *exc):
-        global _grad_enabled
-        _grad_enabled = self._saved.pop()
-        return False
-
-
-class no_grad(_GradMode):
-    def __init__(self):
-        super().__init__(False)
-
-
-class enable_grad(_GradMode):
-    def __init__(self):
-        super().__init__(True)
-
-
-class set_grad_enabled(_GradMode):
-    """Like torch's: calling it sets the mode at once; used with `with`, the mode before the call
-    comes back at the end of the block."""
-
-    def __init__(self, mode):
-        global _grad_enabled
-        super().__init__(bool(mode))
-        self._before, _grad_enabled = _grad_enabled, bool(mode)
-
-    def __call__(self, fn):  # as a decorator it changes nothing until the function runs
-        global _grad_enabled
-        _grad_enabled, self._before = self._before, None
-        return super().__call__(fn)
-
-    def __enter__(self):
-        global _grad_enabled
-        self._saved.append(_grad_enabled if self._before is None else self._before)
-        self._before, _grad_enabled = None, self.enabled
-
-
-class inference_mode(_GradMode):
-    def __init__(self, mode=True):
-        super().__init__(not mode)
-
-
-def is_grad_enabled():
-    return _grad_enabled
-
-
-# -- the tape --------------------------------------------------------------------------------
-class Node:
-    """One recorded primitive.
-
-    inputs  the operands (tensors or scalars) whose values the rule may read
-    edges   per operand: (tensor, its grad_fn when recorded), or None when it needs no gradient;
-            gradients flow along these, so a later in-place change of an operand's history
-            (which replaces its grad_fn) does not reroute this node
-    out     a grad-free alias of the result (same storage), so the result and its node form no
-            reference cycle and GPU memory frees promptly
-    versions  storage versions of the tensor operands and of out when recorded: a rule that
-            reads values refuses to run on storage modified in place since
-    """
-    __slots__ = ("name", "inputs", "edges", "out", "ctx", "rule", "versions", "hooks", "retained")
-
-    def __init__(self, name, inputs, out, ctx, rule):
-        self.name, self.inputs, self.ctx, self.rule = name, tuple(inputs), ctx, rule
-        self.hooks = self.retained = None  # Tensor.register_hook / retain_grad on the result
-        self.edges = [(x, x.grad_fn) if _needs_grad(x) else None for x in inputs]
-        self.out = F.Tensor(out._storage, out.shape, out._stride, out._offset) if out is not None else None
-        self.versions = [x._storage.version if isinstance(x, F.Tensor) else None for x in self.inputs]
-        self.versions.append(out._storage.version if out is not None else None)
-
-    def __repr__(self):
-        return f"<{self.name.capitalize()}Backward>"
-
-    def check_versions(self):
-        reads = [i for i in range(len(self.inputs)) if self.name not in VALUE_FREE and
-                 i in READS_ONLY.get(self.name, (i,))]
-        if self.name in READS_OUT:
-            reads.append(len(self.inputs))
-        for i in reads:
-            x, saved = (self.inputs + (self.out,))[i], self.versions[i]
-            if isinstance(x, F.Tensor) and x._storage.version != saved:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: [torch.{_TYPE_NAMES[x.dtype.name]} {list(x.shape)}], which is output 0 of "
-                    f"{self!r}, is at version {x._storage.version}; expected version {saved} instead. Hint: "
-                    "the backtrace further above shows the operation that failed to compute its gradient.")
-
-
-_TYPE_NAMES = {"float32": "FloatTensor", "float16": "HalfTensor", "int32": "IntTensor", "int64": "LongTensor",
-               "bool": "BoolTensor"}
-
-
-def _needs_grad(x):
-    return isinstance(x, F.Tensor) and x.requires_grad
-
-
-def record(name, out, inputs, **ctx):
-    """Attaches a Node to `out` when it must carry gradient. Returns out."""
-    if not _grad_enabled:
-        return out
-    for x in inputs:
-        if isinstance(x, F.Tensor) and x._requires_grad:
-            break
-    else:
-        return out
-    rule = BACKWARD.get(name)
-    if rule is None:
-        return out  # not differentiable (comparisons, argmax, ...): out needs no grad
-    out.grad_fn = Node(name, inputs, out, ctx, rule)
-    out.requires_grad = True
-    return out
-
-
-# -- in-place writes -------------------------------------------------------------------------
-def check_inplace(x):
-    """PyTorch's refusals for in-place writes while recording gradients."""
-    if not _grad_enabled:
-        return
-    if x.requires_grad and x.is_leaf:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    base = x._base
-    if base is not None and base.requires_grad and base.is_leaf:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-
-
-def rebase(x, value):
-    """x was overwritten in place with value: its history (and its base's, for a view) now ends in
-    value. A view's base gets a node that takes the view's region from value, the rest from the
-    base's old history."""
-    if not _grad_enabled or not (x.requires_grad or _needs_grad(value) or (x._base is not None and
-                                                                           x._base.requires_grad)):
-        return
-    base = x._base
-    if base is None:
-        x.grad_fn = Node("copy", (value,), x, {}, BACKWARD["copy"])
-        x.requires_grad = True
-        return
-    if not base.is_contiguous():
-        raise NotImplementedError("webtorch: an in-place write into a view of a non-contiguous tensor that requires "
-                                  "grad is not supported; write out of place (or call .contiguous() first)")
-    base.grad_fn = Node("copy_slices", (alias(base), value), base, _geometry(x, base), BACKWARD["copy_slices"])
-    base.requires_grad = True
-    refresh_view(x)
-
-
-def _geometry(view, base):
-    return dict(shape=tuple(view.shape), stride=view._stride, offset=view._offset - base._offset)
-
-
-def refresh_view(x):
-    """After an in-place write through x's base, x's history is its region of the new base."""
-    base = x._base
-    if base is None or not _grad_enabled or not base.requires_grad:
-        return
-    if not base.is_contiguous():
-        raise NotImplementedError("webtorch: an in-place write into a view of a non-contiguous tensor that requires "
-                                  "grad is not supported; write out of place (or call .contiguous() first)")
-    x.grad_fn = Node("view_region", (base,), x, _geometry(x, base), BACKWARD["view_region"])
-    x.requires_grad = True
-
-
-def alias(t):
-    """A new Tensor object with t's storage, layout and current history (t's history may change)."""
-    a = F.Tensor(t._storage, t.shape, t._stride, t._offset)
-    a.grad_fn, a._requires_grad = t.grad_fn, t.requires_grad
-    return a
+from ._tape import (BACKWARD, Node, _needs_grad, alias, check_inplace, enable_grad, inference_mode,  # noqa: F401
+                    is_grad_enabled, no_grad, rebase, record, refresh_view, set_grad_enabled)
 
 
 def _take_rule(grad, out, x, offsets):
@@ -237,7 +35,7 @@ def _take_along_rule(grad, out, x, index, dim, skip):
     g = F.zeros(x.shape, dtype=grad.dtype, device=grad.device)
     F.backend(grad.device.type).put_along(g, dim, index, grad, True)
     if skip is not None:
-        F._copy_into(W.select(g, dim, skip), 0)
+        F._copy_into(_shape_ops.select(g, dim, skip), 0)
     return g, None
 
 
@@ -253,7 +51,7 @@ def _put_rule(grad, out, old, src, offsets, accumulate):
 
 def _diagonal_rule(grad, out, x, offset, dim1, dim2):
     g = F.zeros(x.shape, dtype=grad.dtype, device=grad.device)
-    F._copy_into(W.diagonal(g, offset, dim1, dim2), grad)
+    F._copy_into(_shape_ops.diagonal(g, offset, dim1, dim2), grad)
     return (g,)
 
 
@@ -341,7 +139,7 @@ def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
                                    "graph are freed when you call .backward() or autograd.grad(). Specify "
                                    "retain_graph=True if you need to backward through the graph a second time or "
                                    "if you need to access saved tensors after calling backward.")
-            node.check_versions()
+            _check_versions(node)
             input_grads = node.rule(grad, node.out, *node.inputs, **node.ctx)
             for edge, g in zip(node.edges, input_grads):
                 if g is None or edge is None:
@@ -361,6 +159,22 @@ def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
                 node.inputs = node.out = None
         for x, g in leaves.values():
             _accumulate(x, _leaf_hooks(x, g), None)
+
+
+def _check_versions(node):
+    """A rule that reads values refuses to run on storage modified in place since its node was recorded."""
+    reads = [i for i in range(len(node.inputs)) if node.name not in VALUE_FREE and
+             i in READS_ONLY.get(node.name, (i,))]
+    if node.name in READS_OUT:
+        reads.append(len(node.inputs))
+    for i in reads:
+        x, saved = (node.inputs + (node.out,))[i], node.versions[i]
+        if isinstance(x, F.Tensor) and x._storage.version != saved:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [torch.{_tape._TYPE_NAMES[x.dtype.name]} {list(x.shape)}], which is output 0 of "
+                f"{node!r}, is at version {x._storage.version}; expected version {saved} instead. Hint: "
+                "the backtrace further above shows the operation that failed to compute its gradient.")
 
 
 def _add_leaf_grad(leaves, x, g):
@@ -441,7 +255,7 @@ def _accumulate(x, g, capture):
         if id(x) in capture:
             capture[id(x)] = g if capture[id(x)] is None else F.add(capture[id(x)], g)
         return
-    g = g.detach() if not _grad_enabled else g
+    g = g.detach() if not is_grad_enabled() else g
     x.grad = g if x.grad is None else F.add(x.grad, g)
 
 
@@ -499,6 +313,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+F.Tensor.backward = _tensor_backward
+F.Tensor.register_hook = register_hook
+F.Tensor.retain_grad = retain_grad
+F.Tensor.retains_grad = property(retains_grad)
+
+
 # -- custom functions ------------------------------------------------------------------------
 class FunctionCtx:
     def __init__(self):
@@ -525,7 +349,7 @@ class Function:
         def rule(grad, out_alias, *inputs, ctx=ctx):
             grads = cls.backward(ctx, grad)
             return grads if isinstance(grads, tuple) else (grads,)
-        if _grad_enabled and any(ctx.needs_input_grad):
+        if is_grad_enabled() and any(ctx.needs_input_grad):
             out.grad_fn = Node(cls.__name__, args, out, {}, rule)
             out.requires_grad = True
         return out
@@ -579,12 +403,12 @@ def _cumprod_rule(grad, out, x, dim):
     """Σ_{j≥i} g_j ∏_{k≤j, k≠i} x_k. Before the first zero z along dim: Σ_{j≥i} g_j out_j / x_i; at z:
     Σ_{j≥z} g_j cumprod(x with x_z = 1)_j; after z: 0 (every product holds x_z)."""
     def rev_cumsum(t):
-        return W.flip(W.cumsum(W.flip(t, (dim,)), dim), (dim,))
+        return _shape_ops.flip(_math_ops.cumsum(_shape_ops.flip(t, (dim,)), dim), (dim,))
     zero = F.eq(x, 0)
-    seen = W.cumsum(zero, dim)                     # zeros up to and including each position
+    seen = _math_ops.cumsum(zero, dim)                     # zeros up to and including each position
     first = F.logical_and(zero, F.eq(seen, 1))
     before = F.eq(seen, 0)
-    lifted = W.cumprod(F.where(first, 1.0, x), dim)
+    lifted = _math_ops.cumprod(F.where(first, 1.0, x), dim)
     at_first = rev_cumsum(F.where(before, 0.0, grad * lifted))
     return (F.where(before, rev_cumsum(grad * out) / F.where(before, x, 1.0), F.where(first, at_first, 0.0)),)
 
@@ -636,7 +460,7 @@ def _eigh_rule(values_part):
     def rule(grad, out, A, **ctx):
         if values_part:
             V = ctx["vectors"]
-            inner = W.diag_embed(grad)
+            inner = _shape_ops.diag_embed(grad)
         else:
             V, lam = out, ctx["values"]
             diff = lam.unsqueeze(-2) - lam.unsqueeze(-1)
@@ -650,14 +474,14 @@ def _eigh_rule(values_part):
 def _logcumsumexp_rule(grad, out, x, dim):
     # in log space, the positive and negative parts of grad apart (torch's way: no e^-out overflow)
     def part(g):
-        tail = W.flip(W.logcumsumexp(W.flip(F.log(g) - out, (dim,)), dim), (dim,))
+        tail = _shape_ops.flip(_math_ops.logcumsumexp(_shape_ops.flip(F.log(g) - out, (dim,)), dim), (dim,))
         return F.exp(tail + x)
     return (part(F.relu(grad)) - part(F.relu(-grad)),)
 
 
 def _i1_derivative(a):
     safe = F.where(F.eq(a, 0), 1.0, a)
-    return F.where(F.eq(a, 0), 0.5, W.i0(a) - W.special.i1(a) / safe)
+    return F.where(F.eq(a, 0), 0.5, _math_ops.i0(a) - special.i1(a) / safe)
 
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -719,14 +543,14 @@ def _layer_norm_rule(grad, out, x, weight, bias, eps):
 
 
 def _conv2d_rule(grad, out, x, weight, bias, stride, pads, dilation, groups):
-    nf = W.nn.functional
+    nf = _conv_ops
     gx = nf._conv2d_input_grad(grad, weight, x.shape, stride, pads, dilation, groups) if _needs_grad(x) else None
     gw = nf._conv2d_weight_grad(grad, x, weight.shape, stride, pads, dilation, groups) if _needs_grad(weight) else None
     return gx, gw, F.sum(grad, (0, 2, 3)) if _needs_grad(bias) else None
 
 
 # name: rule(grad, out, *inputs, **ctx) -> one gradient per input
-BACKWARD = {
+BACKWARD.update({
     # elementwise (ops_table.ELEMENTWISE)
     "copy": lambda grad, out, a: (grad,),                                     # d a = grad
     "neg": lambda grad, out, a: (-grad,),                                     # d(-a) = -1
@@ -755,8 +579,8 @@ BACKWARD = {
     "asin": lambda grad, out, a: (grad * F.rsqrt(1 - a * a),),                # 1/√(1-a²)
     "acos": lambda grad, out, a: (-grad * F.rsqrt(1 - a * a),),               # -1/√(1-a²)
     "atan": lambda grad, out, a: (grad / (1 + a * a),),                       # 1/(1+a²)
-    "sinh": lambda grad, out, a: (grad * W.cosh(a),),                         # d sinh = cosh
-    "cosh": lambda grad, out, a: (grad * W.sinh(a),),                         # d cosh = sinh
+    "sinh": lambda grad, out, a: (grad * _math_ops.cosh(a),),                 # d sinh = cosh
+    "cosh": lambda grad, out, a: (grad * _math_ops.sinh(a),),                 # d cosh = sinh
     "asinh": lambda grad, out, a: (grad * F.rsqrt(a * a + 1),),               # 1/√(a²+1)
     "acosh": lambda grad, out, a: (grad * F.rsqrt(a * a - 1),),               # 1/√(a²-1)
     "atanh": lambda grad, out, a: (grad / (1 - a * a),),                      # 1/(1-a²)
@@ -767,9 +591,9 @@ BACKWARD = {
     "log1p": lambda grad, out, a: (grad / (a + 1),),                          # 1/(1+a)
     "frac": lambda grad, out, a: (grad,),                                     # d(a - trunc a) = 1
     "erfinv": lambda grad, out, a: (grad * (math.sqrt(math.pi) / 2) * F.exp(out * out),),  # √π/2 e^(erfinv²)
-    "lgamma": lambda grad, out, a: (grad * W.digamma(a),),                    # d lnΓ = ψ
+    "lgamma": lambda grad, out, a: (grad * _math_ops.digamma(a),),            # d lnΓ = ψ
     "digamma": lambda grad, out, a: (grad * _trigamma(a),),                   # d ψ = ψ'
-    "i0": lambda grad, out, a: (grad * W.special.i1(a),),                     # d I0 = I1
+    "i0": lambda grad, out, a: (grad * special.i1(a),),                     # d I0 = I1
     "i1": lambda grad, out, a: (grad * _i1_derivative(a),),                   # d I1 = I0 - I1/a (½ at 0)
     "logaddexp": lambda grad, out, a, b: (grad / (1 + F.exp(b - a)), grad / (1 + F.exp(a - b))),  # softmax of (a, b)
     "nextafter": lambda grad, out, a, b: (grad, grad * 0),                    # as torch: identity in a, 0 in b
@@ -807,11 +631,11 @@ BACKWARD = {
     "min_dim": _index_select_rule,                                            # to the argmin
     "median_all": _extreme_rule(True),                                        # even split among the medians
     # scans and sorting (webtorch._math_ops)
-    "cumsum": lambda grad, out, x, dim: (W.flip(W.cumsum(W.flip(grad, (dim,)), dim), (dim,)),),  # reverse cumsum
+    "cumsum": lambda grad, out, x, dim: (_shape_ops.flip(_math_ops.cumsum(_shape_ops.flip(grad, (dim,)), dim), (dim,)),),  # reverse cumsum
     "logcumsumexp": _logcumsumexp_rule,                                       # Σ_{j≥i} g_j e^(x_i - out_j)
     "cumprod": _cumprod_rule,                                                 # Σ_{j≥i} g_j ∏_{k≤j,k≠i} x_k
     "sort": lambda grad, out, x, dim, indices: (                              # grad back to the sorted positions
-        W.scatter(F.zeros(x.shape, dtype=grad.dtype, device=grad.device), dim, indices, grad),),
+        _indexing.scatter(F.zeros(x.shape, dtype=grad.dtype, device=grad.device), dim, indices, grad),),
     "diagonal": _diagonal_rule,                                               # zeros, grad on the diagonal
     # linalg.eigh (Jacobi iterations run without a graph): the analytic gradient
     "eigh_values": _eigh_rule(True),                                          # V diag(gλ) Vᵀ
@@ -832,7 +656,7 @@ BACKWARD = {
     "conv2d": _conv2d_rule,                                                   # dx = g ⋆ flip(Wᵀ), dW = x ⋆ g
     # linear algebra (batched, batch dims already broadcast)
     "matmul": lambda grad, out, a, b: (grad @ b.mT, a.mT @ grad),            # dA = G Bᵀ, dB = Aᵀ G
-}
+})
 
 # Rules that read the forward result (its storage must not change before backward).
 READS_OUT = {"erfinv", "logcumsumexp", "exp", "sqrt", "rsqrt", "tanh", "sigmoid", "reciprocal", "pow", "prod", "amax", "amin", "max_all",

@@ -66,8 +66,8 @@ class _Event:
 
 # -- what gets wrapped -----------------------------------------------------------------------
 _OP_MODULES = ("webtorch._ops", "webtorch._indexing", "webtorch._shape_ops", "webtorch._math_ops",
-               "webtorch._inplace", "webtorch._random", "webtorch.nn.functional", "webtorch.linalg",
-               "webtorch.autograd")
+               "webtorch._inplace", "webtorch._random", "webtorch._conv_ops", "webtorch.nn.functional",
+               "webtorch.linalg", "webtorch.autograd")
 # Tensor attributes that read metadata only (no kernel, no readback): not ops.
 _NOT_OPS = {"dim", "size", "stride", "storage_offset", "numel", "element_size", "is_contiguous",
             "is_floating_point", "requires_grad_", "type", "__len__", "__hash__", "__repr__", "__init__",
@@ -96,7 +96,8 @@ def _tensor_class():
 
 def _targets():
     """{id(function): (function, op name)} for the public ops of webtorch's op modules and Tensor."""
-    import webtorch  # noqa: F401  (every op module loaded)
+    from . import _conv_ops, _indexing, _inplace, _math_ops, _ops, _random, _shape_ops, autograd, linalg  # noqa: F401
+    from .nn import functional  # noqa: F401  (every op module loaded)
     found = {}
     for mod_name in _OP_MODULES:
         module = sys.modules[mod_name]

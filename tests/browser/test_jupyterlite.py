@@ -24,7 +24,7 @@ def lite_site(webtorch_wheel):
                        cwd=REPO, capture_output=True, text=True)
     if r.returncode != 0:
         pytest.fail(f"build_jupyterlite.py failed:\n{r.stdout}\n{r.stderr}", pytrace=False)
-    assert Path(r.stdout.strip().splitlines()[-1]) == SITE
+    assert Path(r.stdout.strip().splitlines()[-1]).resolve() == SITE.resolve()  # (.cache may be a link)
     return SITE
 
 
@@ -72,3 +72,23 @@ def test_notebook_runs_webtorch_on_webgpu(lite_site, browser, server_url):
         assert not foreign, foreign
     finally:
         context.close()
+
+
+def test_gpt_notebook_code(py_worker):
+    """notebooks/gpt.ipynb's code cells, in order, in webtorch's worker (its %pip cell aside: the
+    notebook above covers JupyterLite's install): the text and the model code come from the site, 30
+    AdamW steps keep the loss below the uniform guess, sampling writes the play's characters, and
+    torch.save writes the checkpoint."""
+    import json
+    cells = ["".join(c["source"]) for c in json.loads((REPO / "notebooks" / "gpt.ipynb").read_text())["cells"]
+             if c["cell_type"] == "code" and not "".join(c["source"]).startswith("%pip")]
+    outputs = []
+    for code in cells:
+        result = py_worker.run(code, timeout=600)
+        outputs.append((py_worker.stdout(), result))
+    assert "103427 characters, 67 distinct, on google" in outputs[0][0], outputs[0]  # SwiftShader's vendor
+    losses = [float(line.split("loss ")[1].split()[0]) for line in outputs[1][0].splitlines()]
+    assert len(losses) == 3 and all(loss < 3.9 for loss in losses), outputs[1]  # uniform: ln 67 = 4.2
+    sample = outputs[2][0]
+    assert len(sample) > 150 and set(sample) <= set(py_worker.run("''.join(tokenizer.chars)")), sample
+    assert outputs[3][1] > 100_000, outputs[3]  # the state_dict of a 29k-parameter model, float32

@@ -2,9 +2,12 @@
 from the page's origin with a progress bar (bytes, then tensors to the GPU), the corpus is embedded on
 the GPU (an 8-sentence subset on the software adapter, as the page says), and a fixed query finds the
 sentence it paraphrases first; nothing is requested beyond the origin, and no page errors."""
+import base64
+
 import pytest
 
 from conftest import open_app_page
+from test_web_demo import PNG_STATS
 
 
 @pytest.fixture(scope="module")
@@ -35,5 +38,9 @@ def test_a_second_query_and_the_timings(search_page):
     timings = search_page.inner_text("#timings")
     for what in ("download the weights", "weights to the GPU", "embed the corpus", "this query"):
         assert what in timings
+    shot = base64.b64encode(search_page.locator("#hits").screenshot()).decode()
+    stats = search_page.evaluate(PNG_STATS, shot)
+    assert stats["ink"] > 2000 and stats["colours"] > 20, stats  # the hits are drawn, not a blank box
+    search_page.screenshot(path="/tmp/webtorch-artifacts/search-page.png", full_page=True)
     assert not search_page.foreign, search_page.foreign
     assert not search_page.errors, search_page.errors

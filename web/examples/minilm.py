@@ -141,6 +141,13 @@ class MiniLM(nn.Module):
         return mean / mean.norm(dim=1, keepdim=True).clamp(min=1e-12)
 
 
+def encode(model, tokenizer, sentences, device="webgpu"):
+    """Unit-length embeddings (len(sentences), hidden) of a list of strings, as one batch."""
+    ids, mask = tokenizer.batch(sentences)
+    with torch.no_grad():
+        return model.embed(torch.tensor(ids, device=device), torch.tensor(mask, device=device))
+
+
 def state_dict_from_safetensors(data, device="cpu"):
     """The checkpoint's tensors from model.safetensors' bytes (in Pyodide also a fetched JS ArrayBuffer)."""
     if torch.__name__ == "webtorch":

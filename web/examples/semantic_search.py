@@ -3,7 +3,7 @@
 # The page runs this file once, then search(query) per query, in the same Python session.
 import json, time
 import webtorch as torch
-from minilm import MiniLM, WordPiece
+from minilm import MiniLM, WordPiece, encode
 
 try:  # in webtorch's worker (web/worker.js): events to the page
     from webtorch_web import emit
@@ -35,16 +35,10 @@ corpus = (await (await pyfetch(f"{ORIGIN}/web/data/corpus.txt")).string()).split
 timings["to_gpu"] = time.perf_counter() - t0
 
 
-def embed(texts):
-    ids, mask = tokenizer.batch(texts)
-    with torch.no_grad():
-        return model.embed(torch.tensor(ids, device="webgpu"), torch.tensor(mask, device="webgpu"))
-
-
 t0 = time.perf_counter()
 parts = []
 for i in range(0, len(corpus), BATCH):
-    parts.append(embed(corpus[i:i + BATCH]))
+    parts.append(encode(model, tokenizer, corpus[i:i + BATCH]))
     emit("embedded", json.dumps({"done": min(i + BATCH, len(corpus)), "total": len(corpus)}))
 corpus_embeddings = torch.cat(parts)
 corpus_embeddings.sum().item()  # wait for the GPU before timing
@@ -56,7 +50,7 @@ print(f"{len(corpus)} sentences embedded on {torch.webgpu.get_device_name()}: "
 def search(query, k=5):
     """The k corpus sentences nearest to query, with their cosine scores (embeddings are unit length)."""
     t0 = time.perf_counter()
-    scores = (corpus_embeddings @ embed([query])[0]).tolist()
+    scores = (corpus_embeddings @ encode(model, tokenizer, [query])[0]).tolist()
     best = sorted(range(len(scores)), key=lambda i: -scores[i])[:k]
     return {"hits": [{"sentence": corpus[i], "score": scores[i]} for i in best],
             "seconds": time.perf_counter() - t0, "timings": timings}

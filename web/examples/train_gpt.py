@@ -24,6 +24,8 @@ async def load_text():
         from pyodide.http import pyfetch
     except ImportError:  # CPython: the file scripts/setup.sh unpacked
         return open(globals().get("TEXT_PATH", ".cache/text/macbeth.txt")).read()
+    if "TEXT_PATH" in globals():  # Pyodide outside a page (the benchmark in Node + Dawn)
+        return open(TEXT_PATH).read()
     return await (await pyfetch(js.URL.new("/text/macbeth.txt", js.location.href).href)).string()
 
 

@@ -24,8 +24,7 @@ def _translate(exc):
     for kind in ("WebGPUUnavailableError", "DeviceLostError", "OutOfMemoryError", "ValidationError"):
         if kind in message:
             if kind == "DeviceLostError":
-                from .webgpu import forget_runtime
-                forget_runtime()
+                BrowserDriver.losses += 1  # the runtime over a lost driver is replaced at its next use
             return getattr(errors, kind)(message.split(kind + ": ", 1)[-1])
     return errors.WebGPUError(f"WebGPU call failed: {message}")
 
@@ -123,8 +122,10 @@ async def fetch_cached_async(url, cache_name, name, hash_prefix=None, progress=T
 
 class BrowserDriver:
     name = "browser"
+    losses = 0  # device losses seen so far (by any driver: only one device is in use at a time)
 
     def __init__(self, js_driver):
+        self._losses_before = BrowserDriver.losses
         self._js = js_driver
         self.limits = js_driver.limits.to_py()
         self.adapter_info = js_driver.info.to_py()
@@ -135,6 +136,10 @@ class BrowserDriver:
         self._write_buffer = js_driver.writeBuffer
         self._submit = js_driver.submit
         self._begin_read = js_driver.beginRead
+        # Small transfers (.item(), a few values, a scalar's upload) go through the driver's hostStaging
+        # array, copied to or from in one call (a memcpy): no PyProxy of Python's buffer per transfer.
+        self._host_staging_js = js_driver.hostStaging
+        self._host_staging = bytearray(self._host_staging_js.byteLength)
         self.wait_route = None  # how synchronous readbacks suspend, chosen at the first one
         self._wait = None
         self._socket = None
@@ -165,6 +170,10 @@ class BrowserDriver:
             raise _translate(e) from None
 
     @property
+    def lost(self):
+        return BrowserDriver.losses != self._losses_before
+
+    @property
     def submit_count(self):
         return self._js.submitCount
 
@@ -192,7 +201,16 @@ class BrowserDriver:
 
     def write_buffer(self, bid, offset, data):
         """data: a Python buffer (JS reads it in place) or a JsBytes (JS memory, uploaded from there)."""
-        self._call(self._write_buffer, bid, offset, data.view if data.__class__ is JsBytes else data)
+        if data.__class__ is JsBytes:
+            self._call(self._write_buffer, bid, offset, data.view)
+            return
+        nbytes = memoryview(data).nbytes
+        if nbytes <= len(self._host_staging):
+            memoryview(self._host_staging)[:nbytes] = memoryview(data).cast("B")
+            self._host_staging_js.assign(self._host_staging)
+            self._call(self._write_buffer, bid, offset, None, nbytes)
+        else:
+            self._call(self._write_buffer, bid, offset, data)
 
     def create_pipeline(self, code, access, meta_window):
         return self._call(self._js.createPipeline, code, access, meta_window)
@@ -222,8 +240,16 @@ class BrowserDriver:
         if not can_run_sync():
             raise RuntimeError(_NO_JSPI)
         wait = self._wait or self._choose_wait()
+        nbytes = memoryview(dest).nbytes
+        if nbytes <= len(self._host_staging):
+            self._call(self._begin_read, bid, offset, nbytes, None)
+            wait()
+            self._raise_pending_error()
+            self._host_staging_js.assign_to(self._host_staging)
+            memoryview(dest).cast("B")[:] = memoryview(self._host_staging)[:nbytes]
+            return
         with _proxy(dest) as proxy:
-            self._call(self._begin_read, bid, offset, memoryview(dest).nbytes, proxy)
+            self._call(self._begin_read, bid, offset, nbytes, proxy)
             wait()
         self._raise_pending_error()
 

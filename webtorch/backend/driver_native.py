@@ -9,6 +9,7 @@ from ..errors import OutOfMemoryError, ValidationError, WebGPUUnavailableError
 
 class NativeDriver:
     name = "native"
+    lost = False  # wgpu-py raises on a lost device; the runtime over this driver stays
 
     def __init__(self):
         try:

@@ -12,7 +12,6 @@ import warnings
 import weakref
 
 from .. import _dtypes as dt
-from .._tensor import Tensor
 from . import cpu, kernels
 from .webgpu import runtime
 
@@ -141,9 +140,13 @@ def _is_contiguous_over(t, shape):
     return True
 
 
+# Tensors here are strided views (_storage, shape, _stride, _offset, dtype), told from scalars by their
+# storage; the views this module makes are of its operands' class (Tensor sits above the backend).
+
+
 def elementwise(op, out, operands, computes):
     """out: a (possibly strided) view; operands: tensors broadcast to out.shape, or scalars."""
-    operands = [x.clone() if isinstance(x, Tensor) and x._storage is out._storage else x  # bound read-only and
+    operands = [x.clone() if getattr(x, "_storage", None) is out._storage else x  # bound read-only and
                 for x in operands]                                                     # writable at once: invalid
     ElementwiseLaunch(op, out, operands, computes)(out, operands)
 
@@ -158,7 +161,7 @@ class ElementwiseLaunch:
         shape = out.shape
         self.numel = n = math.prod(shape)
         self.dtype = out.dtype
-        tensors = [x for x in operands if isinstance(x, Tensor)]
+        tensors = [x for x in operands if hasattr(x, "_storage")]
         contiguous = _is_contiguous_over(out, shape) and all(
             x._stride == out._stride or _is_contiguous_over(x, shape) for x in tensors)
         if contiguous:  # the kernel reads only the offsets: one flat dimension
@@ -170,7 +173,7 @@ class ElementwiseLaunch:
         scalar_words = len(meta) + (1 + len(shape)) * len(tensors)  # the scalars' bits come after the views
         self.slots = []  # per operand: (meta word, None) for a tensor's offset, (word, compute dtype) for a scalar
         for x, c in zip(operands, computes):
-            if isinstance(x, Tensor):
+            if hasattr(x, "_storage"):
                 self.slots.append((len(meta), None))
                 meta += [x._offset, *strides(x)]
             else:
@@ -178,7 +181,7 @@ class ElementwiseLaunch:
                 scalar_words += 1
         meta += [0] * (scalar_words - len(meta))
         self.meta = meta
-        dtypes = tuple(x.dtype if isinstance(x, Tensor) else None for x in operands)
+        dtypes = tuple(x.dtype if hasattr(x, "_storage") else None for x in operands)
         self.kernel = kernels.elementwise(op, dtypes, tuple(computes), out.dtype, contiguous)
         self.groups = -(-n // 256)
 
@@ -479,7 +482,7 @@ def _narrow_sums(dst):
     the storage's elements wrapped or rounded to the dtype."""
     if dst.dtype in kernels.NARROW:
         from ..ops_table import ELEMENTWISE
-        whole = Tensor(dst._storage, (dst._storage.numel,))
+        whole = type(dst)(dst._storage, (dst._storage.numel,))
         elementwise(ELEMENTWISE["copy"], whole, [whole], [dst.dtype])
 
 
@@ -487,12 +490,13 @@ def _through_float32(dst, src, put_wide):
     """A reducing put into float16: WGSL has no f16 atomics, so dst's whole storage goes to f32, takes
     the reductions (put_wide(dst's view of the f32 copy, src in f32)), and comes back rounded to half."""
     from ..ops_table import ELEMENTWISE
-    whole = Tensor(dst._storage, (dst._storage.numel,))
-    wide = Tensor(empty(dt.float32, whole.numel()), whole.shape)
-    src_wide = Tensor(empty(dt.float32, src.numel()), src.shape)
+    view = type(dst)
+    whole = view(dst._storage, (dst._storage.numel,))
+    wide = view(empty(dt.float32, whole.numel()), whole.shape)
+    src_wide = view(empty(dt.float32, src.numel()), src.shape)
     elementwise(ELEMENTWISE["copy"], wide, [whole], [dt.float32])
     elementwise(ELEMENTWISE["copy"], src_wide, [src], [dt.float32])
-    put_wide(Tensor(wide._storage, dst.shape, dst._stride, dst._offset), src_wide)
+    put_wide(view(wide._storage, dst.shape, dst._stride, dst._offset), src_wide)
     elementwise(ELEMENTWISE["copy"], whole, [wide], [dt.float16])
 
 
@@ -621,5 +625,5 @@ def conv2d(x, weight, bias, stride, pads, dilation, groups, out_size):
                     meta, grid)
     if splits == 1:
         return out
-    total, _ = reduce("sum", Tensor(out, (splits, numel)), [0], dt.float32, dt.float32, False)
+    total, _ = reduce("sum", type(x)(out, (splits, numel)), [0], dt.float32, dt.float32, False)
     return total

@@ -281,16 +281,18 @@ def _make_driver(sync):
 
 
 def runtime():
-    """The process's runtime, created on first use (synchronously: JSPI in the browser)."""
+    """The process's runtime, created on first use (synchronously: JSPI in the browser) and again
+    after its device was lost (tensors of the lost device stay unusable; their storages still
+    release into the runtime they came from)."""
     global _runtime
-    if _runtime is None:
+    if _runtime is None or _runtime.driver.lost:
         _runtime = Runtime(_make_driver(sync=True))
     return _runtime
 
 
 async def init_async():
     global _runtime
-    if _runtime is None:
+    if _runtime is None or _runtime.driver.lost:
         driver = _make_driver(sync=False)
         if hasattr(driver, "__await__"):
             driver = await driver
@@ -298,12 +300,5 @@ async def init_async():
     return _runtime
 
 
-def forget_runtime():
-    """After a device loss: the next use of the device initialises a new one. Tensors of the lost
-    device stay unusable; their storages still release into the runtime they came from."""
-    global _runtime
-    _runtime = None
-
-
 def initialized():
-    return _runtime is not None
+    return _runtime is not None and not _runtime.driver.lost

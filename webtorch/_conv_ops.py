@@ -1,0 +1,99 @@
+"""Convolution as windows of strided views, and the conv2d primitive's gradients (below autograd,
+whose conv2d row uses them; nn.functional builds its convolutions and pooling on them)."""
+import math
+
+from . import _ops as F
+from . import _shape_ops
+
+
+def pad(x, pad, mode="constant", value=0.0):
+    """pad: (left, right) for the last dim, then the one before, ... (torch's order)."""
+    if mode != "constant":
+        return _shape_ops.pad(x, pad, mode=mode, value=value)
+    _shape_ops.check_pad_length(x, pad)
+    out = x
+    for i in range(len(pad) // 2):
+        d = x.dim() - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        if left < 0:
+            out, left = F.narrow(out, d, -left, out.shape[d] + left), 0
+        if right < 0:
+            out, right = F.narrow(out, d, 0, out.shape[d] + right), 0
+        parts = []
+        for width in (left, None, right):
+            if width is None:
+                parts.append(out)
+            elif width:
+                shape = list(out.shape)
+                shape[d] = width
+                parts.append(F.full(shape, value, dtype=out.dtype, device=out.device))
+        out = F.cat(parts, d) if len(parts) > 1 else out
+    return out
+
+
+def _windows(x, kernel, stride, dilation):
+    """x (N, C, *spatial) -> (N, C, prod(kernel), *out_spatial): every kernel offset's strided slice."""
+    spatial = x.shape[2:]
+    out_sizes = [(s - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i, s in enumerate(spatial)]
+    if any(o <= 0 for o in out_sizes):
+        raise RuntimeError(f"Calculated output size: {out_sizes}. Output size is too small")
+    slices = []
+    for flat in range(math.prod(kernel)):
+        offsets, rem = [], flat
+        for k in reversed(kernel):
+            offsets.append(rem % k)
+            rem //= k
+        offsets.reverse()
+        index = (slice(None), slice(None)) + tuple(
+            slice(o * dilation[i], o * dilation[i] + stride[i] * (out_sizes[i] - 1) + 1, stride[i])
+            for i, o in enumerate(offsets))
+        slices.append(x[index])
+    return F.stack(slices, 2), out_sizes
+
+
+def _conv2d_input_grad(grad, weight, x_shape, stride, pads, dilation, groups):
+    """dL/dx of conv2d (the _conv2d primitive's backward): a stride-1 conv2d of grad, with zeros
+    between its elements where stride > 1, by the flipped kernel with in and out channels swapped
+    per group; x's element ih gathers grad at (ih + pt - kh*d) / s, i.e. padding d*(KH-1) - pt."""
+    n, o, oh, ow = grad.shape
+    cout_g, cg, kh, kw = weight.shape[0] // groups, weight.shape[1], weight.shape[2], weight.shape[3]
+    if stride != (1, 1):
+        zeros = F.zeros(n, o, (oh - 1) * stride[0] + 1, (ow - 1) * stride[1] + 1, dtype=grad.dtype, device=grad.device)
+        grad = _scatter_strided(zeros, grad, stride)
+    wt = _flip2(weight.reshape(groups, cout_g, cg, kh, kw).transpose(1, 2).reshape(groups * cg, cout_g, kh, kw))
+    return F._conv2d(grad, wt, None, (1, 1), (dilation[0] * (kh - 1) - pads[0], dilation[1] * (kw - 1) - pads[1]),
+                     dilation, groups, tuple(x_shape[2:]))
+
+
+def _conv2d_weight_grad(grad, x, weight_shape, stride, pads, dilation, groups):
+    """dL/dweight of conv2d: dW[co, ci, i, j] = sum over (n, oh, ow) of grad[n, co, oh, ow] *
+    x[n, ci, oh*s - pt + i*d, ow*s - pl + j*d]. With one group that is itself a conv2d of x with
+    batch and channels swapped, by grad as the kernel (stride d, dilation s); groups take the
+    windows + matmul form (the swapped conv would mix channels of different groups)."""
+    kh, kw = weight_shape[2], weight_shape[3]
+    if groups == 1:
+        return F._conv2d(x.transpose(0, 1), grad.transpose(0, 1), None, dilation, pads, stride, 1,
+                         (kh, kw)).transpose(0, 1)
+    n, c, h, w = x.shape
+    oh, ow = grad.shape[2], grad.shape[3]
+    reach = [(oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1, (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1]
+    xp = pad(x, [pads[1], reach[1] - w - pads[1], pads[0], reach[0] - h - pads[0]])
+    cols, _ = _windows(xp, (kh, kw), stride, dilation)                  # (N, C, KH*KW, OH, OW)
+    cols = cols.reshape(n, groups, (c // groups) * kh * kw, oh * ow)
+    g = grad.reshape(n, groups, weight_shape[0] // groups, oh * ow)
+    return F.sum(F.matmul(g, cols.mT), 0).reshape(weight_shape)
+
+
+def _flip2(w):
+    kh, kw = w.shape[2], w.shape[3]
+    rows = F.stack([w[:, :, kh - 1 - i] for i in range(kh)], 2)
+    return F.stack([rows[:, :, :, kw - 1 - j] for j in range(kw)], 3)
+
+
+def _scatter_strided(zeros, x, stride):
+    """zeros with x written at every stride-th position (differentiable: a sum of shifted pads)."""
+    n, c, h, w = x.shape
+    rows = F.stack([x] + [F.zeros_like(x)] * (stride[0] - 1), 3).reshape(n, c, h * stride[0], w)
+    rows = F.narrow(rows, 2, 0, zeros.shape[2])
+    cols = F.stack([rows] + [F.zeros_like(rows)] * (stride[1] - 1), 4).reshape(n, c, rows.shape[2], w * stride[1])
+    return F.narrow(cols, 3, 0, zeros.shape[3])
