@@ -320,13 +320,21 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
 
+    # The one element sits at the storage offset whatever the shape and strides: item reads it there
+    # (no view, no copy kernel; a view made through the ops cost more than the GPU's round trip).
     def item(self):
         self._check_scalar()
-        return self.reshape(()).tolist()
+        return self._scalar(backend(self._storage.device_type).to_host(self._storage, self._offset, 1))
 
     async def item_async(self):
         self._check_scalar()
-        return await self.reshape(()).tolist_async()
+        if self._storage.device_type == "cpu":
+            return self.item()
+        from .backend import gpu
+        return self._scalar(await gpu.to_host_async(self._storage, self._offset, 1))
+
+    def _scalar(self, values):
+        return bool(values[0]) if self.dtype is dt.bool_ else values[0]
 
     async def cpu_async(self):
         return _from_host_values(await self._host_values_async(), self.shape, self.dtype, "cpu")
