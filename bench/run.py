@@ -232,6 +232,7 @@ def report(result, target):
           "- columns: webtorch = Python in Pyodide through webtorch; raw = the same work in plain JS WebGPU "
           "(raw WGSL, no Python); tfjs = @tensorflow/tfjs-backend-webgpu; ort = onnxruntime-web, WebGPU EP",
           ""]
+    md += [f"- {note}" for note in result.get("config", {}).get("notes", [])]
     for f, e in errors.items():
         md.append(f"- **{f} did not run**: {e}")
     md += ["", table(result, prev), ""]
@@ -296,7 +297,8 @@ def profile_tables(result):
     runs = result["frameworks"].get("webtorch", {}).get("minilm")
     if not isinstance(runs, list):
         return ""
-    return "\n".join(f"{r['name']}: {r['ms']:.1f} ms per forward (run {result.get('started', '')}; GPU time "
+    started = result.get("section_runs", {}).get("minilm", result.get("started", ""))
+    return "\n".join(f"{r['name']}: {r['ms']:.1f} ms per forward (run {started}; GPU time "
                      f"by {r['gpu_timing']})\n{r['profile']}" for r in runs)
 
 
@@ -305,6 +307,7 @@ def merge_sections(result, prev, sections):
     if not prev:
         return result
     webtorch = result["frameworks"]["webtorch"]
+    prev["config"] = result["config"]
     for name in sections:
         prev["frameworks"]["webtorch"][name] = webtorch.get(name)
         prev.setdefault("section_runs", {})[name] = result["started"]

@@ -259,6 +259,7 @@ def minilm(cfg):
         out.append({"name": f"MiniLM-L6 forward {batch}x{tokens} tokens", "ms": s * 1e3,
                     "gpu_timing": prof.gpu_timing,
                     "profile": prof.key_averages().table(sort_by="self_gpu_time_total", row_limit=10)})
+    return out
 
 
 async def weights(cfg):

@@ -695,7 +695,15 @@ case("matmul-64x64x64", lambda T, d, a, b: a @ b, I((64, 64)), I((64, 64)), **MM
 # one output per invocation)
 case("matmul-tiled-vec4", lambda T, d, a, b: a @ b, I((136, 96)), I((96, 128)), **MM)
 case("matmul-tiled-batched", lambda T, d, a, b: a @ b, I((3, 72, 64)), I((3, 64, 80)), **MM)
-case("matmul-tiled-general", lambda T, d, a, b: a @ b, I((130, 72)), I((72, 120), layout="transposed"), **MM)
+case("matmul-tiled-general", lambda T, d, a, b: a @ b, I((130, 70)), I((70, 120), layout="transposed"), **MM)
+# vec4 kernels with B transposed (a linear layer's x @ W.T), rows not a multiple of the tiles
+case("matmul-tiled-transposed-rhs", lambda T, d, a, b: a @ b, I((130, 72)), I((72, 120), layout="transposed"),
+     **MM)
+case("matmul-tiled-batched-transposed-rhs", lambda T, d, a, b: a @ b.mT, I((3, 67, 64)), I((3, 96, 64)), **MM)
+# (batch, tokens, features) @ W.T folds into one (batch*tokens, features) product
+case("linear-tiled-3d-input", lambda T, d, x, w, b: T.nn.functional.linear(x, w, b),
+     I((2, 3, 21, 96)), I((136, 96)), I((136,)), **MM)
+case("matmul-tiled-3d-2d", lambda T, d, a, b: a @ b, I((3, 45, 96)), I((96, 84)), **MM)
 case("matmul-tiled-long-k", lambda T, d, a, b: a @ b, I((3, 300)), I((300, 5)), atol=3e-4, rtol=1e-4)
 case("matmul-1d-1d", lambda T, d, a, b: T.matmul(a, b), I((13,)), I((13,)), **MM)
 case("matmul-1d-2d", lambda T, d, a, b: T.matmul(a, b), I((13,)), I((13, 5)), **MM)

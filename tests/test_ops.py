@@ -60,6 +60,17 @@ def test_split_column_reductions(case, monkeypatch):
                  name=case.name + "[split]")
 
 
+# f32 matmuls take matmul_registers.wgsl on CPU adapters (lavapipe here) and workgroup tiles
+# (matmul_vec4.wgsl) on GPUs: here the tiles are forced on the tiled cases.
+@pytest.mark.parametrize("case", [c for c in CASES if "-tiled-" in c.name], ids=lambda c: c.name)
+def test_matmul_gpu_tiles(case, monkeypatch):
+    from webtorch.backend import gpu
+    monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: False)
+    expected = to_plain(run_case(torch, case, "cpu"))
+    assert_close(to_plain(run_case(webtorch, case, "webgpu")), expected, atol=case.atol, rtol=case.rtol,
+                 name=case.name + "[tiles]")
+
+
 @pytest.mark.parametrize("case,device", params(ERROR_CASES))
 def test_error(case, device):
     with pytest.raises(case.exc) as torch_info:

@@ -1030,6 +1030,11 @@ def matmul(a, b):
                                "have the same number of elements, but got "
                                f"{a.shape[0]} and {b.shape[0]} elements respectively")
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})")
+    if batch_a and not batch_b and _view_strides(a2, (-1, k)) is not None:
+        # (*batch, m, k) @ (k, n) as one (batch*m, k) @ (k, n), as torch folds it: one product with all rows
+        # instead of a batch of small ones sharing B (a linear layer on (batch, tokens, features))
+        out = reshape(matmul(reshape(a2, -1, k), b2), *batch_a, m, n)
+        return squeeze(out, -1) if squeeze_b else out
     if batch_a == batch_b:
         batch, a3, b3 = batch_a, a2, b2
     else:

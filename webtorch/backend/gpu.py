@@ -338,18 +338,21 @@ def matmul(a, b, out_dtype):
     if m * n * k * n_batch <= SMALL_MATMUL_MACS and k <= SMALL_MATMUL_MAX_K:
         c.runtime.run(kernels.matmul_small(out_dtype), buffers, meta, (-(-m * n // 64), 1, n_batch))
         return c
-    if (out_dtype is dt.float32 and a._stride[-1] == 1 and b._stride[-1] == 1 and k % 4 == 0 and n % 4 == 0
-            and not any(w % 4 for w in meta[4:6] + meta[7:9] + meta[10 + len(batch):])):
+    b_transposed = b._stride[-1] != 1 and b._stride[-2] == 1  # x @ W.T: B read along K
+    if (out_dtype is dt.float32 and a._stride[-1] == 1 and (b._stride[-1] == 1 or b_transposed) and k % 4 == 0
+            and n % 4 == 0 and not any(w % 4 for w in meta[4:6] + [meta[7], meta[9] if b_transposed else meta[8]]
+                                       + meta[10 + len(batch):])):
+        groups = -(-(n // 4) * -(-m // 8) // 64)  # matmul_registers.wgsl: 8 rows x vec4 per invocation
+        if _on_cpu_adapter(c.runtime) and groups <= 65535:
+            c.runtime.run(kernels.matmul_registers(b_transposed), buffers, meta, (groups, 1, n_batch))
+            return c
         # vec4 fast path: the biggest tile (most arithmetic per load) of which there are still enough
-        # workgroups to fill the device
-        min_groups = _MATMUL_MIN_GROUPS.get(c.runtime)
-        if min_groups is None:
-            min_groups = _MATMUL_MIN_GROUPS[c.runtime] = _matmul_min_groups(c.runtime.driver.adapter_info)
+        # workgroups (about one per SM of a large GPU) to fill the device
         for tm, tn4, bk4 in ((8, 2, 4), (4, 1, 4), (2, 1, 8)):
             grid = (-(-n // (64 * tn4)), -(-m // (16 * tm)), n_batch)
-            if grid[0] * grid[1] * n_batch >= min_groups:
+            if grid[0] * grid[1] * n_batch >= MATMUL_MIN_GROUPS:
                 break
-        c.runtime.run(kernels.matmul_vec4(tm, tn4, bk4), buffers, meta, grid)
+        c.runtime.run(kernels.matmul_vec4(tm, tn4, bk4, b_transposed), buffers, meta, grid)
         return c
     c.runtime.run(kernels.matmul(out_dtype), buffers, meta, (-(-n // 64), -(-m // 64), n_batch))
     return c
@@ -389,15 +392,21 @@ def _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
     return False
 
 
-_MATMUL_MIN_GROUPS = weakref.WeakKeyDictionary()  # runtime -> its _matmul_min_groups
+# Workgroups a matmul tile size must give to be chosen: about one per SM of a large GPU (an H200 has
+# 132; timed there, 1024^3 ran at 19 TFLOP/s in 128x128 tiles, 27 in 64x64).
+MATMUL_MIN_GROUPS = 128
+_CPU_ADAPTER = weakref.WeakKeyDictionary()  # runtime -> whether its adapter is a CPU rasteriser
 
 
-def _matmul_min_groups(adapter_info):
-    """Workgroups a matmul tile size must give to be chosen: about one per SM of a large GPU (an H200
-    has 132; timed there, 1024^3 ran at 19 TFLOP/s in 128x128 tiles, 27 in 64x64); 1 on a CPU
-    adapter (SwiftShader, lavapipe), whose few cores run the biggest tiles fastest."""
-    name = " ".join(str(adapter_info.get(k, "")) for k in ("vendor", "architecture", "device")).lower()
-    return 1 if "swiftshader" in name or "llvmpipe" in name else 128
+def _on_cpu_adapter(runtime):
+    """Whether the adapter runs shaders on the CPU (SwiftShader, lavapipe): there barriers and workgroup
+    memory cost more than they save, and f32 matmuls take matmul_registers.wgsl."""
+    cpu = _CPU_ADAPTER.get(runtime)
+    if cpu is None:
+        info = runtime.driver.adapter_info
+        name = " ".join(str(info.get(k, "")) for k in ("vendor", "architecture", "device")).lower()
+        cpu = _CPU_ADAPTER[runtime] = "swiftshader" in name or "llvmpipe" in name
+    return cpu
 
 
 def _flat(t):

@@ -196,11 +196,21 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input
 
 
 @functools.lru_cache(maxsize=None)
-def matmul_vec4(tm, tn4, bk4):
+def matmul_vec4(tm, tn4, bk4, b_transposed=False):
     """The f32 fast path (matmul_vec4.wgsl): a (16*tm) x (64*tn4) tile per workgroup, K in steps of
-    4*bk4; 16*tm*bk4 and 64*bk4*tn4 must be multiples of 256 (whole vec4 loads per invocation)."""
-    source = wgsl("matmul_batch") + Template(wgsl("matmul_vec4")).substitute(TM=tm, TN4=tn4, BK4=bk4)
-    return ("matmul_vec4", tm, tn4, bk4), source, "wrr"
+    4*bk4; 16*tm*bk4 and 64*bk4*tn4 must be multiples of 256 (whole vec4 loads per invocation).
+    b_transposed: B's stride 1 is along K (x @ W.T)."""
+    source = wgsl("matmul_batch") + Template(wgsl("matmul_vec4")).substitute(
+        TM=tm, TN4=tn4, BK4=bk4, B_T=str(b_transposed).lower())
+    return ("matmul_vec4", tm, tn4, bk4, b_transposed), source, "wrr"
+
+
+@functools.lru_cache(maxsize=None)
+def matmul_registers(b_transposed):
+    """The f32 path of CPU adapters (matmul_registers.wgsl): 8x4 outputs per invocation, no workgroup
+    memory. b_transposed: B's stride 1 is along K (x @ W.T)."""
+    source = wgsl("matmul_batch") + Template(wgsl("matmul_registers")).substitute(B_T=str(b_transposed).lower())
+    return ("matmul_registers", b_transposed), source, "wrr"
 
 
 def _with_store(d, t, source):

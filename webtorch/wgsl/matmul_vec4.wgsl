@@ -1,6 +1,7 @@
 // Fast path of batched C = A @ B (see matmul.wgsl for the general kernel and the params layout):
-// f32, A and B row-major in their last dim (stride 1), K and N multiples of 4, offsets and the other
-// strides multiples of 4. Loads and stores are vec4. A workgroup of 16x16 invocations computes a
+// f32, A row-major in its last dim (stride 1), B row-major (stride 1 along N) or, with B_T, transposed
+// (stride 1 along K: a linear layer's x @ W.T), K and N multiples of 4, offsets and the other strides
+// multiples of 4. Loads and stores are vec4. A workgroup of 16x16 invocations computes a
 // (16*TM) x (64*TN4) tile of C; invocation (x, y) owns rows y + 16*i (i < TM) and vec4 columns
 // x + 16*j (j < TN4), so that neighbouring invocations read neighbouring workgroup memory (or the
 // same word: a broadcast) and write neighbouring words of C. K advances 4*BK4 at a time through
@@ -8,7 +9,8 @@
 // Each step first fetches the next K tile into registers, then multiplies the tile stored by the
 // step before, then stores the fetched one: the global loads are in flight during the arithmetic.
 // (Tile shapes and this order were timed on an H200 with bench/matmul_tune.mjs; two alternating
-// workgroup buffers, one barrier per step, were no faster.)
+// workgroup buffers, one barrier per step, were no faster.) A transposed B is read as vec4 along K and
+// stored into b_tile ([k][n / 4]) component by component.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> a: array<vec4<f32>>;
@@ -17,6 +19,7 @@
 const TM = ${TM}u;
 const TN4 = ${TN4}u;
 const BK4 = ${BK4}u;
+const B_T = ${B_T};
 const BM = 16u * TM;
 const BN4 = 16u * TN4;
 const A_LOADS = BM * BK4 / 256u;  // vec4 loads per invocation per K step (the choice keeps these whole)
@@ -35,6 +38,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let b_base4 = bases.y / 4u;
   let a_sm4 = params[5] / 4u;
   let b_sk4 = params[8] / 4u;
+  let b_sn4 = params[9] / 4u;
   let row0 = wid.y * BM;
   let col04 = wid.x * BN4;
   let tid = lid.y * 16u + lid.x;
@@ -53,10 +57,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       }
       for (var l = 0u; l < B_LOADS; l = l + 1u) {
         let e = tid + l * 256u;
-        let kr = k04 * 4u + e / BN4;
-        let cq = col04 + e % BN4;
         var v = vec4<f32>(0.0);
-        if (kr < K4 * 4u && cq < N4) { v = b[b_base4 + kr * b_sk4 + cq]; }
+        if (B_T) {  // 4 consecutive k of column n
+          let n = col04 * 4u + e / BK4;
+          let kq = k04 + e % BK4;
+          if (kq < K4 && n < N4 * 4u) { v = b[b_base4 + n * b_sn4 + kq]; }
+        } else {  // 4 consecutive n of row k
+          let kr = k04 * 4u + e / BN4;
+          let cq = col04 + e % BN4;
+          if (kr < K4 * 4u && cq < N4) { v = b[b_base4 + kr * b_sk4 + cq]; }
+        }
         b_next[l] = v;
       }
     }
@@ -81,7 +91,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       }
       for (var l = 0u; l < B_LOADS; l = l + 1u) {
         let e = tid + l * 256u;
-        b_tile[e / BN4][e % BN4] = b_next[l];
+        if (B_T) {
+          let n = e / BK4;
+          let k = (e % BK4) * 4u;
+          for (var q = 0u; q < 4u; q = q + 1u) { b_tile[k + q][n / 4u][n % 4u] = b_next[l][q]; }
+        } else {
+          b_tile[e / BN4][e % BN4] = b_next[l];
+        }
       }
       workgroupBarrier();
     }
