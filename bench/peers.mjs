@@ -182,20 +182,23 @@ const varint = (n) => {
 const pbInt = (f, v) => cat([varint(f << 3), varint(v)]);
 const pbBytes = (f, body) => cat([varint((f << 3) | 2), varint(body.length), body]);
 const pbStr = (f, s) => pbBytes(f, new TextEncoder().encode(s));
-// GraphProto.node; attribute values: a number (INT) or an array of numbers (INTS)
+const pbFloat = (f, v) => cat([varint((f << 3) | 5), new Uint8Array(Float32Array.of(v).buffer)]);
+// GraphProto.node; attribute values: an integer (INT), another number (FLOAT) or an array of integers (INTS)
 const onnxNode = (op, ins, outs, attrs = {}) => pbBytes(1, cat([
   ...ins.map((n) => pbStr(1, n)), ...outs.map((n) => pbStr(2, n)), pbStr(4, op),
   ...Object.entries(attrs).map(([name, v]) => pbBytes(5, cat([pbStr(1, name),
-    ...(Array.isArray(v) ? [...v.map((x) => pbInt(8, x)), pbInt(20, 7)] : [pbInt(3, v), pbInt(20, 2)])])))]));
+    ...(Array.isArray(v) ? [...v.map((x) => pbInt(8, x)), pbInt(20, 7)] :
+      Number.isInteger(v) ? [pbInt(3, v), pbInt(20, 2)] : [pbFloat(2, v), pbInt(20, 1)])])))]));
 // GraphProto.initializer from a Float32Array or BigInt64Array (raw little-endian data)
 const onnxInit = (name, dims, data) => pbBytes(5, cat([
   ...dims.map((d) => pbInt(1, d)), pbInt(2, data instanceof BigInt64Array ? 7 : 1), pbStr(8, name),
   pbBytes(9, new Uint8Array(data.buffer, data.byteOffset, data.byteLength))]));
-const onnxValue = (f, name, shape) => pbBytes(f, cat([pbStr(1, name), pbBytes(2, pbBytes(1, cat([
-  pbInt(1, 1), pbBytes(2, cat(shape.map((d) => pbBytes(1, pbInt(1, d)))))])))]));
+// ValueInfoProto of a tensor: elemType 1 float, 7 int64
+const onnxValue = (f, name, shape, elemType = 1) => pbBytes(f, cat([pbStr(1, name), pbBytes(2, pbBytes(1, cat([
+  pbInt(1, elemType), pbBytes(2, cat(shape.map((d) => pbBytes(1, pbInt(1, d)))))])))]));
 // ir_version 8, opset 17 (the first with LayerNormalization)
 const onnxModel = ({nodes, inputs, outputs, inits = []}) => cat([pbInt(1, 8), pbBytes(7, cat([
-  ...nodes, pbStr(2, "g"), ...inits, ...inputs.map(([n, s]) => onnxValue(11, n, s)),
+  ...nodes, pbStr(2, "g"), ...inits, ...inputs.map(([n, s, type]) => onnxValue(11, n, s, type)),
   ...outputs.map(([n, s]) => onnxValue(12, n, s))])), pbBytes(8, cat([pbStr(1, ""), pbInt(2, 17)]))]);
 const onnxOp = (op, inputs, outputShape, attrs) =>
   onnxModel({nodes: [onnxNode(op, inputs.map(([n]) => n), ["y"], attrs)], inputs, outputs: [["y", outputShape]]});
@@ -228,7 +231,73 @@ function encoderModel(b, t, d, h) {
   return onnxModel({nodes, inits, inputs: [["x", [b, t, d]]], outputs: [[z, [b, t, d]]]});
 }
 
-export async function runOrt(cfg, ort) {
+// The tensors of a safetensors file (an ArrayBuffer): {name: {dims, data}} (float32 and int64 only).
+export function readSafetensors(buffer) {
+  const headerLength = Number(new DataView(buffer).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 8, headerLength)));
+  const out = {};
+  for (const [name, entry] of Object.entries(header)) {
+    if (name === "__metadata__") continue;
+    const {dtype, shape, data_offsets: [begin, end]} = entry;
+    const Kind = {F32: Float32Array, I64: BigInt64Array}[dtype];
+    if (!Kind) throw new Error(`safetensors: ${name} is ${dtype}`);
+    // copied out: the typed array needs an aligned offset
+    out[name] = {dims: shape, data: new Kind(buffer.slice(8 + headerLength + begin, 8 + headerLength + end))};
+  }
+  return out;
+}
+
+// all-MiniLM-L6-v2 (BertModel, web/examples/minilm.py) forward at (b, t) tokens as torch.onnx.export writes
+// it: Gather embeddings, MatMul by each Linear's transposed weight then Add its bias, the attention mask
+// added to the scores as (1 - mask) * -1e9, GELU through Erf; inputs input_ids, attention_mask (int64 [b, t]),
+// output the last hidden states. w: the checkpoint's tensors (readSafetensors).
+export function minilmModel(b, t, w, layers = 6, heads = 12) {
+  const nodes = [], inits = [];
+  const d = w["embeddings.word_embeddings.weight"].dims[1], dh = d / heads;
+  let k = 0;
+  const op = (type, ins, attrs) => { const out = `t${k++}`; nodes.push(onnxNode(type, ins, [out], attrs)); return out; };
+  const init = (name, dims, data) => { inits.push(onnxInit(name, dims, data)); return name; };
+  const param = (name) => init(name, w[name].dims, w[name].data);
+  const scalar = (name, v) => init(name, [], Float32Array.of(v));
+  const ints = (name, dims, values) => init(name, dims, BigInt64Array.from(values, BigInt));
+  const transposed = (name) => {  // (out, in) -> (in, out)
+    const [o, i] = w[name].dims, src = w[name].data, dst = new Float32Array(o * i);
+    for (let r = 0; r < o; r++) for (let c = 0; c < i; c++) dst[c * o + r] = src[r * i + c];
+    return init(name + ".T", [i, o], dst);
+  };
+  const linear = (x, name) => op("Add", [op("MatMul", [x, transposed(`${name}.weight`)]), param(`${name}.bias`)]);
+  const norm = (x, name) => op("LayerNormalization", [x, param(`${name}.weight`), param(`${name}.bias`)],
+                               {axis: -1, epsilon: 1e-12});
+  const e = "embeddings";
+  const positions = ints("positions", [t], Array.from({length: t}, (_, i) => i));
+  const tokenTypes = ints("token_types", [b, t], new Array(b * t).fill(0));
+  let x = norm(op("Add", [op("Add", [op("Gather", [param(`${e}.word_embeddings.weight`), "input_ids"]),
+                                      op("Gather", [param(`${e}.token_type_embeddings.weight`), tokenTypes])]),
+                          op("Gather", [param(`${e}.position_embeddings.weight`), positions])]), `${e}.LayerNorm`);
+  const mask = op("Reshape", [op("Mul", [op("Sub", [scalar("one", 1), op("Cast", ["attention_mask"], {to: 1})]),
+                                         scalar("neg", -1e9)]), ints("b11t", [4], [b, 1, 1, t])]);
+  const bthd = ints("bthd", [4], [b, t, heads, dh]), btd = ints("btd", [3], [b, t, d]);
+  const scale = scalar("scale", 1 / Math.sqrt(dh)), half = scalar("half", 0.5), sqrt2 = scalar("sqrt2", Math.SQRT2);
+  for (let l = 0; l < layers; l++) {
+    const p = `encoder.layer.${l}`;
+    const headsOf = (name, perm) => op("Transpose", [op("Reshape", [linear(x, `${p}.attention.self.${name}`), bthd])],
+                                       {perm});
+    const scores = op("Add", [op("Mul", [op("MatMul", [headsOf("query", [0, 2, 1, 3]), headsOf("key", [0, 2, 3, 1])]),
+                                         scale]), mask]);
+    const context = op("MatMul", [op("Softmax", [scores], {axis: -1}), headsOf("value", [0, 2, 1, 3])]);
+    const merged = op("Reshape", [op("Transpose", [context], {perm: [0, 2, 1, 3]}), btd]);
+    const a = norm(op("Add", [linear(merged, `${p}.attention.output.dense`), x]), `${p}.attention.output.LayerNorm`);
+    const h = linear(a, `${p}.intermediate.dense`);
+    const gelu = op("Mul", [op("Mul", [h, half]), op("Add", [scalar(`one${l}`, 1), op("Erf", [op("Div", [h, sqrt2])])])]);
+    x = norm(op("Add", [linear(gelu, `${p}.output.dense`), a]), `${p}.output.LayerNorm`);
+  }
+  return onnxModel({nodes, inits, inputs: [["input_ids", [b, t], 7], ["attention_mask", [b, t], 7]],
+                    outputs: [[x, [b, t, d]]]});
+}
+
+// inputs: {weights (model.safetensors' ArrayBuffer), sections (bench/workloads.py's names; all when absent)}
+export async function runOrt(cfg, ort, inputs = {}) {
+  const want = (section) => !inputs.sections || inputs.sections.includes(section);
   ort.env.wasm.numThreads = 1;
   const res = {version: ort.env.versions && ort.env.versions.web};
   const session = (bytes) => ort.InferenceSession.create(bytes, {executionProviders: ["webgpu"],
@@ -253,7 +322,7 @@ export async function runOrt(cfg, ort) {
     return (now() - t0) / reps;
   };
   res.matmul = [];
-  for (const [m, k, n] of cfg.matmul) {
+  for (const [m, k, n] of want("matmul") ? cfg.matmul : []) {
     const s = await make("MatMul", [["a", [m, k]], ["b", [k, n]]], [m, n]);
     const feeds = {a: await gpuInput([m, k], 0.5), b: await gpuInput([k, n], 0.25)};
     const flops = 2 * m * n * k;
@@ -264,7 +333,7 @@ export async function runOrt(cfg, ort) {
   }
   // one Add per session.run: ORT's eager-op cost
   res.chain = [];
-  for (const numel of cfg.chain_sizes) {
+  for (const numel of want("chain") ? cfg.chain_sizes : []) {
     const s = await make("Add", [["a", [numel]], ["b", [numel]]], [numel]);
     const feeds = {a: await gpuInput([numel], 1), b: await gpuInput([numel], 2)};
     const reps = Math.min(cfg.chain_ops, 200);
@@ -273,7 +342,7 @@ export async function runOrt(cfg, ort) {
     await s.release();
   }
   res.bandwidth = [];
-  for (const numel of cfg.bw_sizes) {
+  for (const numel of want("bandwidth") ? cfg.bw_sizes : []) {
     const reps = Math.max(2, Math.min(cfg.max_reps || 20, Math.floor(cfg.bw_byte_budget / (12 * numel))));
     const row = cfg.softmax_row || 1024;
     for (const [op, ins, out, per, attrs] of [
@@ -289,12 +358,34 @@ export async function runOrt(cfg, ort) {
     }
   }
   // The model rows webtorch shares (names as in bench/workloads.py); ORT-web has no training API.
-  {
+  if (want("models")) {
     const [b, t, d, h] = cfg.encoder;
     const s = await session(encoderModel(b, t, d, h));
     const ms = await timed(s, {x: await gpuInput([b, t, d], 0.1)}, cfg.model_reps || 5);
     res.models = [{name: `encoder layer forward ${b}x${t}x${d}`, ms}];
     await s.release();
+  }
+  // MiniLM-L6 at webtorch's sizes and token ids (bench/workloads.py minilm), from the weights it loads
+  if (inputs.weights && want("minilm")) {
+    const w = readSafetensors(inputs.weights);
+    res.minilm = [];
+    for (const [b, t] of cfg.minilm) {
+      // the hidden states come back to the CPU: ORT submits its queued dispatches only when an output is read
+      const s = await ort.InferenceSession.create(minilmModel(b, t, w), {executionProviders: ["webgpu"]});
+      const ids = BigInt64Array.from({length: b * t}, (_, i) => BigInt((101 + 37 * i) % 30522));
+      const feeds = {input_ids: new ort.Tensor("int64", ids, [b, t]),
+                     attention_mask: new ort.Tensor("int64", new BigInt64Array(b * t).fill(1n), [b, t])};
+      await s.run(feeds);
+      let ms = Infinity;
+      for (let round = 0; round < (cfg.minilm_rounds || 1); round++) {
+        const t0 = now();
+        for (let i = 0; i < (cfg.minilm_reps || 1); i++) await s.run(feeds);
+        ms = Math.min(ms, (now() - t0) / (cfg.minilm_reps || 1));
+      }
+      res.minilm.push({name: `MiniLM-L6 forward ${b}x${t} tokens`, ms,
+                       note: "token ids uploaded and the hidden states read back in each run"});
+      await s.release();
+    }
   }
   return res;
 }

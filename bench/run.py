@@ -14,8 +14,8 @@ committed results.
 bench/overhead.mjs times the Python side of eager ops alone (Pyodide on Node, no GPU needed).
 
 Options: --only webtorch,raw,tfjs,ort (a subset; results are then not written unless --write);
---sections weights (webtorch's sections to run; with --only webtorch --write merged into the committed
-results: `python bench/run.py --target chromium --only webtorch --sections weights --write`).
+--sections weights (the sections to run; with --write merged into the committed results:
+`python bench/run.py --target chromium --only webtorch,ort --sections minilm,weights --write`).
 """
 import argparse
 import html
@@ -303,13 +303,17 @@ def profile_tables(result):
 
 
 def merge_sections(result, prev, sections):
-    """The previous results with webtorch's given sections replaced by this run's."""
+    """The previous results with the given sections of each framework that ran replaced by this run's."""
     if not prev:
         return result
-    webtorch = result["frameworks"]["webtorch"]
     prev["config"] = result["config"]
+    for fw, figures in result["frameworks"].items():
+        if not isinstance(figures, dict) or "error" in figures and len(figures) == 1:
+            continue
+        for name in sections:
+            if name in figures:
+                prev["frameworks"].setdefault(fw, {})[name] = figures[name]
     for name in sections:
-        prev["frameworks"]["webtorch"][name] = webtorch.get(name)
         prev.setdefault("section_runs", {})[name] = result["started"]
     return prev
 
@@ -319,8 +323,8 @@ def main(argv=None):
     ap.add_argument("--target", choices=["chromium", "dawn"], default="chromium")
     ap.add_argument("--only", help="comma-separated subset of " + ",".join(FRAMEWORKS))
     ap.add_argument("--write", action="store_true", help="write results even with --only")
-    ap.add_argument("--sections", help="webtorch's sections to run (with --only webtorch --write: merged into the "
-                                       "committed results, the other figures kept), e.g. weights")
+    ap.add_argument("--sections", help="the sections to run (with --write, or --collect of a run of these sections: "
+                                       "merged into the committed results, the other figures kept), e.g. weights")
     ap.add_argument("--pack", action="store_true", help="dawn: build the bundle for the GPU machine")
     ap.add_argument("--collect", type=Path, help="dawn: the JSON a device run wrote")
     ap.add_argument("--timeout", type=int, default=1800)
@@ -335,8 +339,8 @@ def main(argv=None):
         t0 = time.time()
         result = run_chromium(a.only, a.timeout, a.sections)
         print(f"bench: {time.time() - t0:.0f} s")
-        if a.sections and a.write:
-            result = merge_sections(result, previous(a.target), a.sections.split(","))
+    if a.sections and (a.write or a.collect):
+        result = merge_sections(result, previous(a.target), a.sections.split(","))
     if a.only and not a.write:
         print(report(result, a.target))
         print(json.dumps(result, indent=1)[:20000])

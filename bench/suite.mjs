@@ -15,7 +15,6 @@ export const CONFIGS = {
     // MiniLM at 32x128 tokens is 64x the work of 4x16 (minutes per forward on SwiftShader): 8x32 instead
     minilm: [[4, 16], [8, 32]], minilm_reps: 1, minilm_rounds: 1,
     notes: ["MiniLM-L6 runs at 4x16 and 8x32 tokens here, not 32x128 (64x the work of 4x16: minutes per forward)"],
-    weights_url: "/minilm/model.safetensors", minilm_module: "/web/examples/minilm.py",  // scripts/serve.py
     gpt_size: "small", gpt_steps: 10, sample_chars: 100, search_subset: 36,  // the pages' software-adapter sizes
   },
   dawn: {
@@ -33,10 +32,13 @@ export const CONFIGS = {
 
 // pyodide: a loaded Pyodide; wheel: the webtorch wheel's bytes; workloads: bench/workloads.py's text;
 // modules: {name: text} written to /tmp, where workloads import or read them (bench/modules.json);
-// peers: {tf, ort} (either may be missing, or an Error explaining why).
-// only: the frameworks to run (all when absent); sections: webtorch's workloads to run (all when absent).
-export async function runSuite({target, pyodide, wheel, workloads, modules = {}, peers = {}, log = console.log, only,
-                                sections}) {
+// peers: {tf, ort} (either may be missing, or an Error explaining why); weights: all-MiniLM-L6-v2's
+// model.safetensors as an ArrayBuffer (fetched, or a same-shaped stand-in on Node), for the weights section
+// (Python imports it from the JS module bench_inputs) and onnxruntime-web's MiniLM.
+// only: the frameworks to run (all when absent); sections: the workloads to run (bench/workloads.py's names, which
+// onnxruntime-web's share; all when absent).
+export async function runSuite({target, pyodide, wheel, workloads, modules = {}, peers = {}, weights,
+                                log = console.log, only, sections}) {
   const cfg = {...CONFIGS[target]};
   const want = (name) => !only || only.includes(name);
   const out = {target, config: cfg, started: new Date().toISOString(), frameworks: {}};
@@ -55,13 +57,14 @@ export async function runSuite({target, pyodide, wheel, workloads, modules = {},
     pyodide.unpackArchive(wheel, "wheel");
     pyodide.FS.writeFile("/tmp/bench_workloads.py", workloads);
     for (const [name, source] of Object.entries(modules)) pyodide.FS.writeFile(`/tmp/${name}`, source);
-    sections = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos"]);
+    pyodide.registerJsModule("bench_inputs", {weights});
+    const wanted = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos"]);
     const json = await pyodide.runPythonAsync(`
 import sys, json
 sys.path.insert(0, "/tmp")
 import bench_workloads
 cfg = json.loads(${JSON.stringify(JSON.stringify(cfg))})
-cfg["sections"] = json.loads(${JSON.stringify(sections)})
+cfg["sections"] = json.loads(${JSON.stringify(wanted)})
 json.dumps(await bench_workloads.run(cfg))`);
     return JSON.parse(json);
   });
@@ -72,7 +75,7 @@ json.dumps(await bench_workloads.run(cfg))`);
       out.frameworks[name] = {error: lib ? String(lib) : "not loaded"};
       continue;
     }
-    await section(name, () => run(cfg, lib));
+    await section(name, () => run(cfg, lib, {weights, sections}));
   }
   out.finished = new Date().toISOString();
   return out;

@@ -262,23 +262,19 @@ def minilm(cfg):
     return out
 
 
-async def weights(cfg):
-    """all-MiniLM-L6-v2 from fetched bytes (a JS ArrayBuffer, as fetch() gives) to a load_state_dict-ed
-    model on "webgpu": seconds (best of 3, GPU work included) and the host memory peak: the fetched
-    buffer plus what Python allocates meanwhile (tracemalloc, a separate untimed run); GPU buffers
-    (CPU memory on SwiftShader) not counted. The same for a torch.save file of the same weights when
-    webtorch has torch.load."""
+def weights(cfg):
+    """all-MiniLM-L6-v2 from fetched bytes (a JS ArrayBuffer, as fetch() gives: bench_inputs.weights, the
+    real checkpoint in Chromium, a same-shaped stand-in on Node) to a load_state_dict-ed model on "webgpu":
+    seconds (best of 3, GPU work included) and the host memory peak: the fetched buffer plus what Python
+    allocates meanwhile (tracemalloc, a separate untimed run); GPU buffers (CPU memory on SwiftShader) not
+    counted. The same for a torch.save file of the same weights."""
     import io
-    import sys
     import tracemalloc
-    import js
-    if not cfg.get("weights_url"):
-        return {"error": "this target has no weights_url (the MiniLM checkpoint is served only to Chromium)"}
-    buf = await (await js.fetch(cfg["weights_url"])).arrayBuffer()
-    with open("/tmp/minilm.py", "w") as f:
-        f.write(await (await js.fetch(cfg["minilm_module"])).text())
-    sys.path.insert(0, "/tmp")
+    import bench_inputs
     import minilm
+    buf = bench_inputs.weights
+    if buf is None:
+        return {"error": "no MiniLM checkpoint was handed to the benchmark"}
 
     def from_safetensors(data):
         return torch.safetensors.load(data, device="webgpu")
@@ -286,14 +282,12 @@ async def weights(cfg):
     def from_pt(data):
         return torch.load(io.BytesIO(data), map_location="webgpu")
 
-    formats = [("model.safetensors", buf, from_safetensors)]
-    if hasattr(torch, "load"):
-        model = torch.nn.utils.skip_init(minilm.MiniLM, device="webgpu")
-        model.load_state_dict(from_safetensors(buf), assign=True)
-        pt = io.BytesIO()
-        torch.save({k: v.cpu() for k, v in model.state_dict().items()}, pt)
-        del model
-        formats.append(("model.pt (torch.save)", pt.getvalue(), from_pt))
+    model = torch.nn.utils.skip_init(minilm.MiniLM, device="webgpu")
+    model.load_state_dict(from_safetensors(buf), assign=True)
+    pt = io.BytesIO()
+    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, pt)
+    del model
+    formats = [("model.safetensors", buf, from_safetensors), ("model.pt (torch.save)", pt.getvalue(), from_pt)]
     out = []
     for name, data, load in formats:
         def build():

@@ -22,9 +22,10 @@ import warnings
 import zipfile
 from collections import Counter, OrderedDict
 
+from . import _buffers
 from . import _dtypes as dt
 from . import webgpu
-from ._tensor import Size, Tensor, _from_host_values, device as _device
+from ._tensor import Size, Tensor, device as _device
 from .nn.module import Parameter
 
 # -- storage types -----------------------------------------------------------------------------
@@ -58,31 +59,11 @@ def _storage_identity(t):
     return id(t._storage)
 
 
-def _tensor_to_bytes(t):
-    """t's elements, row-major, as little-endian bytes in torch's layout."""
-    values = t.detach().contiguous()._host_values()
-    if t.dtype is dt.float16:  # host float32 values already rounded to half: packing is exact
-        return struct.pack(f"<{len(values)}e", *values)
-    if t.dtype is dt.bfloat16:  # the upper two bytes of each (rounded) float32
-        raw, out = values.tobytes(), bytearray(2 * len(values))
-        out[0::2], out[1::2] = raw[2::4], raw[3::4]
-        return bytes(out)
-    return values.tobytes()
-
-
-def _tensor_from_bytes(data, d, shape, device_type):
-    """A contiguous tensor of shape on device_type from its elements' little-endian bytes."""
-    import array
-    if d is dt.float16:
-        values = array.array("f", struct.unpack(f"<{len(data) // 2}e", data))
-    elif d is dt.bfloat16:
-        raw = bytearray(2 * len(data))
-        raw[2::4], raw[3::4] = data[0::2], data[1::2]
-        values = array.array("f", bytes(raw))
-    else:
-        values = array.array(d.typecode)
-        values.frombytes(data)
-    return _from_host_values(values, shape, d, device_type)
+def _flat_from_record(data, d, numel, device_type):
+    """A flat tensor of a storage record's bytes: uploaded straight from them to "webgpu"; on "cpu" over
+    a writable copy (the record's bytes are read-only)."""
+    return _buffers.tensor_from_bytes(memoryview(bytearray(data) if device_type == "cpu" else data), d, (numel,),
+                                      device_type)
 
 
 # -- save ----------------------------------------------------------------------------------------
@@ -101,7 +82,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         _write_record(archive, ".storage_alignment", b"64")
         _write_record(archive, "byteorder", b"little")
         for key, flat in writer.storages:
-            _write_record(archive, f"data/{key}", _tensor_to_bytes(flat))
+            _write_record(archive, f"data/{key}", _buffers.tensor_to_bytes(flat))
         _write_record(archive, "version", b"3\n")
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as file:
@@ -407,7 +388,7 @@ class _StorageLoader:
     def place(self, data, d, numel, location):
         target = self.map_location
         if callable(target) and not isinstance(target, (str, _device)):
-            return target(_tensor_from_bytes(data, d, (numel,), "cpu"), location)
+            return target(_flat_from_record(data, d, numel, "cpu"), location)
         if isinstance(target, dict):
             target = target.get(location, location)
         name = str(location if target is None else target)
@@ -420,8 +401,8 @@ class _StorageLoader:
         if kind == "webgpu" and d is dt.float16 and not webgpu.has_float16():
             warnings.warn("webtorch.load: this GPU adapter has no float16 (WebGPU 'shader-f16'); float16 tensors "
                           "load on 'webgpu' as float32", UserWarning)
-            return _tensor_from_bytes(data, d, (numel,), "cpu").float().to(kind)
-        return _tensor_from_bytes(data, d, (numel,), kind)
+            return _flat_from_record(data, d, numel, "cpu").float().to(kind)
+        return _flat_from_record(data, d, numel, kind)
 
 
 def _ascii(x):
