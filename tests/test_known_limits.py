@@ -25,6 +25,16 @@ def test_out_of_range_float_to_int_clamps_on_the_gpu():
     assert webtorch.tensor(values, device="webgpu").to(webtorch.int32).tolist() == [top, -2**31, top, top, -1, 7]
 
 
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+def test_at_most_64_dims(device):
+    assert torch.zeros([1] * 65).dim() == 65   # torch creates them; webtorch refuses
+    with pytest.raises(RuntimeError, match="up to 64 dims"):
+        webtorch.zeros([1] * 65, device=device)
+    with pytest.raises(RuntimeError, match="up to 64 dims"):
+        webtorch.zeros(1, device=device).reshape([1] * 65)
+    assert webtorch.zeros([1] * 64, device=device).sum(0).dim() == 63
+
+
 def test_float64_on_webgpu_is_float32():
     with pytest.warns(UserWarning, match="no float64"):
         x = webtorch.tensor([1.0, 1e-300], dtype=webtorch.float64, device="webgpu")

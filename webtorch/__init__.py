@@ -54,3 +54,7 @@ def is_floating_point(x):
 
 def is_autocast_enabled(device_type=None):
     return False  # autocast is a no-op in webtorch (webtorch.amp)
+
+
+from . import _tensor_args  # noqa: E402  (last: it wraps the public names defined above)
+_tensor_args.apply(globals())

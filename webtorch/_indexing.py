@@ -444,6 +444,13 @@ def index_select(x, dim, index):
 def index_add_(x, dim, index, source, alpha=1):
     d = _wrap_dim(dim, x.dim())
     index = _select_index("index_add", x, d, index)
+    if _is_tensor(source) and source.dim() and x.dim():
+        if source.dim() != x.dim() or builtins.any(a != b for i, (a, b) in enumerate(zip(x.shape, source.shape)) if i != d):
+            raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified "
+                               f"dimension. Got self.shape = {list(x.shape)} source.shape = {list(source.shape)}")
+        if source.shape[d] != index.numel():
+            raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to "
+                               f"source.size(dim): ({source.shape[d]}), for dim: {dim}")
     size = x.shape[d] if x.dim() else 1
     if x.dim() <= 1:  # torch's check differs by rank
         _check_bounds([(index, size, d)], IndexError, "index out of range in self", negative=False)

@@ -5,6 +5,8 @@ through to its base, as in PyTorch). The result must have the tensor's shape and
 casts to the tensor's without changing category (no float into an integer tensor), and the
 tensor must not be a broadcast view whose elements share memory.
 """
+import functools
+
 from . import _indexing, _math_ops, _ops, _shape_ops, _tape
 from ._ops import _is_tensor, cast
 from ._tensor import Tensor
@@ -115,6 +117,7 @@ def _write_out(out, result):
 
 
 def _with_out(fn):
+    @functools.wraps(fn)
     def f(*args, out=None, **kwargs):
         result = fn(*args, **kwargs)
         if out is None:
@@ -122,8 +125,6 @@ def _with_out(fn):
         if isinstance(result, tuple):
             return type(result)(*[_write_out(o, r) for o, r in zip(out, result)])
         return _write_out(out, result)
-    f.__name__ = fn.__name__
-    f.__doc__ = fn.__doc__
     return f
 
 

@@ -45,11 +45,9 @@ def nextafter(a, b):
 
 
 def _integer_op(name, kernel_name, a, b):
-    for t in (a, b):
-        kind = t.dtype if _is_tensor(t) else dt.scalar_dtype(t)
-        if kind.category != 1:
-            raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for "
-                                      f"'{_ops._tname(kind).capitalize()}'")
+    kind = dt.result_type(a, b)
+    if kind.category != 1:
+        raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for '{_ops._tname(kind).capitalize()}'")
     return _ops.elementwise(name, a, b)
 
 
@@ -165,6 +163,7 @@ def msort(x):
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
+    _ops.check_dtype("topk", x.dtype)
     d = _wrap_dim(dim, x.dim())
     size = x.shape[d] if x.dim() else 1
     if not 0 <= k <= size:
@@ -177,6 +176,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
 
 def median(x, dim=None, keepdim=False):
     """The lower median; NaN (the first one) if the row has any."""
+    _ops.check_dtype("median", x.dtype)
     if dim is None:
         if x.numel() == 0:
             return _ops.full((), math.nan, dtype=x.dtype, device=x.device)
@@ -426,10 +426,11 @@ _Mode = namedtuple("mode", ["values", "indices"])
 
 
 def kthvalue(x, k, dim=-1, keepdim=False):
+    _ops.check_dtype("kthvalue", x.dtype)
     d = _wrap_dim(dim, x.dim())
     n = x.shape[d] if x.dim() else 1
     if not 1 <= k <= n:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     values, indices = sort(x, d)
     if x.dim() == 0:
         return _KthValue(values, indices)
@@ -536,11 +537,14 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
 # -- products and small matrix ops -------------------------------------------------------------
 def trace(x):
+    _ops.check_dtype("trace", x.dtype)
     if x.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.dim()}")
     return _ops.sum(x.diagonal())
@@ -587,16 +591,18 @@ def tensordot(a, b, dims=2, out=None):
 
 def cross(a, b, dim=None):
     """a × b along a dim of size 3 (the first one when dim is None, as torch.cross)."""
+    if a.dim() != b.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     shape = _ops.broadcast_shapes(a.shape, b.shape)
-    a, b = _ops.expand(a, *shape), _ops.expand(b, *shape)
     if dim is None:
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
     d = _wrap_dim(dim, len(shape))
-    if shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {a.shape[d]} and "
+    if a.shape[d] != 3 or b.shape[d] != 3:  # before broadcasting, as torch
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
                            f"{b.shape[d]}")
+    a, b = _ops.expand(a, *shape), _ops.expand(b, *shape)
     def turn(t, k):  # components (k, k+1, k+2) mod 3
         return _ops.cat([_ops.narrow(t, d, (k + i) % 3, 1) for i in range(3)], d)
     return sub(mul(turn(a, 1), turn(b, 2)), mul(turn(a, 2), turn(b, 1)))
@@ -618,6 +624,8 @@ def vander(x, N=None, increasing=False):
 
 
 def diff(x, n=1, dim=-1, prepend=None, append=None):
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, x.dim())
     parts = [t for t in (prepend, x, append) if t is not None]
     if len(parts) > 1:
@@ -635,8 +643,7 @@ def diff(x, n=1, dim=-1, prepend=None, append=None):
 
 # -- counting -----------------------------------------------------------------------------------
 def histc(x, bins=100, min=0, max=0):
-    if not x.dtype.is_floating_point:
-        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{_ops._tname(x.dtype).capitalize()}'")
+    _ops.check_dtype("histc", x.dtype)
     lo, hi = float(min), float(max)
     if lo == hi and x.numel():
         lo, hi = _ops.amin(x).item(), _ops.amax(x).item()
@@ -656,6 +663,7 @@ def histc(x, bins=100, min=0, max=0):
 
 
 def bincount(x, weights=None, minlength=0):
+    _ops.check_dtype("bincount", x.dtype)
     if x.dim() != 1 or x.dtype.category != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if x.numel() and _ops.amin(x).item() < 0:

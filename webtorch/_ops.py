@@ -111,18 +111,44 @@ def _as_operand(x, device_type):
     raise TypeError(f"expected Tensor or number as operand, got {type(x).__name__}")
 
 
-# Elementwise ops torch does not implement for a promoted dtype kind (NotImplementedError, under
-# torch's kernel name), rather than a kernel that does not compile or a meaningless number.
-_REFUSED = {"bitwise_and": "float", "bitwise_or": "float", "bitwise_xor": "float", "frac": "bool", "fmod": "bool",
-            "remainder": "bool", "floor_divide": "bool", "trunc_divide": "bool"}
-_KERNEL_NAME = {"floor_divide": "div_floor", "trunc_divide": "div_trunc"}
+# Ops torch does not implement for some dtype kinds (b bool, i integer, f floating): the error torch
+# raises there, rather than a kernel that does not compile or a number torch never gives. Each row:
+# name -> (kinds, torch's kernel name for its NotImplementedError, or a RuntimeError's message).
+# Elementwise primitives are checked on their promoted dtype (elementwise()), the other ops on their
+# input's dtype (check_dtype() in argmax, topk, ..., and nn.functional's activations).
+DTYPE_REFUSALS = {
+    "bitwise_and": ("f", "bitwise_and_cpu"), "bitwise_or": ("f", "bitwise_or_cpu"),
+    "bitwise_xor": ("f", "bitwise_xor_cpu"), "frac": ("bi", "frac_cpu"), "fmod": ("b", "fmod_cpu"),
+    "remainder": ("b", "remainder_cpu"), "floor_divide": ("b", "div_floor_cpu"),
+    "trunc_divide": ("b", "div_trunc_cpu"), "abs": ("b", "abs_cpu"), "floor": ("b", "floor_vml_cpu"),
+    "ceil": ("b", "ceil_vml_cpu"), "trunc": ("b", "trunc_vml_cpu"), "round": ("b", "round_vml_cpu"),
+    "gelu": ("bi", "GeluKernelImpl"), "silu": ("bi", "silu_cpu"),
+    "relu": ("b", RuntimeError("Boolean inputs not supported for relu")),
+    "argmax": ("b", RuntimeError("argmax(): does not support bool input")),
+    "argmin": ("b", RuntimeError("argmin(): does not support bool input")),
+    "topk": ("b", RuntimeError("topk does not support bool dtypes on CPU")),
+    "median": ("b", "median_cpu"), "kthvalue": ("b", "kthvalue_cpu"),
+    "trace": ("b", "trace"), "histc": ("bi", "histogram_cpu"), "bincount": ("bf", "bincount_cpu"),
+    # nn.functional
+    "elu": ("bi", "elu_cpu"), "selu": ("bi", "elu_cpu"), "celu": ("bi", "elu_cpu"),
+    "softplus": ("bi", "softplus_cpu"), "hardswish": ("bi", "hardswish_cpu"),
+    "hardsigmoid": ("bi", "hardsigmoid_cpu"), "leaky_relu": ("bi", "leaky_relu_cpu"),
+    "logsigmoid": ("bi", "log_sigmoid_cpu"), "mish": ("bi", "mish_cpu"),
+    "glu": ("bi", "glu_cpu"),
+    "threshold": ("b", "threshold_cpu"),
+    "hardtanh": ("b", RuntimeError("Bool inputs not supported for hardtanh")),
+    "relu6": ("b", RuntimeError("Bool inputs not supported for hardtanh")),
+}
+_KIND_LETTER = "bif"  # by dtype category
 
 
-def _check_implemented(name, promoted):
-    kind = _REFUSED.get(name)
-    if kind and (promoted is dt.bool_ if kind == "bool" else promoted.is_floating_point):
-        type_name = _TYPE_NAMES[promoted.name]
-        raise NotImplementedError(f'"{_KERNEL_NAME.get(name, name)}_cpu" not implemented for \'{type_name}\'')
+def check_dtype(name, dtype):
+    """Raise torch's error if op `name` is not implemented for dtype's kind (DTYPE_REFUSALS)."""
+    row = DTYPE_REFUSALS.get(name)
+    if row is not None and _KIND_LETTER[dtype.category] in row[0]:
+        if isinstance(row[1], Exception):
+            raise type(row[1])(*row[1].args)
+        raise NotImplementedError(f'"{row[1]}" not implemented for \'{_TYPE_NAMES[dtype.name]}\'')
 
 
 # Eager code repeats elementwise calls on operands of the same layouts: for each signature (op,
@@ -158,7 +184,7 @@ def elementwise(name, *operands, out=None, grad_name=None):
         computes = [dt.bool_, promoted, promoted]
     else:
         promoted = dt.result_type(*operands)
-        _check_implemented(name, promoted)
+        check_dtype(name, promoted)
         computes = [_compute_dtype(op, promoted)] * len(operands)
     out_dtype = dt.bool_ if op.out == "bool" else computes[-1]
     shapes = [x.shape for x in operands if isinstance(x, Tensor)]
@@ -331,10 +357,13 @@ def add(x, other, alpha=1):
 
 
 def sub(x, other, alpha=1):
-    if (x.dtype if _is_tensor(x) else dt.scalar_dtype(x)) is dt.bool_ and \
-            (other.dtype if _is_tensor(other) else dt.scalar_dtype(other)) is dt.bool_:
+    kinds = [(v.dtype if _is_tensor(v) else dt.scalar_dtype(v)) is dt.bool_ for v in (x, other)]
+    if builtins.all(kinds):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
+    if builtins.any(kinds):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     return elementwise("sub", x, _times_alpha(x, other, alpha))
 
 
@@ -427,6 +456,9 @@ def isfinite(x):
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     if _is_tensor(a) and _is_tensor(b) and a.dtype is not b.dtype:
         raise RuntimeError(f"{a.dtype.name.capitalize()} did not match {b.dtype.name.capitalize()}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")
     close = eq(a, b)
     if equal_nan:
         close = logical_or(close, logical_and(isnan(a), isnan(b)))
@@ -611,6 +643,9 @@ def narrow(x, dim, start, length):
         start = start.item()
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
+    if not -x.shape[d] <= start <= x.shape[d]:
+        raise IndexError(f"start out of range (expected to be in range of [{-x.shape[d]}, {x.shape[d]}], but got "
+                         f"{start})")
     if start < 0:
         start += x.shape[d]
     if not (0 <= start and start + length <= x.shape[d]):
@@ -840,6 +875,7 @@ def min(x, dim=None, keepdim=False, *, other=None):
 def _arg_extreme(op, x, dim, keepdim):
     """argmax/argmin: the flat index over all elements when dim is None."""
     name = "arg" + op
+    check_dtype(name, x.dtype)
     if dim is None:
         _check_nonempty(x, tuple(range(x.dim())), name)
         return _reduce(op, reshape(x, -1), 0, False, x.dtype, x.dtype, True)[1].reshape(
@@ -1272,6 +1308,9 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     m = n if m is None else m
+    for name, size in (("n", n), ("m", m)):
+        if size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     dtype = dt.as_dtype(dtype) if dtype is not None else dt.default_float
     values = [1 if i == j else 0 for i in range(n) for j in range(m)]
     out = _from_host_values(_host(values, dtype), (n, m), dtype, _device_type(device))

@@ -110,6 +110,9 @@ def movedim(x, source, destination):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(_dims_arg(source))} dims) "
                            f"should contain the same number of dims as destination "
                            f"({list(_dims_arg(destination))} dims)")
+    for name, dims, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(_dims_arg(given))})")
     if x.dim() == 0:
         return permute(x)
     order = [None] * x.dim()
@@ -226,24 +229,31 @@ def atleast_3d(*tensors):
     return _atleast_args(tensors, 3)
 
 
+def _nonempty(tensors, name):
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
 def hstack(tensors):
-    tensors = _atleast(tuple(tensors), 1)
+    tensors = _atleast(_nonempty(tensors, "hstack"), 1)
     return _ops.cat(tensors, 0 if tensors[0].dim() == 1 else 1)
 
 
 def vstack(tensors):
-    return _ops.cat(_atleast(tuple(tensors), 2), 0)
+    return _ops.cat(_atleast(_nonempty(tensors, "vstack"), 2), 0)
 
 
 row_stack = vstack
 
 
 def dstack(tensors):
-    return _ops.cat(_atleast(tuple(tensors), 3), 2)
+    return _ops.cat(_atleast(_nonempty(tensors, "dstack"), 3), 2)
 
 
 def column_stack(tensors):
-    return _ops.cat([reshape(t, -1, 1) if t.dim() <= 1 else t for t in tensors], 1)
+    return _ops.cat([reshape(t, -1, 1) if t.dim() <= 1 else t for t in _nonempty(tensors, "column_stack")], 1)
 
 
 def block_diag(*tensors):
@@ -316,10 +326,14 @@ def rot90(x, k=1, dims=(0, 1)):
 
 
 def fliplr(x):
+    if x.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(x, 1)
 
 
 def flipud(x):
+    if x.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(x, 0)
 
 

@@ -212,6 +212,8 @@ class Tensor:
         return self.shape[0]
 
     def _view(self, shape, stride, offset=None):
+        if len(shape) > MAX_DIMS:
+            _too_many_dims(shape)
         view = Tensor(self._storage, shape, stride, self._offset if offset is None else offset)
         view._base = self._base if self._base is not None else self
         return view
@@ -440,10 +442,21 @@ def _from_host_values(values, shape, dtype, device_type):
     return Tensor(backend(device_type).from_host(dtype, values), shape)
 
 
+# numpy's limit (the cpu device's arrays; README "Known limits"); torch's reductions stop at 64 dims too
+MAX_DIMS = 64
+
+
+def _too_many_dims(shape):
+    raise RuntimeError(f"only tensors with up to {MAX_DIMS} dims are supported, got {len(shape)} "
+                       f"(webtorch does not support more)")
+
+
 def check_size(shape, dtype, device_type):
     """The number of elements of shape, checked before anything is built (a huge size must not first
     build the Python lists that would index it): RuntimeError as torch for a negative or overflowing
     size, the device's error for one it cannot hold."""
+    if len(shape) > MAX_DIMS:
+        _too_many_dims(shape)
     n = 1
     for s in shape:
         if s < 0:

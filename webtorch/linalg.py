@@ -24,8 +24,6 @@ def norm(x, ord=None, dim=None, keepdim=False, dtype=None):
 
 
 def cross(a, b, *, dim=-1):
-    if a.dim() != b.dim():
-        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     return _math_ops.cross(a, b, dim)
 
 

@@ -99,7 +99,8 @@ def _targets():
     from . import _conv_ops, _indexing, _inplace, _math_ops, _ops, _random, _shape_ops, autograd, linalg  # noqa: F401
     from .nn import functional  # noqa: F401  (every op module loaded)
     found = {}
-    for mod_name in _OP_MODULES:
+    # webtorch's own namespace too: the ops it wraps with their argument checks (webtorch._tensor_args)
+    for mod_name in _OP_MODULES + ("webtorch",):
         module = sys.modules[mod_name]
         names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
         for name in names:

@@ -4,6 +4,7 @@ Everything here is derived from webtorch's ops, so autograd differentiates it wi
 its own. Convolution and pooling gather their windows with strided slices (im2col), then use
 matmul or a reduction.
 """
+import functools
 import math
 import warnings
 
@@ -37,6 +38,8 @@ def softplus(x, beta=1.0, threshold=20.0):
 
 
 def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
     if not x.dtype.is_floating_point:  # torch casts the bounds to the integer dtype
         min_val, max_val = int(min_val), int(max_val)
     return F.clamp(x, min_val, max_val)
@@ -76,12 +79,24 @@ def dropout(x, p=0.5, training=True, inplace=False):
 
 
 # -- normalisation ---------------------------------------------------------------------------
-def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+def _normalized_dims(x, normalized_shape, weight=None):
+    """The number of trailing dims layer_norm/rms_norm normalise over, after torch's checks."""
     shape = list(_pair(normalized_shape, 1))
     n_dims = len(shape)
+    if not n_dims:
+        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {shape}")
     if list(x.shape[x.dim() - n_dims:]) != shape or n_dims > x.dim():
         raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*, {', '.join(map(str, shape))}]"
                            f", but got input of size{list(x.shape)}")
+    if weight is not None and list(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {shape}")
+    return n_dims
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    n_dims = _normalized_dims(x, normalized_shape, weight)
     fused = F._layer_norm(x, n_dims, weight, bias, eps)
     if fused is not None:
         return fused
@@ -97,13 +112,15 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def rms_norm(x, normalized_shape, weight=None, eps=None):
-    dims = tuple(range(x.dim() - len(_pair(normalized_shape, 1)), x.dim()))
+    dims = tuple(range(x.dim() - _normalized_dims(x, normalized_shape, weight), x.dim()))
     eps = 1.1920928955078125e-07 if eps is None else eps  # torch: finfo(float32).eps
     out = x * F.rsqrt(F.mean(x * x, dims, keepdim=True) + eps)
     return out * weight if weight is not None else out
 
 
 def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
+    if x.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.dim()}")
     n, c = x.shape[0], x.shape[1]
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
@@ -241,6 +258,13 @@ def _pool_geometry(size, k, s, p, d, ceil_mode):
     return out, extra
 
 
+def _check_pool_input(x, name, dims):
+    """torch's rank check of a pooling input: dims is (batched rank - 1, batched rank)."""
+    if x.dim() not in dims:
+        raise RuntimeError(f"{name}: Expected {dims[0]}D or {dims[1]}D (batch mode) tensor for input, but got "
+                           f"{list(x.shape)}")
+
+
 def _pool(x, kernel_size, stride, padding, dilation, ceil_mode, pad_value):
     """The windows of a (N, C, H, W) or (C, H, W) input: (batched x, cols (N, C, K, OH, OW), geometry)."""
     unbatched = x.dim() == 3
@@ -249,6 +273,10 @@ def _pool(x, kernel_size, stride, padding, dilation, ceil_mode, pad_value):
     kernel = _pair(kernel_size)
     stride = _pair(stride if stride is not None and stride != [] else kernel_size)
     padding, dilation = _pair(padding), _pair(dilation)
+    if any(p < 0 for p in padding):
+        raise RuntimeError(f"pad must be non-negative, but got pad: {min(padding)}")
+    if not all(stride):
+        raise RuntimeError("stride should not be zero")
     if any(p > k // 2 for p, k in zip(padding, kernel)):
         raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={padding[0]}, "
                            f"kernel_size={kernel[0]} and dilation={dilation[0]}")
@@ -261,6 +289,7 @@ def _pool(x, kernel_size, stride, padding, dilation, ceil_mode, pad_value):
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _check_pool_input(x, "max_pool2d", (3, 4))
     unbatched, cols, (kernel, stride, padding, dilation, out) = _pool(x, kernel_size, stride, padding, dilation,
                                                                       ceil_mode, _indexing._extreme_identity(x, "amax"))
     values, k = F.max(cols, 2)
@@ -277,6 +306,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    _check_pool_input(x, "avg_pool2d", (3, 4))
     unbatched, cols, (kernel, stride, padding, _, out) = _pool(x, kernel_size, stride, padding, 1, ceil_mode, 0.0)
     total = F.sum(cols, 2)
     # integer inputs give integer means, truncated as torch's integer division
@@ -295,9 +325,26 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_in
     return F.squeeze(mean, 0) if unbatched else mean
 
 
+def _adaptive_size(x, output_size, name, n):
+    """output_size as n ints (None: the input's size), after torch's checks of it and of x's rank."""
+    size = _pair(output_size, n)
+    if n == 2 and isinstance(output_size, (tuple, list)) and x.dim() <= len(size):  # torch's Python-side check
+        raise ValueError(f"Input dimension should be at least {len(size) + 1}")
+    if len(size) != n:
+        raise RuntimeError(f"{name}() argument 'output_size' should contain {'one int' if n == 1 else n} "
+                           f"(got {len(size)})")
+    _check_pool_input(x, name, (n + 1, n + 2))
+    if any(s is not None and s < 0 for s in size):
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{list(size)}")
+    return [s if s is not None else x.shape[x.dim() - n + i] for i, s in enumerate(size)]
+
+
 def adaptive_avg_pool2d(x, output_size):
-    oh, ow = _pair(output_size)
-    return _adaptive_mean(_adaptive_mean(x, x.dim() - 2, oh or x.shape[-2]), x.dim() - 1, ow or x.shape[-1])
+    oh, ow = _adaptive_size(x, output_size, "adaptive_avg_pool2d", 2)
+    if 0 in (oh, ow):
+        return F.zeros(*x.shape[:-2], oh, ow, dtype=x.dtype, device=x.device)
+    return _adaptive_mean(_adaptive_mean(x, x.dim() - 2, oh), x.dim() - 1, ow)
 
 
 def _adaptive_mean(x, dim, out):
@@ -590,6 +637,8 @@ def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = F.abs(input - target)
     return _reduce_loss(F.where(F.lt(d, delta), 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
 
@@ -735,6 +784,8 @@ def glu(x, dim=-1):
 
 def prelu(x, weight):
     """x where x >= 0, else weight * x; weight has one value or one per channel (dim 1)."""
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
     if weight.numel() != 1 and (x.dim() < 2 or weight.numel() != x.shape[1]):
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                            f"{weight.numel()} and channel size = {x.shape[1] if x.dim() >= 2 else 1}.")
@@ -892,6 +943,7 @@ def _as_2d(x, fn2d, *args):
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     one = lambda v: (1, v[0] if isinstance(v, (tuple, list)) else v)  # noqa: E731
+    _check_pool_input(input, "max_pool1d", (2, 3))
     return _as_2d(input, max_pool2d, one(kernel_size), one(stride if stride is not None else kernel_size),
                   (0, padding if not isinstance(padding, (tuple, list)) else padding[0]), one(dilation), ceil_mode,
                   return_indices)
@@ -899,13 +951,14 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     one = lambda v: (1, v[0] if isinstance(v, (tuple, list)) else v)  # noqa: E731
+    _check_pool_input(input, "avg_pool1d", (2, 3))
     return _as_2d(input, avg_pool2d, one(kernel_size), one(stride if stride is not None else kernel_size),
                   (0, padding if not isinstance(padding, (tuple, list)) else padding[0]), ceil_mode,
                   count_include_pad)
 
 
 def adaptive_avg_pool1d(input, output_size):
-    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    size, = _adaptive_size(input, output_size, "adaptive_avg_pool1d", 1)
     return _as_2d(input, adaptive_avg_pool2d, (1, size))
 
 
@@ -913,9 +966,10 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Output cell (i, j) is the max over rows floor(i*H/oh) .. ceil((i+1)*H/oh) (and the same for columns)."""
     if return_indices:
         raise NotImplementedError("adaptive_max_pool2d(return_indices=True) is not supported by webtorch yet")
-    oh, ow = _pair(output_size)
+    oh, ow = _adaptive_size(input, output_size, "adaptive_max_pool2d", 2)
+    if 0 in (oh, ow):
+        return F.zeros(*input.shape[:-2], oh, ow, dtype=input.dtype, device=input.device)
     h, w = input.shape[-2], input.shape[-1]
-    oh, ow = oh or h, ow or w
     rows = []
     for i in range(oh):
         h0, h1 = (i * h) // oh, -((-(i + 1) * h) // oh)
@@ -925,7 +979,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    size, = _adaptive_size(input, output_size, "adaptive_max_pool1d", 1)
     return _as_2d(input, adaptive_max_pool2d, (1, size), return_indices)
 
 
@@ -1025,6 +1079,8 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -1067,3 +1123,17 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     raise NotImplementedError("ctc_loss is not supported by webtorch yet")
+
+
+# torch's dtype refusals of these activations (bool or integer inputs: _ops.DTYPE_REFUSALS)
+def _refusing_dtypes(name, fn):
+    @functools.wraps(fn)
+    def checked(x, *args, **kwargs):
+        F.check_dtype(name, x.dtype)
+        return fn(x, *args, **kwargs)
+    return checked
+
+
+for _name, _fn in list(globals().items()):
+    if _name in F.DTYPE_REFUSALS and getattr(_fn, "__module__", None) == __name__:
+        globals()[_name] = _refusing_dtypes(_name, _fn)

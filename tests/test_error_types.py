@@ -1,0 +1,178 @@
+"""Two classes of error inputs, each checked row by row against torch:
+- Python numbers where torch requires a Tensor (webtorch/_tensor_args.py): for every op of its table
+  and every exported unary elementwise op, torch.X and Tensor.X with numbers in each operand position
+  must raise what torch raises (TypeError) or compute as torch does;
+- dtypes torch does not implement an op for (_ops.DTYPE_REFUSALS): the same exception type as torch,
+  on both devices (never a kernel that fails to compile or a number torch does not give)."""
+import warnings
+
+import pytest
+import torch
+
+import webtorch
+from webtorch import _tensor_args
+
+DTYPES = ("float32", "int64", "bool")
+
+
+def _operand(T, dtype, shape):
+    values = [True, False, True] * 6 if dtype == "bool" else list(range(1, 19))
+    n = 1
+    for s in shape:
+        n *= s
+    return T.tensor(values[:n], dtype=getattr(T, dtype)).reshape(shape)
+
+
+def _outcome(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - the type is compared
+            return type(e).__name__
+    return "ok"
+
+
+# ops whose operands differ in dtype or rank: (dtype, shape) of each Tensor operand
+MIXED = {
+    "masked_fill": [("float32", (3,)), ("bool", (3,))],
+    "mv": [("float32", (3, 3)), ("float32", (3,))],
+    "take_along_dim": [("float32", (3,)), ("int64", (3,))],
+}
+
+
+def _form_for(name):
+    """(dtype, shape, number of operands) for which torch computes the op on Tensors only."""
+    fn = getattr(torch, name)
+    for n_args in (2, 3):
+        for shape in ((3,), (3, 3), (2, 3, 3)):
+            for dtype in DTYPES:
+                if _outcome(lambda: fn(*[_operand(torch, dtype, shape)] * n_args)) == "ok":
+                    return dtype, shape, n_args
+    return None
+
+
+CALLS = {  # label -> the two leading arguments, from a Tensor maker t
+    "t, 2": lambda t: (t(), 2),
+    "2, t": lambda t: (2, t()),
+    "2, 3": lambda t: (2, 3),
+    "t, 1.5": lambda t: (t(), 1.5),
+    "t, True": lambda t: (t(), True),
+    "t, [1]": lambda t: (t(), [1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, kind in _tensor_args.ARGS.items() if kind not in "*[" and n not in MIXED))
+def test_ops_take_numbers_where_torch_does(name):
+    form = _form_for(name)
+    assert form is not None, "torch computes %s on no dtype of %s" % (name, DTYPES)
+    dtype, shape, n_args = form
+    diffs = []
+    for label, lead in CALLS.items():
+        def run(T):
+            t = lambda: _operand(T, dtype, shape)  # noqa: E731
+            return _outcome(lambda: getattr(T, name)(*lead(t), *[t() for _ in range(n_args - 2)]))
+        expected, actual = run(torch), run(webtorch)
+        if (expected == "TypeError") != (actual == "TypeError"):
+            diffs.append("torch.%s(%s): torch %s, webtorch %s" % (name, label, expected, actual))
+    if hasattr(torch.Tensor, name) and hasattr(webtorch.Tensor, name):
+        for other in (2, 1.5):
+            def run(T):
+                t = lambda: _operand(T, dtype, shape)  # noqa: E731
+                return _outcome(lambda: getattr(t(), name)(other, *[t() for _ in range(n_args - 2)]))
+            expected, actual = run(torch), run(webtorch)
+            if (expected == "TypeError") != (actual == "TypeError"):
+                diffs.append("Tensor.%s(%r): torch %s, webtorch %s" % (name, other, expected, actual))
+    assert not diffs, "\n".join(diffs)
+
+
+@pytest.mark.parametrize("name", sorted(MIXED))
+def test_mixed_operand_ops_take_numbers_where_torch_does(name):
+    def run(T, position, number):
+        args = [_operand(T, dtype, shape) for dtype, shape in MIXED[name]]
+        args[position] = number
+        return _outcome(lambda: getattr(T, name)(*args, *([0.0] if name == "masked_fill" else [])))
+    for position in range(len(MIXED[name])):
+        for number in (2, 1.5, True):
+            assert run(torch, position, number) == run(webtorch, position, number) == "TypeError"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, kind in _tensor_args.ARGS.items() if kind in "*["))
+def test_tensor_list_ops_reject_numbers(name):
+    t = webtorch.ones(2)
+    with pytest.raises(TypeError):
+        getattr(torch, name)(torch.ones(2), 2)
+    with pytest.raises(TypeError, match="expected Tensor as element 1"):
+        getattr(webtorch, name)(t, 2)
+    getattr(webtorch, name)(t, t)
+    lists = _outcome(lambda: getattr(torch, name)([torch.ones(2), torch.ones(2)]))
+    assert _outcome(lambda: getattr(webtorch, name)([t, t])) == lists
+
+
+def test_unary_ops_reject_numbers():
+    names = [n for n, op in webtorch.ops_table.ELEMENTWISE.items() if op.arity == 1 and hasattr(torch, n)
+             and callable(getattr(webtorch, n, None))]
+    assert len(names) > 30
+    for name in names:
+        with pytest.raises(TypeError):
+            getattr(torch, name)(2.0)
+        with pytest.raises(TypeError, match=r"argument '\w+' \(position 1\) must be Tensor, not float"):
+            getattr(webtorch, name)(2.0)
+
+
+def test_keyword_and_in_place_forms():
+    t = webtorch.tensor([1.0, -2.0])
+    assert webtorch.eq(t, other=1.0).tolist() == [True, False]
+    assert webtorch.pow(2, exponent=webtorch.tensor([3])).tolist() == [8]
+    with pytest.raises(TypeError, match="'other'"):
+        webtorch.maximum(t, other=1.0)
+    with pytest.raises(TypeError):
+        t.clone().atan2_(2.0)
+    with pytest.raises(TypeError):
+        torch.tensor([1.0]).atan2_(2.0)
+    assert webtorch.bincount(webtorch.tensor([1]), None).tolist() == [0, 1]  # an optional Tensor takes None
+    assert webtorch.clamp(t, None, 0.5).tolist() == [0.5, -2.0]
+    # Python's operators take numbers on either side, as torch's do
+    assert (2 - t).tolist() == [1.0, 4.0] and (2 ** webtorch.tensor([3])).tolist() == [8]
+    assert (2 & webtorch.tensor([3])).tolist() == [2] and (t > 0).tolist() == [True, False]
+
+
+def test_every_table_name_is_exported():
+    assert all(callable(getattr(webtorch, n, None)) for n in _tensor_args.ARGS)
+
+
+# how to call each DTYPE_REFUSALS row's op on a 1-D operand x (default: fn(x))
+_REFUSAL_CALLS = {
+    "bitwise_and": lambda T, x: T.bitwise_and(x, x), "bitwise_or": lambda T, x: T.bitwise_or(x, x),
+    "bitwise_xor": lambda T, x: T.bitwise_xor(x, x), "fmod": lambda T, x: T.fmod(x, x),
+    "remainder": lambda T, x: T.remainder(x, x), "floor_divide": lambda T, x: T.floor_divide(x, x),
+    "trunc_divide": lambda T, x: T.div(x, x, rounding_mode="trunc"), "topk": lambda T, x: T.topk(x, 1),
+    "kthvalue": lambda T, x: T.kthvalue(x, 1), "trace": lambda T, x: T.trace(x.reshape(2, 2)),
+    "threshold": lambda T, x: T.nn.functional.threshold(x, 1, 0),
+}
+_KIND_VALUES = {"b": ("bool", [True, False, True, True]), "i": ("int64", [3, -2, 0, 1]),
+                "f": ("float32", [1.5, -2.0, 0.0, 3.0])}
+
+
+def _refusal_cases():
+    for name, (kinds, _) in sorted(webtorch._ops.DTYPE_REFUSALS.items()):
+        for kind in kinds:
+            for device in ("cpu", "webgpu"):
+                yield pytest.param(name, kind, device, id="%s-%s-%s" % (name, _KIND_VALUES[kind][0], device))
+
+
+@pytest.mark.parametrize("name,kind,device", list(_refusal_cases()))
+def test_dtype_refusals_raise_what_torch_raises(name, kind, device):
+    dtype, values = _KIND_VALUES[kind]
+
+    def call(T, d):
+        x = T.tensor(values, dtype=getattr(T, dtype), device=d)
+        if name in _REFUSAL_CALLS:
+            return _REFUSAL_CALLS[name](T, x)
+        fn = getattr(T, name, None) or getattr(T.nn.functional, name)
+        return fn(x)
+    with pytest.raises(Exception) as expected:
+        call(torch, "cpu")
+    with pytest.raises(Exception) as actual:
+        call(webtorch, device)
+    assert type(actual.value) is type(expected.value), (actual.value, expected.value)

@@ -1,0 +1,121 @@
+"""Which arguments of torch's functions must be Tensors, and the one check that enforces it.
+
+torch's argument parser takes a Python number for a Tensor parameter only in the arithmetic ops
+(add, sub, mul, div, floor_divide, true_divide and their aliases); any other op takes a number only
+where it has a Scalar overload (eq(Tensor, Scalar), pow(Scalar, Tensor), ...), and none has an
+overload of numbers alone: torch.maximum(t, 2), torch.eq(2, t) and torch.pow(2, 3) raise
+TypeError. The same holds for the Tensor methods, where self is the first argument. webtorch's op
+functions take numbers anywhere (its own code relies on that); the public names (webtorch.X and
+Tensor.X) are these functions wrapped by `require_tensors` with their row of ARGS.
+"""
+import functools
+import inspect
+import numbers
+
+from ._tensor import Tensor
+from .ops_table import ELEMENTWISE
+
+# One letter per leading positional argument:
+#   T  a Tensor (torch has no Scalar overload there)
+#   o  a Tensor or None (an optional Tensor)
+#   n  a Tensor or a number (a Scalar overload), but not every such argument a number
+#   i  a Tensor or an int (a dim, or repeats), not a bool
+#   l  a Tensor, an int or a list/tuple of ints (indices or sections)
+#   *  every positional argument a Tensor
+#   [  every positional argument a Tensor, or one list/tuple of Tensors
+_ARGS_BY_KIND = {
+    "TT": "atan2 arctan2 hypot maximum minimum logical_and logical_or logical_xor gcd lcm heaviside nextafter "
+          "logaddexp logaddexp2 isclose allclose equal dist dot matmul mm bmm mv outer ger kron cross "
+          "masked_select masked_fill cdist take_along_dim lerp",
+    "TTT": "addcmul addcdiv",
+    "Tn": "eq ne lt le gt ge greater greater_equal less less_equal not_equal fmod copysign rsub clamp_min "
+          "clamp_max searchsorted",
+    "T": "clamp clip",
+    "Ti": "max min repeat_interleave",
+    "Tl": "tensor_split",
+    "nn": "pow remainder bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift xlogy isin",
+    "nT": "bucketize",
+    "To": "bincount",
+    "*": "block_diag broadcast_tensors cartesian_prod",
+    "[": "atleast_1d atleast_2d atleast_3d meshgrid",
+}
+ARGS = {name: kind for kind, names in _ARGS_BY_KIND.items() for name in names.split()}
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+_ACCEPTS = {
+    "T": lambda x: isinstance(x, Tensor),
+    "o": lambda x: x is None or isinstance(x, Tensor),
+    "n": lambda x: isinstance(x, (Tensor, numbers.Number)),
+    "i": lambda x: isinstance(x, Tensor) or _is_int(x),
+    "l": lambda x: isinstance(x, (Tensor, list, tuple)) or _is_int(x),
+}
+
+
+def _type_name(x):
+    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+
+
+def _check(name, kind, params, args, kwargs):
+    if kind in "*[":
+        if kind == "[" and len(args) == 1 and isinstance(args[0], (list, tuple)):
+            args = args[0]
+        for i, x in enumerate(args):
+            if not isinstance(x, Tensor):
+                raise TypeError(f"{name}(): expected Tensor as element {i}, but got {_type_name(x)}")
+        return
+    given = list(args[:len(kind)])
+    for p in params[len(given):len(kind)]:
+        given.append(kwargs.get(p, _MISSING))
+    for i, (letter, x) in enumerate(zip(kind, given)):
+        if x is _MISSING or _ACCEPTS[letter](x):
+            continue
+        if letter == "T":
+            raise TypeError(f"{name}(): argument '{params[i]}' (position {i + 1}) must be Tensor, not {_type_name(x)}")
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({', '.join(_type_name(v) for v in given if v is not _MISSING)})")
+    if "n" in kind and not any(isinstance(x, Tensor) for x in given):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({', '.join(_type_name(x) for x in given if x is not _MISSING)}): one of them must "
+                        f"be a Tensor")
+
+
+_MISSING = object()
+
+
+def require_tensors(fn, name, kind):
+    """fn raising torch's TypeError where an argument that must be a Tensor (per kind) is not."""
+    try:
+        params = [p.name for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    params += ["input", "other", "arg"][len(params):]
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        _check(name, kind, params, args, kwargs)
+        return fn(*args, **kwargs)
+    return checked
+
+
+def apply(namespace):
+    """Wrap the op functions in namespace (webtorch's) and the Tensor methods of the same names.
+    Unary elementwise ops take a Tensor too (torch.exp(2) is a TypeError); their methods need no
+    check (self is a Tensor)."""
+    rows = dict(ARGS)
+    for name, op in ELEMENTWISE.items():
+        if op.arity == 1 and callable(namespace.get(name)):
+            rows.setdefault(name, "T")
+    for name, kind in rows.items():
+        fn = namespace[name]
+        namespace[name] = require_tensors(fn, name, kind)
+        if len(kind) < 2:   # "T", "*" or "[": self is a Tensor
+            continue
+        for method in (name, name + "_"):
+            bound = Tensor.__dict__.get(method)
+            if callable(bound):
+                setattr(Tensor, method, require_tensors(bound, method, kind))
