@@ -21,7 +21,7 @@ LAYERS = [
     ("tensor", ["_tensor", "_buffers"]),
     ("tape", ["_tape"]),
     ("ops", ["_ops", "_indexing", "_shape_ops", "_math_ops", "_inplace", "_random", "_conv_ops", "_tensor_types",
-             "special"]),
+             "_tensor_args", "special"]),
     ("autograd", ["autograd"]),
     ("libraries", ["linalg", "nn", "optim", "amp", "cuda", "distributions", "utils", "serialization", "safetensors",
                    "hub", "webgpu", "accelerator", "backends", "jit", "distributed"]),
