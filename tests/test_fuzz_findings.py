@@ -8,7 +8,6 @@ import torch
 
 import webtorch
 
-FIXES = "owner: fixes"
 
 
 def _ints(T, d):
