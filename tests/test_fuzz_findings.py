@@ -9,7 +9,6 @@ import torch
 import webtorch
 
 
-
 def _ints(T, d):
     return T.tensor([3, -2, 0], device=d)
 
