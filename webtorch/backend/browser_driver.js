@@ -194,21 +194,22 @@
     // A batch of kernels as one compute pass, submitted. commands: a PyProxy of the runtime's u32 words,
     // per kernel: pipeline, meta offset, workgroups x, y, z, buffer count, buffer ids (the meta arena
     // first, bound with a dynamic offset). Read in place through getBuffer: one FFI call per batch.
-    submit(commands) {
-      this.encodeAndSubmit(commands, false);
+    submit(commands, nwords) {
+      this.encodeAndSubmit(commands, false, nwords);
     }
 
     // submit, with each kernel in a compute pass of its own that writes its begin and end timestamps
     // (webtorch.profiler; needs "timestamp-query"). readTimings returns them.
-    submitTimed(commands) {
-      this.encodeAndSubmit(commands, true);
+    submitTimed(commands, nwords) {
+      this.encodeAndSubmit(commands, true, nwords);
     }
 
-    encodeAndSubmit(commands, timed) {
+    // commands: a PyProxy of the runtime's command words, or null: hostStaging's first nwords.
+    encodeAndSubmit(commands, timed, nwords) {
       this.check();
-      const view = commands.getBuffer("u32");
+      const view = commands ? commands.getBuffer("u32") : null;
       try {
-        const words = view.data;
+        const words = view ? view.data : new Uint32Array(this.hostStaging.buffer, 0, nwords);
         if (!words.length) return;
         const kernels = [];
         for (let i = 0; i < words.length; i += 6 + words[i + 5]) kernels.push(i);
@@ -242,7 +243,7 @@
         this.submitCount++;
         this.scopes.push(this.device.popErrorScope(), this.device.popErrorScope());
       } finally {
-        view.release();
+        if (view) view.release();
       }
     }
 

@@ -203,25 +203,29 @@ class BrowserDriver:
         """data: a Python buffer (JS reads it in place) or a JsBytes (JS memory, uploaded from there)."""
         if data.__class__ is JsBytes:
             self._call(self._write_buffer, bid, offset, data.view)
-            return
-        nbytes = memoryview(data).nbytes
-        if nbytes <= len(self._host_staging):
-            memoryview(self._host_staging)[:nbytes] = memoryview(data).cast("B")
-            self._host_staging_js.assign(self._host_staging)
-            self._call(self._write_buffer, bid, offset, None, nbytes)
         else:
-            self._call(self._write_buffer, bid, offset, data)
+            self._call(self._write_buffer, bid, offset, self._staged(data), memoryview(data).nbytes)
+
+    def _staged(self, data):
+        """None once data's bytes are in the driver's hostStaging (JS reads them there), or data itself
+        when they do not fit (JS reads it through a PyProxy)."""
+        nbytes = memoryview(data).nbytes
+        if nbytes > len(self._host_staging):
+            return data
+        memoryview(self._host_staging)[:nbytes] = memoryview(data).cast("B")
+        self._host_staging_js.assign(self._host_staging)
+        return None
 
     def create_pipeline(self, code, access, meta_window):
         return self._call(self._js.createPipeline, code, access, meta_window)
 
     def submit(self, commands):
-        """A batch of recorded kernels (the runtime's command words): one FFI call."""
-        self._call(self._submit, commands)
+        """A batch of recorded kernels (the runtime's command words, a u32 memoryview): one FFI call."""
+        self._call(self._submit, self._staged(commands), len(commands))
 
     def submit_timed(self, commands):
         """submit, each kernel timed (webtorch.profiler; the device has "timestamp-query")."""
-        self._call(self._js.submitTimed, commands)
+        self._call(self._js.submitTimed, self._staged(commands), len(commands))
 
     def read_timings(self):
         """Begin and end timestamps (ns) per kernel sent by submit_timed since the last call."""
