@@ -191,3 +191,36 @@ del driver.read_buffer
     assert grew <= 131072  # the output, 64*384 floats, in its pool size class
     assert reads == 0
     assert row == [(18 * 7919) % 30522 + k / 512 for k in range(3)]
+
+
+def test_validation_error_reaches_python(py):
+    # WebGPU reports a rejected command asynchronously (error scopes around each pipeline creation
+    # and each submitted batch): it reaches Python at the next readback, sync or async, as
+    # webtorch.webgpu.ValidationError (a RuntimeError) with WebGPU's diagnosis, once (the next
+    # readback is clean); the device stays usable. The trigger is a kernel whose WGSL does not
+    # compile, recorded like any op's: nothing fails when it is recorded.
+    got = py.run("""
+import webtorch
+from webtorch import webgpu
+from webtorch.backend.webgpu import runtime
+result = []
+for form in ("sync", "async"):
+    bad = ("test: WGSL that does not compile " + form, "@compute @workgroup_size(64) fn main() { let v: u32 = 1.5; }",
+           "w")
+    x = webtorch.ones(4, device="webgpu")
+    x.tolist()
+    runtime().run(bad, [x._storage.buffer], [0], 1)
+    try:
+        await x.tolist_async() if form == "async" else x.tolist()
+        result.append("no error")
+    except webgpu.ValidationError as e:
+        result.append([isinstance(e, RuntimeError), str(e)])
+    result.append((webtorch.ones(3, device="webgpu") + 1).tolist())
+result
+""")
+    for error, after in (got[0:2], got[2:4]):
+        assert error != "no error", got
+        is_runtime_error, message = error
+        assert is_runtime_error and message.startswith("WebGPU rejected a command: "), message
+        assert "WGSL" in message and "'u32'" in message, message   # the compiler's diagnosis comes first
+        assert after == [2.0, 2.0, 2.0]

@@ -174,6 +174,8 @@
       }
     }
 
+    // A kernel that does not compile is reported (its WGSL diagnosis) at the next synchronisation
+    // point, ahead of the errors of the batches that use it: its error scope joins the batches'.
     createPipeline(code, access, window) {
       this.check();
       const entries = [{binding: 0, visibility: GPUShaderStage.COMPUTE,
@@ -182,13 +184,18 @@
         entries.push({binding: i + 1, visibility: GPUShaderStage.COMPUTE,
                       buffer: {type: access[i] === "w" ? "storage" : "read-only-storage"}});
       }
-      const layout = this.device.createBindGroupLayout({entries});
-      const module = this.device.createShaderModule({code});
-      const pipeline = this.device.createComputePipeline({
-        layout: this.device.createPipelineLayout({bindGroupLayouts: [layout]}),
-        compute: {module, entryPoint: "main"}});
-      this.pipelines.push({pipeline, layout, window});
-      return this.pipelines.length - 1;
+      this.device.pushErrorScope("validation");
+      try {
+        const layout = this.device.createBindGroupLayout({entries});
+        const module = this.device.createShaderModule({code});
+        const pipeline = this.device.createComputePipeline({
+          layout: this.device.createPipelineLayout({bindGroupLayouts: [layout]}),
+          compute: {module, entryPoint: "main"}});
+        this.pipelines.push({pipeline, layout, window});
+        return this.pipelines.length - 1;
+      } finally {
+        this.scopes.push(this.device.popErrorScope());
+      }
     }
 
     // A batch of kernels as one compute pass, submitted. commands: a PyProxy of the runtime's u32 words,

@@ -25,7 +25,10 @@ def _translate(exc):
         if kind in message:
             if kind == "DeviceLostError":
                 BrowserDriver.losses += 1  # the runtime over a lost driver is replaced at its next use
-            return getattr(errors, kind)(message.split(kind + ": ", 1)[-1])
+            text = message.split(kind + ": ", 1)[-1]
+            if text.startswith(kind + ": "):  # a rejected promise's JsException: "<name>: <message>"
+                text = text[len(kind) + 2:]
+            return getattr(errors, kind)(text)
     return errors.WebGPUError(f"WebGPU call failed: {message}")
 
 
