@@ -22,7 +22,7 @@ state = torch.hub.load_state_dict_from_url(f"{ORIGIN}/minilm/model.safetensors",
 timings["download"] = time.perf_counter() - t0
 
 t0 = time.perf_counter()
-model = MiniLM(device="webgpu").eval()
+model = torch.nn.utils.skip_init(MiniLM, device="webgpu").eval()  # no random init: the weights overwrite it
 with torch.no_grad():
     targets = model.state_dict()
     for i, (name, tensor) in enumerate(state.items()):

@@ -335,15 +335,17 @@ def matmul(a, b, out_dtype):
     buffers = [c.buffer, a._storage.buffer, b._storage.buffer]
     if a.dtype is dt.float16 and _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
         return c
+    cpu_adapter = _on_cpu_adapter(c.runtime)
+    small_groups = -(-m * n // 64)
     if m * n * k * n_batch <= SMALL_MATMUL_MACS and k <= SMALL_MATMUL_MAX_K:
-        c.runtime.run(kernels.matmul_small(out_dtype), buffers, meta, (-(-m * n // 64), 1, n_batch))
+        c.runtime.run(kernels.matmul_small(out_dtype), buffers, meta, (small_groups, 1, n_batch))
         return c
     b_transposed = b._stride[-1] != 1 and b._stride[-2] == 1  # x @ W.T: B read along K
     if (out_dtype is dt.float32 and a._stride[-1] == 1 and (b._stride[-1] == 1 or b_transposed) and k % 4 == 0
             and n % 4 == 0 and not any(w % 4 for w in meta[4:6] + [meta[7], meta[9] if b_transposed else meta[8]]
                                        + meta[10 + len(batch):])):
         groups = -(-(n // 4) * -(-m // 8) // 64)  # matmul_registers.wgsl: 8 rows x vec4 per invocation
-        if _on_cpu_adapter(c.runtime) and groups <= 65535:
+        if cpu_adapter and groups <= 65535:
             c.runtime.run(kernels.matmul_registers(b_transposed), buffers, meta, (groups, 1, n_batch))
             return c
         # vec4 fast path: the biggest tile (most arithmetic per load) of which there are still enough
@@ -353,6 +355,10 @@ def matmul(a, b, out_dtype):
             if grid[0] * grid[1] * n_batch >= MATMUL_MIN_GROUPS:
                 break
         c.runtime.run(kernels.matmul_vec4(tm, tn4, bk4, b_transposed), buffers, meta, grid)
+        return c
+    if cpu_adapter and small_groups <= 65535:  # CPU adapters: no barriers here either (MiniLM's attention
+        # scores of 23-token sentences, 96 x 23x32x23, ran in 64x64 tiles, 8/9 of them padding)
+        c.runtime.run(kernels.matmul_small(out_dtype), buffers, meta, (small_groups, 1, n_batch))
         return c
     c.runtime.run(kernels.matmul(out_dtype), buffers, meta, (-(-n // 64), -(-m // 64), n_batch))
     return c
