@@ -229,6 +229,9 @@ def models(cfg):
             loss.backward()
             opt.step()
         out.append({"name": f"{name} training step, batch {n}", "ms": _timed(step, reps) * 1e3})
+        compiled_step = torch.compile(step, fullgraph=True)  # recorded at its 2nd call, replayed after
+        out.append({"name": f"{name} training step, batch {n}, compiled (replay)",
+                    "ms": _timed(compiled_step, reps, warmup=2) * 1e3})
     n, c, h, w, co = cfg["conv"]
     x = torch.full((n, c, h, w), 0.5, device="webgpu")
     weight = torch.full((co, c, 3, 3), 0.01, device="webgpu")

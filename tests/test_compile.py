@@ -31,12 +31,9 @@ def test_replay_matches_torch_for_the_training_parity_models(name, mode):
         for _ in range(3):
             x = torch.randn(4, *shape, generator=g)
             _close(compiled(_w(x)), expected_model(x))
-    stats = compiled._compiled_call.stats
-    if name == "cnn" and mode == "train":  # BatchNorm assigns new running statistics each call: eager
-        assert stats["replays"] == 0 and "keeps a tensor it made" in compiled._compiled_call.graph_breaks[0]
-        assert torch.allclose(torch.tensor(model[1].running_mean.tolist()), expected_model[1].running_mean)
-    else:
-        assert stats == {"captures": 1, "replays": 2, "eager": 0}, stats
+    assert compiled._compiled_call.stats == {"captures": 1, "replays": 2, "eager": 0}
+    for k, v in expected_model.state_dict().items():  # BatchNorm's new running statistics, set by each replay
+        _close(model.state_dict()[k].float(), v.float())
 
 
 def test_replay_rebinds_inputs_and_returns_new_tensors():
@@ -148,31 +145,94 @@ def test_compile_accepts_torch_call_forms():
     assert not model.training
 
 
-def test_compiled_training_step_matches_torch():
-    # forward + backward + optimizer step: runs eagerly under compile (autograd), with torch's losses
-    losses = {}
-    for T in (torch, webtorch):
-        torch.manual_seed(0)
-        model = tc.mlp(torch)
-        if T is webtorch:
-            state = {k: _w(v, "cpu") for k, v in model.state_dict().items()}
-            model = tc.mlp(webtorch)
-            model.load_state_dict(state)
-            model = model.to("webgpu")
-        opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+@pytest.mark.parametrize("model_name,optimizer_name", tc.CASES, ids=[f"{m}-{o}" for m, o in tc.CASES])
+def test_compiled_training_steps_replay_and_match_torch(model_name, optimizer_name):
+    # forward, zero_grad, backward, optimizer step: recorded at the second step (the first makes the
+    # optimizer's state), replayed from the third (fullgraph: no step runs eagerly), with torch's
+    # losses and parameters
+    torch.manual_seed(0)
+    reference = tc.MODELS[model_name][0](torch)
+    model = tc.MODELS[model_name][0](webtorch).to("webgpu")
+    model.load_state_dict({k: _w(v, "cpu") for k, v in reference.state_dict().items()})
+    expected_losses, expected_params = tc.train(torch, reference, model_name, optimizer_name, "cpu", steps=6)
+    made = []
+    losses, params = tc.train(webtorch, model, model_name, optimizer_name, "webgpu", steps=6,
+                              compile_step=lambda fn: made.append(webtorch.compile(fn, fullgraph=True)) or made[0])
+    stats = made[0].stats  # a batch whose targets widen the recorded range of class indices records again
+    assert stats["eager"] == 0 and stats["replays"] >= 3 and stats["captures"] + stats["replays"] == 6, stats
+    assert losses == pytest.approx(expected_losses, rel=1e-4)
+    for name, worst in tc.worst_parameter_differences(params, expected_params).items():
+        assert worst <= 1e-4, f"{name}: max abs difference {worst}"
 
-        def step(x, y):
-            loss = T.nn.functional.cross_entropy(model(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            return loss.detach()
-        step = T.compile(step) if T is webtorch else step
-        out = []
-        for x, y in list(tc.batches("mlp"))[:4]:
-            xb, yb = T.tensor(x).reshape(-1, 12), T.tensor(y)
-            if T is webtorch:
-                xb, yb = xb.to("webgpu"), yb.to("webgpu")
-            out.append(step(xb, yb).item())
-        losses[T.__name__] = out
-    assert losses["webtorch"] == pytest.approx(losses["torch"], rel=1e-4, abs=1e-5)
+
+def _twin_mlps(optimizer):
+    """Two webtorch MLPs with torch's initial weights, each with its optimizer."""
+    torch.manual_seed(0)
+    state = {k: _w(v, "cpu") for k, v in tc.mlp(torch).state_dict().items()}
+    twins = []
+    for _ in range(2):
+        model = tc.mlp(webtorch)
+        model.load_state_dict(state)
+        model = model.to("webgpu")
+        twins.append((model, optimizer(model.parameters())))
+    return twins
+
+
+def _training_step(model, opt, body=None):
+    def step(x, y):
+        loss = webtorch.nn.functional.cross_entropy(model(x), y)
+        if body is not None:
+            loss = body(loss)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def _batch(n, seed, classes=5):
+    g = torch.Generator().manual_seed(seed)
+    return _w(torch.randn(n, 12, generator=g)), _w(torch.randint(0, classes, (n,), generator=g))
+
+
+def test_compiled_training_step_guards_equal_eager():
+    (m_eager, o_eager), (m_comp, o_comp) = _twin_mlps(lambda p: webtorch.optim.Adam(p, lr=1e-2))
+    eager, compiled = _training_step(m_eager, o_eager), webtorch.compile(_training_step(m_comp, o_comp))
+    scheds = [webtorch.optim.lr_scheduler.StepLR(o, step_size=2, gamma=0.5) for o in (o_eager, o_comp)]
+    for i, (n, train) in enumerate([(8, True)] * 3 + [(4, True)] * 2 + [(4, False)] * 2 + [(8, True)] * 2):
+        x, y = _batch(n, i)
+        for model in (m_eager, m_comp):
+            model.train(train)
+        assert compiled(x, y).item() == pytest.approx(eager(x, y).item(), rel=1e-6, abs=1e-7), i
+        for s in scheds:  # the learning rate halves every 2 steps: read by each replay
+            s.step()
+    for (k, a), b in zip(m_eager.state_dict().items(), m_comp.state_dict().values()):
+        assert torch.allclose(torch.tensor(a.tolist()), torch.tensor(b.tolist()), atol=1e-6), k
+    stats = compiled.stats  # a new batch size, a new training flag, targets beyond the recorded range record again
+    assert stats["eager"] == 0 and stats["replays"] >= 2 and stats["captures"] + stats["replays"] == 9, stats
+    x, y = _batch(8, 0, classes=9)  # targets out of range: a replay must not skip eager's index check
+    with pytest.raises(IndexError, match="out of bounds"):
+        compiled(x, y)
+
+
+@pytest.mark.parametrize("case,reason", [
+    ("rmsprop", "separate ops"), ("item", "reads a value back"), ("branch", "reads a value back"),
+    ("dropout", "random numbers")])
+def test_training_step_graph_breaks_run_eagerly_and_correctly(case, reason):
+    optimizer = (lambda p: webtorch.optim.RMSprop(p, lr=1e-2)) if case == "rmsprop" else \
+        (lambda p: webtorch.optim.SGD(p, lr=0.1, momentum=0.9))
+    (m_eager, o_eager), (m_comp, o_comp) = _twin_mlps(optimizer)
+    body = {"item": lambda loss: loss * (1.0 if loss.item() > 0 else 2.0),
+            "branch": lambda loss: loss * 2 if loss > 1 else loss}.get(case)
+    if case == "dropout":  # the same random numbers for both: seeded before each step
+        m_eager, m_comp = (webtorch.nn.Sequential(webtorch.nn.Dropout(0.3), m) for m in (m_eager, m_comp))
+    eager, compiled = _training_step(m_eager, o_eager, body), webtorch.compile(_training_step(m_comp, o_comp, body))
+    for i in range(3):
+        x, y = _batch(8, i)
+        webtorch.manual_seed(i)
+        want = eager(x, y).item()
+        webtorch.manual_seed(i)
+        assert compiled(x, y).item() == pytest.approx(want, rel=1e-6, abs=1e-7)
+    assert compiled.stats["replays"] == 0 and reason in compiled.graph_breaks[0], compiled.graph_breaks
+    for (k, a), b in zip(m_eager.state_dict().items(), m_comp.state_dict().values()):
+        assert torch.allclose(torch.tensor(a.tolist()), torch.tensor(b.tolist()), atol=1e-6), k

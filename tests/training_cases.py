@@ -54,19 +54,25 @@ def batches(model_name, batch=8):
         yield [rng.gauss(0, 1) for _ in range(n)], [rng.randrange(5) for _ in range(batch)]
 
 
-def train(T, model, model_name, optimizer_name, device):
-    """Trains in place; returns (losses, {name: flat values})."""
+def train(T, model, model_name, optimizer_name, device, compile_step=None, steps=STEPS):
+    """Trains in place; returns (losses, {name: flat values}). compile_step: applied to the training
+    step function (forward, zero_grad, backward, optimizer step), e.g. webtorch.compile."""
     shape = MODELS[model_name][1]
     opt = OPTIMIZERS[optimizer_name](T, model.parameters())
-    losses = []
-    for x, y in batches(model_name):
-        xb = T.tensor(x, device=device).reshape(-1, *shape)
-        yb = T.tensor(y, device=device)
+
+    def step(xb, yb):
         loss = T.nn.functional.cross_entropy(model(xb), yb)
         opt.zero_grad()
         loss.backward()
         opt.step()
-        losses.append(loss.item())
+        return loss
+    if compile_step is not None:
+        step = compile_step(step)
+    losses = []
+    for x, y in list(batches(model_name))[:steps]:
+        xb = T.tensor(x, device=device).reshape(-1, *shape)
+        yb = T.tensor(y, device=device)
+        losses.append(step(xb, yb).item())
     params = {k: [float(v) for v in _flat(p.detach().cpu().tolist())] for k, p in model.state_dict().items()}
     return losses, params
 

@@ -1,26 +1,40 @@
 """webtorch.compile: a function's or module's kernels recorded once per input signature, then replayed.
 
-The first call with a given signature (each argument's device, dtype, shape, strides, offset and
-storage sharing, or a plain value; grad mode; the training flags and plain attributes of the modules
-it reaches; the identity and layout of their tensors) runs eagerly while the runtime records its
-kernels (backend/recording.py). Later calls with that signature replay the kernels with the
-arguments' buffers bound in place of the recorded ones: no op runs in Python, and the results are
-new tensors over the replay's buffers.
+The first call with a given signature runs eagerly while the runtime records its kernels
+(backend/recording.py). Later calls with that signature replay the kernels with the arguments'
+buffers, and the buffers of the state tensors the call reaches, bound in place of the recorded ones:
+no op runs in Python. The results are new tensors over the replay's buffers, and state the call
+replaced (a new .grad, BatchNorm's running statistics) is replaced the same way.
+
+State is what the call reaches through its module, closure and the globals it names: modules'
+parameters, buffers and tensor attributes, the parameters' gradients, optimizers' parameters and
+state, and tensors. A training step (forward, loss.backward(), optimizer.step(), zero_grad())
+replays whole: autograd's kernels are recorded like the others, and the optimizer's fused update
+computes its scalars (step count, learning rate) anew at each replay.
+
+The signature: each argument's device, dtype, shape, strides, offset and storage sharing (a plain
+value by value); grad mode; the training flags and plain attributes of the modules it reaches, the
+optimizers' options (numbers by whether they are zero: the values are read at each replay); and for
+each state location, the layout of the tensor there (or None) and its sharing. A call that adds
+state (an optimizer's first step) is recorded again at its next call.
 
 A call that cannot be replayed runs eagerly, for that signature from then on: it reads a value back
 (.item(), .tolist(), print, data-dependent control flow), draws random numbers, builds an autograd
-graph (compile replays grad-free calls: no_grad, inference_mode, or nothing requiring grad), uses a
-tensor it does not reach through its arguments, closure, globals or module, keeps a tensor it made
-(module state), or returns something other than tensors and plain values. fullgraph=True makes that
-an error instead.
+graph it does not consume with backward() (or one through an argument that requires grad), uses a
+tensor it does not reach, keeps a tensor it made elsewhere than in a state location, updates
+parameters with an optimizer that has no fused kernel, or returns something other than tensors and
+plain values. fullgraph=True makes that an error instead.
 """
 import functools
+import gc
 import types
 
 from . import autograd
 from ._tensor import Tensor
-from .backend import recording
+from .backend import gpu, recording
+from .backend.webgpu import runtime
 from .nn.module import Module
+from .optim.optimizer import Optimizer
 
 CACHE_SIZE_LIMIT = 8  # signatures recorded per function (torch._dynamo.config.cache_size_limit); then eager
 MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -56,8 +70,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
 
 
 class _Entry:
-    """One signature's recorded program and how to rebuild the call's result from its buffers."""
-    __slots__ = ("program", "outputs", "rebuild")
+    """One signature's recorded program, the state locations it binds, and how to rebuild the call's
+    result and replaced state from the replay's buffers."""
+    __slots__ = ("program", "locations", "outputs", "rebuild", "state_outputs", "ranges")
 
 
 class CompiledFunction:
@@ -78,25 +93,33 @@ class CompiledFunction:
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
         inputs = []
-        state = _reachable_tensors(self.module if self.module is not None else self.fn)
+        roots = _roots(self.module if self.module is not None else self.fn)
+        locations = _locations(roots)
+        values = [_get(loc) for loc in locations]
         key = (_signature(args, inputs), _signature(tuple(kwargs.items()), inputs), autograd.is_grad_enabled(),
-               _state_signature(self.module if self.module is not None else self.fn, state))
+               _state_signature(roots, locations, values, inputs))
         entry = self.cache.get(key)
         if entry.__class__ is _Entry:
-            self.stats["replays"] += 1
-            return _replay(entry, inputs)
+            ranges = _ranges(inputs, values)
+            if all(r is None or n is not None and r[0] <= n[0] and n[1] <= r[1] for r, n in zip(entry.ranges, ranges)):
+                self.stats["replays"] += 1
+                return _replay(entry, inputs, values)
+            # an int tensor's values may lie outside those the recorded call's index checks were skipped
+            # for: record again, for the hull of both ranges (what passed a bound check for each passes for it)
+            return self._capture(key, args, kwargs, inputs, locations, values,
+                                 [_hull(r, n) for r, n in zip(entry.ranges, ranges)])
         if entry is not None:
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
         if len(self.cache) >= CACHE_SIZE_LIMIT:
             return self._eager(key, f"{CACHE_SIZE_LIMIT} signatures are recorded already (cache_size_limit)",
                                args, kwargs)
-        if any(t.device.type != "webgpu" for t in inputs):
-            return self._eager(key, "an argument is a cpu tensor (only webgpu kernels are recorded)", args, kwargs)
-        if autograd.is_grad_enabled() and any(t.requires_grad for t in inputs + state):
-            return self._eager(key, "a tensor it uses requires grad, so it builds an autograd graph (compile replays "
-                                    "calls under no_grad / inference_mode)", args, kwargs)
-        return self._capture(key, args, kwargs, inputs, state)
+        tensors = inputs + [v for v in values if isinstance(v, Tensor)]
+        if any(t.device.type != "webgpu" for t in tensors):
+            return self._eager(key, "a tensor it uses is on cpu (only webgpu kernels are recorded)", args, kwargs)
+        if autograd.is_grad_enabled() and any(t.requires_grad for t in inputs):
+            return self._eager(key, "an argument requires grad (a replay would not accumulate its .grad)", args, kwargs)
+        return self._capture(key, args, kwargs, inputs, locations, values)
 
     def _eager(self, key, reason, args, kwargs):
         self._break(key, reason)
@@ -108,25 +131,40 @@ class CompiledFunction:
         if self.fullgraph:
             raise GraphBreakError(f"webtorch.compile(fullgraph=True): the call cannot be replayed: {reason}")
 
-    def _capture(self, key, args, kwargs, inputs, state):
-        from .backend.webgpu import runtime
+    def _capture(self, key, args, kwargs, inputs, locations, values, ranges=None):
         rt = runtime()
+        ranges = ranges or _ranges(inputs, values)
         rt.flush()
         self.stats["captures"] += 1
         with recording.Recorder(rt) as recorder:
-            result = self.fn(*args, **kwargs)
+            result = _consumed_graphs_dropped(self.fn(*args, **kwargs))
+            gc.collect()  # tensors in reference cycles are released now, as recorded events
         try:
             if recorder.broken:
                 raise recording.GraphBreak(recorder.broken)
+            after = _locations(_roots(self.module if self.module is not None else self.fn))
+            if [(id(c), k) for c, k, _ in after] != [(id(c), k) for c, k, _ in locations]:
+                return result  # it added state (an optimizer's first step): recorded again at the next call
             entry = _Entry()
-            externals = {t._storage.buffer.id: t._storage for t in state if t._storage.device_type == "webgpu"}
-            entry.program = recording.Program(recorder, [t._storage.buffer for t in inputs], externals)
+            entry.locations, entry.ranges = locations, ranges
+            entry.program = recording.Program(recorder, [t._storage.buffer for t in inputs],
+                                              [v._storage.buffer if isinstance(v, Tensor) else None for v in values])
             leaves, entry.rebuild = _flatten(result)
-            entry.outputs = [_output_slot(entry.program, x, inputs) for x in leaves]
-            kept = entry.program.live_new - {o[1][1] for o in entry.outputs if o[0] == "tensor" and o[1][0] == "new"}
-            if kept:
-                raise recording.GraphBreak("it keeps a tensor it made (module state, a global or a closure), "
-                                           "which a replay would not update")
+            entry.outputs = [_output_slot(entry.program, x) for x in leaves]
+            entry.state_outputs = []
+            for j, (loc, before) in enumerate(zip(locations, values)):
+                now = _get(loc)
+                if now is before:
+                    continue
+                if now is not None and not isinstance(now, Tensor):
+                    raise recording.GraphBreak(f"it puts a {type(now).__name__} where a tensor was")
+                entry.state_outputs.append((j, None if now is None else _tensor_slot(entry.program, now)))
+            specs = [o[1] for o in entry.outputs if o[0] == "tensor"] + [s for _, s in entry.state_outputs if s]
+            used = {slot[1] for slot, *_ in specs if slot[0] == "new"}
+            if entry.program.live_new - used:
+                raise recording.GraphBreak("it keeps a tensor it made elsewhere than in its result or the state "
+                                           "it reaches (a list, a global it does not name), which a replay would "
+                                           "not update")
         except recording.GraphBreak as e:
             self._break(key, str(e))
             return result
@@ -134,60 +172,80 @@ class CompiledFunction:
         return result
 
 
-def _output_slot(program, x, inputs):
-    if not isinstance(x, Tensor):
-        if not isinstance(x, _PLAIN):
-            raise recording.GraphBreak(f"it returns a {type(x).__name__}, not tensors and plain values")
-        return ("value", x)
-    if x.requires_grad or x.grad_fn is not None:
-        raise recording.GraphBreak("its result requires grad (compile replays calls under no_grad / inference_mode)")
+def _consumed_graphs_dropped(result):
+    """result with its tensors whose graph backward() consumed detached, as a replay returns them: the
+    graph's saved tensors are released within the recorded call, not kept as if it made state."""
+    leaves, rebuild = _flatten(result)
+    if not any(isinstance(x, Tensor) and x.grad_fn is not None and x.grad_fn.inputs is None for x in leaves):
+        return result
+    return rebuild([Tensor(x._storage, x.shape, x._stride, x._offset)  # not detach(): a view keeps its base
+                    if isinstance(x, Tensor) and x.grad_fn is not None and x.grad_fn.inputs is None else x
+                    for x in leaves])
+
+
+def _ranges(inputs, values):
+    """The known value ranges of int arguments and state tensors (uploaded from the host): index
+    checks that these settle run no kernel and read nothing back, so a replay guards on them instead."""
+    return [t._storage.buffer.value_range for t in inputs + [v for v in values if isinstance(v, Tensor)]]
+
+
+def _hull(a, b):
+    return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))
+
+
+def _tensor_slot(program, x):
+    """Where a result or new state tensor's storage comes from: a slot, with its view's layout."""
+    if x.grad_fn is not None and x.grad_fn.inputs is not None:
+        raise recording.GraphBreak("its result requires grad and backward() did not consume its graph (a replay "
+                                   "builds no autograd graph)")
     storage = x._storage
     if storage.device_type != "webgpu":
         raise recording.GraphBreak("it returns a cpu tensor (cpu work is not recorded)")
-    slot = program.slot_of.get(storage.buffer.id)
+    slot = program.slot(storage.buffer)
     if slot is None:
-        for i, t in enumerate(inputs):
-            if t._storage is storage:
-                slot = ("input", i)
-                break
-        else:
-            slot = ("external", storage)
-    return ("tensor", slot, storage.dtype, storage.numel, tuple(x.shape), x._stride, x._offset)
+        raise recording.GraphBreak("it returns a tensor that is neither made by it, an argument, nor state it reaches")
+    return slot, storage.dtype, storage.numel, tuple(x.shape), x._stride, x._offset
 
 
-def _replay(entry, inputs):
-    from .backend import gpu
-    from .backend.webgpu import runtime
+def _output_slot(program, x):
+    if isinstance(x, Tensor):
+        return ("tensor", _tensor_slot(program, x))
+    if not isinstance(x, _PLAIN):
+        raise recording.GraphBreak(f"it returns a {type(x).__name__}, not tensors and plain values")
+    return ("value", x)
+
+
+def _replay(entry, inputs, values):
     rt = runtime()
-    new = entry.program.replay(rt, [t._storage.buffer for t in inputs])
+    state_buffers = [v._storage.buffer if isinstance(v, Tensor) else None for v in values]
+    new = entry.program.replay(rt, [t._storage.buffer for t in inputs], state_buffers)
     storages = {}
-    leaves = []
-    for out in entry.outputs:
-        if out[0] == "value":
-            leaves.append(out[1])
-            continue
-        _, (kind, ref), dtype, numel, shape, stride, offset = out
+
+    def tensor(spec):
+        (kind, ref), dtype, numel, shape, stride, offset = spec
         if kind == "input":
             storage = inputs[ref]._storage
-        elif kind == "external":
-            storage = ref
+        elif kind == "state":
+            storage = values[ref]._storage
         else:
             storage = storages.get(ref)
             if storage is None:
                 storage = storages[ref] = gpu.Storage.adopt(dtype, numel, new[ref], rt)
-        leaves.append(Tensor(storage, shape, stride, offset))
-    return entry.rebuild(leaves)
+        return Tensor(storage, shape, stride, offset)
+
+    for j, spec in entry.state_outputs:
+        _set(entry.locations[j], None if spec is None else tensor(spec))
+    return entry.rebuild([out[1] if out[0] == "value" else tensor(out[1]) for out in entry.outputs])
 
 
-# -- signatures and guards ------------------------------------------------------------------------
+# -- what a call reaches, and its signature -------------------------------------------------------
 def _signature(values, inputs):
     """A hashable description of arguments; their tensors are appended to inputs."""
     out = []
     for v in values:
         if isinstance(v, Tensor):
-            shared = next((i for i, t in enumerate(inputs) if t._storage is v._storage), None)
+            out.append(_layout(v, inputs))
             inputs.append(v)
-            out.append(("T", v.device.type, v.dtype, tuple(v.shape), v._stride, v._offset, v.requires_grad, shared))
         elif isinstance(v, (tuple, list)):
             out.append((type(v), _signature(v, inputs)))
         elif isinstance(v, dict):
@@ -199,8 +257,15 @@ def _signature(values, inputs):
     return tuple(out)
 
 
+def _layout(t, seen):
+    """A tensor's guarded description; shared: the first of seen with its storage."""
+    shared = next((i for i, s in enumerate(seen) if s._storage is t._storage), None)
+    return ("T", t.device.type, t.dtype, tuple(t.shape), t._stride, t._offset, t.requires_grad, shared)
+
+
 def _roots(obj):
-    """What a compiled callable reaches: a module, or a function's closure and the globals it names."""
+    """What a compiled callable reaches: a module, a bound method's object, or a function's closure
+    cells and the globals it names, as (container, key, is_attr) locations or objects."""
     if isinstance(obj, Module):
         return [obj]
     if isinstance(obj, types.MethodType):
@@ -208,10 +273,9 @@ def _roots(obj):
     code = getattr(obj, "__code__", None)
     if code is None:
         return [obj]
-    roots = [cell.cell_contents for cell in (obj.__closure__ or ()) if _filled(cell)]
+    roots = [(cell, "cell_contents", True) for cell in (obj.__closure__ or ()) if _filled(cell)]
     names = obj.__globals__
-    roots += [names[n] for n in code.co_names if n in names]
-    return roots
+    return roots + [(names, n, False) for n in code.co_names if n in names]
 
 
 def _filled(cell):
@@ -222,32 +286,102 @@ def _filled(cell):
     return True
 
 
-def _reachable_tensors(obj):
-    out = []
-    for root in _roots(obj):
-        if isinstance(root, Tensor):
-            out.append(root)
-        elif isinstance(root, Module):
-            for m in root.modules():
-                out += [t for t in list(m._parameters.values()) + list(m._buffers.values()) if t is not None]
-                out += [v for v in vars(m).values() if isinstance(v, Tensor)]
+def _get(location):
+    container, key, is_attr = location
+    return getattr(container, key) if is_attr else container[key]
+
+
+def _set(location, value):
+    container, key, is_attr = location
+    if is_attr:
+        setattr(container, key, value)
+    else:
+        container[key] = value
+
+
+def _root_value(root):
+    return _get(root) if isinstance(root, tuple) else root
+
+
+def _locations(roots):
+    """The state locations the roots reach, in a fixed order: (container, key, is_attr), each once."""
+    out, seen = [], set()
+
+    def add(container, key, is_attr):
+        if (id(container), key) not in seen:
+            seen.add((id(container), key))
+            out.append((container, key, is_attr))
+
+    def tensor(container, key, is_attr, t):
+        add(container, key, is_attr)
+        if t is not None and t.requires_grad and t.grad_fn is None:
+            add(t, "grad", True)  # a leaf's gradient, None or not
+
+    def walk(value, location=None, depth=0):
+        if isinstance(value, Tensor) and location is not None:
+            tensor(*location, value)
+        elif isinstance(value, Module):
+            for m in value.modules():
+                for name, p in m._parameters.items():
+                    tensor(m._parameters, name, False, p)
+                for name in m._buffers:
+                    add(m._buffers, name, False)
+                for name, v in vars(m).items():
+                    if isinstance(v, Tensor):
+                        tensor(m, name, True, v)
+        elif isinstance(value, Optimizer):
+            for group in value.param_groups:
+                for i, p in enumerate(group["params"]):
+                    tensor(group["params"], i, False, p)
+            for state in value.state.values():
+                for name, v in state.items():
+                    if isinstance(v, Tensor):
+                        add(state, name, False)
+        elif depth == 0 and hasattr(value, "__dict__") and not isinstance(value, (type, types.ModuleType,
+                                                                                   types.FunctionType)):
+            for name, v in vars(value).items():  # an object's attributes (a trainer's model and optimizer)
+                walk(v, (value, name, True), 1)
+
+    for root in roots:
+        walk(_root_value(root), root if isinstance(root, tuple) else None)
     return out
 
 
-def _state_signature(obj, state):
-    """Guards on what the call reaches: its tensors' identity and layout, the modules' training flags
-    and plain attributes, and plain closure values and globals."""
+def _kind(v):
+    """An optimizer option as guarded: a number by whether it is zero (its value is read at each replay)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return type(v), v != 0
+    if isinstance(v, (tuple, list)):
+        return tuple(_kind(x) for x in v)
+    return v
+
+
+def _state_signature(roots, locations, values, inputs):
+    """Guards on what the call reaches: each state location's tensor layout and sharing, the modules'
+    training flags and plain attributes, optimizers' options, and plain closure values and globals."""
     plain = []
-    for root in _roots(obj):
-        if isinstance(root, Module):
-            for m in root.modules():
-                plain.append(m.training)
-                plain += [(k, v) for k, v in vars(m).items() if isinstance(v, _PLAIN)]
-        elif isinstance(root, _PLAIN):
-            plain.append(root)
-    tensors = tuple((id(t), id(t._storage), tuple(t.shape), t._stride, t._offset, t.dtype, t.requires_grad)
-                    for t in state)
-    return tuple(plain), tensors
+    for root in roots:
+        value = _root_value(root)
+        candidates = [value] + ([v for v in vars(value).values()] if hasattr(value, "__dict__") and not isinstance(
+            value, (type, types.ModuleType, types.FunctionType, Module, Optimizer)) else [])
+        for v in candidates:
+            if isinstance(v, Module):
+                for m in v.modules():
+                    plain.append(m.training)
+                    plain += [(k, x) for k, x in vars(m).items() if isinstance(x, _PLAIN)]
+            elif isinstance(v, Optimizer):
+                plain += [tuple((k, _kind(x)) for k, x in g.items() if k != "params") for g in v.param_groups]
+            elif isinstance(v, _PLAIN):
+                plain.append(v)
+    seen = list(inputs)
+    state = []
+    for (container, key, _), v in zip(locations, values):
+        if isinstance(v, Tensor):
+            state.append((id(container), key, _layout(v, seen)))
+            seen.append(v)
+        else:
+            state.append((id(container), key, None if v is None else ("id", id(v))))
+    return tuple(plain), tuple(state)
 
 
 def _flatten(result):

@@ -1231,6 +1231,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
             raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
     out = _empty(shape, dtype, _device_type(device))
     _copy_into(out, fill_value)
+    if dtype.category == 1 and isinstance(fill_value, (int, float)):  # index checks of it need no readback
+        backend(out._storage.device_type).set_known_range(out._storage, int(fill_value), int(fill_value))
     out.requires_grad = requires_grad
     return out
 

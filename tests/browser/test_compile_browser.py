@@ -33,3 +33,31 @@ with webtorch.no_grad():
     assert stats == {"captures": 1, "replays": 2, "eager": 0}
     for g_, e in zip(values, expected):
         assert torch.allclose(torch.tensor(g_), torch.tensor(e), atol=1e-5)
+
+
+def test_compiled_training_step_replays_torch_losses(py):
+    # forward, zero_grad, backward, Adam step through webtorch.compile: replayed from the third step
+    import torch
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import training_cases as tc
+    py.put_test_module("training_cases.py")
+    torch.manual_seed(0)
+    reference = tc.mlp(torch)
+    state = {k: v.tolist() for k, v in reference.state_dict().items()}
+    expected, _ = tc.train(torch, reference, "mlp", "adam", "cpu", steps=5)
+    losses, stats = py.run(f"""
+import json
+import webtorch
+import training_cases as tc
+model = tc.mlp(webtorch)
+model.load_state_dict({{k: webtorch.tensor(v) for k, v in json.loads({json.dumps(json.dumps(state))}).items()}})
+made = []
+losses, _ = tc.train(webtorch, model.to("webgpu"), "mlp", "adam", "webgpu", steps=5,
+                     compile_step=lambda fn: made.append(webtorch.compile(fn, fullgraph=True)) or made[0])
+[losses, made[0].stats]
+""")
+    assert stats["eager"] == 0 and stats["replays"] >= 2, stats
+    for got, want in zip(losses, expected):
+        assert abs(got - want) <= 1e-4 * abs(want), (losses, expected)

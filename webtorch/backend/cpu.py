@@ -104,6 +104,10 @@ def known_range(storage):
     return None
 
 
+def set_known_range(storage, low, high):
+    pass
+
+
 def from_bytes(dtype, data):
     """A storage over data, the elements' little-endian bytes in torch's layout (a 1-byte-format
     memoryview): shares its memory where the host keeps dtype in torch's layout; float16 and bfloat16

@@ -120,6 +120,11 @@ def known_range(storage):
     return storage.buffer.value_range
 
 
+def set_known_range(storage, low, high):
+    """After a kernel filled an int storage with values in [low, high] (full(): one constant)."""
+    storage.buffer.value_range = (low, high)
+
+
 def to_host(storage, offset, numel):
     """Elements [offset, offset + numel) of a storage, as an array.array of the host typecode."""
     start, raw, skip = _readback(storage, offset, numel)
@@ -555,11 +560,14 @@ def random(kind, n, seed, offset):
 
 
 def optimizer_step(kernel, param, grad, states, scalars):
-    """One fused optimizer update (kernels.optimizer_step) of contiguous float32 tensors, in place."""
+    """One fused optimizer update (kernels.optimizer_step) of contiguous float32 tensors, in place.
+    scalars() gives the update's scalars and advances the step count: called now, and again by each
+    replay of a compiled training step (whose learning rate a scheduler may have changed)."""
     n = param.numel()
-    meta = [n] + [kernels.scalar_bits(v, dt.float32) for v in scalars]
-    param._storage.runtime.run(kernel, [param._storage.buffer, grad._storage.buffer] +
-                               [s._storage.buffer for s in states], meta, -(-n // 256))
+    param._storage.runtime.run_dynamic(kernel, [param._storage.buffer, grad._storage.buffer] +
+                                       [s._storage.buffer for s in states],
+                                       lambda: [n] + [kernels.scalar_bits(v, dt.float32) for v in scalars()],
+                                       -(-n // 256))
 
 
 def _last_dim_rows(x):

@@ -1,10 +1,15 @@
-"""A recorded kernel sequence, replayed with other buffers bound (webtorch.compile's program).
+"""The recorded kernel sequence: a call's kernels recorded once and replayed with other buffers bound
+(webtorch.compile's program). It sits between the ops and the runtime: eagerly, the runtime records
+each kernel into its batch and runs it at the next flush; under a Recorder the same calls are also
+kept as events, and a Program replays them later without the Python that issued them.
 
 While a Recorder is installed on the runtime, the runtime's calls that ops make (alloc, release,
-run, upload) are seen as events; a readback, or a kernel that draws random numbers, ends the
-recording as unreplayable. The events become a Program: kernels whose buffers are named by slot,
-"input" i (rebound to the i-th input buffer on each replay), "new" k (a buffer allocated on each
-replay) or "external" (a buffer of a tensor the caller guards, bound as recorded).
+run, run_dynamic, upload) are seen as events; a readback, or a kernel that draws random numbers, ends
+the recording as unreplayable, as does unreplayable() from a layer above (an optimizer update made of
+separate ops). The events become a Program: kernels whose buffers are named by slot, "input" i (the
+i-th input buffer of each replay), "state" j (the buffer of the j-th state tensor at each replay:
+parameters, gradients, optimizer state, found by the caller) or "new" k (allocated and released
+during the replay where the recorded call allocated and released it).
 """
 
 
@@ -12,19 +17,29 @@ class GraphBreak(Exception):
     """What made a recorded call unreplayable."""
 
 
+_active = []  # the installed Recorder, if any
+
+
+def unreplayable(reason):
+    """Marks the call being recorded, if any, as one a replay would get wrong."""
+    if _active:
+        _active[-1].stop(reason)
+
+
 class Recorder:
     """Installed on a runtime for one eager call; holds its events in order."""
 
     def __init__(self, runtime):
         self.runtime = runtime
-        self.events = []  # ("alloc", buf) ("release", buf) ("run", kernel, buffers, meta, groups) ("upload", buf, bytes)
+        # ("alloc", buf) ("release", buf) ("run", kernel, buffers, meta, groups, meta_fn) ("upload", buf, bytes)
+        self.events = []
         self.broken = None  # the reason the call cannot be replayed, if any
         self._saved = {}
 
     def __enter__(self):
         rt = self.runtime
         events = self.events
-        for name in ("alloc", "release", "run", "upload", "download", "download_async", "synchronize"):
+        for name in ("alloc", "release", "run", "run_dynamic", "upload", "download", "download_async", "synchronize"):
             self._saved[name] = rt.__dict__.get(name)  # an instance hook (a profiler's) stays underneath
         inner = {name: getattr(rt, name) for name in self._saved}
 
@@ -40,7 +55,12 @@ class Recorder:
         def run(kernel, buffers, meta, groups):
             if kernel[0][0] == "philox":
                 self.stop("it draws random numbers (a replay would repeat them)")
-            events.append(("run", kernel, list(buffers), list(meta), groups))
+            events.append(("run", kernel, list(buffers), list(meta), groups, None))
+            inner["run"](kernel, buffers, meta, groups)
+
+        def run_dynamic(kernel, buffers, meta_fn, groups):
+            meta = meta_fn()
+            events.append(("run", kernel, list(buffers), list(meta), groups, meta_fn))
             inner["run"](kernel, buffers, meta, groups)
 
         def upload(buf, data):
@@ -53,12 +73,14 @@ class Recorder:
                 return inner[name](*args, **kwargs)
             return read
 
-        hooks = {"alloc": alloc, "release": release, "run": run, "upload": upload}
+        hooks = {"alloc": alloc, "release": release, "run": run, "run_dynamic": run_dynamic, "upload": upload}
         for name in self._saved:
             setattr(rt, name, hooks.get(name) or reads(name))
+        _active.append(self)
         return self
 
     def __exit__(self, *exc):
+        _active.remove(self)
         rt = self.runtime
         for name, saved in self._saved.items():
             if saved is None:
@@ -75,67 +97,72 @@ class Recorder:
 class Program:
     """The kernels of one recorded call, with their buffers as slots.
 
-    inputs: the input buffers' ids of the recorded call, in input order; externals: buffer id ->
-    the object that keeps it alive (a guarded tensor's storage). Raises GraphBreak when a kernel
-    uses a buffer that is neither.
+    input_buffers: the recorded call's input buffers, in input order; state_buffers: the buffers of
+    its state tensors (None where a state location held no tensor). Raises GraphBreak when a kernel
+    uses a buffer that is none of these and was not allocated by the call.
     """
 
-    def __init__(self, recorder, input_buffers, external_storages):
-        inputs = {buf.id: i for i, buf in reversed(list(enumerate(input_buffers)))}
-        slot_of = {}  # buffer id -> its slot, for the buffer's current lifetime
-        self.new_sizes = []  # per "new" slot: bytes
-        self.steps = []  # ("run", kernel, slots, meta, groups) ("upload", slot, bytes)
-        live = {}  # "new" slot -> still allocated at the end
-        self.externals = {}
+    def __init__(self, recorder, input_buffers, state_buffers):
+        known = {}  # buffer id -> ("input", i) or ("state", j); the first one of a shared buffer
+        for kind, buffers in (("input", input_buffers), ("state", state_buffers)):
+            for i, buf in enumerate(buffers):
+                if buf is not None and buf.id not in known:
+                    known[buf.id] = (kind, i)
+        slot_of = {}  # buffer id -> its "new" slot, for the buffer's current lifetime
+        self.new_count = 0
+        self.steps = []  # ("alloc", k, nbytes) ("release", k) ("run", kernel, slots, meta, groups, meta_fn)
+        live = set()  # ("upload", slot, bytes)
 
         def slot(buf):
-            s = slot_of.get(buf.id)
-            if s is not None:
-                return s
-            if buf.id in inputs:
-                return ("input", inputs[buf.id])
-            storage = external_storages.get(buf.id)
-            if storage is None:
-                raise GraphBreak("it uses a tensor that is neither an argument nor state of the compiled module "
-                                 "or function (a global or closure tensor that webtorch cannot guard)")
-            self.externals[buf.id] = storage
-            return ("external", buf)
+            s = slot_of.get(buf.id) or known.get(buf.id)
+            if s is None:
+                raise GraphBreak("it uses a tensor that is neither an argument nor state it reaches (a module's, "
+                                 "an optimizer's, or one in its closure or the globals it names)")
+            return s
 
         for event in recorder.events:
             kind = event[0]
             if kind == "alloc":
-                k = len(self.new_sizes)
-                self.new_sizes.append(event[1].nbytes)
+                k = self.new_count
+                self.new_count += 1
                 slot_of[event[1].id] = ("new", k)
-                live[k] = True
+                live.add(k)
+                self.steps.append(("alloc", k, event[1].nbytes))
             elif kind == "release":
                 s = slot_of.pop(event[1].id, None)
                 if s is not None:
-                    live[s[1]] = False
+                    live.discard(s[1])
+                    self.steps.append(("release", s[1]))
             elif kind == "run":
-                _, kernel, buffers, meta, groups = event
-                self.steps.append(("run", kernel, [slot(b) for b in buffers], meta, groups))
+                _, kernel, buffers, meta, groups, meta_fn = event
+                self.steps.append(("run", kernel, [slot(b) for b in buffers], meta, groups, meta_fn))
             else:
                 self.steps.append(("upload", slot(event[1]), event[2]))
-        self.live_new = {k for k, alive in live.items() if alive}
-        self.slot_of = slot_of  # at the end of the call: buffer id -> slot, for the outputs
+        self.live_new = live  # "new" slots still allocated at the end (results, new state)
+        self.slot_of = slot_of  # at the end of the call: buffer id -> "new" slot
+        self.known = known
 
-    def replay(self, runtime, input_buffers):
-        """Records the kernels again with the inputs' buffers bound; returns the "new" slots' buffers
-        that stay allocated (the outputs'); the others go back to the cache (reuse is in queue order)."""
-        new = [runtime.alloc(n) for n in self.new_sizes]
+    def slot(self, buf):
+        """The slot of a buffer at the end of the recorded call, or None."""
+        return self.slot_of.get(buf.id) or self.known.get(buf.id)
 
-        def bind(s):
-            kind, ref = s
-            return input_buffers[ref] if kind == "input" else new[ref] if kind == "new" else ref
-
-        run, upload = runtime.run, runtime.upload
+    def replay(self, runtime, input_buffers, state_buffers):
+        """Runs the kernels again with these buffers bound; returns the "new" slots' buffers (those
+        still allocated at the end: the results' and new state's; the others went back to the cache
+        where the recorded call released them)."""
+        new = [None] * self.new_count
+        bound = {"input": input_buffers, "state": state_buffers, "new": new}
+        alloc, release, run, upload = runtime.alloc, runtime.release, runtime.run, runtime.upload
         for step in self.steps:
-            if step[0] == "run":
-                run(step[1], [bind(s) for s in step[2]], step[3], step[4])
+            kind = step[0]
+            if kind == "run":
+                _, kernel, slots, meta, groups, meta_fn = step
+                run(kernel, [bound[k][i] for k, i in slots], meta if meta_fn is None else meta_fn(), groups)
+            elif kind == "alloc":
+                new[step[1]] = alloc(step[2])
+            elif kind == "release":
+                release(new[step[1]])
             else:
-                upload(bind(step[1]), step[2])
-        for k, buf in enumerate(new):
-            if k not in self.live_new:
-                runtime.release(buf)
+                k, i = step[1]
+                upload(bound[k][i], step[2])
         return new

@@ -248,6 +248,11 @@ class Runtime:
         self._pending += 1
         self.kernels_dispatched += 1
 
+    def run_dynamic(self, kernel, buffers, meta_fn, groups):
+        """A kernel whose parameters meta_fn() computes: now, and again at each replay of a compiled
+        call that recorded it (an optimizer's step count and learning rate change between steps)."""
+        self.run(kernel, buffers, meta_fn(), groups)
+
     def flush(self):
         if not self._pending:
             return

@@ -12,7 +12,7 @@ from .. import _dtypes as dt
 from .. import _indexing, _math_ops
 from .. import _ops as F
 from .._ops import gelu, linear, log_softmax, relu, sigmoid, silu, softmax, tanh  # noqa: F401
-from .._indexing import _check_bounds, _gather
+from .._indexing import _check_bounds, _gather, _known_in_range
 from .._math_ops import log1p, vector_norm
 from .._random import rand
 from .._conv_ops import _conv2d_input_grad, _conv2d_weight_grad, _flip2, _scatter_strided, _windows, pad  # noqa: F401
@@ -674,7 +674,8 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     c = input.shape[1]
     valid = F.ne(target, ignore_index)
     safe = F.where(valid, target, 0)
-    _check_bounds([(safe, c, 1)], IndexError, "Target {} is out of bounds.", negative=False)
+    if not _known_in_range(target, 0, c):  # uploaded class indices are known in range: no readback
+        _check_bounds([(safe, c, 1)], IndexError, "Target {} is out of bounds.", negative=False)
     # the picked log-probabilities by gather (not a one-hot product: 0 * -inf would be NaN), and
     # ignored rows by where (their -inf must not reach the sum)
     picked = F.squeeze(_gather(input, 1, F.unsqueeze(safe, 1)), 1)

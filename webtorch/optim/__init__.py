@@ -35,7 +35,7 @@ class SGD(Optimizer):
         kernel = kernels.optimizer_step("sgd", group["maximize"], bool(group["weight_decay"]),
                                         (bool(momentum), first, group["nesterov"]))
         gpu.optimizer_step(kernel, p, grad, [state["momentum_buffer"]] if momentum else [],
-                           [group["weight_decay"], momentum, 1 - group["dampening"], -group["lr"]])
+                           lambda: [group["weight_decay"], group["momentum"], 1 - group["dampening"], -group["lr"]])
         return True
 
 
@@ -59,26 +59,30 @@ class Adam(Optimizer):
             state["exp_avg_sq"] = F.zeros_like(p)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = F.zeros_like(p)
-        state["step"] += 1
-        return state["step"]
 
     def _fused_update(self, p, grad, state, group):
-        beta1, beta2 = group["betas"]
-        lr, wd = group["lr"], group["weight_decay"]
-        step = self._init_state(p, state, group)
+        self._init_state(p, state, group)
         states = [state["exp_avg"], state["exp_avg_sq"]] + ([state["max_exp_avg_sq"]] if group["amsgrad"] else [])
-        kernel = kernels.optimizer_step("adam", group["maximize"], bool(wd),
+        kernel = kernels.optimizer_step("adam", group["maximize"], bool(group["weight_decay"]),
                                         (self.decoupled_weight_decay, group["amsgrad"]))
-        gpu.optimizer_step(kernel, p, grad, states, [
-            1 - lr * wd if self.decoupled_weight_decay else wd, 1 - beta1, beta2, 1 - beta2,
-            (1 - beta2 ** step) ** 0.5, group["eps"], -(lr / (1 - beta1 ** step))])
+
+        def scalars():  # this step's, the step count advanced (again at each replay of a compiled step)
+            beta1, beta2 = group["betas"]
+            lr, wd = group["lr"], group["weight_decay"]
+            state["step"] += 1
+            step = state["step"]
+            return [1 - lr * wd if self.decoupled_weight_decay else wd, 1 - beta1, beta2, 1 - beta2,
+                    (1 - beta2 ** step) ** 0.5, group["eps"], -(lr / (1 - beta1 ** step))]
+        gpu.optimizer_step(kernel, p, grad, states, scalars)
         return True
 
     def _update(self, p, grad, state, group):
         beta1, beta2 = group["betas"]
         lr, wd = group["lr"], group["weight_decay"]
         grad = -grad if group["maximize"] else grad
-        step = self._init_state(p, state, group)
+        self._init_state(p, state, group)
+        state["step"] += 1
+        step = state["step"]
         if wd and self.decoupled_weight_decay:
             p = p * (1 - lr * wd)
         elif wd:

@@ -3,6 +3,7 @@ import copy
 
 from .. import _ops as F
 from ..autograd import no_grad
+from ..backend import recording
 
 
 def _fusable(p, grad):
@@ -58,6 +59,9 @@ class Optimizer:
                         if _fusable(p, p.grad) and self._fused_update(p, _dense(p.grad), state, group):
                             p._storage.version += 1
                         else:
+                            recording.unreplayable(f"{type(self).__name__}.step() updates a parameter with separate "
+                                                   "ops, whose scalars (learning rate, step count) a replay would "
+                                                   "repeat")
                             F.write_(p, self._update(p, p.grad, state, group))
         return loss
 
