@@ -122,7 +122,7 @@ DTYPE_REFUSALS = {
     "remainder": ("b", "remainder_cpu"), "floor_divide": ("b", "div_floor_cpu"),
     "trunc_divide": ("b", "div_trunc_cpu"), "abs": ("b", "abs_cpu"), "floor": ("b", "floor_vml_cpu"),
     "ceil": ("b", "ceil_vml_cpu"), "trunc": ("b", "trunc_vml_cpu"), "round": ("b", "round_vml_cpu"),
-    "gelu": ("bi", "GeluKernelImpl"), "silu": ("bi", "silu_cpu"),
+    "gelu": ("bi", "GeluKernelImpl"), "silu": ("bi", "silu_cpu"), "hypot": ("bi", "hypot_cpu"),
     "relu": ("b", RuntimeError("Boolean inputs not supported for relu")),
     "argmax": ("b", RuntimeError("argmax(): does not support bool input")),
     "argmin": ("b", RuntimeError("argmin(): does not support bool input")),
