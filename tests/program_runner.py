@@ -15,8 +15,11 @@ def path(name):
     return PROGRAMS / name
 
 
-def load(name, T, module_name=None):
-    """The program `name` as a fresh module, importing torch (T is torch) or webtorch."""
+def load(name, T, module_name=None, stubs=None, package=None, argv=None):
+    """The program `name` as a fresh module, importing torch (T is torch) or webtorch. `stubs` maps
+    module names to stand-ins for libraries that are not torch (tests/program_stubs.py), present in
+    sys.modules while the file runs; `package` is the package its relative imports are resolved in;
+    `argv` is sys.argv while it runs (scripts that parse their arguments at import)."""
     text = path(name).read_text()
     if T.__name__ == "torch":
         text = "\n".join(_IMPORT.sub(lambda m: f"{m.group(1)}{m.group(2)} torch", line).replace(
@@ -24,8 +27,21 @@ def load(name, T, module_name=None):
     module_name = module_name or f"program_{Path(name).stem}_{T.__name__}"
     module = types.ModuleType(module_name)
     module.__file__ = str(path(name))
+    module.__package__ = package
+    saved = {name: sys.modules.get(name) for name in stubs or {}}
+    saved_argv = sys.argv
+    sys.modules.update(stubs or {})
     sys.modules[module_name] = module  # dataclasses look their module up while the file runs
-    exec(compile(text, str(path(name)), "exec"), module.__dict__)
+    try:
+        sys.argv = [str(path(name))] + list(argv or [])
+        exec(compile(text, str(path(name)), "exec"), module.__dict__)
+    finally:
+        sys.argv = saved_argv
+        for stub, previous in saved.items():
+            if previous is None:
+                del sys.modules[stub]
+            else:
+                sys.modules[stub] = previous
     return module
 
 
