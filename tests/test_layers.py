@@ -1,6 +1,8 @@
 """Issue 14's layers as Modules against PyTorch: the same construction gives the same repr,
 parameter and buffer names; with torch's weights copied, the same outputs and gradients (webgpu
 and cpu). Their functional forms are rows of tests/nn_cases.py."""
+import warnings
+
 import pytest
 import torch
 
@@ -119,3 +121,42 @@ def test_parameters_to_vector_round_trip_matches_torch():
     wn = webtorch.nn.utils.parametrizations.weight_norm(webtorch.nn.Linear(3, 2))
     webtorch.nn.utils.parametrize.remove_parametrizations(wn, "weight")
     assert type(wn) is webtorch.nn.Linear and list(wn.state_dict()) == ["bias", "weight"]
+
+
+LOSS_CONSTRUCTIONS = [
+    ("MarginRankingLoss", (0.5,), {}), ("CosineEmbeddingLoss", (0.3,), {}), ("TripletMarginLoss", (2.0, 1.0, 1e-3, True), {}),
+    ("PoissonNLLLoss", (False, True), {}), ("PoissonNLLLoss", (True, False, None, 1e-4), {}),
+    ("KLDivLoss", (None, None, "batchmean", True), {}), ("HuberLoss", ("sum", 0.5), {}),
+    ("SmoothL1Loss", (None, None, "none", 0.3), {}), ("NLLLoss", (None, None, 1), {}),
+    ("CrossEntropyLoss", (None, None, -100, None, "sum", 0.1), {}), ("MSELoss", (False,), {}),
+    ("L1Loss", (None, False), {}), ("BCELoss", (), {"size_average": False}), ("GaussianNLLLoss", (), {"full": True}),
+    ("MultiLabelSoftMarginLoss", (None, None, None, "sum"), {}),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs", LOSS_CONSTRUCTIONS, ids=[f"{c[0]}-{i}" for i, c in
+                                                                       enumerate(LOSS_CONSTRUCTIONS)])
+def test_loss_constructor_arguments_match_torch(name, args, kwargs):
+    """Positional arguments in torch's order (MarginRankingLoss(0.5) kept a margin of 0.0), the legacy
+    size_average/reduce turned into reduction, with torch's warning."""
+    made, warned = {}, {}
+    for T in (torch, webtorch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            made[T] = getattr(T.nn, name)(*args, **kwargs)
+        warned[T] = [str(w.message) for w in caught]
+    assert warned[webtorch] == warned[torch]
+    mine, ref = made[webtorch], made[torch]
+    fields = [k for k in ("margin", "p", "eps", "swap", "log_input", "full", "log_target", "delta", "beta",
+                          "ignore_index", "label_smoothing", "reduction") if hasattr(ref, k)]
+    assert {k: getattr(mine, k) for k in fields} == {k: getattr(ref, k) for k in fields}
+
+
+def test_loss_constructor_errors_match_torch():
+    for T in (torch, webtorch):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'margn'"):
+            T.nn.MarginRankingLoss(margn=0.5)
+        with pytest.raises(TypeError, match="positional argument"):
+            T.nn.GaussianNLLLoss(True)
+        with pytest.raises(TypeError, match="positional arguments but 6 were given"):
+            T.nn.MarginRankingLoss(0.5, None, None, "mean", 1)

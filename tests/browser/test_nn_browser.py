@@ -56,3 +56,23 @@ def test_lstm_packed_and_dataloader_in_browser(py_worker, golden):
         for key, values in expected.items():
             assert flat(result[device][key]) == pytest.approx(flat(values), abs=1e-4), (device, key)
     assert result["sampled"] == [[3, 2, 1], [0]]
+
+
+ORTHOGONAL = """
+import webtorch as torch
+out = {}
+for device in ("webgpu", "cpu"):
+    for shape in ((3, 5), (4, 2, 2)):
+        w = torch.nn.init.orthogonal_(torch.empty(*shape, device=device), 2.0).reshape(shape[0], -1)
+        gram = w @ w.T if w.shape[0] <= w.shape[1] else w.T @ w
+        out[f"{device} {shape}"] = gram.tolist()
+out
+"""
+
+
+def test_orthogonal_init_in_browser(py_worker):
+    """nn.init.orthogonal_ (linalg.qr of a normal sample) in Pyodide: gain**2 times the identity, as
+    torch's (tests/test_init.py compares the two on the host)."""
+    for key, gram in py_worker.run(ORTHOGONAL).items():
+        n = len(gram)
+        assert flat(gram) == pytest.approx([4.0 if i == j else 0.0 for i in range(n) for j in range(n)], abs=1e-4), key

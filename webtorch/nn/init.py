@@ -3,6 +3,7 @@ import math
 import random as _pyrandom
 
 from .. import _ops as F
+from .. import _shape_ops, linalg
 from ..autograd import no_grad
 
 
@@ -111,3 +112,21 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix, dims after the first flattened: q of the QR decomposition of a
+    normal sample (of its transpose when it is wide), with the signs of r's diagonal folded in so that
+    the result is uniformly distributed (torch's algorithm), times gain."""
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if skipping or tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    with no_grad():
+        sample = normal_(F.empty(rows, cols, dtype=tensor.dtype, device=tensor.device))
+        q, r = linalg.qr(sample.t() if rows < cols else sample)
+        q = q * F.sign(_shape_ops.diagonal(r))
+        F._copy_into(tensor, (q.t() if rows < cols else q).reshape(tensor.shape) * gain)
+    return tensor

@@ -1,6 +1,7 @@
 """nn layers and losses as Modules over nn.functional, with PyTorch's default initialisations."""
 import copy
 import math
+import warnings
 from collections import OrderedDict
 
 from .. import _ops as F
@@ -954,11 +955,39 @@ class Transformer(Module):
 
 
 # -- losses ----------------------------------------------------------------------------------
-def _loss(name, function, fields=()):
+_LEGACY = ("size_average", "reduce", "reduction")
+
+
+def _legacy_reduction(size_average, reduce):
+    """torch's _Reduction.legacy_get_string: the deprecated size_average/reduce as a reduction."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.")
+    return reduction
+
+
+def _loss(name, function, fields=(), positional=_LEGACY):
+    """A loss Module calling `function` with its `fields` ((name, default) pairs) and reduction;
+    `positional` is the order of torch's constructor parameters (its legacy size_average/reduce
+    among them, turned into reduction as torch does)."""
+    allowed = {f for f, _ in fields} | set(positional) | {"reduction"}
+
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
-        if args and fields and fields[0][0] == "weight":  # torch's only positional argument in common use
-            kwargs.setdefault("weight", args[0])
+        if len(args) > len(positional):
+            takes = f"from 1 to {len(positional) + 1} positional arguments" if positional else "1 positional argument"
+            raise TypeError(f"{name}.__init__() takes {takes} but {len(args) + 1} were given")
+        for key, value in zip(positional, args):
+            if key in kwargs:
+                raise TypeError(f"{name}.__init__() got multiple values for argument '{key}'")
+            kwargs[key] = value
+        for key in kwargs:
+            if key not in allowed:
+                raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{key}'")
+        size_average, reduce = kwargs.pop("size_average", None), kwargs.pop("reduce", None)
+        if size_average is not None or reduce is not None:
+            kwargs["reduction"] = _legacy_reduction(size_average, reduce)
         for field, default in list(fields) + [("reduction", "mean")]:
             value = kwargs.get(field, default)
             if field == "weight" and value is not None:
@@ -973,33 +1002,39 @@ def _loss(name, function, fields=()):
 
 MSELoss = _loss("MSELoss", fn.mse_loss)
 L1Loss = _loss("L1Loss", fn.l1_loss)
-SmoothL1Loss = _loss("SmoothL1Loss", fn.smooth_l1_loss, (("beta", 1.0),))
-HuberLoss = _loss("HuberLoss", fn.huber_loss, (("delta", 1.0),))
-BCELoss = _loss("BCELoss", fn.binary_cross_entropy, (("weight", None),))
+SmoothL1Loss = _loss("SmoothL1Loss", fn.smooth_l1_loss, (("beta", 1.0),), _LEGACY + ("beta",))
+HuberLoss = _loss("HuberLoss", fn.huber_loss, (("delta", 1.0),), ("reduction", "delta"))
+BCELoss = _loss("BCELoss", fn.binary_cross_entropy, (("weight", None),), ("weight",) + _LEGACY)
 BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", fn.binary_cross_entropy_with_logits,
-                          (("weight", None), ("pos_weight", None)))
-NLLLoss = _loss("NLLLoss", fn.nll_loss, (("weight", None), ("ignore_index", -100)))
+                          (("weight", None), ("pos_weight", None)), ("weight",) + _LEGACY + ("pos_weight",))
+NLLLoss = _loss("NLLLoss", fn.nll_loss, (("weight", None), ("ignore_index", -100)),
+                ("weight", "size_average", "ignore_index", "reduce", "reduction"))
 CrossEntropyLoss = _loss("CrossEntropyLoss", fn.cross_entropy,
-                         (("weight", None), ("ignore_index", -100), ("label_smoothing", 0.0)))
-KLDivLoss = _loss("KLDivLoss", fn.kl_div, (("log_target", False),))
-MultiLabelSoftMarginLoss = _loss("MultiLabelSoftMarginLoss", fn.multilabel_soft_margin_loss, (("weight", None),))
-PoissonNLLLoss = _loss("PoissonNLLLoss", fn.poisson_nll_loss, (("log_input", True), ("full", False), ("eps", 1e-8)))
+                         (("weight", None), ("ignore_index", -100), ("label_smoothing", 0.0)),
+                         ("weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing"))
+KLDivLoss = _loss("KLDivLoss", fn.kl_div, (("log_target", False),), _LEGACY + ("log_target",))
+MultiLabelSoftMarginLoss = _loss("MultiLabelSoftMarginLoss", fn.multilabel_soft_margin_loss, (("weight", None),),
+                                 ("weight",) + _LEGACY)
+PoissonNLLLoss = _loss("PoissonNLLLoss", fn.poisson_nll_loss, (("log_input", True), ("full", False), ("eps", 1e-8)),
+                       ("log_input", "full", "size_average", "eps", "reduce", "reduction"))
 
 
-def _pair_loss(name, function, fields):
+def _pair_loss(name, function, fields, positional):
     """A loss of two inputs and a target (the losses above take one input)."""
-    base = _loss(name, function, fields)
+    base = _loss(name, function, fields, positional)
 
     def forward(self, input1, input2, target):
         return function(input1, input2, target, **{f: getattr(self, f) for f, _ in list(fields) + [("reduction", 0)]})
     return type(name, (base,), {"forward": forward})
 
 
-CosineEmbeddingLoss = _pair_loss("CosineEmbeddingLoss", fn.cosine_embedding_loss, (("margin", 0.0),))
-MarginRankingLoss = _pair_loss("MarginRankingLoss", fn.margin_ranking_loss, (("margin", 0.0),))
+CosineEmbeddingLoss = _pair_loss("CosineEmbeddingLoss", fn.cosine_embedding_loss, (("margin", 0.0),),
+                                 ("margin",) + _LEGACY)
+MarginRankingLoss = _pair_loss("MarginRankingLoss", fn.margin_ranking_loss, (("margin", 0.0),), ("margin",) + _LEGACY)
 TripletMarginLoss = _pair_loss("TripletMarginLoss", fn.triplet_margin_loss,
-                               (("margin", 1.0), ("p", 2.0), ("eps", 1e-6), ("swap", False)))
-GaussianNLLLoss = _pair_loss("GaussianNLLLoss", fn.gaussian_nll_loss, (("full", False), ("eps", 1e-6)))
+                               (("margin", 1.0), ("p", 2.0), ("eps", 1e-6), ("swap", False)),
+                               ("margin", "p", "eps", "swap") + _LEGACY)
+GaussianNLLLoss = _pair_loss("GaussianNLLLoss", fn.gaussian_nll_loss, (("full", False), ("eps", 1e-6)), ())
 
 
 class CTCLoss(Module):
