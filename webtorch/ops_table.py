@@ -64,17 +64,26 @@ def _pow(a, b):
         r = math.pow(a, b)
     except OverflowError:
         r = math.inf if a > 0 or float(b) % 2 == 0 else -math.inf
-    except (ValueError, ZeroDivisionError):
-        r = math.inf if a == 0 else math.nan
+    except (ValueError, ZeroDivisionError):  # 0 to a negative power: -0 keeps its sign for odd integers
+        r = (math.copysign(math.inf, a) if float(b) % 2 == 1 else math.inf) if a == 0 else math.nan
     return r
 
 
 def _remainder(a, b):
     if isinstance(a, int) and isinstance(b, int):
         return a % b if b else 0
-    if b == 0:
+    try:
+        m = math.fmod(a, b)  # torch's: exact fmod, moved to the divisor's sign (a zero keeps a's sign)
+    except ValueError:
         return math.nan
-    return a % b  # Python's float % is torch's: exact fmod, then the divisor's sign
+    return m + b if m != 0 and (b < 0) != (m < 0) else m
+
+
+def _np_remainder(np, a, b):
+    if a.dtype.kind not in "fc" and np.result_type(a, b).kind not in "fc":
+        return np.remainder(a, b)
+    m = np.fmod(a, b)
+    return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
 
 
 def _fmod(a, b):
@@ -102,7 +111,12 @@ def _truncdiv(a, b):
 
 
 def _round(a):
-    return float(round(a)) if math.isfinite(a) else a
+    return _keep_sign(round, a)
+
+
+def _keep_sign(fn, a):
+    """An integer-valued rounding of a float as a float with a's sign (-0.4 rounds to -0.0, as torch)."""
+    return math.copysign(float(fn(a)), a) if isinstance(a, float) and math.isfinite(a) else a
 
 
 def _sign(a):
@@ -217,7 +231,7 @@ def _digamma(x):
     if x != x:
         return x
     if x == 0:
-        return -math.inf
+        return math.copysign(math.inf, -x)  # torch: -inf at +0, inf at -0
     if math.isinf(x):
         return x if x > 0 else math.nan
     if x < 0:
@@ -241,6 +255,8 @@ def _bessel_i(order):
             return math.inf if order == 0 or x > 0 else -math.inf
         if abs(x) > 700:
             return math.copysign(math.inf, x) if order else math.inf
+        if x == 0:
+            return 1.0 if order == 0 else 0.0  # torch: I1 is +0 at either zero
         q, term = x * x / 4.0, (1.0 if order == 0 else x / 2.0)
         total, k = term, 0
         while True:
@@ -309,21 +325,22 @@ ELEMENTWISE = {op.name: op for op in [
       lambda a: math.nan if _isinf_f(a) else math.cos(a), "float"),
     E("tanh", 1, "wt_tanh($a)", lambda np, a: np.tanh(a), math.tanh, "float"),
     E("sigmoid", 1, "wt_sigmoid($a)", _np_sigmoid, _sigmoid, "float"),
-    E("relu", 1, {"f32": "select(0.0f, $a, $a > 0.0f || wt_isnan($a))", "*": "max($a, 0)"},
-      lambda np, a: np.where(a <= 0, np.zeros_like(a), a), lambda a: a if not a <= 0 else type(a)(0)),
-    E("gelu", 1, "0.5f * $a * (1.0f + wt_erf($a * 0.7071067811865476f))",
-      lambda np, a: (0.5 * a * (1 + _np_erf(np, a * np.float32(0.7071067811865476)))).astype(a.dtype),
-      lambda a: 0.5 * a * (1.0 + math.erf(a * 0.7071067811865476)), "float"),
+    E("relu", 1, {"f32": "select(0.0f, $a, !($a < 0.0f))", "*": "max($a, 0)"},  # NaN and -0 pass, as torch
+      lambda np, a: np.where(a < 0, np.zeros_like(a), a), lambda a: a if not a < 0 else type(a)(0)),
+    # x/2 + x/2 erf(x/√2), torch's order (a fused multiply-add): where erf is -1 the result is +0, not -0
+    E("gelu", 1, "0.5f * $a + 0.5f * $a * wt_erf($a * 0.7071067811865476f)",
+      lambda np, a: (0.5 * a + 0.5 * a * _np_erf(np, a * np.float32(0.7071067811865476))).astype(a.dtype),
+      lambda a: 0.5 * a + 0.5 * a * math.erf(a * 0.7071067811865476), "float"),
     E("gelu_tanh", 1, "0.5f * $a * (1.0f + wt_tanh(0.7978845608028654f * ($a + 0.044715f * $a * $a * $a)))",
       lambda np, a: (0.5 * a * (1 + np.tanh(np.float32(0.7978845608028654) * (a + np.float32(0.044715) * a * a * a)))
                      ).astype(a.dtype), _gelu_tanh, "float"),
     E("silu", 1, "$a * wt_sigmoid($a)", lambda np, a: a * _np_sigmoid(np, a), lambda a: a * _sigmoid(a), "float"),
     E("floor", 1, {"f32": "floor($a)", "*": "$a"}, lambda np, a: np.floor(a) if a.dtype.kind == "f" else a,
-      lambda a: float(math.floor(a)) if isinstance(a, float) and math.isfinite(a) else a),
+      lambda a: _keep_sign(math.floor, a)),
     E("ceil", 1, {"f32": "ceil($a)", "*": "$a"}, lambda np, a: np.ceil(a) if a.dtype.kind == "f" else a,
-      lambda a: float(math.ceil(a)) if isinstance(a, float) and math.isfinite(a) else a),
+      lambda a: _keep_sign(math.ceil, a)),
     E("trunc", 1, {"f32": "trunc($a)", "*": "$a"}, lambda np, a: np.trunc(a) if a.dtype.kind == "f" else a,
-      lambda a: float(math.trunc(a)) if isinstance(a, float) and math.isfinite(a) else a),
+      lambda a: _keep_sign(math.trunc, a)),
     E("round", 1, {"f32": "wt_round($a)", "*": "$a"}, lambda np, a: np.round(a), _round),
     E("sign", 1, {"f32": "wt_sign($a)", "i32": "sign($a)", "bool": "$a"},
       lambda np, a: a.copy() if a.dtype == bool else np.where(a != a, 0, np.sign(a)).astype(a.dtype), _sign),
@@ -348,7 +365,7 @@ ELEMENTWISE = {op.name: op for op in [
     E("minimum", 2, {"f32": "wt_min($a, $b)", "bool": "$a && $b", "*": "min($a, $b)"},
       lambda np, a, b: np.minimum(a, b), _min),
     E("remainder", 2, {"f32": "wt_remainder($a, $b)", "*": "wt_remainder_i($a, $b)"},
-      lambda np, a, b: np.remainder(a, b), _remainder),
+      _np_remainder, _remainder),
     E("fmod", 2, {"f32": "wt_fmod($a, $b)", "*": "wt_fmod_i($a, $b)"}, lambda np, a, b: np.fmod(a, b), _fmod),
     E("eq", 2, {"f32": "$a == $b && !wt_isnan($a)", "*": "$a == $b"}, lambda np, a, b: a == b, operator.eq, out="bool"),
     E("ne", 2, {"f32": "$a != $b || wt_isnan($a) || wt_isnan($b)", "*": "$a != $b"}, lambda np, a, b: a != b, operator.ne, out="bool"),
@@ -380,7 +397,7 @@ ELEMENTWISE = {op.name: op for op in [
     E("acosh", 1, "wt_acosh($a)", lambda np, a: np.arccosh(a), _domain(math.acosh), "float"),
     E("atanh", 1, "wt_atanh($a)", lambda np, a: np.arctanh(a), _atanh, "float"),
     E("frac", 1, {"f32": "$a - trunc($a)", "*": "$a - $a"}, lambda np, a: a - np.trunc(a),
-      lambda a: a - math.trunc(a) if isinstance(a, float) and math.isfinite(a) else (a - a)),
+      lambda a: a - _keep_sign(math.trunc, a) if isinstance(a, float) and math.isfinite(a) else (a - a)),
     E("atan2", 2, "wt_atan2($a, $b)", lambda np, a, b: np.arctan2(a, b), math.atan2, "float"),
     E("hypot", 2, "wt_hypot($a, $b)", lambda np, a, b: np.hypot(a, b), math.hypot, "float"),
     E("signbit", 1, {"f32": "(bitcast<u32>($a) >> 31u) == 1u", "i32": "$a < 0", "bool": "false"},

@@ -63,8 +63,9 @@ fn wt_erf(x: f32) -> f32 {
 // Round half to even, like torch.round.
 fn wt_round(x: f32) -> f32 {
   if (wt_isnan(x) || wt_isinf(x)) { return x; }
-  let r = floor(x + 0.5f);
-  if (r - x == 0.5f && (r - 2.0f * floor(r * 0.5f)) != 0.0f) { return r - 1.0f; }
+  var r = floor(x + 0.5f);
+  if (r - x == 0.5f && (r - 2.0f * floor(r * 0.5f)) != 0.0f) { r = r - 1.0f; }
+  if (r == 0.0f) { return bitcast<f32>(bitcast<u32>(x) & 0x80000000u); }  // a zero keeps x's sign (-0.4 -> -0)
   return r;
 }
 
@@ -90,7 +91,7 @@ fn wt_pow(a: f32, b: f32) -> f32 {
   if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); }
   if (b == 1.0f) { return a; }
   if (b == 2.0f) { return a * a; }
-  if (b == 0.5f) { return wt_sqrt(a); }
+  if (b == 0.5f && a != 0.0f) { return wt_sqrt(a); }  // pow(-0, 0.5) is +0, sqrt(-0) -0
   let ab = abs(a);
   if (a == 0.0f) {
     if (b < 0.0f) {
@@ -147,6 +148,7 @@ fn wt_acos(x: f32) -> f32 {
 }
 // Inverse hyperbolics through log1p near 0, log(2|x|) where x * x would overflow.
 fn wt_asinh(x: f32) -> f32 {
+  if (x == 0.0f) { return x; }  // odd: -0 stays -0 (as torch)
   if (wt_isnan(x) || wt_isinf(x)) { return x; }
   let a = abs(x);
   if (a > 1e10f) { return sign(x) * (wt_log(a) + 0.6931471805599453f); }
@@ -161,6 +163,7 @@ fn wt_acosh(x: f32) -> f32 {
 }
 // atanh of |x| (1 - |x| is exact near 1), as glibc: log1p(2a + 2a^2 / (1 - a)) / 2 below 1/2.
 fn wt_atanh(x: f32) -> f32 {
+  if (x == 0.0f) { return x; }  // odd: -0 stays -0 (as torch)
   if (wt_isnan(x) || abs(x) > 1.0f) { return wt_nan(); }
   if (abs(x) == 1.0f) { return sign(x) * wt_inf(); }
   let a = abs(x);
@@ -242,6 +245,7 @@ fn wt_log_reduced(m: f32, e: f32) -> f32 {
 
 // tanh: Cephes' odd polynomial below 0.625 (no cancellation near 0), 1 - 2 / (e^2|x| + 1) above.
 fn wt_tanh(x: f32) -> f32 {
+  if (x == 0.0f) { return x; }  // odd: -0 stays -0 (as torch)
   if (wt_isnan(x)) { return x; }
   let a = abs(x);
   if (a > 44.0f) { return sign(x); }
@@ -256,6 +260,7 @@ fn wt_half_exp(a: f32) -> f32 { let h = wt_exp(0.5f * a); return h * (0.5f * h);
 
 // sinh and cosh of |x| (no cancellation for negative x), by expm1 below 1.
 fn wt_sinh(x: f32) -> f32 {
+  if (x == 0.0f) { return x; }  // odd: -0 stays -0 (as torch)
   if (wt_isnan(x)) { return x; }
   let a = abs(x);
   var s: f32;
@@ -300,6 +305,7 @@ fn wt_expm1(x: f32) -> f32 {
 
 // atan: Cephes' reduction to |x| <= tan(pi/8), then an odd polynomial.
 fn wt_atan(x: f32) -> f32 {
+  if (x == 0.0f) { return x; }  // odd: -0 stays -0 (as torch)
   if (wt_isnan(x)) { return x; }
   var a = abs(x);
   var base = 0.0f;
@@ -410,6 +416,7 @@ fn wt_reduce(ax: f32) -> vec2<f32> {
   return vec2<f32>(r, f32((j >> 1u) & 3u));
 }
 fn wt_sin(x: f32) -> f32 {
+  if (x == 0.0f) { return x; }  // odd: -0 stays -0 (as torch)
   if (wt_isnan(x) || wt_isinf(x)) { return wt_nan(); }
   let red = wt_reduce(abs(x));
   let q = u32(red.y);
@@ -427,6 +434,7 @@ fn wt_cos(x: f32) -> f32 {
   return select(y, -y, q == 1u || q == 2u);
 }
 fn wt_tan(x: f32) -> f32 {
+  if (x == 0.0f) { return x; }  // odd: -0 stays -0 (as torch)
   if (wt_isnan(x) || wt_isinf(x)) { return wt_nan(); }
   let red = wt_reduce(abs(x));
   let z = red.x * red.x;
@@ -558,7 +566,7 @@ fn wt_digamma_pos(x: f32) -> f32 {
 }
 fn wt_digamma(x: f32) -> f32 {
   if (wt_isnan(x)) { return x; }
-  if (x == 0.0f) { return -wt_inf(); }  // torch's value at 0 (either sign)
+  if (x == 0.0f) { return select(-wt_inf(), wt_inf(), bitcast<u32>(x) != 0u); }  // torch: -inf at +0, inf at -0
   if (x < 0.0f && floor(x) == x) { return wt_nan(); }
   if (wt_isinf(x)) { return select(wt_nan(), x, x > 0.0f); }
   // reflection; tan has period pi, so pi x is reduced exactly first (x - round(x)): near a pole
@@ -585,6 +593,7 @@ fn wt_i0(x: f32) -> f32 {
          (0.00916281f + t * (-0.02057706f + t * (0.02635537f + t * (-0.01647633f + t * 0.00392377f))))))));
 }
 fn wt_i1(x: f32) -> f32 {
+  if (x == 0.0f) { return 0.0f; }  // torch: +0 at either zero
   if (wt_isnan(x)) { return x; }
   let ax = abs(x);
   if (ax <= 3.75f) {
