@@ -26,7 +26,9 @@ def close(a, e, rtol, atol):
         return (math.isnan(a) and math.isnan(e)) or a == e
     return abs(a - e) <= atol + rtol * abs(e) and (e != 0 or a == 0 or abs(a) <= atol)
 for name, (args, expected, flushed, rtol, atol) in spec.items():
-    fn = getattr(webtorch, name) if hasattr(webtorch, name) else getattr(webtorch.nn.functional, name)
+    fn = webtorch if hasattr(webtorch, name.split(".")[0]) else webtorch.nn.functional
+    for part in name.split("."):
+        fn = getattr(fn, part)
     args = [[dec(v) for v in a] for a in args]
     got = fn(*[webtorch.tensor(a, device="webgpu") for a in args]).tolist()
     bad = []

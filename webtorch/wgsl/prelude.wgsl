@@ -112,8 +112,56 @@ fn wt_pow(a: f32, b: f32) -> f32 {
     return select(r, -r, a < 0.0f && odd);
   }
   if (a < 0.0f && floor(b) != b) { return wt_nan(); }
-  let r = wt_exp(b * wt_log(ab));
+  var r: f32;
+  if (abs(b) < 1e30f) {
+    // e^(b log|a|) with b log|a| carried as hi + lo: its rounding (up to half an ulp of 88, 4e-6)
+    // would otherwise go straight into the result's relative error
+    let l = wt_log_hi_lo(ab);
+    let p = wt_two_prod(b, l.x);
+    if (abs(p.x) > 104.0f) {
+      r = wt_exp(p.x);  // 0 or inf
+    } else {
+      let t = wt_two_sum(p.x, p.y + b * l.y);
+      let e = wt_exp(t.x);
+      r = select(e + e * t.y, e, wt_isinf(e));
+    }
+  } else {  // |b log|a|| is huge unless |a| is 1 (handled above): 0 or inf either way
+    r = wt_exp(b * wt_log(ab));
+  }
   return select(r, -r, a < 0.0f && odd);
+}
+// Error-free transformations: a + b = s + err (Knuth's two-sum), a * b = p + err (Dekker's product
+// with Veltkamp's split; every partial product is exact, so a fused multiply-add changes nothing).
+// A value the shader compiler cannot see through (v itself; a NaN gets its low bit set), so that
+// it cannot simplify (a + b) - a to b and drop the rounding error these steps recover.
+fn wt_opaque(v: f32) -> f32 { return bitcast<f32>(bitcast<u32>(v) | u32(wt_isnan(v))); }
+fn wt_two_sum(a: f32, b: f32) -> vec2<f32> {
+  let s = wt_opaque(a + b);
+  let bb = s - a;
+  return vec2<f32>(s, (a - (s - bb)) + (b - bb));
+}
+fn wt_split(a: f32) -> vec2<f32> {
+  let c = wt_opaque(4097.0f * a);
+  let hi = c - (c - a);
+  return vec2<f32>(hi, a - hi);
+}
+fn wt_two_prod(a: f32, b: f32) -> vec2<f32> {
+  let p = wt_opaque(a * b);
+  let x = wt_split(a);
+  let y = wt_split(b);
+  return vec2<f32>(p, ((x.x * y.x - p) + x.x * y.y + x.y * y.x) + x.y * y.y);
+}
+// log(x) for finite x > 0 as hi + lo: wt_log's reduction and polynomial, with its large terms
+// (e C1, m, m^2 / 2) summed without rounding.
+fn wt_log_hi_lo(x: f32) -> vec2<f32> {
+  let r = wt_log_reduce(x);
+  let m = r.x;
+  let fe = r.y;
+  let z = wt_two_prod(m, m);
+  let small = wt_log_poly(m, z.x) - 0.5f * z.y - 2.12194440e-4f * fe;
+  let s1 = wt_two_sum(0.693359375f * fe, m);
+  let s2 = wt_two_sum(s1.x, -0.5f * z.x);
+  return wt_two_sum(s2.x, (s2.y + s1.y) + small);
 }
 fn wt_pow_i(a: i32, b: i32) -> i32 {
   if (b < 0) { if (a == 1) { return 1; } if (a == -1) { if ((b & 1) == 0) { return 1; } return -1; } return 0; }
@@ -222,6 +270,11 @@ fn wt_log(x: f32) -> f32 {
   if (x == 0.0f) { return -wt_inf(); }
   if (x < 0.0f) { return wt_nan(); }
   if (wt_isinf(x)) { return x; }
+  let r = wt_log_reduce(x);
+  return wt_log_reduced(r.x, r.y);
+}
+// (m, e) with x = (1 + m) 2^e, 1 + m in [sqrt(1/2), sqrt(2)), for finite x > 0.
+fn wt_log_reduce(x: f32) -> vec2<f32> {
   var bits = bitcast<u32>(x);
   var e = i32(bits >> 23u) - 126;
   if ((bits >> 23u) == 0u) {  // subnormal: normalise the mantissa
@@ -231,14 +284,18 @@ fn wt_log(x: f32) -> f32 {
   }
   var m = bitcast<f32>((bits & 0x007fffffu) | 0x3f000000u);  // in [0.5, 1)
   if (m < 0.707106781186547524f) { e = e - 1; m = m + m - 1.0f; } else { m = m - 1.0f; }
-  return wt_log_reduced(m, f32(e));
+  return vec2<f32>(m, f32(e));
 }
-// log(1 + m) + e ln2 for m in [sqrt(1/2) - 1, sqrt(2) - 1] (ln2 in two parts, the first exact in e * C1).
+// log(1 + m) - m + m^2 / 2 (Cephes' polynomial) for m in [sqrt(1/2) - 1, sqrt(2) - 1], given z = m^2.
+fn wt_log_poly(m: f32, z: f32) -> f32 {
+  return ((((((((7.0376836292e-2f * m - 1.1514610310e-1f) * m + 1.1676998740e-1f) * m - 1.2420140846e-1f) * m
+            + 1.4249322787e-1f) * m - 1.6668057665e-1f) * m + 2.0000714765e-1f) * m - 2.4999993993e-1f) * m
+         + 3.3333331174e-1f) * m * z;
+}
+// log(1 + m) + e ln2 (ln2 in two parts, the first exact in e * C1).
 fn wt_log_reduced(m: f32, e: f32) -> f32 {
   let z = m * m;
-  var y = ((((((((7.0376836292e-2f * m - 1.1514610310e-1f) * m + 1.1676998740e-1f) * m - 1.2420140846e-1f) * m
-              + 1.4249322787e-1f) * m - 1.6668057665e-1f) * m + 2.0000714765e-1f) * m - 2.4999993993e-1f) * m
-           + 3.3333331174e-1f) * m * z;
+  var y = wt_log_poly(m, z);
   y = y - 2.12194440e-4f * e - 0.5f * z;
   return (m + y) + 0.693359375f * e;
 }
@@ -551,7 +608,11 @@ fn wt_lgamma(x: f32) -> f32 {
   if (wt_isnan(x)) { return x; }
   if (wt_isinf(x)) { return wt_inf(); }
   if (x <= 0.0f && floor(x) == x) { return wt_inf(); }
-  if (x < 0.5f) { return log(3.14159265f / abs(wt_sin(3.14159265f * x))) - wt_lgamma_pos(1.0f - x); }
+  let ax = bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu);  // |x| from the bits: a subnormal stays one
+  if (ax < 1e-10f) { return -wt_log(ax); }  // -log|x| - 0.577 x: the second term is below an ulp (and pi x may flush)
+  // reflection; |sin(pi x)| has period 1, so x is reduced exactly first: near a pole the rounding
+  // of pi * x would be magnified
+  if (x < 0.5f) { return log(3.14159265f / abs(wt_sin(3.14159265f * (x - round(x))))) - wt_lgamma_pos(1.0f - x); }
   return wt_lgamma_pos(x);
 }
 
@@ -582,6 +643,7 @@ fn wt_bessel_scale(ax: f32) -> f32 {  // e^ax / sqrt(ax), in two halves so it ov
 }
 fn wt_i0(x: f32) -> f32 {
   if (wt_isnan(x)) { return x; }
+  if (abs(x) > 88.72283905206835f) { return select(wt_inf(), wt_nan(), wt_isinf(x)); }  // torch's e^|x| overflows first
   let ax = abs(x);
   if (ax <= 3.75f) {
     let t = (x / 3.75f) * (x / 3.75f);
@@ -595,6 +657,7 @@ fn wt_i0(x: f32) -> f32 {
 fn wt_i1(x: f32) -> f32 {
   if (x == 0.0f) { return 0.0f; }  // torch: +0 at either zero
   if (wt_isnan(x)) { return x; }
+  if (abs(x) > 88.72283905206835f) { return select(wt_inf(), wt_nan(), wt_isinf(x)) * sign(x); }  // torch's e^|x| overflows first
   let ax = abs(x);
   if (ax <= 3.75f) {
     let t = (x / 3.75f) * (x / 3.75f);
