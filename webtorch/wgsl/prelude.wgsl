@@ -627,7 +627,8 @@ fn wt_digamma_pos(x: f32) -> f32 {
 }
 fn wt_digamma(x: f32) -> f32 {
   if (wt_isnan(x)) { return x; }
-  if (x == 0.0f) { return select(-wt_inf(), wt_inf(), bitcast<u32>(x) != 0u); }  // torch: -inf at +0, inf at -0
+  // torch: -inf at +0, inf at -0 (by the sign bit: a subnormal that the GPU flushes keeps its side)
+  if (x == 0.0f) { return select(-wt_inf(), wt_inf(), (bitcast<u32>(x) & 0x80000000u) != 0u); }
   if (x < 0.0f && floor(x) == x) { return wt_nan(); }
   if (wt_isinf(x)) { return select(wt_nan(), x, x > 0.0f); }
   // reflection; tan has period pi, so pi x is reduced exactly first (x - round(x)): near a pole
