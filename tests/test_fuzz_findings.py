@@ -70,6 +70,11 @@ FINDINGS = [
     ("signed-zeros-pow-digamma", lambda T, d: (T.pow(T.tensor([-0.0, -0.0, -0.0, 0.0], device=d),
                                                      T.tensor([0.5, -1.0, -3.0, -2.0], device=d)),
                                                T.digamma(T.tensor([-0.0, 0.0], device=d))), {}),
+    # the 30-minute run of the signed-zeros commit (seeds 1000-7204): elu near 0 (e^x - 1 lost it), cpu
+    # matmul with 0 * inf (BLAS skips the zero: -inf, torch NaN)
+    ("elu-tiny", lambda T, d: T.nn.functional.elu(T.tensor([-1e-30, -1e-7, 1e-30], device=d)) * 1e30, {}),
+    ("matmul-zero-times-inf", lambda T, d: T.matmul(T.tensor([[0.0, 1.0], [2.0, 0.0]], device=d),
+                                                    T.tensor([[float("inf"), 1.0], [-1.0, 3.0]], device=d)), {}),
 ]
 
 

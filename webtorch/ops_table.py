@@ -327,10 +327,12 @@ ELEMENTWISE = {op.name: op for op in [
     E("sigmoid", 1, "wt_sigmoid($a)", _np_sigmoid, _sigmoid, "float"),
     E("relu", 1, {"f32": "select(0.0f, $a, !($a < 0.0f))", "*": "max($a, 0)"},  # NaN and -0 pass, as torch
       lambda np, a: np.where(a < 0, np.zeros_like(a), a), lambda a: a if not a < 0 else type(a)(0)),
-    # x/2 + x/2 erf(x/√2), torch's order (a fused multiply-add): where erf is -1 the result is +0, not -0
-    E("gelu", 1, "0.5f * $a + 0.5f * $a * wt_erf($a * 0.7071067811865476f)",
-      lambda np, a: (0.5 * a + 0.5 * a * _np_erf(np, a * np.float32(0.7071067811865476))).astype(a.dtype),
-      lambda a: 0.5 * a + 0.5 * a * math.erf(a * 0.7071067811865476), "float"),
+    # x/2 (1 + erf(x/√2)) (1 + erf is exact near -1: the tail keeps erf's accuracy); a zero result is
+    # +0, as torch's vectorised loop gives (x/2 + x/2 erf, fused)
+    E("gelu", 1, "wt_gelu($a)",
+      lambda np, a: (0.5 * a * (1 + _np_erf(np, a * np.float32(0.7071067811865476))) + np.float32(0)
+                     ).astype(a.dtype),
+      lambda a: 0.5 * a * (1.0 + math.erf(a * 0.7071067811865476)) + 0.0, "float"),
     E("gelu_tanh", 1, "0.5f * $a * (1.0f + wt_tanh(0.7978845608028654f * ($a + 0.044715f * $a * $a * $a)))",
       lambda np, a: (0.5 * a * (1 + np.tanh(np.float32(0.7978845608028654) * (a + np.float32(0.044715) * a * a * a)))
                      ).astype(a.dtype), _gelu_tanh, "float"),

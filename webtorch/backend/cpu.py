@@ -268,7 +268,12 @@ def _numel(shape):
 def matmul(a, b, out_dtype):
     """a: (*batch, M, K), b: (*batch, K, N), batch dims already broadcast; returns contiguous."""
     if USE_NUMPY:
-        return _store(out_dtype, _np.ascontiguousarray(_np.matmul(_ndarray(a), _ndarray(b))))
+        x, y = _ndarray(a), _ndarray(b)
+        if x.dtype.kind == "f" and not (_np.isfinite(x).all() and _np.isfinite(y).all()):
+            # BLAS skips zero operands (0 * inf gives no NaN there): every product, summed, as torch
+            with _np.errstate(all="ignore"):
+                return _store(out_dtype, _np.ascontiguousarray((x[..., :, :, None] * y[..., None, :, :]).sum(-2)))
+        return _store(out_dtype, _np.ascontiguousarray(_np.matmul(x, y)))
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     av = [a._storage.data[o] for o in _offsets(a)]
     bv = [b._storage.data[o] for o in _offsets(b)]

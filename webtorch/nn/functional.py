@@ -29,7 +29,7 @@ def leaky_relu(x, negative_slope=0.01, inplace=False):
 
 
 def elu(x, alpha=1.0, inplace=False):
-    return F.where(F.gt(x, 0), x, (F.exp(F.minimum(x, F.zeros_like(x))) - 1) * alpha)
+    return F.where(F.gt(x, 0), x, _math_ops.expm1(F.minimum(x, F.zeros_like(x))) * alpha)  # e^x - 1 exact near 0
 
 
 def softplus(x, beta=1.0, threshold=20.0):
@@ -747,7 +747,7 @@ def selu(x, inplace=False):
 
 
 def celu(x, alpha=1.0, inplace=False):
-    return F.where(F.gt(x, 0), x, (F.exp(F.minimum(x, F.zeros_like(x)) / alpha) - 1) * alpha)
+    return F.where(F.gt(x, 0), x, _math_ops.expm1(F.minimum(x, F.zeros_like(x)) / alpha) * alpha)
 
 
 def logsigmoid(x):

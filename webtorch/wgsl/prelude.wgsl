@@ -69,6 +69,11 @@ fn wt_round(x: f32) -> f32 {
   return r;
 }
 
+fn wt_gelu(x: f32) -> f32 {
+  let g = 0.5f * x * (1.0f + wt_erf(x * 0.7071067811865476f));
+  return select(g, 0.0f, (bitcast<u32>(g) & 0x7fffffffu) == 0u);  // a zero is +0 (torch's vectorised loop)
+}
+
 fn wt_sign(x: f32) -> f32 { if (wt_isnan(x)) { return 0.0f; } return sign(x); }  // torch: sign(nan) = 0
 
 fn wt_remainder_i(a: i32, b: i32) -> i32 {
