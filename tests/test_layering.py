@@ -19,7 +19,7 @@ LAYERS = [
     ("kernel sequence", ["backend.recording"]),
     ("device primitives", ["backend.cpu", "backend.gpu", "backend"]),
     ("tensor", ["_tensor", "_buffers"]),
-    ("tape", ["_tape"]),
+    ("tape", ["_tape", "_autocast"]),
     ("ops", ["_ops", "_indexing", "_shape_ops", "_math_ops", "_inplace", "_random", "_conv_ops", "_tensor_types",
              "_tensor_args", "special"]),
     ("autograd", ["autograd"]),

@@ -5,7 +5,7 @@
 """
 __version__ = "0.1.0"
 
-from . import _dtypes
+from . import _autocast, _dtypes
 from ._dtypes import bool_ as bool, bfloat16, dtype, finfo, float16, float32, float64, iinfo, int8, int16, int32, \
     int64, uint8
 from ._tensor import Tensor, Size, device
@@ -53,7 +53,39 @@ def is_floating_point(x):
 
 
 def is_autocast_enabled(device_type=None):
-    return False  # autocast is a no-op in webtorch (webtorch.amp)
+    return _autocast.enabled.get(device_type or "cuda", False)  # torch: no device type means "cuda"
+
+
+def get_autocast_dtype(device_type):
+    return _autocast.dtype[device_type]
+
+
+def set_autocast_enabled(device_type, enabled):
+    _autocast.set_enabled(device_type, enabled)
+
+
+def set_autocast_dtype(device_type, dtype):
+    _autocast.dtype[device_type] = dtype
+
+
+def is_autocast_cache_enabled():
+    return _autocast.cache_enabled
+
+
+def set_autocast_cache_enabled(enabled):
+    _autocast.cache_enabled = bool(enabled)
+
+
+def clear_autocast_cache():
+    _autocast.clear_cache()
+
+
+def is_autocast_cpu_enabled():
+    return _autocast.enabled["cpu"]
+
+
+def get_autocast_cpu_dtype():
+    return _autocast.dtype["cpu"]
 
 
 from . import _tensor_args  # noqa: E402  (last: it wraps the public names defined above)

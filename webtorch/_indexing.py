@@ -20,6 +20,7 @@ import math
 from . import _dtypes as dt
 from . import _tape
 from . import _ops
+from ._autocast import autocast_op
 from ._ops import (_device_of, _empty, _getitem, _is_tensor, _setitem, _wrap_dim, add, broadcast_shapes,
                    cast, elementwise, expand, mul, remainder, reshape, tensor, where)
 from ._tensor import Tensor, backend
@@ -247,6 +248,7 @@ def index_put_(x, indices, values, accumulate=False):
     return x
 
 
+@autocast_op
 def index_put(x, indices, values, accumulate=False):
     return index_put_(_ops.clone(x), indices, values, accumulate)
 
@@ -418,6 +420,7 @@ def scatter_add_(x, dim, index, src):
     return scatter_(x, dim, index, src, reduce="add")
 
 
+@autocast_op
 def scatter_add(x, dim, index, src):
     return scatter_(_ops.clone(x), dim, index, src, reduce="add")
 

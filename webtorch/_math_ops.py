@@ -11,6 +11,7 @@ from collections import namedtuple
 
 from . import _dtypes as dt
 from . import _ops, _tape
+from ._autocast import autocast_op
 from ._indexing import gather
 from ._ops import _binary, _is_tensor, _unary, _wrap_dim, add, cast, mul, sub, where
 from ._shape_ops import flip, movedim
@@ -36,6 +37,8 @@ atan2, hypot = _binary("atan2"), _binary("hypot")
 signbit = _unary("signbit")
 erfinv, lgamma, digamma, i0 = (_unary(n) for n in ("erfinv", "lgamma", "digamma", "i0"))
 _i1 = _unary("i1")  # torch.special.i1
+log1p, expm1, log2, log10, tan, asin, acos, sinh, cosh, erfinv, atan2 = map(
+    autocast_op, (log1p, expm1, log2, log10, tan, asin, acos, sinh, cosh, erfinv, atan2))
 
 
 def nextafter(a, b):
@@ -91,10 +94,12 @@ def _scan(op, x, dim, dtype):
     return _last_dim_op(x, dim, lambda m: [backend(m.device.type).scan(op, m)])[0]
 
 
+@autocast_op
 def cumsum(x, dim, dtype=None):
     return _tape.record("cumsum", _scan("sum", x, dim, dtype), (x,), dim=_wrap_dim(dim, max(x.dim(), 1)))
 
 
+@autocast_op
 def cumprod(x, dim, dtype=None):
     return _tape.record("cumprod", _scan("prod", x, dim, dtype), (x,), dim=_wrap_dim(dim, max(x.dim(), 1)))
 
@@ -200,6 +205,7 @@ def median(x, dim=None, keepdim=False):
 
 
 # -- norms and distances ---------------------------------------------------------------------
+@autocast_op
 def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         x = cast(x, dtype)
@@ -230,6 +236,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     return mul(_ops._zero_safe_pow(total, 1.0 / ord), m if keepdim else _ops.squeeze(m, dims))
 
 
+@autocast_op
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "fro" or p is None:
         p = 2
@@ -238,10 +245,12 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     return vector_norm(x, p, dim, keepdim, dtype=dtype)
 
 
+@autocast_op
 def dist(a, b, p=2):
     return vector_norm(sub(a, b), p)
 
 
+@autocast_op
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Euclidean distances of more than 25 rows on either side go through a matmul, as torch's
     default compute_mode does (‖a‖² + ‖b‖² - 2ab, no P×R×M difference tensor)."""
@@ -273,14 +282,17 @@ def _scaled_sum(input, product, beta, alpha):
     return add(input if beta == 1 else mul(input, _ops._as_scalar_of(dtype, beta)), product)
 
 
+@autocast_op
 def addmm(input, mat1, mat2, beta=1, alpha=1):
     return _scaled_sum(input, _ops.mm(mat1, mat2), beta, alpha)
 
 
+@autocast_op
 def addmv(input, mat, vec, beta=1, alpha=1):
     return _scaled_sum(input, _ops.mv(mat, vec), beta, alpha)
 
 
+@autocast_op
 def baddbmm(input, batch1, batch2, beta=1, alpha=1):
     return _scaled_sum(input, _ops.bmm(batch1, batch2), beta, alpha)
 
@@ -292,11 +304,13 @@ def lerp(start, end, weight):
                  add(start, mul(weight, diff)), sub(end, mul(diff, sub(1, weight))))
 
 
+@autocast_op
 def addcmul(input, tensor1, tensor2, value=1):
     product = mul(tensor1, tensor2)
     return add(input, mul(product, _ops._as_scalar_of(dt.result_type(input, product), value)) if value != 1 else product)
 
 
+@autocast_op
 def addcdiv(input, tensor1, tensor2, value=1):
     if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release addcdiv "
@@ -335,11 +349,13 @@ def rsub(x, other, alpha=1):
     return sub(other, x, alpha=alpha)
 
 
+@autocast_op
 def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, unbiased = _ops._var_args(dim, unbiased)
     return _ops.var(x, dim, unbiased, keepdim, correction=correction), _ops.mean(x, dim, keepdim)
 
 
+@autocast_op
 def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, unbiased = _ops._var_args(dim, unbiased)
     return _ops.std(x, dim, unbiased, keepdim, correction=correction), _ops.mean(x, dim, keepdim)
@@ -363,6 +379,7 @@ def copysign(a, b):
     return where(negative, _ops.neg(_ops.abs(a)), _ops.abs(a))
 
 
+@autocast_op
 def xlogy(x, y):
     """x log y, 0 where x == 0 (unless y is NaN)."""
     out = mul(x, _ops.log(y))
@@ -380,6 +397,7 @@ def sinc(x):
     return where(zero, 1.0, _ops.div(_ops.sin(px), px))
 
 
+@autocast_op
 def logit(x, eps=None):
     if not x.dtype.is_floating_point:
         x = cast(x, dt.default_float)
@@ -413,6 +431,7 @@ def nansum(x, dim=None, keepdim=False, dtype=None):
     return _ops.sum(where(_ops.isnan(x), 0, x) if x.dtype.is_floating_point else x, dim, keepdim, dtype=dtype)
 
 
+@autocast_op
 def nanmean(x, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         x = cast(x, dtype)
@@ -508,10 +527,12 @@ def _quantile(x, q, dim, keepdim, interpolation, ignore_nan, name):
     return _ops.squeeze(out, 0) if scalar_q else out
 
 
+@autocast_op
 def quantile(x, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile(x, q, dim, keepdim, interpolation, False, "quantile")
 
 
+@autocast_op
 def nanquantile(x, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile(x, q, dim, keepdim, interpolation, True, "nanquantile")
 
@@ -543,6 +564,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 
 
 # -- products and small matrix ops -------------------------------------------------------------
+@autocast_op
 def trace(x):
     _ops.check_dtype("trace", x.dtype)
     if x.dim() != 2:
@@ -560,6 +582,7 @@ def kron(a, b):
     return _ops.reshape(prod, [x * y for x, y in zip(a.shape, b.shape)])
 
 
+@autocast_op
 def tensordot(a, b, dims=2, out=None):
     if isinstance(dims, int):
         if dims < 0:
@@ -589,6 +612,7 @@ def tensordot(a, b, dims=2, out=None):
     return _ops.reshape(_ops.matmul(am, bm), [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
 
 
+@autocast_op
 def cross(a, b, dim=None):
     """a × b along a dim of size 3 (the first one when dim is None, as torch.cross)."""
     if a.dim() != b.dim():

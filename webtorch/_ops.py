@@ -2,11 +2,13 @@
 views; every other op here is written in terms of those.
 """
 import builtins
+import functools
 import math
 from collections import namedtuple
 
 from . import _dtypes as dt
 from . import _buffers
+from ._autocast import autocast_op
 from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, _from_host_values, _wrap_dim, backend, check_size,
                       contiguous_strides, device)
 from .ops_table import ELEMENTWISE
@@ -273,10 +275,10 @@ def _binary(name):
 
 
 abs = _unary("abs")
-exp = _unary("exp")
-log = _unary("log")
+exp = autocast_op(_unary("exp"))
+log = autocast_op(_unary("log"))
 sqrt = _unary("sqrt")
-rsqrt = _unary("rsqrt")
+rsqrt = autocast_op(_unary("rsqrt"))
 sin = _unary("sin")
 cos = _unary("cos")
 tanh = _unary("tanh")
@@ -287,7 +289,7 @@ floor = _unary("floor")
 ceil = _unary("ceil")
 trunc = _unary("trunc")
 sign = _unary("sign")
-reciprocal = _unary("reciprocal")
+reciprocal = autocast_op(_unary("reciprocal"))
 erf = _unary("erf")
 logical_not = _unary("logical_not")
 isnan = _unary("isnan")
@@ -318,6 +320,7 @@ def round(x, decimals=0):
     return elementwise("round", x)
 
 
+@functools.partial(autocast_op, name="pow")  # torch's square is pow(x, 2)
 def square(x):
     return elementwise("square", cast(x, dt.int64) if x.dtype is dt.bool_ else x)  # torch: pow(bool, 2) is int64
 
@@ -395,6 +398,7 @@ def floor_divide(x, other):
     return elementwise("floor_divide", x, other, grad_name="floor_divide_op")
 
 
+@autocast_op
 def pow(x, exponent):
     if _is_tensor(x) and x.dtype.category == 1 and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -712,6 +716,7 @@ def _setitem(x, index, value):
     _tape.refresh_view(x)
 
 
+@autocast_op
 def cat(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
@@ -745,6 +750,7 @@ def cat(tensors, dim=0):
 concat = concatenate = cat
 
 
+@autocast_op
 def stack(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
@@ -793,6 +799,7 @@ def _sum_dtype(x, dtype):
     return dt.int64 if x.dtype.category < 2 else x.dtype
 
 
+@autocast_op
 def sum(x, dim=None, keepdim=False, dtype=None):
     if not _is_tensor(x):
         return builtins.sum(x)
@@ -800,6 +807,7 @@ def sum(x, dim=None, keepdim=False, dtype=None):
     return _reduce("sum", x, dim, keepdim, out, out)
 
 
+@autocast_op
 def prod(x, dim=None, keepdim=False, dtype=None):
     out = _sum_dtype(x, dtype)
     return _reduce("prod", x, dim, keepdim, out, out)
@@ -811,6 +819,7 @@ def _check_float(x, name):
                            f"complex dtype. Got: {'Long' if x.dtype is dt.int64 else x.dtype.name.capitalize()}")
 
 
+@autocast_op
 def mean(x, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         x = cast(x, dtype)
@@ -950,18 +959,21 @@ def _var_args(dim, unbiased):
     return dim, unbiased
 
 
+@autocast_op
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, unbiased = _var_args(dim, unbiased)
     q, m = _scaled_variance(x, dim, unbiased, correction, keepdim)
     return mul(mul(q, m), m)
 
 
+@autocast_op
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, unbiased = _var_args(dim, unbiased)
     q, m = _scaled_variance(x, dim, unbiased, correction, keepdim)
     return mul(_zero_safe_pow(q, 0.5), m)
 
 
+@autocast_op
 def logsumexp(x, dim, keepdim=False):
     if not x.dtype.is_floating_point:
         x = cast(x, dt.default_float)
@@ -1007,10 +1019,12 @@ def movedim_view(x, d, back=False):
     return permute(x, *dims) if dims != list(range(x.dim())) else x
 
 
+@autocast_op
 def softmax(x, dim, dtype=None):
     return _softmax(x, dim, dtype, False)
 
 
+@autocast_op
 def log_softmax(x, dim, dtype=None):
     return _softmax(x, dim, dtype, True)
 
@@ -1047,6 +1061,7 @@ def _conv2d(x, weight, bias, stride, pads, dilation, groups, out_size):
 
 
 # -- matmul ----------------------------------------------------------------------------------
+@autocast_op
 def matmul(a, b):
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
@@ -1093,12 +1108,14 @@ def _tname(d):
     return {"float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int", "bool": "bool"}[d.name]
 
 
+@autocast_op
 def mm(a, b):
     if a.dim() != 2 or b.dim() != 2:
         raise RuntimeError(f"{'self' if a.dim() != 2 else 'mat2'} must be a matrix")
     return matmul(a, b)
 
 
+@autocast_op
 def bmm(a, b):
     if a.dim() != 3 or b.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor")
@@ -1108,16 +1125,19 @@ def bmm(a, b):
     return matmul(a, b)
 
 
+@autocast_op
 def mv(a, v):
     return matmul(a, v)
 
 
+@autocast_op
 def dot(a, b):
     if a.dim() != 1 or b.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
     return matmul(a, b)
 
 
+@autocast_op
 def linear(x, weight, bias=None):
     out = matmul(x, t(weight) if weight.dim() == 2 else weight)
     return out if bias is None else add(out, bias)

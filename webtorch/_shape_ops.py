@@ -7,6 +7,7 @@ import builtins
 
 from . import _dtypes as dt
 from . import _ops, _tape
+from ._autocast import autocast_op
 from ._indexing import _take
 from ._ops import _is_tensor, _shape_arg, _wrap_dim, cast, expand, narrow, permute, reshape, where
 from ._tensor import Tensor, check_size
@@ -481,6 +482,7 @@ def pad(x, pad, mode="constant", value=None):
 
 
 # -- einsum ----------------------------------------------------------------------------------
+@autocast_op
 def einsum(equation, *operands):
     """Sums of products by label: each operand's repeated labels become a diagonal, labels no one
     else needs are summed out, and pairs of operands contract through one batched matmul."""

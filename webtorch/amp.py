@@ -1,30 +1,86 @@
 """torch.amp: autocast and GradScaler.
 
-autocast is a documented no-op in webtorch for now: code inside it computes in the tensors' own
-dtypes (float32 stays float32), so results match torch without autocast, not torch's reduced
-precision. GradScaler works as torch's does (scale the loss, unscale the gradients, skip the
-step when they hold inf/NaN, grow or back off the scale); for device "cuda", which is not here,
-it disables itself with torch's warning, as torch's CPU build does.
+autocast(device_type="webgpu" | "cpu", dtype=...) runs the ops on torch's autocast lists in lower
+precision (float16 by default on "webgpu", which needs the adapter's shader-f16; bfloat16 by
+default on "cpu") and those on its float32 lists in float32: see webtorch/_autocast.py for the
+policies. device_type "cuda" disables itself with torch's warning, as torch's CPU build does.
+GradScaler works as torch's does (scale the loss, unscale the gradients, skip the step when they
+hold inf/NaN, grow or back off the scale); for device "cuda", which is not here, it disables itself
+with torch's warning, as torch's CPU build does.
 """
-import contextlib
+import functools
 import math
 import warnings
 
-from . import _ops
+from . import _autocast, _ops
+from . import _dtypes as dt
 from .autograd import no_grad
 
 
-class autocast(contextlib.ContextDecorator):
+class autocast:
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
-        self.device_type, self.fast_dtype, self._enabled = device_type, dtype, enabled
+        self.device = device_type
+        self.fast_dtype = dtype if dtype is not None else (
+            _autocast.dtype[device_type] if device_type in _autocast.dtype else dt.float16)
+        self._cache_enabled = _autocast.cache_enabled if cache_enabled is None else cache_enabled
+        if device_type == "cuda":
+            if enabled:
+                warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.")
+            enabled = False
+        elif device_type not in _autocast.enabled:
+            raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+        elif enabled and device_type == "cpu" and self.fast_dtype not in (dt.bfloat16, dt.float16):
+            warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+                          "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.")
+            enabled = False
+        elif enabled and device_type == "webgpu":
+            enabled = _webgpu_supports(self.fast_dtype)
+        self._enabled = enabled
+        self._saved = []  # the enclosing state, one entry per (re-)entry of this object
 
     def __enter__(self):
+        d = self.device
+        if d == "cuda":
+            return self
+        self._saved.append((_autocast.enabled[d], _autocast.dtype[d], _autocast.cache_enabled))
+        _autocast.nesting += 1
+        _autocast.set_enabled(d, self._enabled)
+        _autocast.dtype[d] = self.fast_dtype
+        _autocast.cache_enabled = self._cache_enabled
         return self
 
     def __exit__(self, *exc):
+        d = self.device
+        if d == "cuda":
+            return False
+        was_enabled, _autocast.dtype[d], _autocast.cache_enabled = self._saved.pop()
+        _autocast.set_enabled(d, was_enabled)
+        _autocast.nesting -= 1
+        if _autocast.nesting == 0:
+            _autocast.clear_cache()  # torch frees the cached weight casts on leaving the outermost region
         return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def run(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+        return run
+
+
+def _webgpu_supports(dtype):
+    if dtype not in (dt.float16, dt.bfloat16):
+        warnings.warn("In webgpu autocast, but the target dtype is not supported. Disabling autocast.\n"
+                      "webgpu Autocast only supports dtypes of torch.float16, torch.bfloat16 currently.")
+        return False
+    from . import webgpu
+    if dtype is dt.float16 and not webgpu.has_float16():
+        warnings.warn("In webgpu autocast, but the adapter lacks WebGPU's shader-f16 feature that float16 needs. "
+                      "Disabling autocast (torch.bfloat16 works on every adapter).")
+        return False
+    return True
 
 
 def is_autocast_available(device_type):

@@ -11,7 +11,7 @@ engine, so rules work at the broadcast shape.
 import weakref
 import math
 
-from . import _conv_ops, _indexing, _math_ops, _shape_ops, _tape, special
+from . import _autocast, _conv_ops, _indexing, _math_ops, _shape_ops, _tape, special
 from . import _ops as F
 from ._tape import (BACKWARD, Node, _needs_grad, alias, check_inplace, enable_grad, inference_mode,  # noqa: F401
                     is_grad_enabled, no_grad, rebase, record, refresh_view, set_grad_enabled)
@@ -115,7 +115,7 @@ def _order(roots):
 def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
     """Propagates grads from roots; accumulates into leaves' .grad, or into `capture`
     (id(tensor) -> grad) for autograd.grad."""
-    with set_grad_enabled(create_graph):
+    with set_grad_enabled(create_graph), _autocast.suspended():  # backward keeps the forward's dtypes
         pending = {}  # id(node) -> gradient of its output
         leaves = {}  # id(leaf) -> [leaf, its gradient]: summed, then hooked and accumulated once
         for root, grad in zip(roots, grads):

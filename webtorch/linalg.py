@@ -7,6 +7,7 @@ n steps of Python per call (eigh and svd: 10 Jacobi sweeps of n - 1 rounds) make
 from collections import namedtuple
 
 from . import _math_ops, _ops
+from ._autocast import autocast_op
 from . import autograd as _autograd
 from ._math_ops import vector_norm  # noqa: F401
 from ._ops import cat, narrow, squeeze, stack, unsqueeze
@@ -16,6 +17,7 @@ class LinAlgError(RuntimeError):
     """torch.linalg.LinAlgError: a matrix without the property the routine needs."""
 
 
+@autocast_op
 def norm(x, ord=None, dim=None, keepdim=False, dtype=None):
     if isinstance(ord, str) or (ord is not None and (dim is None and x.dim() == 2 or
                                                      isinstance(dim, (tuple, list)) and len(dim) == 2)):
@@ -23,6 +25,7 @@ def norm(x, ord=None, dim=None, keepdim=False, dtype=None):
     return vector_norm(x, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
+@autocast_op
 def cross(a, b, *, dim=-1):
     return _math_ops.cross(a, b, dim)
 
@@ -85,6 +88,7 @@ def _raise_info(info, name):
                           f"positive-definite (the leading minor of order {first} is not positive-definite).")
 
 
+@autocast_op
 def cholesky(A, *, upper=False):
     L, info = cholesky_ex(A, upper=upper)
     _raise_info(info, "linalg.cholesky")
@@ -156,6 +160,7 @@ def _check_invertible(pivots, name):
     raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
 
 
+@autocast_op
 def solve(A, B, *, left=True):
     if not left:
         return solve(A.mT, B.mT).mT
@@ -171,6 +176,7 @@ def solve(A, B, *, left=True):
     return squeeze(X, -1) if vector else X
 
 
+@autocast_op
 def inv(A):
     _check_square(A, "linalg.inv")
     eye = _ops.expand(_ops.eye(A.shape[-1], dtype=A.dtype, device=A.device), *A.shape)
@@ -179,6 +185,7 @@ def inv(A):
     return X
 
 
+@autocast_op
 def det(A):
     _check_square(A, "linalg.det")
     _, sign, pivots = _eliminate(A)
@@ -188,6 +195,7 @@ def det(A):
 _SlogDet = namedtuple("slogdet", ["sign", "logabsdet"])
 
 
+@autocast_op
 def slogdet(A):
     _check_square(A, "linalg.slogdet")
     _, sign, pivots = _eliminate(A)
@@ -199,6 +207,7 @@ def slogdet(A):
 _QR = namedtuple("qr", ["Q", "R"])
 
 
+@autocast_op
 def qr(A, mode="reduced"):
     """Householder reflections with LAPACK's signs (R's diagonal is -sign(a) |x|), so Q and R
     are torch's."""
@@ -296,6 +305,7 @@ def _set_rotations(n, pairs, c, s, like):
     return J
 
 
+@autocast_op
 def eigh(A, UPLO="L"):
     """Symmetric eigendecomposition by Jacobi rotations (ascending eigenvalues, as torch); the
     gradient is torch's formula, not the iterations'."""
@@ -311,6 +321,7 @@ def eigh(A, UPLO="L"):
     return _EigH(values, vectors)
 
 
+@autocast_op
 def eigvalsh(A, UPLO="L"):
     return eigh(A, UPLO).eigenvalues
 
@@ -318,6 +329,7 @@ def eigvalsh(A, UPLO="L"):
 _SVD = namedtuple("svd", ["U", "S", "Vh"])
 
 
+@autocast_op
 def svd(A, full_matrices=True):
     """One-sided Jacobi: columns rotated pairwise until orthogonal; S descending, as torch.
     Only the reduced form (full_matrices=False) for non-square inputs."""
@@ -351,10 +363,12 @@ def svd(A, full_matrices=True):
     return _SVD(U, S, V.mT)
 
 
+@autocast_op
 def svdvals(A):
     return svd(A, full_matrices=False).S
 
 
+@autocast_op
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if dtype is not None:
         A = _ops.cast(A, dtype)

@@ -10,6 +10,7 @@ import warnings
 
 from .. import _dtypes as dt
 from .. import _indexing, _math_ops
+from .._autocast import autocast_op
 from .. import _ops as F
 from .._ops import gelu, linear, log_softmax, relu, sigmoid, silu, softmax, tanh  # noqa: F401
 from .._indexing import _check_bounds, _gather, _known_in_range
@@ -28,10 +29,12 @@ def leaky_relu(x, negative_slope=0.01, inplace=False):
     return F.where(F.gt(x, 0), x, x * negative_slope)
 
 
+@autocast_op
 def elu(x, alpha=1.0, inplace=False):
     return F.where(F.gt(x, 0), x, _math_ops.expm1(F.minimum(x, F.zeros_like(x))) * alpha)  # e^x - 1 exact near 0
 
 
+@autocast_op
 def softplus(x, beta=1.0, threshold=20.0):
     scaled = x * beta
     return F.where(F.gt(scaled, threshold), x, log1p(F.exp(F.minimum(scaled, F.full_like(x, threshold)))) / beta)
@@ -53,6 +56,7 @@ def hardswish(x, inplace=False):
     return x * F.clamp(x + 3, 0.0, 6.0) / 6
 
 
+@autocast_op
 def mish(x, inplace=False):
     return x * F.tanh(softplus(x))
 
@@ -95,6 +99,7 @@ def _normalized_dims(x, normalized_shape, weight=None):
     return n_dims
 
 
+@autocast_op
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     n_dims = _normalized_dims(x, normalized_shape, weight)
     fused = F._layer_norm(x, n_dims, weight, bias, eps)
@@ -108,7 +113,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out
+    return F.cast(out, x.dtype)  # torch: float16 input with float32 weight gives float16
 
 
 def rms_norm(x, normalized_shape, weight=None, eps=None):
@@ -118,6 +123,7 @@ def rms_norm(x, normalized_shape, weight=None, eps=None):
     return out * weight if weight is not None else out
 
 
+@autocast_op
 def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
     if x.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.dim()}")
@@ -137,6 +143,7 @@ def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
     return out
 
 
+@autocast_op
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     dims = (0,) + tuple(range(2, x.dim()))
     shape = [1, x.shape[1]] + [1] * (x.dim() - 2)
@@ -161,7 +168,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
-    return out
+    return F.cast(out, x.dtype)  # torch: float16 input with float32 statistics gives float16
 
 
 # -- padding, windows, convolution, pooling --------------------------------------------------
@@ -205,14 +212,17 @@ def _conv(x, weight, bias, stride, padding, dilation, groups, nd):
     return F.squeeze(out, 0) if unbatched else out
 
 
+@autocast_op
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(x, weight, bias, stride, padding, dilation, groups, 1)
 
 
+@autocast_op
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(x, weight, bias, stride, padding, dilation, groups, 2)
 
 
+@autocast_op
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """As a convolution of the stride-dilated input with the flipped, transposed kernel."""
     if weight.numel() == 0:
@@ -305,6 +315,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     return result, (F.squeeze(index, 0) if unbatched else index)
 
 
+@autocast_op
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     _check_pool_input(x, "avg_pool2d", (3, 4))
     unbatched, cols, (kernel, stride, padding, _, out) = _pool(x, kernel_size, stride, padding, 1, ceil_mode, 0.0)
@@ -340,6 +351,7 @@ def _adaptive_size(x, output_size, name, n):
     return [s if s is not None else x.shape[x.dim() - n + i] for i, s in enumerate(size)]
 
 
+@autocast_op
 def adaptive_avg_pool2d(x, output_size):
     oh, ow = _adaptive_size(x, output_size, "adaptive_avg_pool2d", 2)
     if 0 in (oh, ow):
@@ -423,6 +435,7 @@ def _embedding_renorm_(weight, ids, max_norm, norm_type):
     weight._storage.version += 1
 
 
+@autocast_op
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
@@ -566,6 +579,7 @@ def _cubic_weights(t, a=-0.75):
     return far(t + 1), near(t), near(1 - t), far(2 - t)
 
 
+@autocast_op
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
                 antialias=False):
     """Separable: each spatial dim is resampled by one matmul with a fixed (n_in, n_out) matrix."""
@@ -620,15 +634,18 @@ def _reduce_loss(loss, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+@autocast_op
 def mse_loss(input, target, reduction="mean"):
     d = input - target
     return _reduce_loss(d * d, reduction)
 
 
+@autocast_op
 def l1_loss(input, target, reduction="mean"):
     return _reduce_loss(F.abs(input - target), reduction)
 
 
+@autocast_op
 def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
     d = F.abs(input - target)
     if beta == 0:
@@ -636,6 +653,7 @@ def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
     return _reduce_loss(F.where(F.lt(d, beta), 0.5 * d * d / beta, d - 0.5 * beta), reduction)
 
 
+@autocast_op
 def huber_loss(input, target, reduction="mean", delta=1.0):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -643,6 +661,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     return _reduce_loss(F.where(F.lt(d, delta), 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
 
 
+@autocast_op
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     log_p = F.clamp(F.log(input), min=-100.0)
     log_q = F.clamp(F.log(1 - input), min=-100.0)
@@ -650,6 +669,7 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     return _reduce_loss(loss * weight if weight is not None else loss, reduction)
 
 
+@autocast_op
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
     # (1 - t) x + (1 + (p - 1) t) log(1 + e^-x), written stably as max(-x, 0) + log(e^-max + e^(-x-max))
     log_weight = 1 + (pos_weight - 1) * target if pos_weight is not None else 1
@@ -658,6 +678,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     return _reduce_loss(loss * weight if weight is not None else loss, reduction)
 
 
+@autocast_op
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     target_shape = target.shape
     if input.dim() > 2:  # (N, C, d1, ...) -> (N*d1*..., C)
@@ -686,6 +707,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return _reduce_loss(loss.reshape(target_shape) if reduction == "none" else loss, reduction)
 
 
+@autocast_op
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
     class_dim = 1 if input.dim() > 1 else 0
     log_p = log_softmax(input, class_dim)
@@ -718,6 +740,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     return loss * (1 - label_smoothing) + smooth * (label_smoothing / c)
 
 
+@autocast_op
 def kl_div(input, target, reduction="mean", log_target=False):
     if log_target:
         loss = F.exp(target) * (target - input)
@@ -728,6 +751,7 @@ def kl_div(input, target, reduction="mean", log_target=False):
     return _reduce_loss(loss, reduction)
 
 
+@autocast_op
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """As torch: both broadcast to one shape first (a size-1 dim is repeated, not summed once), each
     divided by its norm (clamped to eps), then the dot product."""
@@ -742,14 +766,17 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
+@autocast_op
 def selu(x, inplace=False):
     return elu(x, _SELU_ALPHA) * _SELU_SCALE
 
 
+@autocast_op
 def celu(x, alpha=1.0, inplace=False):
     return F.where(F.gt(x, 0), x, _math_ops.expm1(F.minimum(x, F.zeros_like(x)) / alpha) * alpha)
 
 
+@autocast_op
 def logsigmoid(x):
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), finite for every x."""
     from .._math_ops import log1p
@@ -783,6 +810,7 @@ def glu(x, dim=-1):
     return a * F.sigmoid(b)
 
 
+@autocast_op
 def prelu(x, weight):
     """x where x >= 0, else weight * x; weight has one value or one per channel (dim 1)."""
     if weight.dim() > 1:
@@ -875,6 +903,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 # -- more normalisation, dropout -------------------------------------------------------------
+@autocast_op
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
     """Each (sample, channel) normalised over its spatial positions."""
@@ -950,6 +979,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                   return_indices)
 
 
+@autocast_op
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     one = lambda v: (1, v[0] if isinstance(v, (tuple, list)) else v)  # noqa: E731
     _check_pool_input(input, "avg_pool1d", (2, 3))
@@ -958,6 +988,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                   count_include_pad)
 
 
+@autocast_op
 def adaptive_avg_pool1d(input, output_size):
     size, = _adaptive_size(input, output_size, "adaptive_avg_pool1d", 1)
     return _as_2d(input, adaptive_avg_pool2d, (1, size))
@@ -997,6 +1028,7 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 # -- more linear, embedding ------------------------------------------------------------------
+@autocast_op
 def bilinear(input1, input2, weight, bias=None):
     """y_k = x1^T W_k x2 + b_k."""
     out_features, in1, in2 = weight.shape
@@ -1006,6 +1038,7 @@ def bilinear(input1, input2, weight, bias=None):
     return out + bias if bias is not None else out
 
 
+@autocast_op
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxes of bags of embedding rows: a 2-D input is one bag per row; a 1-D input
@@ -1063,6 +1096,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return vector_norm(x1 - x2 + eps, p, -1, keepdim)
 
 
+@autocast_op
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     """1 - cos for target 1, max(0, cos - margin) for target -1 (cos with PyTorch's eps 1e-12)."""
     eps = 1e-12
@@ -1074,10 +1108,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return _reduce_loss(loss, reduction)
 
 
+@autocast_op
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     return _reduce_loss(relu(-target * (input1 - input2) + margin), reduction)
 
 
+@autocast_op
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     if margin <= 0:
@@ -1096,6 +1132,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce_loss(F.mean(loss, -1), reduction)
 
 
+@autocast_op
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     loss = F.exp(input) - target * input if log_input else input - target * F.log(input + eps)
@@ -1122,6 +1159,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce_loss(loss, reduction)
 
 
+@autocast_op
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     raise NotImplementedError("ctc_loss is not supported by webtorch yet")
 
