@@ -1,9 +1,14 @@
-// Checks and times the tensor-core matmul (webtorch/wgsl/matmul_subgroup_matrix.wgsl: f16 inputs,
-// f32 accumulation) in plain JS WebGPU on Node + Dawn with subgroup matrices turned on:
-//   source .gpu/gpu-env.sh; node bench/matmul_tc.mjs check|time OUT.json '[[TM, TN, WM, WN, BK], ...]'
+// Checks and times the tensor-core matmul (webtorch/wgsl/matmul_subgroup_matrix.wgsl: f16 inputs, or
+// float32 ones rounded ("medium") or split ("high") to f16, f32 accumulation) in plain JS WebGPU on
+// Node + Dawn with subgroup matrices turned on. The kernels come from webtorch (bench/tc_kernels.py):
+//   python bench/tc_kernels.py KERNELS.json '[[TM, TN, WM, WN, BK], ...]'
+//   source .gpu/gpu-env.sh; node bench/matmul_tc.mjs check|time OUT.json KERNELS.json
 // Prints the adapter's subgroup-matrix configs, checks every tile config against a CPU reference
-// (row- and column-major B, f32 and f16 C), or times them (TFLOP/s per shape in OUT.json). Check and
-// time in separate processes, as bench/matmul_tune.mjs says why.
+// (row- and column-major B, f32 and f16 C; exact for f16-exact values, the error bound of each
+// float32 precision for full-mantissa ones), or times them (TFLOP/s per shape in OUT.json). Check
+// and time in separate processes, as bench/matmul_tune.mjs says why; check one config (TC_CONFIG=name)
+// and input kind (TC_KINDS=f16|medium|high) per process, as dawn.node (npm webgpu 0.6.2, Node 26)
+// aborted after about 16 readbacks.
 import {createRequire} from "module";
 import fs from "fs";
 import path from "path";
@@ -11,17 +16,11 @@ import {fileURLToPath} from "url";
 
 const require = createRequire(import.meta.url);
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
-const [mode, outPath, spec] = process.argv.slice(2);
+const [mode, outPath, kernelsPath] = process.argv.slice(2);
 const {create, globals} = require(process.env.DAWN_NODE);
 Object.assign(globalThis, globals);
 const gpu = create(["enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia"]);
-const read = (f) => fs.readFileSync(path.join(root, f), "utf8");
-const fill = (src, subs) => src.replace(/\$(?:\$|\{(\w+)\}|(\w+))/g, (m, a, b) => {
-  if (m === "$$") return "$";
-  const v = subs[a ?? b];
-  if (v === undefined) throw new Error(`template needs ${a ?? b}`);
-  return String(v);
-});
+const kernels = JSON.parse(fs.readFileSync(kernelsPath, "utf8"));
 
 const adapter = await gpu.requestAdapter({powerPreference: "high-performance"});
 const info = adapter.info;
@@ -40,17 +39,14 @@ const device = await adapter.requestDevice({
                    maxComputeWorkgroupStorageSize: L.maxComputeWorkgroupStorageSize,
                    maxComputeInvocationsPerWorkgroup: L.maxComputeInvocationsPerWorkgroup}});
 device.addEventListener("uncapturederror", (e) => console.log("uncaptured: " + e.error.message));
-const SG = info.subgroupMaxSize;
-const src = (c, outType, bCol) => "enable f16;\n" + fill(read("webtorch/wgsl/matmul_subgroup_matrix.wgsl"), {
-  OUT: outType, SM: cfg.M, SN: cfg.N, SK: cfg.K, TM: c.tm, TN: c.tn, WM: c.wm, WN: c.wn, SG, BK: c.bk,
-  A_COL_MAJOR: false, B_COL_MAJOR: bCol}) + read("webtorch/wgsl/matmul_batch.wgsl");
-const configs = JSON.parse(spec).map(([tm, tn, wm, wn, bk]) => ({tm, tn, wm, wn, bk, name: `t${tm}x${tn}_w${wm}x${wn}_k${bk}`,
-  bm: wm * tm * cfg.M, bn: wn * tn * cfg.N, pipes: {}}));
-async function pipe(c, outType, bCol) {
-  const key = outType + bCol;
+if (kernels.fragment.join() !== [cfg.M, cfg.N, cfg.K].join() || kernels.subgroup !== info.subgroupMaxSize)
+  throw new Error(`kernels made for fragment ${kernels.fragment}, subgroup ${kernels.subgroup}`);
+const configs = kernels.configs.map((c) => ({...c, pipes: {}}));
+async function pipe(c, kind, outType, bCol) {
+  const key = `${kind}:${outType}:${bCol ? "bT" : "b"}`;
   if (c.pipes[key] !== undefined) return c.pipes[key];
   device.pushErrorScope("validation");
-  const module = device.createShaderModule({code: src(c, outType, bCol)});
+  const module = device.createShaderModule({code: c.sources[key]});
   const p = device.createComputePipeline({layout: "auto", compute: {module, entryPoint: "main"}});
   const err = await device.popErrorScope();
   if (err) console.log(`${c.name} ${key}: ${err.message}`);
@@ -77,25 +73,42 @@ const fromHalf = (h) => {
   const s = h & 0x8000 ? -1 : 1, e = (h >>> 10) & 0x1f, m = h & 0x3ff;
   return e === 0 ? s * m * 2 ** -24 : e === 31 ? (m ? NaN : s * Infinity) : s * (1 + m / 1024) * 2 ** (e - 15);
 };
-const randHalf = (len) => { const v = new Float32Array(len), h = new Uint16Array(len + (len & 1));
-  for (let i = 0; i < len; i++) { v[i] = Math.round(Math.random() * 32 - 16) / 8; h[i] = toHalf(v[i]); }
+// values: k/8 (|k| <= 16, exact in f16: every kind's result is exact) or full-mantissa floats (for
+// the float32 kinds' error bounds); h: what is uploaded (halves for "f16", float32 otherwise)
+const randInputs = (len, kind, exact) => {
+  const v = new Float32Array(len), h = kind === "f16" ? new Uint16Array(len + (len & 1)) : v;
+  for (let i = 0; i < len; i++) {
+    v[i] = exact ? Math.round(Math.random() * 32 - 16) / 8 : (Math.random() * 4 - 2);
+    if (kind === "f16") h[i] = toHalf(v[i]);
+  }
   keep.push(h); return {v, h}; };
+// the largest |error| allowed, relative to sum over k of |a||b|, for full-mantissa inputs:
+// "medium" rounds both inputs to f16 (2^-11 each), "high" drops lo*lo and rounds lo (~3 x 2^-22),
+// plus f32 accumulation in both
+const BOUND = {medium: 2 ** -9, high: 2 ** -19};
 const bindAll = (p, bufs) => device.createBindGroup({layout: p.getBindGroupLayout(0),
   entries: bufs.map((b, i) => ({binding: i, resource: {buffer: b}}))});
 
 for (const c of configs) {
+  if (mode === "check" && process.env.TC_CONFIG && c.name !== process.env.TC_CONFIG) continue;
   console.log(`check ${c.name}`);
+  const cases = [];
+  for (const kind of (process.env.TC_KINDS || "f16,medium,high").split(",")) {
+    for (const [outType, bCol] of [["f32", false], ["f32", true], ["f16", false]]) cases.push([kind, outType, bCol, true]);
+    if (kind !== "f16") cases.push([kind, "f32", false, false], [kind, "f32", true, false]);
+  }
   for (const [m, k, n, nb] of mode !== "check" ? [] : [[c.bm, c.bk, c.bn, 1], [2 * c.bm, 3 * c.bk, 3 * c.bn, 2]]) {
-    for (const [outType, bCol] of [["f32", false], ["f32", true], ["f16", false]]) {
-      const p = await pipe(c, outType, bCol);
+    for (const [kind, outType, bCol, exact] of cases) {
+      const p = await pipe(c, kind, outType, bCol);
       if (!p) continue;
-      const A = randHalf(nb * m * k), B = randHalf(nb * k * n);
-      const ref = new Float64Array(nb * m * n);
+      const A = randInputs(nb * m * k, kind, exact), B = randInputs(nb * k * n, kind, exact);
+      const ref = new Float64Array(nb * m * n), mag = new Float64Array(nb * m * n);
       for (let z = 0; z < nb; z++) for (let i = 0; i < m; i++) for (let kk = 0; kk < k; kk++) {
         const av = A.v[z * m * k + i * k + kk];
         for (let j = 0; j < n; j++) {
           const bv = bCol ? B.v[z * k * n + j * k + kk] : B.v[z * k * n + kk * n + j];
           ref[z * m * n + i * n + j] += av * bv;
+          mag[z * m * n + i * n + j] += Math.abs(av * bv);
         }
       }
       const esize = outType === "f32" ? 4 : 2;
@@ -107,29 +120,40 @@ for (const c of configs) {
       pass.dispatchWorkgroups(n / c.bn, m / c.bm, nb); pass.end();
       enc.copyBufferToBuffer(C, 0, R, 0, Math.ceil(ref.length * esize / 4) * 4);
       device.queue.submit([enc.finish()]);
+      await device.queue.onSubmittedWorkDone();  // map only idle buffers: dawn.node crashed mapping while busy
       await R.mapAsync(GPUMapMode.READ);
       const raw = R.getMappedRange();
       const got = outType === "f32" ? new Float32Array(raw).slice(0) : Array.from(new Uint16Array(raw), fromHalf);
       R.unmap();
       let err = 0;
-      for (let i = 0; i < ref.length; i++) err = Math.max(err, Math.abs(got[i] - ref[i]) / (outType === "f16" ? Math.max(1, Math.abs(ref[i]) * 2 ** -10) : 1));
-      const ok = outType === "f32" ? err === 0 : err <= 1;  // k/8 products sum exactly in f32
-      out.checks.push({config: c.name, shape: `${nb}x${m}x${k}x${n}`, out: outType, bCol, maxErr: err, ok});
-      if (!ok) { console.log(`${c.name} WRONG ${outType} bCol=${bCol} ${nb}x${m}x${k}x${n}: ${err}`); c.wrong = true; }
+      for (let i = 0; i < ref.length; i++) {
+        const scale = !exact ? mag[i] : outType === "f16" ? Math.max(1, Math.abs(ref[i]) * 2 ** -10) : 1;
+        err = Math.max(err, Math.abs(got[i] - ref[i]) / scale);
+      }
+      // k/8 products sum exactly in f32; full-mantissa ones within the kind's bound
+      const ok = !exact ? err <= BOUND[kind] : outType === "f32" ? err === 0 : err <= 1;
+      out.checks.push({config: c.name, kind, shape: `${nb}x${m}x${k}x${n}`, out: outType, bCol, exact, maxErr: err, ok});
+      if (!ok) { console.log(`${c.name} WRONG ${kind} ${outType} bCol=${bCol} exact=${exact} ${nb}x${m}x${k}x${n}: ${err}`); c.wrong = true; }
       for (const x of [Ab, Bb, C, P, R]) x.destroy();
     }
   }
 }
 console.log(JSON.stringify(out.checks.filter((x) => !x.ok)));
 
-for (const [m, k, n, bCol] of mode !== "time" ? [] : [[1024, 1024, 1024, false], [2048, 2048, 2048, false], [4096, 4096, 4096, false],
-                               [8192, 8192, 8192, false], [4096, 4096, 4096, true], [4096, 384, 1536, true]]) {
-  const row = {shape: `${m}x${k}x${n}${bCol ? "_bT" : ""}`};
-  const A = buf(m * k * 2), B = buf(k * n * 2), C = buf(m * n * 2), P = params(m, k, n, 1, bCol);
+const shapes = [[1024, 1024, 1024, false, "f16"], [2048, 2048, 2048, false, "f16"], [4096, 4096, 4096, false, "f16"],
+                [8192, 8192, 8192, false, "f16"], [4096, 4096, 4096, true, "f16"], [4096, 384, 1536, true, "f16"],
+                [4096, 4096, 4096, false, "medium"], [4096, 4096, 4096, false, "high"]];
+// TC_SHAPES=4096: only the 4096^3 rows (a quick tile sweep)
+for (const [m, k, n, bCol, kind] of mode !== "time" ? [] : shapes.filter(
+  ([m, k, n]) => !process.env.TC_SHAPES || [m, k, n].join("x") === Array(3).fill(process.env.TC_SHAPES).join("x"))) {
+  // f16 inputs give f16 C (float16 matmul); float32 inputs ("medium", "high") f32 C
+  const row = {shape: `${m}x${k}x${n}${bCol ? "_bT" : ""}`, kind};
+  const esize = kind === "f16" ? 2 : 4;
+  const A = buf(m * k * esize), B = buf(k * n * esize), C = buf(m * n * esize), P = params(m, k, n, 1, bCol);
   const flops = 2 * m * n * k;
   for (const c of configs) {
     if (c.wrong || m % c.bm || n % c.bn || k % c.bk) continue;
-    const p = await pipe(c, "f16", bCol);
+    const p = await pipe(c, kind, kind === "f16" ? "f16" : "f32", bCol);
     if (!p) continue;
     const bg = bindAll(p, [P, C, A, B]);
     const once = async (reps) => {

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Bullets that list no ops, or APIs with test files of their own (test_autograd.py, test_nn.py,
 # test_training.py).
 NOT_OPS = ("**Dtypes**", "**Devices**", "**Device shims**", "**Autograd and training utilities**", "**Readback**", "**Device**", "**Autograd**", "**nn**", "**optim**",
-           "**Data**")
+           "**Data**", "**float32 matmul precision**")
 
 
 def _listed_names():

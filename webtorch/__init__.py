@@ -6,6 +6,7 @@
 __version__ = "0.1.0"
 
 from . import _autocast, _dtypes
+from .backend import gpu as _gpu
 from ._dtypes import bool_ as bool, bfloat16, dtype, finfo, float16, float32, float64, iinfo, int8, int16, int32, \
     int64, uint8
 from ._tensor import Tensor, Size, device
@@ -54,6 +55,23 @@ def is_floating_point(x):
 
 def is_autocast_enabled(device_type=None):
     return _autocast.enabled.get(device_type or "cuda", False)  # torch: no device type means "cuda"
+
+
+def set_float32_matmul_precision(precision):
+    """"highest" (the default): float32 matmuls in fp32 kernels; "high" / "medium": on tensor cores
+    where the adapter offers subgroup matrices, as split f16 / f16 (README: float32 matmul precision)."""
+    if not isinstance(precision, str):
+        raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
+    if precision not in ("highest", "high", "medium"):
+        import warnings
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                      "setFloat32MatmulPrecision call has no effect.")
+        return
+    _gpu.float32_matmul_precision = precision
+
+
+def get_float32_matmul_precision():
+    return _gpu.float32_matmul_precision
 
 
 def get_autocast_dtype(device_type):

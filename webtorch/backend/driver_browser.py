@@ -124,6 +124,7 @@ async def fetch_cached_async(url, cache_name, name, hash_prefix=None, progress=T
 
 
 class BrowserDriver:
+    WGSL_ENABLES_SUBGROUPS = True  # WGSL needs `enable subgroups;` for the subgroup builtins
     name = "browser"
     losses = 0  # device losses seen so far (by any driver: only one device is in use at a time)
 

@@ -8,6 +8,8 @@ from ..errors import OutOfMemoryError, ValidationError, WebGPUUnavailableError
 
 
 class NativeDriver:
+    # naga (wgpu-native 0.32) refuses WGSL's `enable subgroups;`: the device feature enables them
+    WGSL_ENABLES_SUBGROUPS = False
     name = "native"
     lost = False  # wgpu-py raises on a lost device; the runtime over this driver stays
 

@@ -306,8 +306,8 @@ def _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, 
     buffers = [values.buffer, src] + ([indices.buffer] if with_index else [])
     if src_indices is not None:
         buffers.append(src_indices.buffer)
-    values.runtime.run(kernels.reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, src_indices is not None),
-                       buffers, meta + [max(chunk, 1)] + extra, groups)
+    values.runtime.run(kernels.reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, src_indices is not None,
+                                      _subgroup_min(values.runtime)), buffers, meta + [max(chunk, 1)] + extra, groups)
     return values, indices
 
 
@@ -327,6 +327,12 @@ SMALL_MATMUL_MACS = 1 << 20
 SMALL_MATMUL_MAX_K = 256
 
 
+# torch.set_float32_matmul_precision: "highest" keeps float32 matmuls in the fp32 kernels; "high"
+# runs them on tensor cores as split f16 (hi + lo parts, ~22 significant bits), "medium" as f16
+# inputs (11 bits), both with f32 accumulation, where the adapter offers subgroup matrices.
+float32_matmul_precision = "highest"
+
+
 def matmul(a, b, out_dtype):
     """a: (*batch, M, K), b: (*batch, K, N) with equal batch dims; returns a contiguous storage."""
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
@@ -338,7 +344,8 @@ def matmul(a, b, out_dtype):
     meta = [m, n, k, len(batch), a._offset, a._stride[-2], a._stride[-1], b._offset, b._stride[-2], b._stride[-1]]
     meta += list(batch) + list(a._stride[:-2]) + list(b._stride[:-2])
     buffers = [c.buffer, a._storage.buffer, b._storage.buffer]
-    if a.dtype is dt.float16 and _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
+    if (a.dtype is dt.float16 or a.dtype is dt.float32 and float32_matmul_precision != "highest") \
+            and _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
         return c
     cpu_adapter = _on_cpu_adapter(c.runtime)
     small_groups = -(-m * n // 64)
@@ -373,11 +380,15 @@ def matmul(a, b, out_dtype):
 # subgroups per workgroup, K step (timed on an H200 with bench/matmul_tc.mjs: 128x128 tiles 33-36
 # TFLOP/s at 4096^3 and 8192^3, 64x128 best at 1024^3 and on 4096x384x1536)
 _TENSOR_CORE_TILES = ((4, 4, 2, 2, 32), (2, 4, 2, 2, 32), (2, 2, 2, 2, 32))
+# float32 inputs ("high" / "medium"): not 4x4 fragments per subgroup, which with f32 staging
+# crashed dawn.node on the H200 (2x128x96x384: checked, all others pass; 4096^3 timed alike)
+_TENSOR_CORE_TILES_F32 = _TENSOR_CORE_TILES[1:]
 
 
 def _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
-    """float16 matmul through subgroup matrices, where the adapter offers an f16 -> f32 configuration
-    and the shapes are whole tiles with even offsets and strides; False where it does not run."""
+    """float16 (or float32, rounded or split to f16) matmul through subgroup matrices, where the
+    adapter offers an f16 -> f32 configuration and the shapes are whole tiles with even offsets and
+    strides; False where it does not run."""
     rt = c.runtime
     if "chromium-experimental-subgroup-matrix" not in rt.features:
         return False
@@ -393,11 +404,13 @@ def _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
         return False
     sm, sn, sk = fragment
     sg = info["subgroup_max_size"]
-    for tm, tn, wm, wn, bk in _TENSOR_CORE_TILES:
+    f32_inputs = a.dtype is dt.float32
+    for tm, tn, wm, wn, bk in _TENSOR_CORE_TILES_F32 if f32_inputs else _TENSOR_CORE_TILES:
         bm, bn, inv = wm * tm * sm, wn * tn * sn, wm * wn * sg
         if m % bm == 0 and n % bn == 0 and k % bk == 0 and bk % sk == 0 and (bm * bk // 2) % inv == 0 \
                 and (bn * bk // 2) % inv == 0:
-            kernel = kernels.matmul_subgroup_matrix(c.dtype, fragment, sg, (tm, tn, wm, wn, bk), a_col, b_col)
+            kernel = kernels.matmul_subgroup_matrix(c.dtype, fragment, sg, (tm, tn, wm, wn, bk), a_col, b_col,
+                                                    f32_inputs, f32_inputs and float32_matmul_precision == "high")
             rt.run(kernel, buffers, meta, (n // bn, m // bm, n_batch))
             return True
     return False
@@ -583,7 +596,7 @@ def _last_dim_rows(x):
 def softmax(x, log):
     """softmax (or log_softmax) over x's last dim, float32; returns a contiguous storage of x's shape."""
     out, meta, groups = _last_dim_rows(x)
-    out.runtime.run(kernels.softmax(log), [out.buffer, x._storage.buffer], meta, groups)
+    out.runtime.run(kernels.softmax(log, _subgroup_min(out.runtime)), [out.buffer, x._storage.buffer], meta, groups)
     return out
 
 
@@ -595,9 +608,18 @@ def layer_norm(x, weight, bias, eps):
     meta += [kernels.scalar_bits(eps, dt.float32), flags, weight._offset if weight is not None else 0,
              bias._offset if bias is not None else 0]
     src = x._storage.buffer  # stands in for an absent weight or bias (never read)
-    out.runtime.run(kernels.layer_norm(), [out.buffer, src, weight._storage.buffer if weight is not None else src,
+    out.runtime.run(kernels.layer_norm(_subgroup_min(out.runtime)), [out.buffer, src, weight._storage.buffer if weight is not None else src,
                                            bias._storage.buffer if bias is not None else src], meta, groups)
     return out
+
+
+def _subgroup_min(rt):
+    """The adapter's least subgroup size where it offers `subgroups` (reductions, softmax and
+    layer_norm then join threads by shuffles: subgroup_shuffle.wgsl), else None."""
+    if "subgroups" not in rt.features:
+        return None
+    size = rt.driver.adapter_info.get("subgroup_min_size") or 0
+    return size if size >= 2 and size & (size - 1) == 0 else None
 
 
 def _threads_per_row(row_len, per_thread=16):

@@ -165,14 +165,23 @@ _TAKES = {
 }
 
 
+def _subgroup_helpers(subgroup_min):
+    """subgroup_shuffle.wgsl for subgroups of at least subgroup_min invocations, subgroup_none.wgsl
+    for None (no subgroups)."""
+    if subgroup_min:
+        return Template(wgsl("subgroup_shuffle")).substitute(SG_MIN=subgroup_min)
+    return wgsl("subgroup_none")
+
+
 @functools.lru_cache(maxsize=None)
-def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input=False):
+def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input=False, subgroup_min=None):
     """op: sum, prod, max or min over a strided input; acc_dtype: the accumulation dtype.
     layout: "columns" (reduce_by_cols.wgsl: adjacent threads on adjacent rows), else rows over threads
     (reduce_by_rows.wgsl) reading "strided" (any view), "contiguous" (each row is one run of memory)
     or "vec4" (contiguous, every row starting at a multiple of 4 elements: read as vec4s).
     indexed_input: the input is the partial results of a split arg-reduction, whose row indices
-    come from a second buffer (binding 4) instead of the element's position."""
+    come from a second buffer (binding 4) instead of the element's position. subgroup_min: the
+    adapter's least subgroup size where it offers subgroups (threads join by shuffles), else None."""
     t = STORAGE[acc_dtype] if acc_dtype is dt.bool_ else COMPUTE[acc_dtype]
 
     def row(table):
@@ -181,7 +190,8 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input
     s = STORAGE[in_dtype]
     scheme = ["reduce_by_cols"] if layout == "columns" else [
         "reduce_vec4" if layout == "vec4" else "reduce_rows", "reduce_by_rows"]
-    source = wgsl("prelude") + wgsl("rows") + Template("".join(wgsl(f) for f in ["reduce"] + scheme)).substitute(
+    source = wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + Template(
+        "".join(wgsl(f) for f in ["reduce"] + scheme)).substitute(
         T=t, out_storage=STORAGE[out_dtype], in_storage=s, in_type=f"vec4<{s}>" if layout == "vec4" else s,
         index_binding=("@group(0) @binding(3) var<storage, read_write> indices: array<i32>;" if with_index else "") +
         ("\n@group(0) @binding(4) var<storage, read> input_indices: array<i32>;" if indexed_input else ""),
@@ -191,7 +201,8 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input
         arg="true" if with_index else "false",
         store=convert("a.v", t, stored(out_dtype)),
         index_store="  indices[f] = i32(a.i);" if with_index else "")
-    key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index, layout, indexed_input)
+    key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index, layout, indexed_input,
+           subgroup_min)
     return key, source, ("wrw" if with_index else "wr") + ("r" if indexed_input else "")
 
 
@@ -219,16 +230,27 @@ def _with_store(d, t, source):
     return (prelude if d is dt.bfloat16 and prelude not in source else "") + store_fn(t, d) + source
 
 
+# How matmul_subgroup_matrix.wgsl stages its inputs: float16 as they are; float32 rounded to f16
+# ("medium"), or as f16 hi + lo parts ("high", split).
+_STAGED = {False: {"PAIR": "u32", "HI_PART": "return bitcast<vec2<f16>>(p);", "LO_PART": "return vec2<f16>();"},
+           True: {"PAIR": "vec2<f32>", "HI_PART": "return to_f16(p);", "LO_PART": "return to_f16(p - vec2<f32>(hi));"}}
+
+
 @functools.lru_cache(maxsize=None)
-def matmul_subgroup_matrix(out_dtype, fragment, subgroup_size, tiles, a_col_major, b_col_major):
-    """float16 A @ B on tensor cores (matmul_subgroup_matrix.wgsl): fragment = (M, N, K) of the
-    adapter's f16 -> f32 subgroup-matrix configuration; tiles = (TM, TN, WM, WN, BK)."""
+def matmul_subgroup_matrix(out_dtype, fragment, subgroup_size, tiles, a_col_major, b_col_major, f32_inputs=False,
+                           split=False):
+    """A @ B on tensor cores (matmul_subgroup_matrix.wgsl): f16 inputs, or f32 ones rounded to f16
+    (split: as hi + lo f16 parts); fragment = (M, N, K) of the adapter's f16 -> f32 subgroup-matrix
+    configuration; tiles = (TM, TN, WM, WN, BK)."""
     (sm, sn, sk), (tm, tn, wm, wn, bk) = fragment, tiles
     source = Template(wgsl("matmul_subgroup_matrix")).substitute(
         OUT=STORAGE[out_dtype], SM=sm, SN=sn, SK=sk, TM=tm, TN=tn, WM=wm, WN=wn, BK=bk, SG=subgroup_size,
-        A_COL_MAJOR=str(a_col_major).lower(), B_COL_MAJOR=str(b_col_major).lower()) + wgsl("matmul_batch")
-    return ("matmul_subgroup_matrix", out_dtype.name, fragment, subgroup_size, tiles, a_col_major, b_col_major), \
-        source, "wrr"
+        A_COL_MAJOR=str(a_col_major).lower(), B_COL_MAJOR=str(b_col_major).lower(), SPLIT=str(split).lower(),
+        A_LO_SIZE=wm * tm * sm * bk if split else 1, B_LO_SIZE=wn * tn * sn * bk if split else 1,
+        A_LO="a_lo_tile" if split else "a_tile", B_LO="b_lo_tile" if split else "b_tile",
+        **_STAGED[f32_inputs]) + wgsl("matmul_batch")
+    return ("matmul_subgroup_matrix", out_dtype.name, fragment, subgroup_size, tiles, a_col_major, b_col_major,
+            f32_inputs, split), source, "wrr"
 
 
 @functools.lru_cache(maxsize=None)
@@ -387,19 +409,21 @@ def optimizer_step(kind, maximize, weight_decay, flags):
 
 
 @functools.lru_cache(maxsize=None)
-def softmax(log):
-    """softmax.wgsl: exp(x - max) / sum, or (x - max) - log(sum) for log_softmax."""
+def softmax(log, subgroup_min=None):
+    """softmax.wgsl: exp(x - max) / sum, or (x - max) - log(sum) for log_softmax; subgroup_min as
+    for reduce()."""
     result = "shifted - wt_log(total)" if log else "wt_exp(shifted) / total"
-    source = wgsl("prelude") + wgsl("rows") + wgsl("row_threads") + Template(wgsl("softmax")).substitute(
-        result=result)
-    return ("softmax", log), source, "wr"
+    source = wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl("row_threads") + Template(
+        wgsl("softmax")).substitute(result=result)
+    return ("softmax", log, subgroup_min), source, "wr"
 
 
 @functools.lru_cache(maxsize=None)
-def layer_norm():
-    """layer_norm.wgsl: (x - mean) * rstd (* weight) (+ bias) of each row."""
-    source = wgsl("prelude") + wgsl("rows") + wgsl("row_threads") + wgsl("layer_norm")
-    return ("layer_norm",), source, "wrrr"
+def layer_norm(subgroup_min=None):
+    """layer_norm.wgsl: (x - mean) * rstd (* weight) (+ bias) of each row; subgroup_min as for reduce()."""
+    source = wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl("row_threads") + \
+        wgsl("layer_norm")
+    return ("layer_norm", subgroup_min), source, "wrrr"
 
 
 @functools.lru_cache(maxsize=None)

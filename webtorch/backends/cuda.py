@@ -1,11 +1,20 @@
-"""torch.backends.cuda without CUDA: the flags keep torch's defaults and change nothing."""
+"""torch.backends.cuda without CUDA: the flags keep torch's defaults; matmul.allow_tf32 is torch's
+other spelling of set_float32_matmul_precision ("high" when True, "highest" when False)."""
+from ..backend import gpu as _gpu
 
 
 class _MatmulFlags:
     def __init__(self):
-        self.allow_tf32 = False
         self.allow_fp16_reduced_precision_reduction = True
         self.allow_bf16_reduced_precision_reduction = True
+
+    @property
+    def allow_tf32(self):
+        return _gpu.float32_matmul_precision != "highest"
+
+    @allow_tf32.setter
+    def allow_tf32(self, on):
+        _gpu.float32_matmul_precision = "high" if on else "highest"
 
 
 matmul = _MatmulFlags()

@@ -7,16 +7,21 @@
 // neighbouring invocations read and store neighbouring words) into registers before the fragments of the current tiles are multiplied, then stores them.
 // Each operand may be row- or column-major (A_COL_MAJOR, B_COL_MAJOR; a transposed weight loads as
 // it is stored): a tile keeps the operand's layout.
+// float32 A and B (torch.set_float32_matmul_precision "medium" / "high") are rounded to f16 as they
+// are staged; with SPLIT each is also kept as a second f16 part, lo = f16(x - f32(hi)), and C
+// accumulates hi*hi + hi*lo + lo*hi (lo*lo dropped): about 22 significant bits. Values beyond f16's
+// range stage as +-inf (and NaN stays NaN), so C shows them instead of a finite wrong number.
 // The caller guarantees whole tiles (M % BM, N % BN, K % BK == 0) and offsets and strides that are
-// even (the word loads); it falls back to the other kernels otherwise.
+// even (the two-element loads); it falls back to the other kernels otherwise.
 // Params layout as in matmul.wgsl; C is contiguous.
 enable subgroups;
 enable chromium_experimental_subgroup_matrix;
 
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> c: array<${OUT}>;
-@group(0) @binding(2) var<storage, read> a: array<u32>;
-@group(0) @binding(3) var<storage, read> b: array<u32>;
+// one load: two elements, as a word of two halves (f16 inputs) or two f32 (float32 inputs)
+@group(0) @binding(2) var<storage, read> a: array<${PAIR}>;
+@group(0) @binding(3) var<storage, read> b: array<${PAIR}>;
 
 const SM = ${SM}u;
 const SN = ${SN}u;
@@ -37,6 +42,7 @@ const A_RUN = select(BK, BM, A_COL_MAJOR);
 const B_RUN = select(BN, BK, B_COL_MAJOR);
 const A_LOADS = BM * BK / 2u / INV;
 const B_LOADS = BK * BN / 2u / INV;
+const SPLIT = ${SPLIT};
 
 alias Left = subgroup_matrix_left<f16, SK, SM>;     // SM rows x SK columns
 alias Right = subgroup_matrix_right<f16, SN, SK>;   // SK rows x SN columns
@@ -44,10 +50,34 @@ alias Acc = subgroup_matrix_result<f32, SN, SM>;    // SM rows x SN columns
 
 var<workgroup> a_tile: array<f16, BM * BK>;
 var<workgroup> b_tile: array<f16, BK * BN>;
+// SPLIT: the second parts. Otherwise the code of second parts (which never runs) names a_tile and
+// b_tile instead and these stay unused (compilers refuse a subgroup-matrix load from a small array).
+var<workgroup> a_lo_tile: array<f16, ${A_LO_SIZE}>;
+var<workgroup> b_lo_tile: array<f16, ${B_LO_SIZE}>;
 // Results go out through workgroup memory, one fragment per subgroup at a time: a subgroup matrix
 // stores only into an array of its own component type (f32), and C may be f16.
 var<workgroup> staged: array<f32, WM * WN * SM * SN>;
 
+
+fn hi_part(p: ${PAIR}) -> vec2<f16> {
+  ${HI_PART}
+}
+
+fn lo_part(p: ${PAIR}, hi: vec2<f16>) -> vec2<f16> {
+  ${LO_PART}
+}
+
+// two f16 infinities and NaNs, as bits: variables, since WGSL refuses them as constants
+var<private> INF_BITS: u32 = 0x7c007c00u;
+var<private> NAN_BITS: u32 = 0x7e007e00u;
+
+// f32 -> f16 with f16's overflow: +-inf beyond its range, NaN kept (WGSL leaves both undefined)
+fn to_f16(v: vec2<f32>) -> vec2<f16> {
+  let inf = bitcast<vec2<f16>>(INF_BITS);
+  let finite = vec2<f16>(clamp(v, vec2<f32>(-65504.0), vec2<f32>(65504.0)));
+  let out = select(finite, select(inf, -inf, v < vec2<f32>(0.0)), abs(v) > vec2<f32>(65504.0));
+  return select(out, bitcast<vec2<f16>>(NAN_BITS), v != v);
+}
 
 @compute @workgroup_size(INV)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lix: u32,
@@ -70,8 +100,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let sub_row = (sg / WN) * TM * SM;
   let sub_col = (sg % WN) * TN * SN;
   var acc: array<Acc, TM * TN>;
-  var a_next: array<u32, A_LOADS>;
-  var b_next: array<u32, B_LOADS>;
+  var a_next: array<${PAIR}, A_LOADS>;
+  var b_next: array<${PAIR}, B_LOADS>;
   for (var k0 = 0u; k0 < K + BK; k0 = k0 + BK) {
     if (k0 < K) {  // fetch the tiles at k0
       for (var l = 0u; l < A_LOADS; l = l + 1u) {
@@ -86,15 +116,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (k0 > 0u) {  // multiply the tiles of k0 - BK
       for (var kk = 0u; kk < BK; kk = kk + SK) {
         var left: array<Left, TM>;
+        var left_lo: array<Left, TM>;
         for (var i = 0u; i < TM; i = i + 1u) {
           let r = sub_row + i * SM;
-          left[i] = subgroupMatrixLoad<Left>(&a_tile, select(r * BK + kk, kk * BM + r, A_COL_MAJOR), A_COL_MAJOR,
-                                             A_RUN);
+          let at = select(r * BK + kk, kk * BM + r, A_COL_MAJOR);
+          left[i] = subgroupMatrixLoad<Left>(&a_tile, at, A_COL_MAJOR, A_RUN);
+          if (SPLIT) {
+            left_lo[i] = subgroupMatrixLoad<Left>(&${A_LO}, at, A_COL_MAJOR, A_RUN);
+          }
         }
         for (var j = 0u; j < TN; j = j + 1u) {
           let n = sub_col + j * SN;
-          let right = subgroupMatrixLoad<Right>(&b_tile, select(kk * BN + n, n * BK + kk, B_COL_MAJOR), B_COL_MAJOR,
-                                                B_RUN);
+          let bt = select(kk * BN + n, n * BK + kk, B_COL_MAJOR);
+          let right = subgroupMatrixLoad<Right>(&b_tile, bt, B_COL_MAJOR, B_RUN);
+          if (SPLIT) {
+            let right_lo = subgroupMatrixLoad<Right>(&${B_LO}, bt, B_COL_MAJOR, B_RUN);
+            for (var i = 0u; i < TM; i = i + 1u) {
+              acc[i * TN + j] = subgroupMatrixMultiplyAccumulate(left_lo[i], right, acc[i * TN + j]);
+              acc[i * TN + j] = subgroupMatrixMultiplyAccumulate(left[i], right_lo, acc[i * TN + j]);
+            }
+          }
           for (var i = 0u; i < TM; i = i + 1u) {
             acc[i * TN + j] = subgroupMatrixMultiplyAccumulate(left[i], right, acc[i * TN + j]);
           }
@@ -106,15 +147,25 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       // a tile's rows are whole words (A_RUN, B_RUN even): word e of the tile is halves 2e, 2e + 1
       for (var l = 0u; l < A_LOADS; l = l + 1u) {
         let e = lix + l * INV;
-        let h = bitcast<vec2<f16>>(a_next[l]);
+        let h = hi_part(a_next[l]);
         a_tile[2u * e] = h.x;
         a_tile[2u * e + 1u] = h.y;
+        if (SPLIT) {
+          let lo = lo_part(a_next[l], h);
+          ${A_LO}[2u * e] = lo.x;
+          ${A_LO}[2u * e + 1u] = lo.y;
+        }
       }
       for (var l = 0u; l < B_LOADS; l = l + 1u) {
         let e = lix + l * INV;
-        let h = bitcast<vec2<f16>>(b_next[l]);
+        let h = hi_part(b_next[l]);
         b_tile[2u * e] = h.x;
         b_tile[2u * e + 1u] = h.y;
+        if (SPLIT) {
+          let lo = lo_part(b_next[l], h);
+          ${B_LO}[2u * e] = lo.x;
+          ${B_LO}[2u * e + 1u] = lo.y;
+        }
       }
     }
     workgroupBarrier();

@@ -16,24 +16,32 @@ fn join(m1: f32, s1: f32, m2: f32, s2: f32) -> vec2<f32> {
   return vec2<f32>(m, s1 * wt_exp(m1 - m) + s2 * wt_exp(m2 - m));
 }
 
-// Joins each row's tpr threads (aligned segments of the workgroup) through partial_m/partial_s;
-// every thread gets its row's result. mode 0: max of m; 1: sum of s; 2: join (m, s).
+// (m, s) of two parts, by mode: 0: max of m; 1: sum of s; 2: join (m, s).
+fn join_by(a: vec2<f32>, b: vec2<f32>, mode: u32) -> vec2<f32> {
+  if (mode == 0u) { return vec2<f32>(wt_max(a.x, b.x), a.y); }
+  if (mode == 1u) { return vec2<f32>(a.x, a.y + b.y); }
+  return join(a.x, a.y, b.x, b.y);
+}
+
+// Joins each row's tpr threads (aligned segments of the workgroup); every thread gets its row's
+// result (mode as join_by). Lanes fewer than SG_MIN apart join by subgroup shuffles (subgroup_*.wgsl),
+// the rest through partial_m/partial_s.
 fn row_join(m: f32, s: f32, lid: u32, tpr: u32, mode: u32) -> vec2<f32> {
-  partial_m[lid] = m;
-  partial_s[lid] = s;
+  var v = vec2<f32>(m, s);
+  var shuffled = 1u;  // lanes this far apart are joined
+  for (; shuffled < tpr && shuffled < SG_MIN; shuffled = shuffled << 1u) {
+    v = join_by(v, shuffle_xor_f32x2(v, shuffled), mode);
+  }
+  if (shuffled >= tpr) { return v; }
+  partial_m[lid] = v.x;
+  partial_s[lid] = v.y;
   workgroupBarrier();
-  for (var step = tpr / 2u; step > 0u; step = step >> 1u) {
+  for (var step = tpr / 2u; step >= shuffled; step = step >> 1u) {
     if ((lid & (tpr - 1u)) < step) {
-      let b = lid + step;
-      if (mode == 0u) {
-        partial_m[lid] = wt_max(partial_m[lid], partial_m[b]);
-      } else if (mode == 1u) {
-        partial_s[lid] = partial_s[lid] + partial_s[b];
-      } else {
-        let j = join(partial_m[lid], partial_s[lid], partial_m[b], partial_s[b]);
-        partial_m[lid] = j.x;
-        partial_s[lid] = j.y;
-      }
+      let j = join_by(vec2<f32>(partial_m[lid], partial_s[lid]), vec2<f32>(partial_m[lid + step], partial_s[lid + step]),
+                      mode);
+      partial_m[lid] = j.x;
+      partial_s[lid] = j.y;
     }
     workgroupBarrier();
   }
