@@ -26,7 +26,10 @@ globals.GPUQueue.prototype.writeBuffer = function (buffer, offset, data, ...rest
 // The toggles make the H200 stand in for a browser with shader-f16 and subgroup matrices:
 // allow_unsafe_apis is what Chrome's --enable-unsafe-webgpu turns on (subgroup matrices);
 // vulkan_enable_f16_on_nvidia exposes shader-f16 on NVIDIA's Vulkan driver (Chrome on D3D12 has it).
-const DAWN_FLAGS = ["enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia"];
+// timestamp_quantization off: Dawn otherwise rounds timestamps to 2^16 ns (the profiler's kernel times
+// came out as multiples of 65.5 us).
+const DAWN_FLAGS = ["enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia",
+                    "disable-dawn-features=timestamp_quantization"];
 // Pyodide refuses to start when navigator exists without a userAgent.
 Object.defineProperty(globalThis, "navigator", {value: {gpu: create(DAWN_FLAGS), userAgent: "node-dawn"},
                                                 configurable: true});
