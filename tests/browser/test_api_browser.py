@@ -22,6 +22,11 @@ def vector_round_trip(device):
     m = T.nn.Linear(2, 2).to(device)
     T.nn.utils.vector_to_parameters(T.arange(6.0, device=device), m.parameters())
     return [T.nn.utils.parameters_to_vector(m.parameters()).tolist(), m.weight.tolist()]
+def autocast_matmul(device):
+    a = T.ones(2, 2, device=device)
+    with T.autocast(device_type="cpu", dtype=T.bfloat16):
+        b = a.cpu() @ a.cpu()
+    return [str(b.dtype), b.float().tolist(), T.is_autocast_enabled()]
 def default_dtype_float64():
     T.set_default_dtype(T.float64)
     try:
@@ -68,6 +73,8 @@ EXPRESSIONS = [
     "for p in m.parameters()]",
     "T.utils.checkpoint.checkpoint(lambda x: (x * 2).sin(), T.ones(2, device=device), use_reentrant=False).tolist()",
     "vector_round_trip(device)",
+    "autocast_matmul(device)",
+    "[T.amp.GradScaler('cpu').scale(T.tensor(2.0)).item(), T.amp.GradScaler(enabled=False).scale(T.tensor(2.0)).item()]",
     "[T.nn.Dropout1d(0.3).eval()(T.ones(2, 3, device=device)).tolist(), "
     "T.nn.AlphaDropout(0.3).eval()(T.ones(2, device=device)).tolist()]",
 ]
