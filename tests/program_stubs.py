@@ -19,6 +19,14 @@ def _ignore(*args, **kwargs):
     return None
 
 
+def _drawing_call(name):
+    """pyplot's attributes: every drawing call is ignored; dunders (__file__, ...) stay missing, as
+    inspect.getmodule reads them from every module in sys.modules (torch does, importing torch.distributed)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return _ignore
+
+
 def image(index, shape, seed=0):
     """A deterministic 8-bit image (C, H, W) as nested lists: what a dataset would decode."""
     rng = random.Random(index * 7919 + seed)
@@ -122,7 +130,7 @@ def others(T):
     """matplotlib (drawing ignored), PIL (only imported) and torch.utils.tensorboard (a SummaryWriter
     that drops what it is given: torch's needs the tensorboard package, which is not installed)."""
     pyplot = _module("matplotlib.pyplot")
-    pyplot.__getattr__ = lambda name: _ignore
+    pyplot.__getattr__ = _drawing_call
 
     class SummaryWriter:
         def __init__(self, *args, **kwargs):
