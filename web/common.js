@@ -85,6 +85,19 @@ export function showRows(dl, pairs) {
   }));
 }
 
+// A cleared white canvas at the display's pixel ratio: its 2-D context (in CSS pixels) and size.
+export function blankCanvas(canvas) {
+  const dpr = self.devicePixelRatio || 1;
+  const W = canvas.clientWidth || 560, H = canvas.clientHeight || 240;
+  canvas.width = Math.round(W * dpr);
+  canvas.height = Math.round(H * dpr);
+  const g = canvas.getContext("2d");
+  g.scale(dpr, dpr);
+  g.fillStyle = "#fff";
+  g.fillRect(0, 0, W, H);
+  return {g, W, H};
+}
+
 // Whether a WebGPU adapter is a software one (the GPU emulated on the CPU).
 export function isSoftwareAdapter(adapter) {
   const info = adapter.info || {};

@@ -1,7 +1,7 @@
 // The demo page (web/index.html): WebGPU check, webtorch in a worker, editor + console,
 // and the digits classifier with a live plot and a prediction view.
 import {Webtorch, CancelledError} from "./webtorch-client.js";
-import {print, setStatus, showRows, startPage, trimTraceback} from "./common.js";
+import {blankCanvas, print, setStatus, showRows, startPage, trimTraceback} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const N_TRAIN = 1437;
@@ -43,16 +43,7 @@ function showAdapter(adapter, fromWorker) {
 
 // ---------------- plot ----------------
 function drawPlot() {
-  const canvas = $("plot");
-  const dpr = self.devicePixelRatio || 1;
-  const W = canvas.clientWidth || 560;
-  const H = canvas.clientHeight || 240;
-  canvas.width = Math.round(W * dpr);
-  canvas.height = Math.round(H * dpr);
-  const g = canvas.getContext("2d");
-  g.scale(dpr, dpr);
-  g.fillStyle = "#fff";
-  g.fillRect(0, 0, W, H);
+  const {g, W, H} = blankCanvas($("plot"));
   const m = {l: 46, r: 46, t: 26, b: 30};
   const pw = W - m.l - m.r;
   const ph = H - m.t - m.b;

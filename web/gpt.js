@@ -1,7 +1,7 @@
 // "Train a GPT in your tab" (web/gpt.html): webtorch in a worker runs web/examples/train_gpt.py, then
 // train(), sample_text(), save_checkpoint() and load_checkpoint() on the model it keeps.
 import {Webtorch, CancelledError} from "./webtorch-client.js";
-import {isSoftwareAdapter, print, setStatus, showRows, startPage, trimTraceback} from "./common.js";
+import {blankCanvas, isSoftwareAdapter, print, setStatus, showRows, startPage, trimTraceback} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const gpt = {wt: null, losses: [], samples: [], running: false, size: null, lastCheckpoint: null, ready: false};
@@ -18,15 +18,7 @@ function showAdapter(adapter) {
 }
 
 function drawPlot() {
-  const canvas = $("plot");
-  const dpr = self.devicePixelRatio || 1;
-  const W = canvas.clientWidth || 560, H = canvas.clientHeight || 240;
-  canvas.width = Math.round(W * dpr);
-  canvas.height = Math.round(H * dpr);
-  const g = canvas.getContext("2d");
-  g.scale(dpr, dpr);
-  g.fillStyle = "#fff";
-  g.fillRect(0, 0, W, H);
+  const {g, W, H} = blankCanvas($("plot"));
   const m = {l: 46, r: 14, t: 14, b: 30}, pw = W - m.l - m.r, ph = H - m.t - m.b;
   const pts = gpt.losses;
   const maxStep = Math.max(10, ...pts.map((p) => p.step));
