@@ -16,7 +16,7 @@ LAYERS = [
     ("base", ["_dtypes", "errors", "ops_table"]),
     ("drivers", ["backend.kernels", "backend.driver_browser", "backend.driver_native"]),
     ("runtime", ["backend.webgpu"]),
-    ("kernel sequence", ["backend.recording"]),
+    ("kernel sequence", ["backend.recording", "backend.fusion"]),
     ("device primitives", ["backend.cpu", "backend.gpu", "backend"]),
     ("tensor", ["_tensor", "_buffers"]),
     ("tape", ["_tape", "_autocast"]),

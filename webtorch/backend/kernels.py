@@ -104,24 +104,49 @@ def elementwise(op, operands, computes, out_dtype, contiguous):
 
 
 def _elementwise(op, operands, computes, out_dtype, contiguous):
-    n_views = 1 + sum(d is not None for d in operands)
-    bindings, loads, names = [], [], []
-    view = scalar = 0
-    for k, (d, c) in enumerate(zip(operands, computes)):
-        name = f"v{k}"
-        if d is None:
-            word = f"params[2u + rank + {n_views}u * (rank + 1u) + {scalar}u]"
-            bits = {"f32": f"bitcast<f32>({word})", "i32": f"bitcast<i32>({word})", "bool": f"({word} != 0u)"}
-            loads.append(f"  let {name} = {bits[COMPUTE[c]]};")
-            scalar += 1
-        else:
-            view += 1
-            bindings.append(f"@group(0) @binding({view + 1}) var<storage, read> x{view}: array<{STORAGE[d]}>;")
-            loads.append(f"  let {name} = {convert(f'x{view}[o{view}]', STORAGE[d], COMPUTE[c])};")
-        names.append(name)
-    result_compute = COMPUTE[computes[-1]]
-    expr = Template(op.expression(result_compute)).substitute(dict(zip("abc", names)))
-    result_type = "bool" if op.out == "bool" else result_compute
+    """One op's kernel: a program of one member reading its operands' views, storing into view 0."""
+    bindings = [(out_dtype, True)] + [(d, False) for d in operands if d is not None]
+    tensor_views, scalars = iter(range(1, len(bindings))), iter(range(len(operands)))
+    member = (op, [("scalar", next(scalars)) if d is None else ("view", next(tensor_views)) for d in operands],
+              computes, out_dtype, [0])
+    key = ("ew", op.name, tuple(d and d.name for d in operands), tuple(c.name for c in computes),
+           out_dtype.name, contiguous)
+    return key, elementwise_program(bindings, range(len(bindings)), [member], contiguous), \
+        "w" + "r" * (len(bindings) - 1)
+
+
+def elementwise_program(bindings, views, members, contiguous):
+    """WGSL of elementwise.wgsl running members one after another per output index, each in registers.
+
+    bindings: per buffer (binding 1 on) its dtype and whether kernels write it; views: per view the
+    buffer it indexes (params hold each view's offset and strides over the shape); members: per
+    member (op, operands, computes, out_dtype, stores), an operand being ("view", v), ("scalar", s)
+    (the s-th scalar word after the views) or ("member", m) (an earlier member's stored value, as a
+    load of it from memory would give), stores: the views its result is written to. The views of
+    webtorch.compile's fused chains and of a single op's kernel alike."""
+    n_views = len(views)
+    declarations = [f"@group(0) @binding({b + 1}) var<storage, {'read_write' if writable else 'read'}> "
+                    f"x{b}: array<{STORAGE[d]}>;" for b, (d, writable) in enumerate(bindings)]
+    views = list(views)
+    lines = []
+    for k, (op, operands, computes, out_dtype, stores) in enumerate(members):
+        names = []
+        for j, ((kind, ref), c) in enumerate(zip(operands, computes)):
+            if kind == "scalar":
+                word = f"params[2u + rank + {n_views}u * (rank + 1u) + {ref}u]"
+                value = {"f32": f"bitcast<f32>({word})", "i32": f"bitcast<i32>({word})",
+                         "bool": f"({word} != 0u)"}[COMPUTE[c]]
+            elif kind == "view":
+                value = convert(f"x{views[ref]}[o{ref}]", STORAGE[bindings[views[ref]][0]], COMPUTE[c])
+            else:
+                value = convert(f"r{ref}", STORAGE[members[ref][3]], COMPUTE[c])
+            names.append(f"v{k}_{j}")
+            lines.append(f"  let {names[-1]} = {value};")
+        result_compute = COMPUTE[computes[-1]]
+        expr = Template(op.expression(result_compute)).substitute(dict(zip("abc", names)))
+        result_type = "bool" if op.out == "bool" else result_compute
+        lines.append(f"  let r{k} = {convert(expr, result_type, stored(out_dtype))};")
+        lines += [f"  x{views[v]}[o{v}] = r{k};" for v in stores]
     index = ["  let rank = params[1];"]
     if contiguous:
         index += [f"  let o{v} = params[2u + rank + {v}u * (rank + 1u)] + i;" for v in range(n_views)]
@@ -134,12 +159,8 @@ def _elementwise(op, operands, computes, out_dtype, contiguous):
                   "    rem = rem / size;"]
         index += [f"    o{v} = o{v} + idx * params[2u + rank + {v}u * (rank + 1u) + d];" for v in range(n_views)]
         index += ["  }"]
-    source = wgsl("prelude") + Template(wgsl("elementwise")).substitute(
-        out_storage=STORAGE[out_dtype], bindings="\n".join(bindings), index="\n".join(index),
-        loads="\n".join(loads), out_index="o0", store=convert(expr, result_type, stored(out_dtype)))
-    key = ("ew", op.name, tuple(d and d.name for d in operands), tuple(c.name for c in computes),
-           out_dtype.name, contiguous)
-    return key, source, "w" + "r" * (n_views - 1)
+    return wgsl("prelude") + Template(wgsl("elementwise")).substitute(
+        bindings="\n".join(declarations), index="\n".join(index), body="\n".join(lines))
 
 
 _IDENTITY = {

@@ -13,6 +13,13 @@ during the replay where the recorded call allocated and released it).
 """
 
 
+from . import fusion
+
+# Whether Programs fuse chains of elementwise kernels (backend/fusion.py); off, a replay runs the
+# kernels as recorded (tests compare the two).
+FUSE = True
+
+
 class GraphBreak(Exception):
     """What made a recorded call unreplayable."""
 
@@ -110,8 +117,10 @@ class Program:
                     known[buf.id] = (kind, i)
         slot_of = {}  # buffer id -> its "new" slot, for the buffer's current lifetime
         self.new_count = 0
-        self.steps = []  # ("alloc", k, nbytes) ("release", k) ("run", kernel, slots, meta, groups, meta_fn)
-        live = set()  # ("upload", slot, bytes)
+        # ("alloc", k, nbytes) ("release", k) ("run", kernel, slots, meta, groups, meta_fn)
+        # ("upload", slot, bytes), and after fusion ("fused", kernel, slots, meta, groups, n_stores)
+        self.steps = []
+        live = set()
 
         def slot(buf):
             s = slot_of.get(buf.id) or known.get(buf.id)
@@ -139,6 +148,8 @@ class Program:
             else:
                 self.steps.append(("upload", slot(event[1]), event[2]))
         self.live_new = live  # "new" slots still allocated at the end (results, new state)
+        if FUSE:
+            self.steps = fusion.fuse(self.steps, live, recorder.runtime.limits["max_storage_buffers_per_shader_stage"])
         self.slot_of = slot_of  # at the end of the call: buffer id -> "new" slot
         self.known = known
 
@@ -158,6 +169,12 @@ class Program:
             if kind == "run":
                 _, kernel, slots, meta, groups, meta_fn = step
                 run(kernel, [bound[k][i] for k, i in slots], meta if meta_fn is None else meta_fn(), groups)
+            elif kind == "fused":
+                _, kernel, slots, meta, groups, n_stores = step
+                buffers = [bound[k][i] for k, i in slots]
+                run(kernel, buffers, meta, groups)
+                for buf in buffers[1:n_stores]:  # run() marks buffers[0] as written; the others too
+                    buf.value_range = None
             elif kind == "alloc":
                 new[step[1]] = alloc(step[2])
             elif kind == "release":

@@ -1,9 +1,8 @@
-// One output element per invocation: out = EXPR(operands).
-// Each operand is a strided view over the output's shape (broadcast dims have stride 0).
-// params (u32 words): n, rank, shape[rank], then per view (out first): offset, strides[rank],
-// then the scalar operands' bits.
+// Elementwise ops, one output index per invocation: each member op computes its value from its
+// operands (strided views over the output's shape, broadcast dims of stride 0; scalars; earlier
+// members' values) and stores it into its views. One op eagerly; a fused chain under webtorch.compile.
+// params (u32 words): n, rank, shape[rank], then per view: offset, strides[rank]; then the scalars' bits.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<$out_storage>;
 $bindings
 
 @compute @workgroup_size(256)
@@ -12,6 +11,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let i = (wid.y * nwg.x + wid.x) * 256u + lid;
   if (i >= params[0]) { return; }
 $index
-$loads
-  out[$out_index] = $store;
+$body
 }
