@@ -61,3 +61,46 @@ losses, _ = tc.train(webtorch, model.to("webgpu"), "mlp", "adam", "webgpu", step
     assert stats["eager"] == 0 and stats["replays"] >= 2, stats
     for got, want in zip(losses, expected):
         assert abs(got - want) <= 1e-4 * abs(want), (losses, expected)
+
+
+# f(T, x, y) on torch and on webtorch: broadcasting, a transposed input, casts to int8 and bfloat16
+CHAINS = """
+def f(T, x, y):
+    x = x.t()
+    h = (x * 1.5 - y).tanh() * 2 + x.sigmoid()
+    e = (h.exp() - 1).clamp(-5, 5)
+    return [h, e.to(T.int8) * 3, (x * y).to(T.bfloat16) + 1, T.where(x > y, e, -e).abs().sqrt()]
+"""
+
+
+def test_fused_chains_replay_torch_values(py):
+    # a replay fuses the chains (fewer kernels than the eager call) and gives eager's values bit for
+    # bit, and torch's, NaN and infinities included
+    import math
+    import torch
+    x = [[0.0, -0.0, math.inf, -math.inf, math.nan, 1e-30, 3e38, -2.5],
+         [0.5, -0.75, 2.0, 7.25, -13.5, 0.999, 40.0, -1.0]]
+    namespace = {}
+    exec(CHAINS, namespace)
+    expected = [t.tolist() for t in namespace["f"](torch, torch.tensor(x), torch.tensor([0.5, 1.5]))]
+    got, eager, kernels = py.run(CHAINS + f"""
+import json
+import webtorch
+from webtorch.backend.webgpu import runtime
+x = webtorch.tensor(json.loads({json.dumps(json.dumps(x))}), device="webgpu")
+y = webtorch.tensor([0.5, 1.5], device="webgpu")
+rt = runtime()
+k0 = rt.kernels_dispatched
+eager = [t.tolist() for t in f(webtorch, x, y)]
+k1 = rt.kernels_dispatched
+compiled = webtorch.compile(lambda x, y: f(webtorch, x, y))
+compiled(x * 2, y)
+k2 = rt.kernels_dispatched
+got = [t.tolist() for t in compiled(x, y)]
+[got, eager, [k1 - k0, rt.kernels_dispatched - k2, compiled.stats]]
+""")
+    assert repr(got) == repr(eager)  # bit for bit (NaN != NaN: compared as text)
+    assert kernels[1] < kernels[0] and kernels[2] == {"captures": 1, "replays": 1, "eager": 0}, kernels
+    for g, e in zip(got, expected):
+        torch.testing.assert_close(torch.tensor(g, dtype=torch.float32), torch.tensor(e, dtype=torch.float32),
+                                   atol=1e-5, rtol=1e-5, equal_nan=True)
