@@ -4,7 +4,8 @@ webtorch itself (kernels.matmul_subgroup_matrix), for an adapter's f16 -> f32 fr
     python bench/tc_kernels.py OUT.json '[[TM, TN, WM, WN, BK], ...]' [M N K SUBGROUP]
 
 Per tile config, one WGSL source per input kind ("f16"; float32 "medium", rounded to f16; float32
-"high", split into f16 hi + lo), output dtype and B layout (row- or column-major)."""
+"high", split into f16 hi + lo), output dtype and B layout (row- or column-major), with the widest
+(16-byte) loads, as webtorch runs them where the strides allow."""
 import json
 import os
 import sys
@@ -24,7 +25,8 @@ def main(out_path, spec, sm=16, sn=16, sk=16, subgroup=32):
             for out in (dt.float32, dt.float16):
                 for b_col in (False, True):
                     _, source, _ = kernels.matmul_subgroup_matrix(out, (sm, sn, sk), subgroup, (tm, tn, wm, wn, bk),
-                                                                  False, b_col, f32_inputs, split)
+                                                                  False, b_col, f32_inputs, split,
+                                                                  kernels.SUBGROUP_MATRIX_VECS[f32_inputs][0])
                     sources[f"{kind}:{'f32' if out is dt.float32 else 'f16'}:{'bT' if b_col else 'b'}"] = \
                         "enable f16;\n" + source
         configs.append({"tiles": [tm, tn, wm, wn, bk], "bm": wm * tm * sm, "bn": wn * tn * sn, "bk": bk,

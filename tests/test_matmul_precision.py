@@ -117,4 +117,37 @@ def test_the_kernel_stages_float32_inputs_as_asked():
     assert "array<u32>" in f16 and "array<vec2<f32>>" not in f16
     assert "array<vec2<f32>>" in medium and "&a_lo_tile" not in medium and "const SPLIT = false" in medium
     assert "&a_lo_tile" in high and "&b_lo_tile" in high and "const SPLIT = true" in high
-    assert "array<f16, 4096>" in high and "array<f16, 1>" in medium  # lo tiles only when split
+    assert "a_lo_tile: array<f16, BM * BK" in high and "a_lo_tile: array<f16, 1>" in medium  # lo tiles only when split
+
+
+def test_unrolled_writes_each_block_out_with_its_index():
+    source = "a\n  // unroll i < 2\n  x_#i;\n  // unroll j < 3\n  y_#i_#j = #j * #i;\n  // end j\n  // end i\nb\n"
+    assert kernels.unrolled(source) == ("a\n  x_0;\n  y_0_0 = 0 * 0;\n  y_0_1 = 1 * 0;\n  y_0_2 = 2 * 0;\n"
+                                        "  x_1;\n  y_1_0 = 0 * 1;\n  y_1_1 = 1 * 1;\n  y_1_2 = 2 * 1;\nb\n")
+    f16 = kernels.matmul_subgroup_matrix(webtorch.float16, (16, 16, 16), 32, (4, 4, 2, 2, 32), False, False,
+                                         vec=8)[1]
+    code = "\n".join(line.split("//")[0] for line in f16.splitlines())
+    assert "#" not in code and "acc_3_3" in code and "array<vec4<u32>>" in code
+
+
+@pytest.mark.parametrize("dtype, offset, vec", [("float16", 0, 8), ("float16", 4, 4), ("float16", 2, 2),
+                                                ("float32", 0, 4), ("float32", 2, 2)])
+def test_the_widest_loads_the_strides_allow(monkeypatch, dtype, offset, vec):
+    _, _, (wa, wb) = _inputs((128, 64, 128))
+    wa, wb = wa.to(getattr(webtorch, dtype)), wb.to(getattr(webtorch, dtype))
+    launched = _fake_subgroup_matrices(monkeypatch, [F16_F32])
+    webtorch.set_float32_matmul_precision("medium")
+    shifted = webtorch.cat([wa[:, :offset], wa], 1)[:, offset:] if offset else wa
+    shifted @ wb
+    assert len(launched) == 1 and launched[0][5] == vec
+
+
+@pytest.mark.parametrize("m, memory, tiles", [(2048, 49152, (4, 4, 4, 2, 32)), (2048, 32768, (4, 4, 2, 2, 32)),
+                                              (1024, 49152, (2, 4, 2, 2, 32)), (192, 49152, (2, 2, 2, 2, 32))])
+def test_the_biggest_tile_that_fills_the_gpu_and_fits_its_workgroup_memory(monkeypatch, m, memory, tiles):
+    a = webtorch.zeros(m, 64, dtype=webtorch.float16, device="webgpu")
+    b = webtorch.zeros(64, m, dtype=webtorch.float16, device="webgpu")
+    launched = _fake_subgroup_matrices(monkeypatch, [F16_F32])
+    monkeypatch.setitem(runtime().limits, "max_compute_workgroup_storage_size", memory)
+    a @ b
+    assert len(launched) == 1 and launched[0][4] == tiles

@@ -377,18 +377,21 @@ def matmul(a, b, out_dtype):
 
 
 # Tile shapes of the tensor-core kernel, biggest first: (TM, TN, WM, WN, BK) = fragments per subgroup,
-# subgroups per workgroup, K step (timed on an H200 with bench/matmul_tc.mjs: 128x128 tiles 33-36
-# TFLOP/s at 4096^3 and 8192^3, 64x128 best at 1024^3 and on 4096x384x1536)
-_TENSOR_CORE_TILES = ((4, 4, 2, 2, 32), (2, 4, 2, 2, 32), (2, 2, 2, 2, 32))
-# float32 inputs ("high" / "medium"): not 4x4 fragments per subgroup, which with f32 staging
-# crashed dawn.node on the H200 (2x128x96x384: checked, all others pass; 4096^3 timed alike)
-_TENSOR_CORE_TILES_F32 = _TENSOR_CORE_TILES[1:]
+# subgroups per workgroup, K step. Timed on an H200 (bench/results/matmul_tc.json, f16): 256x128 tiles
+# 230 TFLOP/s at 4096^3 (229 with a transposed B, where 128x128 ran at 134), 128x128 205-252 at
+# 2048^3-8192^3; the smaller ones where the big ones give too few workgroups (1024^3: 64x128 90,
+# 128x128 63).
+_TENSOR_CORE_TILES = ((4, 4, 4, 2, 32), (4, 4, 2, 2, 32), (2, 4, 2, 2, 32), (2, 2, 2, 2, 32))
+# float32 inputs ("high" / "medium"): not 4x4 fragments per subgroup, whose checks with f32 staging
+# crashed dawn.node on the H200 in every run (the others pass; 4096^3 "medium" 139 TFLOP/s in
+# 128x128 tiles against 101 in 64x128, "high" 62 against 40)
+_TENSOR_CORE_TILES_F32 = _TENSOR_CORE_TILES[2:]
 
 
 def _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
     """float16 (or float32, rounded or split to f16) matmul through subgroup matrices, where the
-    adapter offers an f16 -> f32 configuration and the shapes are whole tiles with even offsets and
-    strides; False where it does not run."""
+    adapter offers an f16 -> f32 configuration and the shapes are whole tiles with offsets and strides
+    that are multiples of the kernel's loads (16 bytes where they can be); False where it does not run."""
     rt = c.runtime
     if "chromium-experimental-subgroup-matrix" not in rt.features:
         return False
@@ -398,22 +401,32 @@ def _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
     a_col, b_col = a._stride[-2] == 1 and a._stride[-1] != 1, b._stride[-2] == 1 and b._stride[-1] != 1
     if fragment is None or not (a_col or a._stride[-1] == 1) or not (b_col or b._stride[-1] == 1):
         return False
-    # the kernel loads words of two halves: offsets and the strides between tile rows and batches even
+    f32_inputs = a.dtype is dt.float32
+    # the kernel loads vec elements at a time: offsets and the strides between tile rows and batches
+    # multiples of it
     row_strides = [a._stride[-1] if a_col else a._stride[-2], b._stride[-1] if b_col else b._stride[-2]]
-    if any(w % 2 for w in [a._offset, b._offset] + row_strides + list(a._stride[:-2]) + list(b._stride[:-2])):
+    words = [a._offset, b._offset] + row_strides + list(a._stride[:-2]) + list(b._stride[:-2])
+    vec = next((v for v in kernels.SUBGROUP_MATRIX_VECS[f32_inputs] if not any(w % v for w in words)), None)
+    if vec is None:
         return False
     sm, sn, sk = fragment
     sg = info["subgroup_max_size"]
-    f32_inputs = a.dtype is dt.float32
-    for tm, tn, wm, wn, bk in _TENSOR_CORE_TILES_F32 if f32_inputs else _TENSOR_CORE_TILES:
+    split = f32_inputs and float32_matmul_precision == "high"
+    fitting = []  # (tiles, grid)
+    for tiles in _TENSOR_CORE_TILES_F32 if f32_inputs else _TENSOR_CORE_TILES:
+        tm, tn, wm, wn, bk = tiles
         bm, bn, inv = wm * tm * sm, wn * tn * sn, wm * wn * sg
-        if m % bm == 0 and n % bn == 0 and k % bk == 0 and bk % sk == 0 and (bm * bk // 2) % inv == 0 \
-                and (bn * bk // 2) % inv == 0:
-            kernel = kernels.matmul_subgroup_matrix(c.dtype, fragment, sg, (tm, tn, wm, wn, bk), a_col, b_col,
-                                                    f32_inputs, f32_inputs and float32_matmul_precision == "high")
-            rt.run(kernel, buffers, meta, (n // bn, m // bm, n_batch))
-            return True
-    return False
+        memory = kernels.matmul_subgroup_matrix_bytes(c.dtype, fragment, tiles, split)
+        if (m % bm == 0 and n % bn == 0 and k % bk == 0 and bk % sk == 0 and (bm * bk // vec) % inv == 0
+                and (bn * bk // vec) % inv == 0 and memory <= rt.limits["max_compute_workgroup_storage_size"]):
+            fitting.append((tiles, (n // bn, m // bm, n_batch)))
+    if not fitting:
+        return False
+    # the biggest tile that still gives about a workgroup per SM, else the one that gives the most
+    tiles, grid = next((f for f in fitting if f[1][0] * f[1][1] * n_batch >= MATMUL_MIN_GROUPS), fitting[-1])
+    rt.run(kernels.matmul_subgroup_matrix(c.dtype, fragment, sg, tiles, a_col, b_col, f32_inputs, split, vec), buffers,
+           meta, grid)
+    return True
 
 
 # Workgroups a matmul tile size must give to be chosen: about one per SM of a large GPU (an H200 has

@@ -5,6 +5,7 @@ a source once per key.
 """
 import functools
 import math
+import re
 import struct
 from importlib import resources
 from string import Template
@@ -251,26 +252,58 @@ def _with_store(d, t, source):
     return (prelude if d is dt.bfloat16 and prelude not in source else "") + store_fn(t, d) + source
 
 
-# How matmul_subgroup_matrix.wgsl stages its inputs: float16 as they are; float32 rounded to f16
-# ("medium"), or as f16 hi + lo parts ("high", split).
-_STAGED = {False: {"PAIR": "u32", "HI_PART": "return bitcast<vec2<f16>>(p);", "LO_PART": "return vec2<f16>();"},
-           True: {"PAIR": "vec2<f32>", "HI_PART": "return to_f16(p);", "LO_PART": "return to_f16(p - vec2<f32>(hi));"}}
+# How matmul_subgroup_matrix.wgsl loads and stages its inputs, by (float32 inputs, elements per load):
+# float16 as words of two halves, as they are; float32 rounded to f16 ("medium"), or as f16 hi + lo
+# parts ("high", split).
+_F16_STAGING = {"PAIR": "vec2<f16>", "HI_PART": "return p;", "LO_PART": "return vec2<f16>();"}
+_F32_STAGING = {"PAIR": "vec2<f32>", "HI_PART": "return to_f16(p);", "LO_PART": "return to_f16(p - vec2<f32>(hi));"}
+_STAGED = {(False, 2): {**_F16_STAGING, "LOAD": "u32", "PAIR_OF": "bitcast<vec2<f16>>(p)"},
+           (False, 4): {**_F16_STAGING, "LOAD": "vec2<u32>", "PAIR_OF": "bitcast<vec2<f16>>(p[q])"},
+           (False, 8): {**_F16_STAGING, "LOAD": "vec4<u32>", "PAIR_OF": "bitcast<vec2<f16>>(p[q])"},
+           (True, 2): {**_F32_STAGING, "LOAD": "vec2<f32>", "PAIR_OF": "p"},
+           (True, 4): {**_F32_STAGING, "LOAD": "vec4<f32>", "PAIR_OF": "vec2<f32>(p[2u * q], p[2u * q + 1u])"}}
+# elements per load of the tensor-core kernel, widest (16 bytes) first
+SUBGROUP_MATRIX_VECS = {False: (8, 4, 2), True: (4, 2)}
+
+
+_UNROLL = re.compile(r"^[ \t]*// unroll (\w+) < (\d+)\n(.*?)^[ \t]*// end \1\n", re.M | re.S)
+
+
+def unrolled(source):
+    """source with each block `// unroll v < N` .. `// end v` written out N times, #v in it replaced by
+    0 .. N-1 (nested blocks name different variables)."""
+    def expand(m):
+        var, n, body = m.group(1), int(m.group(2)), m.group(3)
+        return "".join(unrolled(re.sub(rf"#{var}(?![A-Za-z])", str(i), body)) for i in range(n))
+    return _UNROLL.sub(expand, source)
+
+
+def matmul_subgroup_matrix_bytes(out_dtype, fragment, tiles, split):
+    """Workgroup memory of matmul_subgroup_matrix.wgsl: the padded A and B tiles in halves (twice with
+    split), and float16 C's staged fragments (matmul_subgroup_matrix_out_f16.wgsl) in f32."""
+    (sm, sn, sk), (tm, tn, wm, wn, bk) = fragment, tiles
+    bm, bn = wm * tm * sm, wn * tn * sn
+    halves = max(bm * (bk + 8), bk * (bm + 8)) + max(bk * (bn + 8), bn * (bk + 8))  # either layout
+    return 2 * halves * (2 if split else 1) + (4 * wm * wn * sm * sn if out_dtype is dt.float16 else 0)
 
 
 @functools.lru_cache(maxsize=None)
 def matmul_subgroup_matrix(out_dtype, fragment, subgroup_size, tiles, a_col_major, b_col_major, f32_inputs=False,
-                           split=False):
+                           split=False, vec=2):
     """A @ B on tensor cores (matmul_subgroup_matrix.wgsl): f16 inputs, or f32 ones rounded to f16
     (split: as hi + lo f16 parts); fragment = (M, N, K) of the adapter's f16 -> f32 subgroup-matrix
-    configuration; tiles = (TM, TN, WM, WN, BK)."""
+    configuration; tiles = (TM, TN, WM, WN, BK); vec: elements per load (SUBGROUP_MATRIX_VECS)."""
     (sm, sn, sk), (tm, tn, wm, wn, bk) = fragment, tiles
-    source = Template(wgsl("matmul_subgroup_matrix")).substitute(
-        OUT=STORAGE[out_dtype], SM=sm, SN=sn, SK=sk, TM=tm, TN=tn, WM=wm, WN=wn, BK=bk, SG=subgroup_size,
+    inv = wm * wn * subgroup_size
+    source = unrolled(Template(wgsl("matmul_subgroup_matrix")).substitute(
+        C_WORD={dt.float16: "u32", dt.float32: "f32"}[out_dtype], SM=sm, SN=sn, SK=sk, TM=tm, TN=tn, WM=wm, WN=wn,
+        BK=bk, SG=subgroup_size, VEC=vec, K_STEPS=bk // sk, A_LOADS=wm * tm * sm * bk // vec // inv,
+        B_LOADS=wn * tn * sn * bk // vec // inv, PAIRS=vec // 2,
         A_COL_MAJOR=str(a_col_major).lower(), B_COL_MAJOR=str(b_col_major).lower(), SPLIT=str(split).lower(),
-        A_LO_SIZE=wm * tm * sm * bk if split else 1, B_LO_SIZE=wn * tn * sn * bk if split else 1,
+        A_LO_SIZE="BM * BK / A_RUN * A_STRIDE" if split else 1, B_LO_SIZE="BK * BN / B_RUN * B_STRIDE" if split else 1,
         A_LO="a_lo_tile" if split else "a_tile", B_LO="b_lo_tile" if split else "b_tile",
-        **_STAGED[f32_inputs]) + wgsl("matmul_batch")
-    return ("matmul_subgroup_matrix", out_dtype.name, fragment, subgroup_size, tiles, a_col_major, b_col_major,
+        **_STAGED[f32_inputs, vec])) + wgsl("matmul_subgroup_matrix_out_" + STORAGE[out_dtype]) + wgsl("matmul_batch")
+    return ("matmul_subgroup_matrix", out_dtype.name, fragment, subgroup_size, tiles, vec, a_col_major, b_col_major,
             f32_inputs, split), source, "wrr"
 
 

@@ -3,61 +3,77 @@
 // (chromium_experimental_subgroup_matrix). One subgroup-matrix multiply is (SM x SK) @ (SK x SN), a
 // configuration the adapter offers. A workgroup of WM x WN subgroups computes a BM x BN tile of C,
 // each subgroup TM x TN result fragments of it. K advances BK at a time through workgroup memory:
-// every invocation fetches its share of the next A and B tiles (one word, 2 halves, per load:
-// neighbouring invocations read and store neighbouring words) into registers before the fragments of the current tiles are multiplied, then stores them.
+// every invocation fetches its share of the next A and B tiles (VEC elements, 16 bytes where the
+// caller can, per load: neighbouring invocations read and store neighbouring vectors) into registers
+// before the fragments of the current tiles are multiplied, then stores them.
 // Each operand may be row- or column-major (A_COL_MAJOR, B_COL_MAJOR; a transposed weight loads as
-// it is stored): a tile keeps the operand's layout.
+// it is stored): a tile keeps the operand's layout, its rows PAD halves longer than the data so that
+// the rows a fragment load reads fall in different memory banks.
+// Every loop over fragments and loads is unrolled (`// unroll v < N` .. `// end v` repeats its lines
+// with #v = 0 .. N-1, kernels.unrolled), each fragment its own variable: with arrays of subgroup
+// matrices indexed in loops, NVIDIA's Vulkan driver ran at 34 TFLOP/s on an H200 at 4096^3 f16,
+// unrolled at 85, and with 16-byte loads and padded tile rows on top at 191 (bench/matmul_tc.mjs).
+// Workgroup-memory indices are written out in terms of local_invocation_index, constants and the
+// unrolled indices, so that Dawn's robustness pass can prove them in range and adds no clamps
+// (clamped, the same kernel ran at 108).
 // float32 A and B (torch.set_float32_matmul_precision "medium" / "high") are rounded to f16 as they
 // are staged; with SPLIT each is also kept as a second f16 part, lo = f16(x - f32(hi)), and C
 // accumulates hi*hi + hi*lo + lo*hi (lo*lo dropped): about 22 significant bits. Values beyond f16's
 // range stage as +-inf (and NaN stays NaN), so C shows them instead of a finite wrong number.
 // The caller guarantees whole tiles (M % BM, N % BN, K % BK == 0) and offsets and strides that are
-// even (the two-element loads); it falls back to the other kernels otherwise.
-// Params layout as in matmul.wgsl; C is contiguous.
+// multiples of VEC (the vector loads); it falls back to the other kernels otherwise.
+// Params layout as in matmul.wgsl; C is contiguous. store_result (matmul_subgroup_matrix_out_*.wgsl)
+// writes a result fragment to C.
 enable subgroups;
 enable chromium_experimental_subgroup_matrix;
 
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(1) var<storage, read_write> c: array<${OUT}>;
-// one load: two elements, as a word of two halves (f16 inputs) or two f32 (float32 inputs)
-@group(0) @binding(2) var<storage, read> a: array<${PAIR}>;
-@group(0) @binding(3) var<storage, read> b: array<${PAIR}>;
+@group(0) @binding(1) var<storage, read_write> c: array<${C_WORD}>;  // float16 C: two halves a word
+// one load: VEC elements, as words of two halves (f16 inputs) or as float32s
+@group(0) @binding(2) var<storage, read> a: array<${LOAD}>;
+@group(0) @binding(3) var<storage, read> b: array<${LOAD}>;
 
 const SM = ${SM}u;
 const SN = ${SN}u;
 const SK = ${SK}u;
-const TM = ${TM}u;
-const TN = ${TN}u;
 const WM = ${WM}u;
 const WN = ${WN}u;
 const SG = ${SG}u;  // invocations per subgroup
 const BK = ${BK}u;
+const VEC = ${VEC}u;
+const PAD = 8u;  // halves: 16 bytes, so that padded rows stay 16-byte aligned
 const INV = WM * WN * SG;
-const BM = WM * TM * SM;
-const BN = WN * TN * SN;
+const BM = WM * ${TM}u * SM;
+const BN = WN * ${TN}u * SN;
 const A_COL_MAJOR = ${A_COL_MAJOR};
 const B_COL_MAJOR = ${B_COL_MAJOR};
-// a tile's rows and row length (its contiguous dim) in halves
+// a tile's row length (its contiguous dim) in halves, and its padded row stride
 const A_RUN = select(BK, BM, A_COL_MAJOR);
 const B_RUN = select(BN, BK, B_COL_MAJOR);
-const A_LOADS = BM * BK / 2u / INV;
-const B_LOADS = BK * BN / 2u / INV;
+const A_STRIDE = A_RUN + PAD;
+const B_STRIDE = B_RUN + PAD;
+// the steps between a tile's elements along its rows (r, n) and along K, in its padded layout
+const A_STEP_R = select(A_STRIDE, 1u, A_COL_MAJOR);
+const A_STEP_K = select(1u, A_STRIDE, A_COL_MAJOR);
+const B_STEP_K = select(B_STRIDE, 1u, B_COL_MAJOR);
+const B_STEP_N = select(1u, B_STRIDE, B_COL_MAJOR);
 const SPLIT = ${SPLIT};
 
 alias Left = subgroup_matrix_left<f16, SK, SM>;     // SM rows x SK columns
 alias Right = subgroup_matrix_right<f16, SN, SK>;   // SK rows x SN columns
 alias Acc = subgroup_matrix_result<f32, SN, SM>;    // SM rows x SN columns
 
-var<workgroup> a_tile: array<f16, BM * BK>;
-var<workgroup> b_tile: array<f16, BK * BN>;
+var<workgroup> a_tile: array<f16, BM * BK / A_RUN * A_STRIDE>;
+var<workgroup> b_tile: array<f16, BK * BN / B_RUN * B_STRIDE>;
 // SPLIT: the second parts. Otherwise the code of second parts (which never runs) names a_tile and
 // b_tile instead and these stay unused (compilers refuse a subgroup-matrix load from a small array).
 var<workgroup> a_lo_tile: array<f16, ${A_LO_SIZE}>;
 var<workgroup> b_lo_tile: array<f16, ${B_LO_SIZE}>;
-// Results go out through workgroup memory, one fragment per subgroup at a time: a subgroup matrix
-// stores only into an array of its own component type (f32), and C may be f16.
-var<workgroup> staged: array<f32, WM * WN * SM * SN>;
 
+// elements 2q, 2q + 1 of a load
+fn pair(p: ${LOAD}, q: u32) -> ${PAIR} {
+  return ${PAIR_OF};
+}
 
 fn hi_part(p: ${PAIR}) -> vec2<f16> {
   ${HI_PART}
@@ -92,94 +108,118 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let b_sn = params[9];
   let row0 = wid.y * BM;
   let col0 = wid.x * BN;
-  // the tiles' first element and the stride between their rows, in halves
+  // the tiles' first element and the stride between their rows, in elements
   let a_origin = bases.x + row0 * a_sm;
   let b_origin = bases.y + col0 * b_sn;
   let a_row_stride = select(a_sm, a_sk, A_COL_MAJOR);
   let b_row_stride = select(b_sk, b_sn, B_COL_MAJOR);
-  let sub_row = (sg / WN) * TM * SM;
-  let sub_col = (sg % WN) * TN * SN;
-  var acc: array<Acc, TM * TN>;
-  var a_next: array<${PAIR}, A_LOADS>;
-  var b_next: array<${PAIR}, B_LOADS>;
+  // sg < WM * WN: the remainder only shows the robustness pass that the tile offsets are in range
+  let sub_row = ((sg % (WM * WN)) / WN) * ${TM}u * SM;
+  let sub_col = ((sg % (WM * WN)) % WN) * ${TN}u * SN;
+  // unroll i < ${TM}
+  // unroll j < ${TN}
+  var acc_#i_#j: Acc;
+  // end j
+  // end i
+  // unroll l < ${A_LOADS}
+  var a_next_#l: ${LOAD};
+  // end l
+  // unroll l < ${B_LOADS}
+  var b_next_#l: ${LOAD};
+  // end l
   for (var k0 = 0u; k0 < K + BK; k0 = k0 + BK) {
     if (k0 < K) {  // fetch the tiles at k0
-      for (var l = 0u; l < A_LOADS; l = l + 1u) {
-        let e = lix + l * INV;
-        a_next[l] = a[(a_origin + k0 * a_sk + (e / (A_RUN / 2u)) * a_row_stride) / 2u + e % (A_RUN / 2u)];
-      }
-      for (var l = 0u; l < B_LOADS; l = l + 1u) {
-        let e = lix + l * INV;
-        b_next[l] = b[(b_origin + k0 * b_sk + (e / (B_RUN / 2u)) * b_row_stride) / 2u + e % (B_RUN / 2u)];
-      }
+      // unroll l < ${A_LOADS}
+      a_next_#l = a[(a_origin + k0 * a_sk + ((lix + #l * INV) / (A_RUN / VEC)) * a_row_stride) / VEC
+                    + (lix + #l * INV) % (A_RUN / VEC)];
+      // end l
+      // unroll l < ${B_LOADS}
+      b_next_#l = b[(b_origin + k0 * b_sk + ((lix + #l * INV) / (B_RUN / VEC)) * b_row_stride) / VEC
+                    + (lix + #l * INV) % (B_RUN / VEC)];
+      // end l
     }
     if (k0 > 0u) {  // multiply the tiles of k0 - BK
-      for (var kk = 0u; kk < BK; kk = kk + SK) {
-        var left: array<Left, TM>;
-        var left_lo: array<Left, TM>;
-        for (var i = 0u; i < TM; i = i + 1u) {
-          let r = sub_row + i * SM;
-          let at = select(r * BK + kk, kk * BM + r, A_COL_MAJOR);
-          left[i] = subgroupMatrixLoad<Left>(&a_tile, at, A_COL_MAJOR, A_RUN);
-          if (SPLIT) {
-            left_lo[i] = subgroupMatrixLoad<Left>(&${A_LO}, at, A_COL_MAJOR, A_RUN);
-          }
+      // unroll kk < ${K_STEPS}
+      {
+        // unroll i < ${TM}
+        let left_#i = subgroupMatrixLoad<Left>(&a_tile, (sub_row + #i * SM) * A_STEP_R + #kk * SK * A_STEP_K,
+                                               A_COL_MAJOR, A_STRIDE);
+        // end i
+        // unroll j < ${TN}
+        let right_#j = subgroupMatrixLoad<Right>(&b_tile, #kk * SK * B_STEP_K + (sub_col + #j * SN) * B_STEP_N,
+                                                 B_COL_MAJOR, B_STRIDE);
+        // end j
+        if (SPLIT) {
+          // unroll i < ${TM}
+          let left_lo_#i = subgroupMatrixLoad<Left>(&${A_LO}, (sub_row + #i * SM) * A_STEP_R + #kk * SK * A_STEP_K,
+                                                    A_COL_MAJOR, A_STRIDE);
+          // end i
+          // unroll j < ${TN}
+          let right_lo_#j = subgroupMatrixLoad<Right>(&${B_LO},
+                                                      #kk * SK * B_STEP_K + (sub_col + #j * SN) * B_STEP_N,
+                                                      B_COL_MAJOR, B_STRIDE);
+          // end j
+          // unroll i < ${TM}
+          // unroll j < ${TN}
+          acc_#i_#j = subgroupMatrixMultiplyAccumulate(left_lo_#i, right_#j, acc_#i_#j);
+          acc_#i_#j = subgroupMatrixMultiplyAccumulate(left_#i, right_lo_#j, acc_#i_#j);
+          // end j
+          // end i
         }
-        for (var j = 0u; j < TN; j = j + 1u) {
-          let n = sub_col + j * SN;
-          let bt = select(kk * BN + n, n * BK + kk, B_COL_MAJOR);
-          let right = subgroupMatrixLoad<Right>(&b_tile, bt, B_COL_MAJOR, B_RUN);
-          if (SPLIT) {
-            let right_lo = subgroupMatrixLoad<Right>(&${B_LO}, bt, B_COL_MAJOR, B_RUN);
-            for (var i = 0u; i < TM; i = i + 1u) {
-              acc[i * TN + j] = subgroupMatrixMultiplyAccumulate(left_lo[i], right, acc[i * TN + j]);
-              acc[i * TN + j] = subgroupMatrixMultiplyAccumulate(left[i], right_lo, acc[i * TN + j]);
-            }
-          }
-          for (var i = 0u; i < TM; i = i + 1u) {
-            acc[i * TN + j] = subgroupMatrixMultiplyAccumulate(left[i], right, acc[i * TN + j]);
-          }
-        }
+        // unroll i < ${TM}
+        // unroll j < ${TN}
+        acc_#i_#j = subgroupMatrixMultiplyAccumulate(left_#i, right_#j, acc_#i_#j);
+        // end j
+        // end i
       }
+      // end kk
     }
     workgroupBarrier();
     if (k0 < K) {
-      // a tile's rows are whole words (A_RUN, B_RUN even): word e of the tile is halves 2e, 2e + 1
-      for (var l = 0u; l < A_LOADS; l = l + 1u) {
-        let e = lix + l * INV;
-        let h = hi_part(a_next[l]);
-        a_tile[2u * e] = h.x;
-        a_tile[2u * e + 1u] = h.y;
-        if (SPLIT) {
-          let lo = lo_part(a_next[l], h);
-          ${A_LO}[2u * e] = lo.x;
-          ${A_LO}[2u * e + 1u] = lo.y;
+      // load l holds elements VEC e .. VEC e + VEC - 1 (e = lix + l INV) of the tile's rows, laid one
+      // after another (runs are multiples of VEC: no load straddles two rows); at: where they go
+      // unroll l < ${A_LOADS}
+      {
+        let at = ((lix + #l * INV) / (A_RUN / VEC)) * A_STRIDE + ((lix + #l * INV) % (A_RUN / VEC)) * VEC;
+        // unroll q < ${PAIRS}
+        {
+          let p = pair(a_next_#l, #q);
+          let h = hi_part(p);
+          a_tile[at + 2 * #q] = h.x;
+          a_tile[at + 2 * #q + 1] = h.y;
+          if (SPLIT) {
+            let lo = lo_part(p, h);
+            ${A_LO}[at + 2 * #q] = lo.x;
+            ${A_LO}[at + 2 * #q + 1] = lo.y;
+          }
         }
+        // end q
       }
-      for (var l = 0u; l < B_LOADS; l = l + 1u) {
-        let e = lix + l * INV;
-        let h = hi_part(b_next[l]);
-        b_tile[2u * e] = h.x;
-        b_tile[2u * e + 1u] = h.y;
-        if (SPLIT) {
-          let lo = lo_part(b_next[l], h);
-          ${B_LO}[2u * e] = lo.x;
-          ${B_LO}[2u * e + 1u] = lo.y;
+      // end l
+      // unroll l < ${B_LOADS}
+      {
+        let bt = ((lix + #l * INV) / (B_RUN / VEC)) * B_STRIDE + ((lix + #l * INV) % (B_RUN / VEC)) * VEC;
+        // unroll q < ${PAIRS}
+        {
+          let p = pair(b_next_#l, #q);
+          let h = hi_part(p);
+          b_tile[bt + 2 * #q] = h.x;
+          b_tile[bt + 2 * #q + 1] = h.y;
+          if (SPLIT) {
+            let lo = lo_part(p, h);
+            ${B_LO}[bt + 2 * #q] = lo.x;
+            ${B_LO}[bt + 2 * #q + 1] = lo.y;
+          }
         }
+        // end q
       }
+      // end l
     }
     workgroupBarrier();
   }
-  let own = sg * SM * SN;
-  for (var i = 0u; i < TM; i = i + 1u) {
-    for (var j = 0u; j < TN; j = j + 1u) {
-      subgroupMatrixStore(&staged, own, acc[i * TN + j], false, SN);
-      workgroupBarrier();
-      let corner = wid.z * M * N + (row0 + sub_row + i * SM) * N + col0 + sub_col + j * SN;
-      for (var e = lane; e < SM * SN; e = e + SG) {
-        c[corner + (e / SN) * N + e % SN] = ${OUT}(staged[own + e]);
-      }
-      workgroupBarrier();
-    }
-  }
+  // unroll i < ${TM}
+  // unroll j < ${TN}
+  store_result(acc_#i_#j, wid.z * M * N + (row0 + sub_row + #i * SM) * N + col0 + sub_col + #j * SN, N, sg, lane);
+  // end j
+  // end i
 }
