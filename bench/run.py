@@ -138,6 +138,8 @@ def metrics(fw):
             m[f"matmul {r['shape']}"] = (r["gflops"], "GFLOP/s", True)
     for r in fw.get("chain", []) if isinstance(fw.get("chain"), list) else []:
         m[f"chain of 1000 ops, {r['numel']} el: per op"] = (r["us_per_op"], "µs", False)
+        if "us_per_op_compiled" in r:
+            m[f"chain of 1000 ops, {r['numel']} el: per op, webtorch.compile"] = (r["us_per_op_compiled"], "µs", False)
         if "us_per_op_python" in r:
             m[f"chain, {r['numel']} el: Python time per op (no sync)"] = (r["us_per_op_python"], "µs", False)
         if "ffi_calls_per_op" in r:

@@ -54,6 +54,14 @@ def matmul(cfg):
     return out
 
 
+def run_on(y, n_ops):
+    """The chain: n_ops elementwise ops, each on the previous result."""
+    for i in range(n_ops // 2):
+        y = y + 1.0
+        y = y * 0.5
+    return y
+
+
 def chain(cfg):
     """1000 small elementwise ops, each on the previous result: dispatch-bound."""
     out = []
@@ -62,11 +70,7 @@ def chain(cfg):
         n_ops = cfg["chain_ops"]
 
         def run():
-            y = x
-            for i in range(n_ops // 2):
-                y = y + 1.0
-                y = y * 0.5
-            return y
+            return run_on(x, n_ops)
         run()
         sync()
         calls0, k0 = _ffi_calls(), rt_mod.runtime().kernels_dispatched
@@ -86,6 +90,13 @@ def chain(cfg):
                "kernels_per_op": (k1 - k0) / n_ops}
         if calls0 is not None:
             row["ffi_calls_per_op"] = (calls1 - calls0) / n_ops
+        # The same chain through webtorch.compile: recorded at its first call, replayed after (its
+        # ops fused into one kernel); timed like the eager chain, one call and its synchronisation.
+        compiled = torch.compile(lambda x: run_on(x, n_ops))
+        compiled(x)
+        k0 = rt_mod.runtime().kernels_dispatched
+        row["us_per_op_compiled"] = _timed(lambda: compiled(x), 1, warmup=1, rounds=5) / n_ops * 1e6
+        row["kernels_per_op_compiled"] = (rt_mod.runtime().kernels_dispatched - k0) / (6 * n_ops)
         out.append(row)
     return out
 
