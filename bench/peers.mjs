@@ -189,29 +189,40 @@ const onnxNode = (op, ins, outs, attrs = {}) => pbBytes(1, cat([
   ...Object.entries(attrs).map(([name, v]) => pbBytes(5, cat([pbStr(1, name),
     ...(Array.isArray(v) ? [...v.map((x) => pbInt(8, x)), pbInt(20, 7)] :
       Number.isInteger(v) ? [pbInt(3, v), pbInt(20, 2)] : [pbFloat(2, v), pbInt(20, 1)])])))]));
-// GraphProto.initializer from a Float32Array or BigInt64Array (raw little-endian data)
+// GraphProto.initializer from a Float32Array, BigInt64Array or Uint16Array (float16 bits; raw little-endian data)
 const onnxInit = (name, dims, data) => pbBytes(5, cat([
-  ...dims.map((d) => pbInt(1, d)), pbInt(2, data instanceof BigInt64Array ? 7 : 1), pbStr(8, name),
+  ...dims.map((d) => pbInt(1, d)), pbInt(2, data instanceof BigInt64Array ? 7 : data instanceof Uint16Array ? 10 : 1),
+  pbStr(8, name),
   pbBytes(9, new Uint8Array(data.buffer, data.byteOffset, data.byteLength))]));
-// ValueInfoProto of a tensor: elemType 1 float, 7 int64
+// ValueInfoProto of a tensor: elemType 1 float, 7 int64, 10 float16
 const onnxValue = (f, name, shape, elemType = 1) => pbBytes(f, cat([pbStr(1, name), pbBytes(2, pbBytes(1, cat([
   pbInt(1, elemType), pbBytes(2, cat(shape.map((d) => pbBytes(1, pbInt(1, d)))))])))]));
 // ir_version 8, opset 17 (the first with LayerNormalization)
 const onnxModel = ({nodes, inputs, outputs, inits = []}) => cat([pbInt(1, 8), pbBytes(7, cat([
   ...nodes, pbStr(2, "g"), ...inits, ...inputs.map(([n, s, type]) => onnxValue(11, n, s, type)),
-  ...outputs.map(([n, s]) => onnxValue(12, n, s))])), pbBytes(8, cat([pbStr(1, ""), pbInt(2, 17)]))]);
-const onnxOp = (op, inputs, outputShape, attrs) =>
-  onnxModel({nodes: [onnxNode(op, inputs.map(([n]) => n), ["y"], attrs)], inputs, outputs: [["y", outputShape]]});
+  ...outputs.map(([n, s, type]) => onnxValue(12, n, s, type))])), pbBytes(8, cat([pbStr(1, ""), pbInt(2, 17)]))]);
+const onnxOp = (op, inputs, outputShape, attrs, outputType) =>
+  onnxModel({nodes: [onnxNode(op, inputs.map(([n]) => n), ["y"], attrs)], inputs,
+             outputs: [["y", outputShape, outputType]]});
+// The float16 bits of a number in half's normal range (or 0), rounded to nearest even.
+const halfBits = (v) => {
+  if (v === 0) return 0;
+  const u = new Uint32Array(Float32Array.of(v).buffer)[0];
+  const h = ((u >>> 16) & 0x8000) | ((((u >>> 23) & 0xff) - 112) << 10) | ((u & 0x7fffff) >>> 13), rest = u & 0x1fff;
+  return rest > 0x1000 || (rest === 0x1000 && (h & 1)) ? h + 1 : h;
+};
 
 // torch.nn.TransformerEncoderLayer(d, h, dim_feedforward=4d, dropout=0, batch_first=True) forward, post-norm,
 // ReLU, as an ONNX export would have it: one in-projection MatMul split in three, LayerNormalization.
-// Weights are constants (the timing does not depend on their values).
-function encoderModel(b, t, d, h) {
+// Weights are constants (the timing does not depend on their values). half: weights, input and output in
+// float16 (as a model.half() export has them).
+function encoderModel(b, t, d, h, half = false) {
   const dh = d / h, f = 4 * d, nodes = [], inits = [];
   let k = 0;
   const op = (type, ins, attrs) => { const out = `t${k++}`; nodes.push(onnxNode(type, ins, [out], attrs)); return out; };
   const weight = (name, dims, v) => {
-    inits.push(onnxInit(name, dims, new Float32Array(dims.reduce((a, c) => a * c, 1)).fill(v)));
+    const n = dims.reduce((a, c) => a * c, 1);
+    inits.push(onnxInit(name, dims, half ? new Uint16Array(n).fill(halfBits(v)) : new Float32Array(n).fill(v)));
     return name;
   };
   const shape = (name, dims) => { inits.push(onnxInit(name, [dims.length], BigInt64Array.from(dims, BigInt))); return name; };
@@ -228,7 +239,8 @@ function encoderModel(b, t, d, h) {
   const o = op("Reshape", [op("Transpose", [att], {perm: [0, 2, 1, 3]}), shape("btd", [b, t, d])]);
   const y = norm(op("Add", ["x", linear(o, d, d, "out_proj")]), "norm1");
   const z = norm(op("Add", [y, linear(op("Relu", [linear(y, d, f, "linear1")]), f, d, "linear2")]), "norm2");
-  return onnxModel({nodes, inits, inputs: [["x", [b, t, d]]], outputs: [[z, [b, t, d]]]});
+  const type = half ? 10 : 1;
+  return onnxModel({nodes, inits, inputs: [["x", [b, t, d], type]], outputs: [[z, [b, t, d], type]]});
 }
 
 // The tensors of a safetensors file (an ArrayBuffer): {name: {dims, data}} (float32 and int64 only).
@@ -302,14 +314,15 @@ export async function runOrt(cfg, ort, inputs = {}) {
   const res = {version: ort.env.versions && ort.env.versions.web};
   const session = (bytes) => ort.InferenceSession.create(bytes, {executionProviders: ["webgpu"],
                                                                   preferredOutputLocation: "gpu-buffer"});
-  const make = (op, inputs, outShape, attrs) => session(onnxOp(op, inputs, outShape, attrs));
+  const make = (op, inputs, outShape, attrs, outType) => session(onnxOp(op, inputs, outShape, attrs, outType));
   // Inputs live on ORT's own device: each is the GPU output of an Identity session.
   const idSessions = [];
-  const gpuInput = async (dims, value) => {
+  const gpuInput = async (dims, value, half = false) => {
     const n = dims.reduce((a, b) => a * b, 1);
-    const s = await make("Identity", [["x", dims]], dims);
+    const s = await make("Identity", [["x", dims, half ? 10 : 1]], dims, {}, half ? 10 : 1);
     idSessions.push(s);
-    return (await s.run({x: new ort.Tensor("float32", new Float32Array(n).fill(value), dims)})).y;
+    const data = half ? new Uint16Array(n).fill(halfBits(value)) : new Float32Array(n).fill(value);
+    return (await s.run({x: new ort.Tensor(half ? "float16" : "float32", data, dims)})).y;
   };
   let device = null;
   const timed = async (session, feeds, reps) => {
@@ -364,6 +377,12 @@ export async function runOrt(cfg, ort, inputs = {}) {
     const ms = await timed(s, {x: await gpuInput([b, t, d], 0.1)}, cfg.model_reps || 5);
     res.models = [{name: `encoder layer forward ${b}x${t}x${d}`, ms}];
     await s.release();
+    if (device.features.has("shader-f16")) {  // the float16 model, where ORT's device has f16 shaders
+      const s16 = await session(encoderModel(b, t, d, h, true));
+      res.models.push({name: `encoder layer forward ${b}x${t}x${d}, float16`,
+                       ms: await timed(s16, {x: await gpuInput([b, t, d], 0.1, true)}, cfg.model_reps || 5)});
+      await s16.release();
+    }
   }
   // MiniLM-L6 at webtorch's sizes and token ids (bench/workloads.py minilm), from the weights it loads
   if (inputs.weights && want("minilm")) {

@@ -147,7 +147,8 @@ def metrics(fw):
     for r in fw.get("bandwidth", []) if isinstance(fw.get("bandwidth"), list) else []:
         # the op's name without its parenthesised detail ("copy (clone)" and raw's "copy (copyBufferToBuffer)"
         # are one metric)
-        m[f"{r['op'].split(' (')[0]} {_count(r['numel'])}"] = (r["gbps"], "GB/s", True)
+        dtype = f" {r['dtype']}" if r.get("dtype", "float32") != "float32" else ""
+        m[f"{r['op'].split(' (')[0]} {_count(r['numel'])}{dtype}"] = (r["gbps"], "GB/s", True)
     for r in fw.get("transfer", []) if isinstance(fw.get("transfer"), list) else []:
         m[f"upload {r['mb']} MB"] = (r["upload_gbps"], "GB/s", True)
         m[f"download {r['mb']} MB"] = (r["download_gbps"], "GB/s", True)
@@ -287,21 +288,23 @@ def write(result, target):
     (RESULTS / f"{target}.json").write_text(json.dumps(result, indent=1) + "\n")
     (RESULTS / f"{target}.md").write_text(md)
     (RESULTS / f"{target}.svg").write_text(plot(result, target))
-    profiles = profile_tables(result)
-    if profiles:
-        (RESULTS / f"{target}-minilm-profile.txt").write_text(profiles)
+    for section in ("minilm", "models"):
+        profiles = profile_tables(result, section)
+        if profiles:
+            (RESULTS / f"{target}-{section}-profile.txt").write_text(profiles)
     print(md)
     print(f"bench: wrote bench/results/{target}.json, .md and .svg")
 
 
-def profile_tables(result):
-    """webtorch.profiler's top-10 tables of the MiniLM forwards, each under its figure."""
-    runs = result["frameworks"].get("webtorch", {}).get("minilm")
+def profile_tables(result, section):
+    """webtorch.profiler's tables of a section's profiled rows (the MiniLM forwards; the float16 encoder
+    layer of "models"), each under its figure."""
+    runs = result["frameworks"].get("webtorch", {}).get(section)
     if not isinstance(runs, list):
         return ""
-    started = result.get("section_runs", {}).get("minilm", result.get("started", ""))
-    return "\n".join(f"{r['name']}: {r['ms']:.1f} ms per forward (run {started}; GPU time "
-                     f"by {r['gpu_timing']})\n{r['profile']}" for r in runs)
+    started = result.get("section_runs", {}).get(section, result.get("started", ""))
+    return "\n".join(f"{r['name']}: {r['ms']:.2f} ms per forward (run {started}; GPU time by {r['gpu_timing']})\n"
+                     f"{r['profile']}" for r in runs if "profile" in r)
 
 
 def merge_sections(result, prev, sections):

@@ -102,27 +102,33 @@ def chain(cfg):
 
 
 def bandwidth(cfg):
+    """GB/s of bytes moved (read + written) by memory-bound ops, float32 at every cfg["bw_sizes"] and
+    float16 (where the adapter offers shader-f16) at those of cfg["bw_f16_sizes"]."""
     out = []
-    for numel in cfg["bw_sizes"]:
-        a = torch.full((numel,), 1.0, device="webgpu")
-        b = torch.full((numel,), 2.0, device="webgpu")
+    runs = [(torch.float32, n) for n in cfg["bw_sizes"]]
+    if torch.webgpu.has_float16():
+        runs += [(torch.float16, n) for n in cfg.get("bw_f16_sizes", [])]
+    for dtype, numel in runs:
+        size = 2 if dtype is torch.float16 else 4
+        a = torch.full((numel,), 1.0, device="webgpu", dtype=dtype)
+        b = torch.full((numel,), 2.0, device="webgpu", dtype=dtype)
         rows = cfg.get("softmax_row", 1024)
-        weight = torch.full((rows,), 1.5, device="webgpu")
-        bias = torch.full((rows,), 0.5, device="webgpu")
-        reps = max(2, min(cfg.get("max_reps", 20), int(cfg["bw_byte_budget"] / (12.0 * numel))))
+        weight = torch.full((rows,), 1.5, device="webgpu", dtype=dtype)
+        bias = torch.full((rows,), 0.5, device="webgpu", dtype=dtype)
+        reps = max(2, min(cfg.get("max_reps", 20), int(cfg["bw_byte_budget"] / (3.0 * size * numel))))
         cases = [
-            ("add", lambda: a + b, 12.0),
-            ("sum", lambda: a.sum(), 4.0),
+            ("add", lambda: a + b, 3),
+            ("sum", lambda: a.sum(), 1),
             # a column reduction: the bias gradient of a linear layer, mean(0), batch-norm statistics
-            ("sum dim 0 (numel/4096 x 4096)", lambda: a.view(-1, 4096).sum(0), 4.0),
-            ("softmax", lambda: torch.softmax(a.view(-1, rows), -1), 8.0),
-            ("layer_norm", lambda: torch.nn.functional.layer_norm(a.view(-1, rows), (rows,), weight, bias), 8.0),
-            ("copy (clone)", lambda: a.clone(), 8.0),
+            ("sum dim 0 (numel/4096 x 4096)", lambda: a.view(-1, 4096).sum(0), 1),
+            ("softmax", lambda: torch.softmax(a.view(-1, rows), -1), 2),
+            ("layer_norm", lambda: torch.nn.functional.layer_norm(a.view(-1, rows), (rows,), weight, bias), 2),
+            ("copy (clone)", lambda: a.clone(), 2),
         ]
-        for name, fn, bytes_per in cases:
+        for name, fn, passes in cases:
             s = _timed(fn, reps)
-            out.append({"op": name, "numel": numel, "ms": s * 1e3, "gbps": bytes_per * numel / s / 1e9,
-                        "kernels": _kernels_of(fn)})
+            out.append({"op": name, "numel": numel, "dtype": str(dtype).split(".")[-1], "ms": s * 1e3,
+                        "gbps": passes * size * numel / s / 1e9, "kernels": _kernels_of(fn)})
         del a, b
     return out
 
@@ -220,6 +226,8 @@ def models(cfg):
         out = [{"name": f"encoder layer forward {b}x{t}x{d}", "ms": _timed(lambda: layer(x), reps) * 1e3},
                {"name": f"encoder layer forward {b}x{t}x{d}, compiled (replay)",
                 "ms": _timed(lambda: compiled(x), reps) * 1e3}]
+        if torch.webgpu.has_float16():
+            out += _encoder_float16(layer, x, reps, f"encoder layer forward {b}x{t}x{d}")
     n = cfg["train_batch"]
     nets = {
         "MLP 784-256-10": (torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10)),
@@ -250,6 +258,25 @@ def models(cfg):
     s = _timed(lambda: torch.nn.functional.conv2d(x, weight, bias, padding=1), reps)
     out.append({"name": f"conv2d forward {n}x{c}x{h}x{w}, {co} out, 3x3 pad 1", "ms": s * 1e3,
                 "gflops": 2.0 * n * co * h * w * c * 9 / s / 1e9})
+    return out
+
+
+def _encoder_float16(layer, x, reps, name):
+    """The encoder layer's forward in float16: the model and input .half() (eager, then compiled), and
+    the float32 model under autocast(float16); with webtorch.profiler's top-15 table of the half forward."""
+    from webtorch.profiler import profile
+    with torch.autocast("webgpu", dtype=torch.float16):
+        autocast_ms = _timed(lambda: layer(x), reps) * 1e3
+    half, xh = layer.half(), x.half()
+    compiled = torch.compile(half)
+    out = [{"name": f"{name}, float16", "ms": _timed(lambda: half(xh), reps) * 1e3},
+           {"name": f"{name}, float16, compiled (replay)", "ms": _timed(lambda: compiled(xh), reps) * 1e3},
+           {"name": f"{name}, autocast float16", "ms": autocast_ms}]
+    with profile() as prof:
+        half(xh)
+    out[0]["gpu_timing"] = prof.gpu_timing
+    out[0]["profile"] = prof.key_averages().table(sort_by="self_gpu_time_total", row_limit=15)
+    layer.float()
     return out
 
 

@@ -42,3 +42,67 @@ def test_pure_python_cpu(case, monkeypatch):
     expected = to_plain(run_case(torch, case, "cpu"))
     assert_close(to_plain(run_case(webtorch, case, "cpu")), expected, atol=case.atol, rtol=case.rtol,
                  name=case.name + "[cpu, no numpy]")
+
+
+# float16 softmax, layer_norm and reductions on "webgpu": one kernel each, f16 loads (reductions read
+# vec4<f16>), f32 accumulation and one rounding to half, as PyTorch's half kernels (torch's CPU ones,
+# the reference here, also compute in float). Odd and long rows, non-contiguous views, an offset that
+# breaks vec4 alignment, reductions over non-last dims, NaN/inf and empty inputs.
+def _half_input(shape, seed, special=False):
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(seed)) * 3
+    if special and x.numel() > 2:
+        flat = x.view(-1)
+        flat[1], flat[-1], flat[x.numel() // 2] = float("nan"), float("inf"), -float("inf")
+    return x.half()
+
+
+def _views(x):
+    """name -> a view of x (any float16 tensor, torch or webtorch)"""
+    return {"contiguous": x, "transposed": x.transpose(-1, -2), "sliced": x[..., 1:], "stepped": x[::2, ::3]}
+
+
+F16_ROW_OPS = {
+    "softmax": lambda T, F, x: x.softmax(-1),
+    "log_softmax": lambda T, F, x: F.log_softmax(x, -1),
+    "softmax_dim0": lambda T, F, x: x.softmax(0),
+    "layer_norm": lambda T, F, x: F.layer_norm(x, x.shape[-1:], x[0].cos(), x[0].sin() * 2, eps=1e-3),
+    "layer_norm_plain": lambda T, F, x: F.layer_norm(x, x.shape[-1:]),
+    "sum": lambda T, F, x: x.sum(-1),
+    "sum_all": lambda T, F, x: x.sum(),
+    "sum_dim0": lambda T, F, x: x.sum(0),
+    "mean_dim0_keepdim": lambda T, F, x: x.mean(0, keepdim=True),
+    "amax": lambda T, F, x: x.amax(-1),
+    "amin_dim0": lambda T, F, x: x.amin(0),
+}
+F16_SHAPES = [(6, 1), (5, 3), (4, 17), (3, 255), (9, 1000), (2, 5001), (300, 33), (64, 4096)]
+
+
+@pytest.mark.parametrize("name", sorted(F16_ROW_OPS))
+def test_float16_rows_against_torch(name):
+    import torch.nn.functional as torch_F
+    import webtorch.nn.functional as webtorch_F
+    fn = F16_ROW_OPS[name]
+    for i, shape in enumerate(F16_SHAPES):
+        x = _half_input(shape, i, special=i % 3 == 1 and not name.startswith("layer_norm"))
+        for view, tx in _views(x).items():
+            if 0 in tx.shape or name.startswith("layer_norm") and view == "stepped" and tx.shape[0] < 2:
+                continue
+            wx = _views(webtorch.tensor(x.float().tolist(), device="webgpu").half())[view]
+            expected = fn(torch, torch_F, tx)
+            got = fn(webtorch, webtorch_F, wx)
+            assert got.dtype == webtorch.float16, (name, view, got.dtype)
+            torch.testing.assert_close(torch.tensor(got.float().tolist()).reshape(expected.shape),
+                                       expected.float(), rtol=2e-3, atol=1e-3, equal_nan=True,
+                                       msg=lambda m: f"{name} {shape} {view}: {m}")
+
+
+def test_float16_softmax_and_layer_norm_are_one_kernel_each():
+    rt = runtime()
+    x = webtorch.randn(8, 100, device="webgpu").half()
+    w, b = webtorch.ones(100, device="webgpu").half(), webtorch.zeros(100, device="webgpu").half()
+    for fn in (lambda: x.softmax(-1), lambda: webtorch.nn.functional.layer_norm(x, (100,), w, b)):
+        before = rt.kernels_dispatched
+        fn()
+        assert rt.kernels_dispatched - before == 1
+    assert webtorch.nn.functional.layer_norm(webtorch.zeros(0, 4, device="webgpu").half(), (4,)).shape == (0, 4)
+    assert webtorch.zeros(0, 4, device="webgpu").half().softmax(-1).shape == (0, 4)

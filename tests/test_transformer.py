@@ -128,3 +128,17 @@ def test_encoder_inference_zeroes_padding_like_torch():
                 expected = ref(x, src_key_padding_mask=torch.tensor(padding))
                 actual = mine(webtorch.tensor(x.tolist()), src_key_padding_mask=webtorch.tensor(padding))
             close(actual, expected, 1e-5)
+
+
+MASK_3D = torch.randn(2 * 4, 5, 5).tolist()  # (N * heads, L, S)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_self_attention_one_in_projection_with_3d_mask_matches_torch(batch_first, device):
+    """query is key is value: one product with the whole in-projection, read in the input's memory order."""
+    def call(T, m, x):
+        return m(x, x, x, attn_mask=mask(T, device, MASK_3D), key_padding_mask=mask(T, device, KEY_PAD),
+                 average_attn_weights=False)
+    compare(lambda T: T.nn.MultiheadAttention(8, 4, batch_first=batch_first),
+            lambda: [torch.randn(2, 5, 8) if batch_first else torch.randn(5, 2, 8)], device, call)

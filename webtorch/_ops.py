@@ -996,8 +996,9 @@ def _softmax(x, dim, dtype, take_log):
     d = _wrap_dim(dim, x.dim())
     if x.numel() == 0:
         return clone(x)
-    if x._storage.device_type == "webgpu" and x.dtype is dt.float32:
-        # one kernel per call (a primitive for speed: max, sum and outputs in one launch)
+    if x._storage.device_type == "webgpu" and x.dtype in (dt.float32, dt.float16):
+        # one kernel per call (a primitive for speed: max, sum and outputs in one launch; float16
+        # computed in f32 and rounded once, as PyTorch's CUDA half softmax)
         moved = movedim_view(x, d)
         out = Tensor(backend("webgpu").softmax(moved, take_log), moved.shape)
         out = _tape.record("log_softmax" if take_log else "softmax", out, (moved,))
@@ -1031,10 +1032,13 @@ def log_softmax(x, dim, dtype=None):
 
 def _layer_norm(x, n_dims, weight, bias, eps):
     """nn.functional.layer_norm over x's last n_dims dims as one primitive (one kernel on webgpu,
-    one pass on cpu) for float32 operands on one device; None where the composed form applies."""
+    one pass on cpu) for float32 operands on one device, or float16 ones on webgpu (computed in f32,
+    rounded once, as PyTorch's CUDA half kernel); None where the composed form applies."""
     operands = [t for t in (x, weight, bias) if t is not None]
-    if not 0 < n_dims <= x.dim() or x.numel() == 0 or builtins.any(
-            t.dtype is not dt.float32 or t._storage.device_type != x._storage.device_type for t in operands):
+    device_type = x._storage.device_type
+    fused = (dt.float32, dt.float16) if device_type == "webgpu" else (dt.float32,)
+    if not 0 < n_dims <= x.dim() or x.numel() == 0 or x.dtype not in fused or builtins.any(
+            t.dtype is not x.dtype or t._storage.device_type != device_type for t in operands):
         return None
     n = math.prod(x.shape[x.dim() - n_dims:])
     rows = reshape(x, (*x.shape[:x.dim() - n_dims], n))
@@ -1081,9 +1085,11 @@ def matmul(a, b):
                                "have the same number of elements, but got "
                                f"{a.shape[0]} and {b.shape[0]} elements respectively")
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})")
-    if batch_a and not batch_b and _view_strides(a2, (-1, k)) is not None:
-        # (*batch, m, k) @ (k, n) as one (batch*m, k) @ (k, n), as torch folds it: one product with all rows
-        # instead of a batch of small ones sharing B (a linear layer on (batch, tokens, features))
+    if batch_a and not batch_b and k:
+        # (*batch, m, k) @ (k, n) as one (batch*m, k) @ (k, n), as torch folds it (a copy of a where its
+        # rows do not fold into one view): one product with all rows instead of a batch of small ones
+        # sharing B (a linear layer on (batch, tokens, features); the float16 ones take tensor cores
+        # where m is whole tiles)
         out = reshape(matmul(reshape(a2, -1, k), b2), *batch_a, m, n)
         return squeeze(out, -1) if squeeze_b else out
     if batch_a == batch_b:

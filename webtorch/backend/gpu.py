@@ -224,9 +224,8 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
         return _reduce_columns(*args, meta, split=True)
     layout = "strided"
     if not red or len(red) == 1 and red[0][1] == 1:
-        # vec4 needs every row to start at a multiple of 4 elements (4-byte elements: the runtime
-        # enables f16 for array<f16> kernels)
-        aligned = x.dtype is not dt.float16 and x._offset % 4 == 0 and all(st % 4 == 0 for _, st in kept)
+        # vec4 needs every row to start at a multiple of 4 elements (float16: 8-byte vec4<f16> loads)
+        aligned = x._offset % 4 == 0 and all(st % 4 == 0 for _, st in kept)
         layout = "vec4" if aligned and row_len >= 16 else "contiguous"
     return _reduce_rows(*args, meta, layout)
 
@@ -597,32 +596,35 @@ def optimizer_step(kernel, param, grad, states, scalars):
 
 
 def _last_dim_rows(x):
-    """For softmax.wgsl / layer_norm.wgsl over x's last dim (row_threads.wgsl): a float32 output
-    storage of x's shape, the params words up to tpr, and the workgroup count."""
+    """For softmax.wgsl / layer_norm.wgsl over x's last dim (row_threads.wgsl): an output storage of
+    x's shape and dtype, the params words up to tpr, and the workgroup count."""
     row_len = x.shape[-1]
     n_rows = math.prod(x.shape[:-1])
     tpr = _threads_per_row(row_len)
     meta = [n_rows, row_len, x.dim() - 1, 1, x._offset, *x.shape[:-1], *x._stride[:-1], row_len, x._stride[-1], tpr]
-    return empty(dt.float32, n_rows * row_len), meta, -(-n_rows // (256 // tpr)) if row_len else 0
+    return empty(x.dtype, n_rows * row_len), meta, -(-n_rows // (256 // tpr)) if row_len else 0
 
 
 def softmax(x, log):
-    """softmax (or log_softmax) over x's last dim, float32; returns a contiguous storage of x's shape."""
+    """softmax (or log_softmax) over x's last dim, float32 or float16 (computed in f32); returns a
+    contiguous storage of x's shape and dtype."""
     out, meta, groups = _last_dim_rows(x)
-    out.runtime.run(kernels.softmax(log, _subgroup_min(out.runtime)), [out.buffer, x._storage.buffer], meta, groups)
+    out.runtime.run(kernels.softmax(log, _subgroup_min(out.runtime), x.dtype), [out.buffer, x._storage.buffer], meta,
+                    groups)
     return out
 
 
 def layer_norm(x, weight, bias, eps):
-    """layer_norm over x's last dim, float32; weight, bias: None or contiguous float32 tensors of
-    that length. Returns a contiguous storage of x's shape."""
+    """layer_norm over x's last dim, float32 or float16 (computed in f32); weight, bias: None or
+    contiguous tensors of that length and x's dtype. Returns a contiguous storage of x's shape."""
     out, meta, groups = _last_dim_rows(x)
     flags = (1 if weight is not None else 0) | (2 if bias is not None else 0)
     meta += [kernels.scalar_bits(eps, dt.float32), flags, weight._offset if weight is not None else 0,
              bias._offset if bias is not None else 0]
     src = x._storage.buffer  # stands in for an absent weight or bias (never read)
-    out.runtime.run(kernels.layer_norm(_subgroup_min(out.runtime)), [out.buffer, src, weight._storage.buffer if weight is not None else src,
-                                           bias._storage.buffer if bias is not None else src], meta, groups)
+    out.runtime.run(kernels.layer_norm(_subgroup_min(out.runtime), x.dtype),
+                    [out.buffer, src, weight._storage.buffer if weight is not None else src,
+                     bias._storage.buffer if bias is not None else src], meta, groups)
     return out
 
 

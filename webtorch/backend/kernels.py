@@ -463,21 +463,22 @@ def optimizer_step(kind, maximize, weight_decay, flags):
 
 
 @functools.lru_cache(maxsize=None)
-def softmax(log, subgroup_min=None):
-    """softmax.wgsl: exp(x - max) / sum, or (x - max) - log(sum) for log_softmax; subgroup_min as
-    for reduce()."""
+def softmax(log, subgroup_min=None, d=dt.float32):
+    """softmax.wgsl: exp(x - max) / sum, or (x - max) - log(sum) for log_softmax, of d (float32 or
+    float16: computed in f32); subgroup_min as for reduce()."""
     result = "shifted - wt_log(total)" if log else "wt_exp(shifted) / total"
     source = wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl("row_threads") + Template(
-        wgsl("softmax")).substitute(result=result)
-    return ("softmax", log, subgroup_min), source, "wr"
+        wgsl("softmax")).substitute(result=result, S=STORAGE[d])
+    return ("softmax", log, subgroup_min, d.name), source, "wr"
 
 
 @functools.lru_cache(maxsize=None)
-def layer_norm(subgroup_min=None):
-    """layer_norm.wgsl: (x - mean) * rstd (* weight) (+ bias) of each row; subgroup_min as for reduce()."""
+def layer_norm(subgroup_min=None, d=dt.float32):
+    """layer_norm.wgsl: (x - mean) * rstd (* weight) (+ bias) of each row of d (float32 or float16:
+    computed in f32); subgroup_min as for reduce()."""
     source = wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl("row_threads") + \
-        wgsl("layer_norm")
-    return ("layer_norm", subgroup_min), source, "wrrr"
+        Template(wgsl("layer_norm")).substitute(S=STORAGE[d])
+    return ("layer_norm", subgroup_min, d.name), source, "wrrr"
 
 
 @functools.lru_cache(maxsize=None)

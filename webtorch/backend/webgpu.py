@@ -209,7 +209,7 @@ class Runtime:
         if pid is None:
             if "subgroupShuffleXor(" in source and self.driver.WGSL_ENABLES_SUBGROUPS:  # subgroup_shuffle.wgsl
                 source = "enable subgroups;\n" + source
-            if "array<f16" in source:  # a float16 kernel (f16 only ever in memory): enable WGSL's f16 first
+            if "f16>" in source:  # a float16 kernel (array<f16>, array<vec4<f16>>): enable WGSL's f16 first
                 source = "enable f16;\n" + source
             pid = self._pipelines[key] = self.driver.create_pipeline(source, access, META_WINDOW)
         return pid

@@ -482,12 +482,21 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")
     head = E // num_heads
-    if use_separate_proj_weight:
-        w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
+
+    def project(x, w, b):
+        """linear(x, w, b) of an (S, N, E) input in the input's memory order (a batch-first input that
+        MultiheadAttention transposed is read as it lies, no copy): a view of the (S, N, out) result."""
+        return linear(x.transpose(0, 1), w, b).transpose(0, 1) if x._stride[0] < x._stride[1] else linear(x, w, b)
+    if query is key and key is value and not use_separate_proj_weight:
+        # self-attention: one product with the whole in-projection (as torch's fast path)
+        q, k, v = project(query, in_proj_weight, in_proj_bias).chunk(3, -1)
     else:
-        w_q, w_k, w_v = in_proj_weight.chunk(3)
-    b_q, b_k, b_v = in_proj_bias.chunk(3) if in_proj_bias is not None else (None, None, None)
-    q, k, v = linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+        if use_separate_proj_weight:
+            w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
+        else:
+            w_q, w_k, w_v = in_proj_weight.chunk(3)
+        b_q, b_k, b_v = in_proj_bias.chunk(3) if in_proj_bias is not None else (None, None, None)
+        q, k, v = project(query, w_q, b_q), project(key, w_k, b_k), project(value, w_v, b_v)
     attn_mask = _mask_as_float(attn_mask, q.dtype)
     key_padding_mask = _mask_as_float(key_padding_mask, q.dtype)
     if attn_mask is not None:
@@ -497,7 +506,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if tuple(attn_mask.shape) != want:
             raise RuntimeError(f"The shape of the {attn_mask.dim()}D attn_mask is {attn_mask.shape}, but should be "
                                f"{want}.")
-        attn_mask = attn_mask if attn_mask.dim() == 3 else F.unsqueeze(attn_mask, 0)
 
     def one_more_key(k, v, new_k, new_v, dim):
         """Appends a key/value position that every query may attend to (masks get a 0 column)."""
@@ -507,27 +515,29 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         return F.cat([k, new_k], dim), F.cat([v, new_v], dim)
     if bias_k is not None and bias_v is not None:
         k, v = one_more_key(k, v, bias_k.repeat(1, N, 1), bias_v.repeat(1, N, 1), 0)
-    q = q.reshape(L, N * num_heads, head).transpose(0, 1)                             # (N*H, L, D)
-    k = (static_k if static_k is not None else k.reshape(k.shape[0], N * num_heads, head).transpose(0, 1))
-    v = (static_v if static_v is not None else v.reshape(v.shape[0], N * num_heads, head).transpose(0, 1))
+
+    def heads(t):
+        """(S, N, E) -> (N, H, S, D): a view (the products below batch over N and H, no copies)"""
+        return t.reshape(t.shape[0], N, num_heads, head).permute(1, 2, 0, 3)
+    q = heads(q)
+    k = static_k.reshape(N, num_heads, -1, head) if static_k is not None else heads(k)
+    v = static_v.reshape(N, num_heads, -1, head) if static_v is not None else heads(v)
     if add_zero_attn:
-        zeros = F.zeros(N * num_heads, 1, head, dtype=k.dtype, device=k.device)
-        k, v = one_more_key(k, v, zeros, zeros, 1)
-    S = k.shape[1]
+        zeros = F.zeros(N, num_heads, 1, head, dtype=k.dtype, device=k.device)
+        k, v = one_more_key(k, v, zeros, zeros, 2)
+    S = k.shape[2]
+    if key_padding_mask is not None and tuple(key_padding_mask.shape) != (N, S):
+        raise AssertionError(f"expecting key_padding_mask shape of {(N, S)}, but got {key_padding_mask.shape}")
+    scores = F.matmul(q * math.sqrt(1.0 / head), k.transpose(-2, -1))              # (N, H, L, S)
+    if attn_mask is not None:  # (L, S) or (N*H, L, S)
+        scores = scores + (attn_mask if attn_mask.dim() == 2 else attn_mask.reshape(N, num_heads, L, S))
     if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (N, S):
-            raise AssertionError(f"expecting key_padding_mask shape of {(N, S)}, but got {key_padding_mask.shape}")
-        kpm = key_padding_mask.reshape(N, 1, 1, S).expand(N, num_heads, 1, S).reshape(N * num_heads, 1, S)
-        attn_mask = kpm if attn_mask is None else attn_mask + kpm
-    scores = F.matmul(q * math.sqrt(1.0 / head), k.transpose(1, 2))                 # (N*H, L, S)
-    if attn_mask is not None:
-        scores = scores + attn_mask
+        scores = scores + key_padding_mask.reshape(N, 1, 1, S)
     weights = softmax(scores, -1)
     if dropout_p and training:
         weights = dropout(weights, dropout_p)
-    out = F.matmul(weights, v).transpose(0, 1).reshape(L, N, E)                       # (L, N, E)
+    out = F.matmul(weights, v).permute(2, 0, 1, 3).reshape(L, N, E)                 # (L, N, E)
     out = linear(out, out_proj_weight, out_proj_bias)
-    weights = weights.reshape(N, num_heads, L, S)
     if average_attn_weights:
         weights = F.mean(weights, 1)
     if not batched:

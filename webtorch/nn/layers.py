@@ -764,7 +764,10 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         if self.batch_first and query.dim() == 3:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+            if query is key and key is value:  # self-attention stays recognisable: one in-projection
+                query = key = value = query.transpose(0, 1)
+            else:
+                query, key, value = (t.transpose(0, 1) for t in (query, key, value))
         out, weights = fn.multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
             self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,

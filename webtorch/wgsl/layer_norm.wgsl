@@ -6,17 +6,19 @@
 // params: the layout of rows.wgsl with one reduced dim (row_len, row stride), then tpr, eps (f32
 // bits), flags (1: weight, 2: bias), weight offset, bias offset. weight and bias are contiguous
 // (unused bindings hold any buffer). The output is contiguous: row o, element r at o * row_len + r.
+// x, weight, bias and the output are stored as $S (float16: f16), computed in f32 and rounded once
+// on the store, as PyTorch's CUDA half layer_norm.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read> x: array<f32>;
-@group(0) @binding(3) var<storage, read> weight: array<f32>;
-@group(0) @binding(4) var<storage, read> bias: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<$S>;
+@group(0) @binding(2) var<storage, read> x: array<$S>;
+@group(0) @binding(3) var<storage, read> weight: array<$S>;
+@group(0) @binding(4) var<storage, read> bias: array<$S>;
 
 fn affine(y: f32, r: u32, rb: u32) -> f32 {
   let flags = params[rb + 4u];
   var v = y;
-  if ((flags & 1u) != 0u) { v = v * weight[params[rb + 5u] + r]; }
-  if ((flags & 2u) != 0u) { v = v + bias[params[rb + 6u] + r]; }
+  if ((flags & 1u) != 0u) { v = v * f32(weight[params[rb + 5u] + r]); }
+  if ((flags & 2u) != 0u) { v = v + f32(bias[params[rb + 6u] + r]); }
   return v;
 }
 
@@ -35,14 +37,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let base = element_offset(o, 0u);
   let dst = o * row_len;
   var x0 = 0.0f;
-  if (live) { x0 = x[base]; }
+  if (live) { x0 = f32(x[base]); }
   if (row_len <= K * tpr) {  // uniform: the row in registers
     var v: array<f32, 16>;
     var s = 0.0f;
     for (var k = 0u; k < K; k = k + 1u) {
       let r = lane + k * tpr;
       if (live && r < row_len) {
-        v[k] = x[base + r * stride];
+        v[k] = f32(x[base + r * stride]);
         s = s + (v[k] - x0);
       }
     }
@@ -57,20 +59,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps);
     for (var k = 0u; k < K; k = k + 1u) {
       let r = lane + k * tpr;
-      if (live && r < row_len) { out[dst + r] = affine((v[k] - mean) * rstd, r, rb); }
+      if (live && r < row_len) { out[dst + r] = $S(affine((v[k] - mean) * rstd, r, rb)); }
     }
     return;
   }
   var s = 0.0f;
-  for (var r = lane; r < row_len; r = r + tpr) { s = s + (x[base + r * stride] - x0); }
+  for (var r = lane; r < row_len; r = r + tpr) { s = s + (f32(x[base + r * stride]) - x0); }
   let mean = x0 + row_join(0.0f, s, lid, tpr, 1u).y / n;
   var q = 0.0f;
   for (var r = lane; r < row_len; r = r + tpr) {
-    let c = x[base + r * stride] - mean;
+    let c = f32(x[base + r * stride]) - mean;
     q = q + c * c;
   }
   let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps);
   for (var r = lane; r < row_len; r = r + tpr) {
-    out[dst + r] = affine((x[base + r * stride] - mean) * rstd, r, rb);
+    out[dst + r] = $S(affine((f32(x[base + r * stride]) - mean) * rstd, r, rb));
   }
 }

@@ -3,10 +3,11 @@
 // threads and the outputs written (one read, one write). Longer rows (tpr = 256) keep a running
 // (max, sum) per thread in one pass, then read again to write.
 // params: the layout of rows.wgsl with one reduced dim (row_len, row stride), then tpr.
-// The output is contiguous: row o, element r at o * row_len + r.
+// The output is contiguous: row o, element r at o * row_len + r. Input and output are stored as $S
+// (float16: f16), computed in f32 and rounded once on the store, as PyTorch's CUDA half softmax.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<$S>;
+@group(0) @binding(2) var<storage, read> x: array<$S>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -26,7 +27,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var k = 0u; k < K; k = k + 1u) {
       let r = lane + k * tpr;
       if (live && r < row_len) {
-        v[k] = x[base + r * stride];
+        v[k] = f32(x[base + r * stride]);
         m = wt_max(m, v[k]);
       }
     }
@@ -40,7 +41,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       let r = lane + k * tpr;
       if (live && r < row_len) {
         let shifted = v[k] - m;
-        out[dst + r] = $result;
+        out[dst + r] = $S($result);
       }
     }
     return;
@@ -48,7 +49,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   var m = -wt_inf();
   var total = 0.0f;
   for (var r = lane; r < row_len; r = r + tpr) {
-    let j = join(m, total, x[base + r * stride], 1.0f);
+    let j = join(m, total, f32(x[base + r * stride]), 1.0f);
     m = j.x;
     total = j.y;
   }
@@ -56,7 +57,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   m = j.x;
   total = j.y;
   for (var r = lane; r < row_len; r = r + tpr) {
-    let shifted = x[base + r * stride] - m;
-    out[dst + r] = $result;
+    let shifted = f32(x[base + r * stride]) - m;
+    out[dst + r] = $S($result);
   }
 }
