@@ -436,6 +436,10 @@ case("pow-tensor-tensor", lambda T, d, a, b: T.pow(a, b),
      I((3, 4), kind="positive"), I((3, 4), kind="uniform", low=-2, high=2), **TRANS)
 case("pow-tensor-broadcast", lambda T, d, a, b: a ** b,
      I((3, 1), kind="positive"), I((4,), kind="uniform", low=-2, high=2), **TRANS)
+# an integer exponent gives the exact value where it is a float (3^6 = 729, not e^(6 log 3) = 729.00006)
+case("pow-integer-exponent-exact", lambda T, d, a, b: (T.pow(a, b) - T.round(T.pow(a, b)), a ** 6 - T.round(a ** 6)),
+     I((6,), kind="values", values=[3.0, 7.0, -3.0, 10.0, 2.0, -5.0]),
+     I((6,), kind="values", values=[6.0, 6.0, 3.0, 5.0, 10.0, 4.0]))
 case("pow-int", lambda T, d, a: a ** 2, I((8,), I64))
 case("pow-int-tensor", lambda T, d, a, b: T.pow(a, b), I((8,), I64), I((8,), I64, low=0, high=4))
 case("pow-int-float-exponent", lambda T, d, a: a ** 0.5, I((6,), I64, low=0, high=30), **TRANS)

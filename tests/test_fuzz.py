@@ -19,9 +19,12 @@ def test_fuzz_fixed_seeds():
 
 def test_known_patterns_match_their_kind():
     finding = {"kind": "WRONG-VALUE", "device": "webgpu", "statement": "v0 = x0 % x1",
-               "message": "value: 1 of 3 values differ"}
+               "message": "value: 1 of 3 values differ (...); first at index (0,): actual 0.0, expected 'nan'"}
     assert fuzz.known_reason(finding)
     assert fuzz.known_reason(dict(finding, kind="CRASH")) is None
-    assert fuzz.known_reason(dict(finding, statement="v0 = torch.exp(x0)"))
-    assert fuzz.known_reason(dict(finding, statement="v0 = torch.exp(x0)", device="cpu")) is None
-    assert fuzz.known_reason(dict(finding, statement="v0 = x0 + x1")) is None
+    assert fuzz.known_reason(dict(finding, message="value: 1 of 3 values differ; actual 0.0, expected 1.5")) is None
+    assert fuzz.known_reason(dict(finding, statement="v0 = torch.exp(x0)")) is None
+    summed = dict(finding, statement="v0 = torch.sum(x0, 1)", program="x0 = torch.tensor([3e+38, 1.0])")
+    assert fuzz.known_reason(summed)
+    assert fuzz.known_reason(dict(summed, program="x0 = torch.tensor([2.5, 1.0])")) is None
+    assert fuzz.known_reason(dict(finding, kind="AMPLIFIED"))

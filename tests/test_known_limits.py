@@ -1,5 +1,7 @@
 """Each entry of the README's "Known limits" is a deliberate difference from PyTorch: these tests
 assert the documented behaviour (so the README cannot drift from the code)."""
+import math
+
 import pytest
 import torch
 
@@ -92,3 +94,50 @@ def test_gradient_through_zero_is_none_where_torch_gives_zeros():
 def test_nn_options_not_supported_raise(make):
     with pytest.raises(NotImplementedError, match="not supported"):
         make()
+
+
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+def test_gelu_zero_is_positive_and_log1p_keeps_the_smallest_subnormal(device):
+    x = [-0.0, -20.0, -0.0, 1.0]
+    strided = torch.nn.functional.gelu(torch.tensor(x)[::2]).tolist()
+    contiguous = torch.nn.functional.gelu(torch.tensor(x)).tolist()
+    assert [math.copysign(1, v) for v in strided] == [-1, -1]           # torch's scalar loop
+    assert [math.copysign(1, v) for v in contiguous[:3]] == [1, 1, 1]  # its vectorised loop
+    for t in (webtorch.tensor(x, device=device)[::2], webtorch.tensor(x, device=device)):
+        assert all(math.copysign(1, v) == 1 for v in webtorch.nn.functional.gelu(t).tolist()[:2])
+    tiny = [1.401298464324817e-45, -1.401298464324817e-45]
+    assert torch.log1p(torch.tensor(tiny)).tolist() == [0.0, 0.0]
+    assert webtorch.log1p(webtorch.tensor(tiny, device=device)).tolist() == tiny
+
+
+def test_scans_accumulate_float32_on_the_gpu_and_double_on_cpu():
+    x = [3e38, 3e38, -3e38]
+    expected = torch.cumsum(torch.tensor(x), 0).tolist()
+    assert expected == [pytest.approx(3e38), math.inf, pytest.approx(3e38)]   # torch's CPU: in double
+    assert webtorch.cumsum(webtorch.tensor(x), 0).tolist() == expected
+    assert webtorch.cumsum(webtorch.tensor(x, device="webgpu"), 0).tolist()[1] == math.inf
+
+
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+def test_elementwise_results_are_contiguous(device):
+    results = []
+    for T in (torch, webtorch):
+        y = T.arange(6.0, device=device if T is webtorch else "cpu").reshape(2, 3).t() + 1
+        flat = y.reshape(-1)
+        flat[0] = 50.0   # a view of y where y is contiguous, a copy where it is not
+        results.append((y.is_contiguous(), y[0, 0].item()))
+    assert results == [(False, 1.0), (True, 50.0)]
+
+
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+def test_in_place_op_with_an_overlapping_strided_operand(device):
+    x = torch.arange(24, dtype=torch.int32).reshape(2, 3, 4)
+    v = x[..., 1:]
+    out_of_place = (v + v[0]).tolist()
+    v.add_(v[0])
+    assert v.tolist() != out_of_place            # torch: its loop order (v[0] doubles before v[1] reads it)
+    w = webtorch.arange(24, dtype=webtorch.int32, device=device).reshape(2, 3, 4)[..., 1:]
+    assert w.add_(w[0]).tolist() == out_of_place  # webtorch reads every operand first
+    y = webtorch.arange(10.0, device=device)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor"):  # dense: both raise
+        y.view(5, 2).add_(y.view(5, 2)[2])

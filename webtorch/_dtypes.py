@@ -101,7 +101,8 @@ def get_default_dtype():
 
 
 def as_dtype(d):
-    """Accepts a webtorch dtype, a name, or the Python types bool/int/float."""
+    """Accepts a webtorch dtype, torch's, or the Python types bool/int/float; a name (a str) is a
+    TypeError, as in torch."""
     if isinstance(d, dtype):
         return d
     if d is bool:
@@ -110,8 +111,8 @@ def as_dtype(d):
         return int64
     if d is float:
         return float32
-    if isinstance(d, str) and d in BY_NAME:
-        return BY_NAME[d]
+    if isinstance(d, str):
+        raise TypeError(f"argument 'dtype' must be torch.dtype, not str (webtorch.{d} if {d!r} is its name)")
     name = getattr(d, "name", None) or str(d).replace("torch.", "")
     if name in BY_NAME:
         return BY_NAME[name]

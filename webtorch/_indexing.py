@@ -192,13 +192,14 @@ def _advanced_offsets(v, adv):
     except RuntimeError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes " +
                          ", ".join(str(list(i.shape)) for _, i in adv)) from None
-    _check_bounds([(i, v.shape[d], d) for d, i in adv])
     rest = [d for d in range(v.dim()) if d not in dims]
     if dims == list(range(dims[0], dims[0] + len(dims))):  # adjacent: the result keeps them in place
         before, after = [d for d in rest if d < dims[0]], [d for d in rest if d > dims[-1]]
     else:  # separated: the broadcast index dims go first
         before, after = [], rest
     shape = [v.shape[d] for d in before] + bshape + [v.shape[d] for d in after]
+    if math.prod(shape):  # as torch, which checks an index as it reads through it: never for an empty result
+        _check_bounds([(i, v.shape[d], d) for d, i in adv])
     term = None
     for d, i in adv:
         t = mul(_wrapped(i, v.shape[d]), v._stride[d])

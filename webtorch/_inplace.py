@@ -2,24 +2,19 @@
 
 An in-place op computes its out-of-place result and copies it into the tensor (a view writes
 through to its base, as in PyTorch). The result must have the tensor's shape and a dtype that
-casts to the tensor's without changing category (no float into an integer tensor), and the
-tensor must not be a broadcast view whose elements share memory.
+casts to the tensor's without changing category (no float into an integer tensor), the
+tensor must not be a broadcast view whose elements share memory, and an input may not partly
+overlap it (torch's memory-overlap checks).
 """
 import functools
 
 from . import _indexing, _math_ops, _ops, _shape_ops, _tape
-from ._ops import _is_tensor, cast
+from ._ops import _is_tensor, cast, check_writable
 from ._tensor import Tensor
 
 _TYPE_NAME = {"float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int", "bool": "Bool"}
 
 __all__ = []  # the out= forms are added below
-
-
-def _check_writable(x):
-    if any(st == 0 and n > 1 for n, st in zip(x.shape, x._stride)):
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
-                           "memory location. Please clone() the tensor before performing the operation.")
 
 
 def _check_castable(result, target):
@@ -30,7 +25,7 @@ def _check_castable(result, target):
 
 def _inplace(fn):
     def method(x, *args, **kwargs):
-        _check_writable(x)
+        check_writable(x, *args, *kwargs.values())
         source = x
         if _tape.is_grad_enabled() and (x.requires_grad or any(_is_tensor(a) and a.requires_grad for a in args)):
             _tape.check_inplace(x)
@@ -74,7 +69,6 @@ def fill_(x, value):
     if _is_tensor(value) and value.dim():
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
                            "dimensions.")
-    _check_writable(x)
     _ops.write_(x, value)
     return x
 
@@ -84,7 +78,7 @@ def zero_(x):
 
 
 def copy_(x, src, non_blocking=False):
-    _check_writable(x)
+    check_writable(x, src)
     _ops.write_(x, src)  # broadcasts src, casts to x's dtype, moves it across devices
     return x
 
@@ -103,8 +97,9 @@ Tensor.t_ = lambda x: _relayout(x, _ops.t(x))
 
 
 # -- out= forms ------------------------------------------------------------------------------
-def _write_out(out, result):
-    """PyTorch's out= contract: dtype castable, same device; a differently shaped out is resized."""
+def _write_out(out, result, inputs):
+    """PyTorch's out= contract: dtype castable, same device, no partial overlap with an input; a
+    differently shaped out is resized."""
     if result.device.type != out.device.type:
         raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
     _check_castable(result, out)
@@ -112,6 +107,7 @@ def _write_out(out, result):
         fresh = _ops.clone(cast(result, out.dtype))
         out._storage = fresh._storage
         return _relayout(out, fresh)
+    check_writable(out, *inputs)
     _ops.write_(out, result)
     return out
 
@@ -123,8 +119,8 @@ def _with_out(fn):
         if out is None:
             return result
         if isinstance(result, tuple):
-            return type(result)(*[_write_out(o, r) for o, r in zip(out, result)])
-        return _write_out(out, result)
+            return type(result)(*[_write_out(o, r, args) for o, r in zip(out, result)])
+        return _write_out(out, result, args)
     return f
 
 

@@ -176,7 +176,8 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     values, indices = sort(x, d, descending=largest)
     if x.dim() == 0:
         return _TopK(values, indices)
-    return _TopK(_ops.narrow(values, d, 0, k), _ops.narrow(indices, d, 0, k))
+    # contiguous like torch's: whether .contiguous() or .view of the result aliases it must agree
+    return _TopK(_ops.contiguous(_ops.narrow(values, d, 0, k)), _ops.contiguous(_ops.narrow(indices, d, 0, k)))
 
 
 def median(x, dim=None, keepdim=False):

@@ -181,16 +181,16 @@ def elementwise(name, *operands, out=None, grad_name=None):
         for x in operands)
     operands = [_as_operand(x, device_type) for x in operands]
     inputs = operands
+    shapes = [x.shape for x in operands if isinstance(x, Tensor)]
+    shape = shapes[0] if shapes and shapes.count(shapes[0]) == len(shapes) else broadcast_shapes(*shapes)
     if name == "where":
         promoted = dt.result_type(*operands[1:])
         computes = [dt.bool_, promoted, promoted]
     else:
         promoted = dt.result_type(*operands)
-        check_dtype(name, promoted)
+        check_dtype(name, promoted)  # after the shapes, as torch
         computes = [_compute_dtype(op, promoted)] * len(operands)
     out_dtype = dt.bool_ if op.out == "bool" else computes[-1]
-    shapes = [x.shape for x in operands if isinstance(x, Tensor)]
-    shape = shapes[0] if shapes and shapes.count(shapes[0]) == len(shapes) else broadcast_shapes(*shapes)
     if out is not None:
         if out.shape != shape:
             raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape {list(shape)}")
@@ -226,6 +226,42 @@ def _copy_into(dst, src):
         src = expand(src, *dst.shape)
     backend(dst._storage.device_type).elementwise(ELEMENTWISE["copy"], dst, [src], [dst.dtype])
     return dst
+
+
+def check_writable(x, *sources):
+    """torch's memory-overlap checks of a write into x: x may not have elements sharing memory (an
+    expanded view), and a tensor source may not partly overlap it (it may be x itself)."""
+    if builtins.any(st == 0 and n > 1 for n, st in zip(x.shape, x._stride)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the operation.")
+    for src in sources:
+        if _is_tensor(src) and src._storage is x._storage and _partial_overlap(x, src):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing the "
+                               "operation.")
+
+
+def _partial_overlap(a, b):
+    """torch's MemOverlapStatus::Partial for two views of one storage: both dense without gaps, their
+    element ranges intersect, and they are not the same range with the same strides (other layouts are
+    "too hard" for torch, which lets them pass)."""
+    spans = [_dense_span(t) for t in (a, b)]
+    if not a.numel() or not b.numel() or None in spans:
+        return False
+    if spans[0] == spans[1]:
+        return tuple(a._stride) != tuple(b._stride)
+    return spans[0][0] < spans[1][1] and spans[1][0] < spans[0][1]
+
+
+def _dense_span(t):
+    """(first, end) storage offsets of a view whose elements fill them exactly (torch's
+    is_non_overlapping_and_dense), else None."""
+    expected = 1
+    for st, n in sorted((st, n) for n, st in zip(t.shape, t._stride) if n != 1):
+        if st != expected:
+            return None
+        expected *= n
+    return t._offset, t._offset + t.numel()
 
 
 def write_(x, value):
@@ -352,7 +388,7 @@ def _times_alpha(x, other, alpha):
     alpha = _as_scalar_of(dtype, alpha)
     if _is_tensor(other):
         return mul(cast(other, dtype) if other.dtype.category < dtype.category else other, alpha)
-    return _as_scalar_of(dt.scalar_dtype(other), other * alpha)
+    return _as_scalar_of(dtype, other * alpha)  # True * -1 is -1 in a float sum, not True
 
 
 def add(x, other, alpha=1):
@@ -400,8 +436,12 @@ def floor_divide(x, other):
 
 @autocast_op
 def pow(x, exponent):
-    if _is_tensor(x) and x.dtype.category == 1 and isinstance(exponent, int) and exponent < 0:
+    if _is_tensor(x) and x.dtype.category <= 1 and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if dt.result_type(x, exponent) is dt.bool_:  # torch has pow(bool tensor, bool scalar) only
+        if not _is_tensor(x) or _is_tensor(exponent):
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+        return elementwise("logical_or", x, not exponent)  # b ** True is b, b ** False is True
     return elementwise("pow", x, exponent)
 
 
@@ -712,6 +752,7 @@ def _setitem(x, index, value):
         lead = value.dim() - region.dim()
         if builtins.all(s == 1 for s in value.shape[:lead]):
             value = reshape(value, value.shape[lead:])
+    check_writable(region, value)
     write_(region, value)
     _tape.refresh_view(x)
 
@@ -831,21 +872,24 @@ def mean(x, dim=None, keepdim=False, dtype=None):
     return div(sum(x, dim, keepdim), n)
 
 
-def _check_nonempty(x, dims, name):
+def _check_nonempty(x, dim, name, unspecified_error=RuntimeError):
+    """torch's refusal of a max/min-like reduction over an empty dim: without a dim (None or ()) it asks
+    for one (argmax/argmin raise IndexError there, amax/max RuntimeError); with one, IndexError."""
+    dims = _reduce_dims(x, dim)
     if builtins.any(x.shape[d] == 0 for d in dims) or (x.numel() == 0 and not dims):
-        if dims == tuple(range(x.dim())):
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                               "Specify the reduction dim with the 'dim' argument.")
-        raise IndexError(f"{name}(): Expected reduction dim {dims[0]} to have non-zero size.")
+        if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+            raise unspecified_error(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                                    "Specify the reduction dim with the 'dim' argument.")
+        raise IndexError(f"{name}(): Expected reduction dim {dims[0] if dims else dim} to have non-zero size.")
 
 
 def amax(x, dim=(), keepdim=False):
-    _check_nonempty(x, _reduce_dims(x, dim), "amax")
+    _check_nonempty(x, dim, "amax")
     return _reduce("max", x, dim, keepdim, x.dtype, x.dtype)
 
 
 def amin(x, dim=(), keepdim=False):
-    _check_nonempty(x, _reduce_dims(x, dim), "amin")
+    _check_nonempty(x, dim, "amin")
     return _reduce("min", x, dim, keepdim, x.dtype, x.dtype)
 
 
@@ -864,11 +908,10 @@ def _minmax(op, x, dim, keepdim, other):
     if other is not None:
         return elementwise("maximum" if op == "max" else "minimum", x, other)
     if dim is None:
-        _check_nonempty(x, tuple(range(x.dim())), op)
+        _check_nonempty(x, None, op)
         return _reduce(op, x, None, False, x.dtype, x.dtype, grad_name=op + "_all")
     d = _wrap_dim(dim, x.dim())
-    if x.dim():
-        _check_nonempty(x, (d,), op)
+    _check_nonempty(x, d, op)
     values, indices = _reduce(op, x, d if x.dim() else (), keepdim, x.dtype, x.dtype, with_index=True)
     return _values_indices("max" if op == "max" else "min")(values, indices)
 
@@ -886,10 +929,10 @@ def _arg_extreme(op, x, dim, keepdim):
     name = "arg" + op
     check_dtype(name, x.dtype)
     if dim is None:
-        _check_nonempty(x, tuple(range(x.dim())), name)
+        _check_nonempty(x, None, name, IndexError)
         return _reduce(op, reshape(x, -1), 0, False, x.dtype, x.dtype, True)[1].reshape(
             [1] * x.dim() if keepdim else [])
-    _check_nonempty(x, _reduce_dims(x, dim), name)
+    _check_nonempty(x, dim, name)
     return _reduce(op, x, dim if x.dim() else (), keepdim, x.dtype, x.dtype, True)[1]
 
 
@@ -935,20 +978,31 @@ def _zero_safe_pow(a, p):
 
 
 def _scaled_variance(x, dim, unbiased, correction, keepdim):
-    """(q, m): var = q * m * m and std = sqrt(q) * m, the deviations divided by their largest
-    magnitude m first (a constant to autograd) so that squaring them cannot overflow or underflow."""
+    """(q, scales): var = q s1 s1 s2 s2 and std = sqrt(q) s1 s2 (multiplied in this order, so that no
+    partial product overflows before the result does): the values divided by their largest magnitude s2
+    before centering and the deviations by theirs, s1, before squaring (both constants to autograd), so
+    that neither the mean's sum nor a deviation (3e38 - -3e38) nor a square can overflow or underflow."""
     _check_float(x, "var")
     dims = _reduce_dims(x, dim)
     n = 1
     for d in dims:
         n *= x.shape[d]
+    with _tape.no_grad():
+        size = _nonzero_finite_or_one(amax(abs(x), dims, keepdim=True) if x.numel() else None, x, dims)
+    x = div(x, size)
     centered = sub(x, _shifted_mean(x, dims))
     with _tape.no_grad():
-        m = amax(abs(centered), dims, keepdim=True) if x.numel() else ones_like(sum(x, dims, keepdim=True))
-        m = where(logical_or(eq(m, 0), isinf(m)), 1.0, m)
+        m = _nonzero_finite_or_one(amax(abs(centered), dims, keepdim=True) if x.numel() else None, x, dims)
     scaled = div(centered, m)
     q = div(sum(mul(scaled, scaled), dims, keepdim), builtins.max(n - _correction(unbiased, correction), 0))
-    return q, (m if keepdim else squeeze(m, dims))
+    return q, [s if keepdim else squeeze(s, dims) for s in (m, size)]
+
+
+def _nonzero_finite_or_one(m, x, dims):
+    """A scale per reduced slice: m, or 1 where m is 0 or inf (or every slice is empty)."""
+    if m is None:
+        return ones_like(sum(x, dims, keepdim=True))
+    return where(logical_or(eq(m, 0), isinf(m)), 1.0, m)
 
 
 def _var_args(dim, unbiased):
@@ -962,15 +1016,20 @@ def _var_args(dim, unbiased):
 @autocast_op
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, unbiased = _var_args(dim, unbiased)
-    q, m = _scaled_variance(x, dim, unbiased, correction, keepdim)
-    return mul(mul(q, m), m)
+    q, scales = _scaled_variance(x, dim, unbiased, correction, keepdim)
+    for s in scales:
+        q = mul(mul(q, s), s)
+    return q
 
 
 @autocast_op
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, unbiased = _var_args(dim, unbiased)
-    q, m = _scaled_variance(x, dim, unbiased, correction, keepdim)
-    return mul(_zero_safe_pow(q, 0.5), m)
+    q, scales = _scaled_variance(x, dim, unbiased, correction, keepdim)
+    q = _zero_safe_pow(q, 0.5)
+    for s in scales:
+        q = mul(q, s)
+    return q
 
 
 @autocast_op
@@ -989,11 +1048,11 @@ def logsumexp(x, dim, keepdim=False):
 def _softmax(x, dim, dtype, take_log):
     if dtype is not None:
         x = cast(x, dtype)
+    d = _wrap_dim(dim, x.dim())  # before the dtype, as torch
     if not x.dtype.is_floating_point:
         raise NotImplementedError(f'"softmax_lastdim_kernel_impl" not implemented for \'{_TYPE_NAMES[x.dtype.name]}\'')
     if x.dim() == 0:
         return reshape(_softmax(reshape(x, 1), 0, None, take_log), ())
-    d = _wrap_dim(dim, x.dim())
     if x.numel() == 0:
         return clone(x)
     if x._storage.device_type == "webgpu" and x.dtype in (dt.float32, dt.float16):
@@ -1390,13 +1449,25 @@ Tensor._cast = cast  # Tensor.to's dtype conversion (_tensor.py sits below the o
 
 Tensor.where = lambda x, condition, other: where(condition, x, other)
 Tensor.T = property(_T)
-def _mT(x):
-    if x.dim() == 1:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
-    return transpose(x, -2, -1) if x.dim() else x  # torch: the identity on 0-d tensors
+def _matrix_transpose(name):
+    """x.mT, x.mH, x.adjoint(): the last two dims swapped (no complex dtypes: the conjugate is x)."""
+    def fn(x):
+        if x.dim() == 1:
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        return transpose(x, -2, -1) if x.dim() else x  # torch: the identity on 0-d tensors
+    return fn
 
 
-Tensor.mT = property(_mT)
+def _H(x):
+    if x.dim() not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.dim()}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH" if x.dim() > 2 else ""))
+    return transpose(x, 0, 1) if x.dim() else x
+
+
+adjoint = _matrix_transpose("adjoint()")
+Tensor.mT, Tensor.mH, Tensor.H = property(_matrix_transpose("mT")), property(_matrix_transpose("mH")), property(_H)
+Tensor.adjoint = adjoint
 Tensor.__getitem__ = _getitem
 Tensor.__setitem__ = _setitem
 # Python's operators; each binary arithmetic one also in its reflected form (2 - t is t.__rsub__(2)).

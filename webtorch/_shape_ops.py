@@ -341,9 +341,12 @@ def flipud(x):
 def roll(x, shifts, dims=None):
     if dims is None:
         return reshape(roll(reshape(x, -1), shifts, 0), x.shape)
-    shifts, dims = _dims_arg(shifts), [_wrap_dim(d, x.dim(), scalar_ok=False) for d in _dims_arg(dims)]
+    shifts, dims = _dims_arg(shifts), _dims_arg(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if x.numel() == 0:
+        return _ops.clone(x)  # before the dims are checked, like torch
+    dims = [_wrap_dim(d, x.dim(), scalar_ok=False) for d in dims]
     by_dim = {}
     for s, d in zip(shifts, dims):
         by_dim[d] = by_dim.get(d, 0) + s

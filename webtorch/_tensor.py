@@ -224,9 +224,9 @@ class Tensor:
         for a in list(args) + list(kwargs.values()):
             if isinstance(a, Tensor):
                 target_device, target_dtype = a.device, a.dtype
-            elif isinstance(a, (str, device)) and not (isinstance(a, str) and a in dt.BY_NAME):
+            elif isinstance(a, (str, device)):
                 target_device = device(a)
-            elif isinstance(a, dt.dtype) or a in (bool, int, float) or (isinstance(a, str) and a in dt.BY_NAME):
+            elif isinstance(a, dt.dtype) or a in (bool, int, float):
                 target_dtype = dt.as_dtype(a)
         t = self
         if target_dtype is not None and target_dtype is not t.dtype:

@@ -269,11 +269,13 @@ def matmul(a, b, out_dtype):
     """a: (*batch, M, K), b: (*batch, K, N), batch dims already broadcast; returns contiguous."""
     if USE_NUMPY:
         x, y = _ndarray(a), _ndarray(b)
-        if x.dtype.kind == "f" and not (_np.isfinite(x).all() and _np.isfinite(y).all()):
-            # BLAS skips zero operands (0 * inf gives no NaN there): every product, summed, as torch
-            with _np.errstate(all="ignore"):
-                return _store(out_dtype, _np.ascontiguousarray((x[..., :, :, None] * y[..., None, :, :]).sum(-2)))
-        return _store(out_dtype, _np.ascontiguousarray(_np.matmul(x, y)))
+        with _np.errstate(all="ignore"):
+            r = _np.matmul(x, y)
+            if x.dtype.kind == "f" and not (_np.isfinite(x).all() and _np.isfinite(y).all() and _np.isfinite(r).all()):
+                # BLAS skips zero operands (0 * inf gives no NaN there) and fuses multiply-adds (1e30 * 1e30
+                # - inf is -inf there, inf - inf NaN in torch): every product, summed, as torch
+                r = (x[..., :, :, None] * y[..., None, :, :]).sum(-2)
+        return _store(out_dtype, _np.ascontiguousarray(r))
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     av = [a._storage.data[o] for o in _offsets(a)]
     bv = [b._storage.data[o] for o in _offsets(b)]
@@ -381,8 +383,11 @@ def scan(op, x):
         a = _flat_values(x).reshape(n_rows, row_len)
         ufunc = {"sum": _np.add, "prod": _np.multiply, "max": _np.maximum, "min": _np.minimum,
                  "logaddexp": _np.logaddexp}[op]
+        # float32 sums and products accumulate in float64, as torch's CPU (its acc_type): a running
+        # sum may pass 3.4e38 and come back
+        acc = _np.float64 if a.dtype == _np.float32 and op in ("sum", "prod") else a.dtype
         with _np.errstate(all="ignore"):
-            r = ufunc.accumulate(a, axis=1, dtype=a.dtype) if a.size else a.copy()
+            r = ufunc.accumulate(a, axis=1, dtype=acc).astype(a.dtype) if a.size else a.copy()
         return _store(x.dtype, r)
     vals, out = _flat_values(x), array.array(x.dtype.typecode)
     kind = _PY_TYPE[x.dtype]
@@ -415,9 +420,10 @@ def sort(x, descending):
             a = a.astype(_np.int64)
         if descending:
             nan = _np.isnan(a) if a.dtype.kind == "f" else _np.zeros(a.shape, bool)
-            # lexsort: last key is primary; NaN first, then larger values first, stable
-            idx = _np.lexsort((-a.astype(_np.float64 if a.dtype.kind == "f" else _np.int64), ~nan), axis=1) \
-                if a.size else _np.zeros(a.shape, _np.int64)
+            # lexsort: last key is primary; NaN first, then larger values first, stable (~v orders
+            # integers backwards without -v's overflow at the most negative one)
+            key = -a.astype(_np.float64) if a.dtype.kind == "f" else ~a.astype(_np.int64)
+            idx = _np.lexsort((key, ~nan), axis=1) if a.size else _np.zeros(a.shape, _np.int64)
         else:
             idx = _np.argsort(a, axis=1, kind="stable")
         vals = _np.take_along_axis(_flat_values(x).reshape(n_rows, row_len), idx, axis=1)

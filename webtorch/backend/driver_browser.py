@@ -69,7 +69,7 @@ class JsBytes:
         import js
         self.kind = obj.constructor.name
         dtype = _TYPED_ARRAY_DTYPES.get(self.kind)
-        self.element_dtype = None if dtype is None else dt.as_dtype(dtype)
+        self.element_dtype = None if dtype is None else dt.BY_NAME[dtype]
         self.view = js.Uint8Array.new(obj) if self.kind in ("ArrayBuffer", "SharedArrayBuffer") else \
             js.Uint8Array.new(obj.buffer, obj.byteOffset, obj.byteLength)
         self.nbytes = self.view.byteLength

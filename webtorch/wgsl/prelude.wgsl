@@ -96,7 +96,7 @@ fn wt_pow(a: f32, b: f32) -> f32 {
   if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); }
   if (b == 1.0f) { return a; }
   if (b == 2.0f) { return a * a; }
-  if (b == 0.5f && a != 0.0f) { return wt_sqrt(a); }  // pow(-0, 0.5) is +0, sqrt(-0) -0
+  if (b == 0.5f && a != 0.0f && !wt_isinf(a)) { return wt_sqrt(a); }  // pow(-0, 0.5) is +0, sqrt(-0) -0; pow(-inf, 0.5) +inf
   let ab = abs(a);
   if (a == 0.0f) {
     if (b < 0.0f) {
@@ -133,7 +133,34 @@ fn wt_pow(a: f32, b: f32) -> f32 {
   } else {  // |b log|a|| is huge unless |a| is 1 (handled above): 0 or inf either way
     r = wt_exp(b * wt_log(ab));
   }
+  if (floor(b) == b && abs(b) <= 65536.0f && abs(r) > 1e-30f && abs(r) < 1e34f) {
+    r = wt_pow_int(ab, i32(b));  // correctly rounded: 3^6 is 729 (e^(6 log 3) is 729.00006), as torch
+  }
   return select(r, -r, a < 0.0f && odd);
+}
+// a^n for an integer n (0 < |n| <= 65536) by repeated squaring in two floats (hi + lo, each product
+// error-free up to 2^-44), rounded once at the end. The caller keeps |a^n| in [1e-30, 1e34], so no
+// intermediate overflows (nor does wt_split's 4097 x) and the lo parts stay normal.
+fn wt_pow_int(a: f32, n: i32) -> f32 {
+  var base = vec2<f32>(a, 0.0f);
+  if (n < 0) {  // 1/a as hi + lo: q a = 1 + err exactly, so 1/a = q - err q
+    let q = 1.0f / a;
+    let e = wt_two_prod(q, a);
+    base = vec2<f32>(q, -((e.x - 1.0f) + e.y) * q);
+  }
+  var r = vec2<f32>(1.0f, 0.0f);
+  var k = u32(abs(n));
+  loop {
+    if ((k & 1u) != 0u) { r = wt_mul_hi_lo(r, base); }
+    k = k >> 1u;
+    if (k == 0u) { break; }
+    base = wt_mul_hi_lo(base, base);
+  }
+  return r.x + r.y;
+}
+fn wt_mul_hi_lo(x: vec2<f32>, y: vec2<f32>) -> vec2<f32> {
+  let p = wt_two_prod(x.x, y.x);
+  return wt_two_sum(p.x, p.y + (x.x * y.y + x.y * y.x));
 }
 // Error-free transformations: a + b = s + err (Knuth's two-sum), a * b = p + err (Dekker's product
 // with Veltkamp's split; every partial product is exact, so a fused multiply-add changes nothing).
