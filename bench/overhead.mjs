@@ -10,15 +10,20 @@ const pyodide = await loadPyodide();
 pyodide.FS.mkdirTree("/src/webtorch");
 pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, {root: path.join(repo, "webtorch")}, "/src/webtorch");
 
-let nextId = 1;
-globalThis.nullDriver = {
-  limits: {max_storage_buffer_binding_size: 1 << 30, max_buffer_size: 1 << 30, max_storage_buffers_per_shader_stage: 10,
-           max_compute_workgroup_storage_size: 32768, max_compute_invocations_per_workgroup: 256,
-           min_storage_buffer_offset_alignment: 256},
-  info: {vendor: "null", architecture: "", device: "", description: "no GPU: Python and FFI cost only"},
-  features: [], submitCount: 0,
-  createBuffer: () => nextId++, destroyBuffer: () => {}, writeBuffer: () => {},
-  createPipeline: () => 0, submit() { this.submitCount++; }, readBuffer: async () => {},
+// The null driver is webtorch's own JS driver class with its GPU calls replaced by no-ops: the
+// readback machinery (beginRead's parked promise, the socket hook, hostStaging) is the real one.
+globalThis.makeNullDriver = (DriverClass) => {
+  let nextId = 1;
+  return Object.assign(Object.create(DriverClass.prototype), {
+    limits: {max_storage_buffer_binding_size: 1 << 30, max_buffer_size: 1 << 30, max_storage_buffers_per_shader_stage: 10,
+             max_compute_workgroup_storage_size: 32768, max_compute_invocations_per_workgroup: 256,
+             min_storage_buffer_offset_alignment: 256},
+    info: {vendor: "null", architecture: "", device: "", description: "no GPU: Python and FFI cost only"},
+    features: [], submitCount: 0, pending: null, pendingError: undefined, socketWaits: 0,
+    hostStaging: new Uint8Array(4096), lost: null,
+    createBuffer: () => nextId++, destroyBuffer: () => {}, writeBuffer: () => {},
+    createPipeline: () => 0, submit() { this.submitCount++; }, readBuffer: async () => {},
+  });
 };
 try {
   console.log(await pyodide.runPythonAsync(`
@@ -26,7 +31,7 @@ import sys, time, io, cProfile, pstats
 sys.path.insert(0, "/src")
 import js
 from webtorch.backend import webgpu, driver_browser
-webgpu._runtime = webgpu.Runtime(driver_browser.BrowserDriver(js.nullDriver))
+webgpu._runtime = webgpu.Runtime(driver_browser.BrowserDriver(js.makeNullDriver(driver_browser.BrowserDriver._driver_class())))
 import webtorch as torch
 
 x = torch.full((1024,), 1.0, device="webgpu")

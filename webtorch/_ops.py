@@ -171,9 +171,7 @@ def elementwise(name, *operands, out=None, grad_name=None):
         launch = _LAUNCHES.get(key)
         if launch is not None:
             shape, stride, launch = launch
-            result = Tensor(launch.new_storage(), shape, stride)
-            launch(result, operands)
-            return _tape.record(grad_name or name, result, operands)
+            return _tape.record(grad_name or name, Tensor(launch.new(operands), shape, stride), operands)
     op = ELEMENTWISE[name]
     device_type = _device_of(operands) if out is None else out._storage.device_type
     cacheable = out is None and device_type == "webgpu" and builtins.all(
@@ -392,7 +390,7 @@ def _times_alpha(x, other, alpha):
 
 
 def add(x, other, alpha=1):
-    return elementwise("add", x, _times_alpha(x, other, alpha))
+    return elementwise("add", x, other if alpha == 1 else _times_alpha(x, other, alpha))
 
 
 def sub(x, other, alpha=1):

@@ -13,7 +13,7 @@ import weakref
 
 from .. import _dtypes as dt
 from . import cpu, kernels
-from .webgpu import runtime
+from .webgpu import WORKGROUPS_PER_DIM, runtime
 
 # array typecodes of the 4-byte GPU layouts (float16: struct's "e")
 _GPU_TYPECODE = {**{d: "i" for d in dt.ALL if d.category == 1}, dt.bool_: "I", dt.bfloat16: "f", dt.float32: "f",
@@ -160,12 +160,13 @@ class ElementwiseLaunch:
     """An elementwise kernel prepared for operands of given layouts (dtypes, shapes, strides): a call
     fills in only what may differ between calls with those layouts (storages, offsets, scalars).
     Eager ops cache one per layout signature (_ops.elementwise), so this runs once per signature."""
-    __slots__ = ("kernel", "meta", "out_slot", "slots", "groups", "dtype", "numel")
+    __slots__ = ("kernel", "meta", "out_slot", "slots", "groups", "dtype", "numel", "nbytes")
 
     def __init__(self, op, out, operands, computes):
         shape = out.shape
         self.numel = n = math.prod(shape)
         self.dtype = out.dtype
+        self.nbytes = _GPU_ITEMSIZE[out.dtype] * n
         tensors = [x for x in operands if hasattr(x, "_storage")]
         contiguous = _is_contiguous_over(out, shape) and all(
             x._stride == out._stride or _is_contiguous_over(x, shape) for x in tensors)
@@ -174,36 +175,59 @@ class ElementwiseLaunch:
         else:
             strides = lambda x: x._stride
         self.out_slot = 2 + len(shape)
-        meta = [n, len(shape), *shape, out._offset, *strides(out)]
+        meta = [n, len(shape), *shape, 0, *strides(out)]
         scalar_words = len(meta) + (1 + len(shape)) * len(tensors)  # the scalars' bits come after the views
-        self.slots = []  # per operand: (meta word, None) for a tensor's offset, (word, compute dtype) for a scalar
+        # Per operand: a tensor's offset word (an int); for a scalar [its word, compute dtype, the last
+        # scalar object seen there, its bits]: a loop's constant (y * 0.5) is converted once.
+        self.slots = []
         for x, c in zip(operands, computes):
             if hasattr(x, "_storage"):
-                self.slots.append((len(meta), None))
-                meta += [x._offset, *strides(x)]
+                self.slots.append(len(meta))
+                meta += [0, *strides(x)]
             else:
-                self.slots.append((scalar_words, c))
+                self.slots.append([scalar_words, c, None, 0])
                 scalar_words += 1
         meta += [0] * (scalar_words - len(meta))
-        self.meta = meta
+        self.meta = array.array("I", meta)  # the offsets and scalars are set per call (on a copy)
         dtypes = tuple(x.dtype if hasattr(x, "_storage") else None for x in operands)
         self.kernel = kernels.elementwise(op, dtypes, tuple(computes), out.dtype, contiguous)
-        self.groups = -(-n // 256)
-
-    def new_storage(self):
-        return Storage(self.dtype, self.numel)
+        groups = -(-n // 256)
+        self.groups = (groups, 1, 1) if groups <= WORKGROUPS_PER_DIM else groups
 
     def __call__(self, out, operands):
-        meta = self.meta.copy()
+        """The kernel recorded, writing into out (a view of these layouts)."""
+        meta = self.meta[:]
         meta[self.out_slot] = out._offset
         buffers = [out._storage.buffer]
-        for x, (word, compute) in zip(operands, self.slots):
-            if compute is None:
-                meta[word] = x._offset
+        self._fill(meta, buffers, operands)
+        out._storage.runtime.run(self.kernel, buffers, meta, self.groups)
+
+    def new(self, operands):
+        """The kernel recorded, writing into a new storage (returned): Storage(dtype, numel) without
+        the checks the launch's first output passed."""
+        s = _new_storage(Storage)
+        s.buffer, s.version, s.dtype, s.numel = None, 0, self.dtype, self.numel
+        s.runtime = rt = runtime()
+        s.buffer = rt.alloc(self.nbytes)
+        meta = self.meta[:]
+        buffers = [s.buffer]
+        self._fill(meta, buffers, operands)
+        rt.run(self.kernel, buffers, meta, self.groups)
+        return s
+
+    def _fill(self, meta, buffers, operands):
+        for x, slot in zip(operands, self.slots):
+            if slot.__class__ is int:
+                meta[slot] = x._offset
                 buffers.append(x._storage.buffer)
             else:
-                meta[word] = kernels.scalar_bits(x, compute)
-        out._storage.runtime.run(self.kernel, buffers, meta, self.groups)
+                if x is not slot[2]:
+                    slot[3] = kernels.scalar_bits(x, slot[1])
+                    slot[2] = x
+                meta[slot[0]] = slot[3]
+
+
+_new_storage = object.__new__
 
 
 def reduce(op, x, dims, acc_dtype, out_dtype, with_index):

@@ -7,12 +7,14 @@ submits it: on readback, on upload into pending work, or when the batch is full.
 costs no driver call of its own (crossing the Pyodide FFI costs 2-4 us each).
 """
 import array
+import functools
 import sys
 
 from .. import errors
 
 META_WINDOW = 1024  # bytes of meta one kernel may use
 META_ARENA = 256 * 1024  # bytes of meta per batch
+META_WINDOW_WORDS, META_ARENA_WORDS = META_WINDOW // 4, META_ARENA // 4
 # Kernels per submit: the GPU runs a batch while Python records the next. After a readback the GPU
 # is idle, so batches start small and double (4, 8, ... 64): the GPU starts after a few kernels
 # instead of waiting for Python to record 64 (a loop of 30 matmuls would otherwise run serially).
@@ -27,6 +29,7 @@ WORKGROUPS_PER_DIM = 65535
 CHECKED_ALLOC = 64 << 20
 
 
+@functools.lru_cache(maxsize=4096)  # every eager op allocates: a C-level lookup instead of the arithmetic
 def _bucket(nbytes):
     """Size classes of the caching allocator: powers of two up to 1 MiB, then multiples of 1 MiB
     (a buffer is bound whole, so a block serves only requests of its own class)."""
@@ -67,9 +70,12 @@ class Runtime:
             "segment.freed", "num_alloc_retries", "num_ooms"), 0)
         self._pipelines = {}
         self._align = max(256, driver.limits.get("min_storage_buffer_offset_alignment", 256)) // 4
-        self._meta = array.array("I")
-        self._commands = array.array("I")  # per kernel: pipeline, meta offset, gx, gy, gz, n ids, ids
-        self._pad = [bytes(4 * i) for i in range(self._align)]
+        # The batch's meta words: _meta[:_meta_used], each kernel's block starting at a multiple of the
+        # alignment (its dynamic offset). Allocated once at full size: a kernel's block is copied in
+        # by one slice assignment, and its padding is whatever stale words lie there (never read).
+        self._meta = array.array("I", bytes(META_ARENA + META_WINDOW))
+        self._meta_used = 0
+        self._commands = []  # per kernel: pipeline, meta offset, gx, gy, gz, n ids, ids (an array at flush)
         self._arena = driver.create_buffer(META_ARENA + META_WINDOW)
         self._submit = driver.submit  # webtorch.profiler swaps in the driver's submit_timed
         self._pending = 0
@@ -101,10 +107,14 @@ class Runtime:
     def release(self, buf):
         """A dropped tensor's buffer, into the cache (pending kernels may still use it: reusing it
         is in queue order, destroying it waits for empty_cache's flush)."""
-        self.allocated_bytes -= buf.nbytes
+        size = buf.nbytes
+        self.allocated_bytes -= size
         self.counts["allocation.freed"] += 1
-        self._free.setdefault(buf.nbytes, []).append(buf)
-        self.cached_bytes += buf.nbytes
+        free = self._free.get(size)
+        if free is None:
+            free = self._free[size] = []
+        free.append(buf)
+        self.cached_bytes += size
 
     def check_size(self, nbytes):
         if _bucket(nbytes) > self.limits["max_storage_buffer_binding_size"]:
@@ -215,8 +225,9 @@ class Runtime:
         return pid
 
     def run(self, kernel, buffers, meta, groups):
-        """Records one kernel; groups is (x, y, z) or a flat workgroup count to lay out in 2-D.
-        The hot path of every op: words appended to two arrays, no driver call. buffers[0] is the
+        """Records one kernel; groups is (x, y, z) or a flat workgroup count to lay out in 2-D; meta
+        a list of ints or an array.array("I") (copied in at C speed: ElementwiseLaunch's).
+        The hot path of every op: words copied into two arrays, no driver call. buffers[0] is the
         one a kernel may write into an existing tensor (in-place ops, put): its values change."""
         buffers[0].value_range = None
         if groups.__class__ is int:
@@ -231,22 +242,20 @@ class Runtime:
         pid = self._pipelines.get(kernel[0])
         if pid is None:
             pid = self.pipeline(kernel)
+        if meta.__class__ is not array.array:
+            meta = array.array("I", meta)  # before the offset is taken: a word may be a tensor, read back (a flush)
         n = len(meta)
-        if n > META_WINDOW // 4:
+        if n > META_WINDOW_WORDS:
             raise RuntimeError(f"webtorch: tensor rank too large for one kernel ({n} meta words)")
-        words = self._meta
-        offset = len(words)  # always a multiple of the alignment
-        if (offset + n) * 4 > META_ARENA or self._pending >= self._batch_limit:
+        offset = self._meta_used
+        if offset + n > META_ARENA_WORDS or self._pending >= self._batch_limit:
             self.flush()
-            words, offset = self._meta, 0
-        words.extend(meta)
-        if words is not self._meta:  # a meta word was a tensor read back (a flush): record it anew
-            words, offset = self._meta, len(self._meta)
-            words.extend(meta)
-        pad = -n % self._align
-        if pad:
-            words.frombytes(self._pad[pad])
-        self._commands.extend((pid, offset * 4, gx, gy, gz, len(buffers) + 1, self._arena, *[b.id for b in buffers]))
+            offset = 0
+        self._meta[offset:offset + n] = meta
+        self._meta_used = offset + n + (-n % self._align)
+        commands = self._commands
+        commands += (pid, offset * 4, gx, gy, gz, len(buffers) + 1, self._arena)
+        commands += [b.id for b in buffers]
         self._pending += 1
         self.kernels_dispatched += 1
 
@@ -258,10 +267,10 @@ class Runtime:
     def flush(self):
         if not self._pending:
             return
-        self.driver.write_buffer(self._arena, 0, memoryview(self._meta).cast("B"))
-        self._submit(memoryview(self._commands))
-        self._meta = array.array("I")
-        self._commands = array.array("I")
+        self.driver.write_buffer(self._arena, 0, memoryview(self._meta)[:self._meta_used].cast("B"))
+        self._submit(memoryview(array.array("I", self._commands)))
+        self._meta_used = 0
+        self._commands = []
         self._pending = 0
         self._batch_limit = min(2 * self._batch_limit, MAX_BATCH)
 
