@@ -22,7 +22,8 @@ globalThis.makeNullDriver = (DriverClass) => {
     features: [], submitCount: 0, pending: null, pendingError: undefined, socketWaits: 0,
     hostStaging: new Uint8Array(4096), lost: null,
     createBuffer: () => nextId++, destroyBuffer: () => {}, writeBuffer: () => {},
-    createPipeline: () => 0, submit() { this.submitCount++; }, readBuffer: async () => {},
+    createPipeline: () => 0, submit() { this.submitCount++; },
+    readBuffer: async (id, offset, nbytes, dest) => (dest ? nbytes : new Uint8Array(nbytes)),
   });
 };
 try {

@@ -332,8 +332,7 @@ class Tensor:
         self._check_scalar()
         if self._storage.device_type == "cpu":
             return self.item()
-        from .backend import gpu
-        return self._scalar(await gpu.to_host_async(self._storage, self._offset, 1))
+        return self._scalar(await backend("webgpu").to_host_async(self._storage, self._offset, 1))
 
     def _scalar(self, values):
         return bool(values[0]) if self.dtype is dt.bool_ else values[0]

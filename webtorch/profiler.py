@@ -255,9 +255,9 @@ class profile:
         if timed:
             submit_timed = rt.driver.submit_timed
 
-            def submit(commands):
+            def submit(*batch):
                 self._submits.append((_now_us(), rt._pending))
-                submit_timed(commands)
+                submit_timed(*batch)
             self._patch(rt, "_submit", submit)
         else:
             waits = []

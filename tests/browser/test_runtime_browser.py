@@ -100,8 +100,10 @@ except webgpu.DeviceLostError as e:
 
 def test_readback_routes_and_their_errors(py):
     # Each way a synchronous readback can suspend (the socket hook, the promise as a future,
-    # run_sync's Task) gives the same values and raises a lost device's error; the first two
-    # work in Pyodide 314 (page and worker) and one of them is what webtorch picked.
+    # run_sync's Task) gives the same values (one element after pending kernels, which go in the
+    # readback's submission; 12 KB, beyond the small sizes; awaited forms, which suspend the same way)
+    # and raises a lost device's error; the first two work in Pyodide 314 (page and worker) and one
+    # of them is what webtorch picked.
     got = py.run("""
 import webtorch
 from webtorch import webgpu
@@ -112,9 +114,12 @@ picked = runtime().driver.wait_route
 result = {"picked": picked}
 for route in ("run_sync", "future", "socket"):
     x = webtorch.arange(5, device="webgpu") * 1.5
+    big = webtorch.arange(3000, device="webgpu")  # 12 KB: beyond a small transfer's sizes
     driver = runtime().driver
     works = driver.use_wait_route(route)
-    values = [x.tolist(), (x[3] + 1).item(), x.sum().item()] if works else None
+    values = [x.tolist(), (x[3] + 1).item(), x.sum().item(), await (x[4] * 2).item_async(),
+              (big * 2).tolist() == list(range(0, 6000, 2)), await (big + 1).tolist_async() == list(range(1, 3001)),
+              [(x * k).sum().item() for k in range(3)]] if works else None
     driver._js.device.destroy()
     try:
         (x + 1).tolist()
@@ -127,7 +132,8 @@ result
 """)
     assert got["picked"] == "socket", got
     for route in ("run_sync", "future", "socket"):
-        assert got[route] == [True, [[0.0, 1.5, 3.0, 4.5, 6.0], 5.5, 15.0], True], (route, got)
+        assert got[route] == [True, [[0.0, 1.5, 3.0, 4.5, 6.0], 5.5, 15.0, 12.0, True, True, [0.0, 15.0, 30.0]],
+                              True], (route, got)
     assert got["after"] == [3.0, 3.0]
 
 

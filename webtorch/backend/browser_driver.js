@@ -6,10 +6,11 @@
                   "maxComputeWorkgroupStorageSize", "maxComputeInvocationsPerWorkgroup"];
   const WANTED_FEATURES = ["shader-f16", "subgroups", "chromium-experimental-subgroup-matrix", "timestamp-query"];
   const snake = (s) => s.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
-  // Transfers up to this many bytes go through the driver's own array, hostStaging, which Python copies
-  // to or from in one call: a PyProxy of Python's buffer, made and destroyed per transfer, costs more
-  // than the GPU's round trip (75-100 us measured in Chromium).
-  const HOST_STAGING = 4096;
+  // Uploads and batches up to this many bytes go through the driver's own array, hostStaging, which
+  // Python copies into in one call (through views of its first 4 KB, 8 KB, ...: stagingView): a PyProxy
+  // of Python's buffer, made and destroyed per transfer, costs more than the GPU's round trip (75-100 us
+  // measured in Chromium). A full batch (256 KB of meta and its command words) fits.
+  const HOST_STAGING = 1 << 19;
   const fail = (kind, message) => { const e = new Error(`${kind}: ${message}`); e.name = kind; return e; };
 
   class WebtorchDriver {
@@ -108,7 +109,9 @@
       this.errors = [];   // errors no scope caught
       this.lost = null;
       this.pending = null;   // the synchronous readback in flight (beginRead)
-      this.hostStaging = new Uint8Array(HOST_STAGING);  // small transfers' bytes (writeBuffer, readBuffer)
+      this.result = null;    // its bytes once it settled (a view of mapped staging memory)
+      this.hostStaging = new Uint8Array(HOST_STAGING);  // uploads' and batches' bytes (writeBuffer, submit)
+      this.held = null;      // [pool, staging buffer] of the last synchronous readback, mapped until the next
       this.pendingError = undefined;
       this.socketWaits = 0;
       device.lost.then((info) => { this.lost = info.message || info.reason || "unknown reason"; });
@@ -156,9 +159,14 @@
       buffer.destroy();
     }
 
+    // The first nbytes of hostStaging (a power of two): Python copies into it with one assign.
+    stagingView(nbytes) {
+      return this.hostStaging.subarray(0, nbytes);
+    }
+
     // data: a PyProxy of a Python buffer (bytes, memoryview): read through getBuffer, no copy into JS;
-    // or a Uint8Array of JS memory (webtorch.from_js, safetensors from a fetched ArrayBuffer).
-    // data: a TypedArray, a PyProxy of a Python buffer, or null: hostStaging's first nbytes.
+    // or a Uint8Array of JS memory (webtorch.from_js, safetensors from a fetched ArrayBuffer);
+    // or null: hostStaging's first nbytes.
     writeBuffer(id, offset, data, nbytes) {
       this.check();
       if (!data) data = this.hostStaging.subarray(0, nbytes);
@@ -198,31 +206,45 @@
       }
     }
 
-    // A batch of kernels as one compute pass, submitted. commands: a PyProxy of the runtime's u32 words,
-    // per kernel: pipeline, meta offset, workgroups x, y, z, buffer count, buffer ids (the meta arena
-    // first, bound with a dynamic offset). Read in place through getBuffer: one FFI call per batch.
-    submit(commands, nwords) {
-      this.encodeAndSubmit(commands, false, nwords);
+    // A batch of kernels as one compute pass, submitted. data: the batch's bytes, a PyProxy of a Python
+    // buffer or null (hostStaging's): metaBytes of the kernels' parameters, written into the meta arena
+    // (buffer `arena`) first, then the command words up to nbytes, per kernel: pipeline, meta offset,
+    // workgroups x, y, z, buffer count, buffer ids (the meta arena first, bound with a dynamic offset).
+    // One FFI call per batch.
+    submit(data, nbytes, arena, metaBytes) {
+      this.check();
+      this.withBatch(data, nbytes, arena, metaBytes, (words) => this.encodeAndSubmit(words, false));
     }
 
     // submit, with each kernel in a compute pass of its own that writes its begin and end timestamps
     // (webtorch.profiler; needs "timestamp-query"). readTimings returns them.
-    submitTimed(commands, nwords) {
-      this.encodeAndSubmit(commands, true, nwords);
+    submitTimed(data, nbytes, arena, metaBytes) {
+      this.check();
+      this.withBatch(data, nbytes, arena, metaBytes, (words) => this.encodeAndSubmit(words, true));
     }
 
-    // commands: a PyProxy of the runtime's command words, or null: hostStaging's first nwords.
-    encodeAndSubmit(commands, timed, nwords) {
-      this.check();
-      const view = commands ? commands.getBuffer("u32") : null;
+    // Writes a batch's meta into the arena and calls use(its command words), reading data in place.
+    withBatch(data, nbytes, arena, metaBytes, use) {
+      const view = data ? data.getBuffer("u8") : null;
       try {
-        const words = view ? view.data : new Uint32Array(this.hostStaging.buffer, 0, nwords);
-        if (!words.length) return;
-        const kernels = [];
-        for (let i = 0; i < words.length; i += 6 + words[i + 5]) kernels.push(i);
-        this.device.pushErrorScope("validation");
-        this.device.pushErrorScope("out-of-memory");
-        const encoder = this.device.createCommandEncoder();
+        const bytes = view ? view.data : this.hostStaging;
+        if (metaBytes) this.queue.writeBuffer(this.buffers.get(arena), 0, bytes.subarray(0, metaBytes));
+        return use(new Uint32Array(bytes.buffer, bytes.byteOffset + metaBytes, (nbytes - metaBytes) / 4));
+      } finally {
+        if (view) view.release();
+      }
+    }
+
+    // The kernels of words encoded and submitted, inside error scopes that the next synchronisation
+    // point awaits; then(encoder), if given, records more commands into the same submission.
+    encodeAndSubmit(words, timed, then) {
+      const kernels = [];
+      for (let i = 0; i < words.length; i += 6 + words[i + 5]) kernels.push(i);
+      if (!kernels.length && !then) return;
+      this.device.pushErrorScope("validation");
+      this.device.pushErrorScope("out-of-memory");
+      const encoder = this.device.createCommandEncoder();
+      if (kernels.length) {
         const querySet = timed ? this.device.createQuerySet({type: "timestamp", count: 2 * kernels.length}) : null;
         let pass = timed ? null : encoder.beginComputePass();
         kernels.forEach((i, k) => {
@@ -246,12 +268,11 @@
           encoder.copyBufferToBuffer(stamps, 0, staging, 0, 16 * kernels.length);
           this.timings.push([querySet, stamps, staging]);
         }
-        this.queue.submit([encoder.finish()]);
-        this.submitCount++;
-        this.scopes.push(this.device.popErrorScope(), this.device.popErrorScope());
-      } finally {
-        if (view) view.release();
       }
+      if (then) then(encoder);
+      this.queue.submit([encoder.finish()]);
+      this.submitCount++;
+      this.scopes.push(this.device.popErrorScope(), this.device.popErrorScope());
     }
 
     // The timestamps (ns) of the kernels submitTimed sent since the last call: begin, end per kernel.
@@ -282,9 +303,10 @@
       return group;
     }
 
-    // Errors of the work submitted so far, raised at this synchronisation point.
-    async raiseErrors() {
-      const found = (await Promise.all(this.scopes.splice(0))).filter((e) => e);
+    // Errors of the work submitted so far (or of scopes, their error scopes taken already), raised at
+    // this synchronisation point.
+    async raiseErrors(scopes) {
+      const found = (await (scopes || Promise.all(this.scopes.splice(0)))).filter((e) => e);
       found.push(...this.errors.splice(0));
       this.check();
       if (found.length) {
@@ -297,50 +319,78 @@
       }
     }
 
-    // Copies nbytes of a buffer into dest, a PyProxy of a writable Python buffer: straight from the
-    // mapped staging memory into Python's, one copy. (The view is taken after the await: wasm memory
-    // may grow meanwhile.) Without dest (nbytes <= HOST_STAGING): into hostStaging.
-    async readBuffer(id, offset, nbytes, dest) {
+    // nbytes of a buffer from offset: copied into dest (a PyProxy of a writable Python buffer: one copy,
+    // mapped memory into Python's; returns nbytes), or returned as a view of the mapped staging memory
+    // (hold: valid until the next read, which unmaps it) or as a copy. If the batch in hostStaging is
+    // given (batchBytes, arena, metaBytes: submit's arguments), its kernels and the copy go in one
+    // submission. The copy is awaited together with the error scopes of the work before it.
+    async readBuffer(id, offset, nbytes, dest, hold, batchBytes, arena, metaBytes) {
       this.check();
+      this.releaseHeld();
       const size = Math.max(16, 2 ** Math.ceil(Math.log2(nbytes)));
       const free = this.staging.get(size) || [];
       this.staging.set(size, free);
       const staging = free.pop() || this.device.createBuffer({
         size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST});
-      const encoder = this.device.createCommandEncoder();
-      encoder.copyBufferToBuffer(this.buffers.get(id), offset, staging, 0, Math.ceil(nbytes / 4) * 4);
-      this.queue.submit([encoder.finish()]);
-      this.submitCount++;
+      const copy = (encoder) => encoder.copyBufferToBuffer(this.buffers.get(id), offset, staging, 0,
+                                                           Math.ceil(nbytes / 4) * 4);
+      if (batchBytes) {
+        this.withBatch(null, batchBytes, arena, metaBytes, (words) => this.encodeAndSubmit(words, false, copy));
+      } else {
+        const encoder = this.device.createCommandEncoder();
+        copy(encoder);
+        this.queue.submit([encoder.finish()]);
+        this.submitCount++;
+      }
+      const scopes = Promise.all(this.scopes.splice(0));
       try {
         await staging.mapAsync(GPUMapMode.READ);
       } catch (err) {
-        await this.raiseErrors();
+        free.push(staging);
+        await this.raiseErrors(scopes);
         throw err;
       }
-      let view;
-      try {  // (dest may be gone: Python interrupted while this was in flight)
-        const bytes = new Uint8Array(staging.getMappedRange(0, nbytes));
-        if (dest) {
-          view = dest.getBuffer("u8");
+      const bytes = new Uint8Array(staging.getMappedRange(0, nbytes));
+      if (hold) {
+        this.held = [free, staging];
+      } else {
+        let view;
+        try {
+          await this.raiseErrors(scopes);
+          if (!dest) return bytes.slice();
+          view = dest.getBuffer("u8");  // (dest may be gone: Python interrupted while this was in flight)
           view.data.set(bytes);
-        } else {
-          this.hostStaging.set(bytes);
+          return nbytes;
+        } finally {
+          if (view) view.release();
+          staging.unmap();
+          free.push(staging);
         }
-      } finally {
-        if (view) view.release();
+      }
+      await this.raiseErrors(scopes);
+      return bytes;
+    }
+
+    // The staging buffer a held readback left mapped, unmapped and back in its pool.
+    releaseHeld() {
+      if (this.held) {
+        const [free, staging] = this.held;
+        this.held = null;
         staging.unmap();
         free.push(staging);
       }
-      await this.raiseErrors();
     }
 
     // Synchronous readback (driver_browser.py): beginRead parks the readback's promise in `pending`,
     // where Python suspends on it directly. A parked promise never rejects (a rejection could not
-    // cross a socket's recv): its error, if any, waits in pendingError for Python to raise.
-    beginRead(id, offset, nbytes, dest) {
+    // cross a socket's recv): it settles to the bytes (a held view, also kept in `result`), or to -5
+    // (EIO) with the error in pendingError for Python to raise.
+    beginRead(id, offset, nbytes, batchBytes, arena, metaBytes) {
       this.pendingError = undefined;
-      this.pending = this.readBuffer(id, offset, nbytes, dest).then(
-        () => 0, (err) => { this.pendingError = String(err && err.message || err); return 0; });
+      this.result = null;
+      this.pending = this.readBuffer(id, offset, nbytes, null, true, batchBytes, arena, metaBytes).then(
+        (bytes) => (this.result = bytes),
+        (err) => { this.pendingError = String(err && err.message || err); return -5; });
     }
 
     // The parked promise, returned from a call: Pyodide gives Python an asyncio Future of it (run_sync's input).
@@ -355,8 +405,9 @@
     }
 
     // Suspension through a socket: Pyodide 314 sends recvfrom on a socket whose SOCKFS sock_ops have
-    // recvmsgAsync to that hook and suspends the caller (JSPI) until its promise settles. A number
-    // settles it as recv's result (0 here: the readback has already filled Python's buffer).
+    // recvmsgAsync to that hook and suspends the caller (JSPI) until its promise settles. Bytes settle
+    // it by being copied into recv's buffer (a readback: one copy, mapped memory into Python's); a
+    // number is recv's result (0: a wait with no bytes; negative: an errno, raised as OSError).
     hookSocket(sockfs, fd) {
       const sock = sockfs.getSocket(fd);
       const ops = Object.create(sock.sock_ops);

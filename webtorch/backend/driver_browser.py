@@ -37,6 +37,19 @@ def _JsException():
     return JsException
 
 
+def _can_run_sync():
+    """Whether Python can suspend here until a JS promise settles (JSPI, entered through runPythonAsync)."""
+    global _can_run_sync
+    from pyodide.ffi import can_run_sync
+    _can_run_sync = can_run_sync  # looked up once
+    return can_run_sync()
+
+
+# Async readbacks up to this size come back as a copy in JS memory (then one assign into Python's);
+# larger ones are copied straight into Python's buffer through a PyProxy of it (75-100 us to make).
+_SMALL_READ = 64 * 1024
+
+
 @contextlib.contextmanager
 def _proxy(obj):
     """A PyProxy that lives until the block ends (JS fills it after an await)."""
@@ -140,10 +153,11 @@ class BrowserDriver:
         self._write_buffer = js_driver.writeBuffer
         self._submit = js_driver.submit
         self._begin_read = js_driver.beginRead
-        # Small transfers (.item(), a few values, a scalar's upload) go through the driver's hostStaging
-        # array, copied to or from in one call (a memcpy): no PyProxy of Python's buffer per transfer.
-        self._host_staging_js = js_driver.hostStaging
-        self._host_staging = bytearray(self._host_staging_js.byteLength)
+        # Uploads and batches go through the driver's hostStaging array, copied into in one call (a
+        # memcpy) through a view of its first 4 KB, 8 KB, ... (at most twice the bytes): no PyProxy of
+        # Python's buffer per transfer. Readbacks come back through the socket's recv (or `result`).
+        self._host_staging = bytearray(js_driver.hostStaging.byteLength)
+        self._staging_views = {}  # nbytes -> the JsProxy of hostStaging's first nbytes
         self.wait_route = None  # how synchronous readbacks suspend, chosen at the first one
         self._wait = None
         self._socket = None
@@ -191,8 +205,7 @@ class BrowserDriver:
     def create_buffer(self, nbytes, checked=False):
         """checked: wait for the device's out-of-memory verdict (OutOfMemoryError), where Python can
         suspend; otherwise a failure surfaces at the next readback."""
-        from pyodide.ffi import can_run_sync
-        if not (checked and can_run_sync()):
+        if not (checked and _can_run_sync()):
             return self._call(self._create_buffer, nbytes)
         wait = self._wait or self._choose_wait()
         bid = self._call(self._js.createBufferChecked, nbytes)
@@ -208,28 +221,45 @@ class BrowserDriver:
         if data.__class__ is JsBytes:
             self._call(self._write_buffer, bid, offset, data.view)
         else:
-            self._call(self._write_buffer, bid, offset, self._staged(data), memoryview(data).nbytes)
+            nbytes = memoryview(data).nbytes
+            self._call(self._write_buffer, bid, offset, self._staged(nbytes, data), nbytes)
 
-    def _staged(self, data):
-        """None once data's bytes are in the driver's hostStaging (JS reads them there), or data itself
-        when they do not fit (JS reads it through a PyProxy)."""
-        nbytes = memoryview(data).nbytes
+    def _staged(self, nbytes, *parts):
+        """None once the parts' bytes (nbytes in all) are in the driver's hostStaging, one after the other
+        (JS reads them there); or, when they do not fit, one Python buffer of them (JS reads it through
+        a PyProxy)."""
         if nbytes > len(self._host_staging):
-            return data
-        memoryview(self._host_staging)[:nbytes] = memoryview(data).cast("B")
-        self._host_staging_js.assign(self._host_staging)
+            return parts[0] if len(parts) == 1 else b"".join(parts)
+        staging = memoryview(self._host_staging)
+        start = 0
+        for part in parts:
+            part = memoryview(part).cast("B")
+            staging[start:start + part.nbytes] = part
+            start += part.nbytes
+        size = 1 << max(12, (nbytes - 1).bit_length())  # 4 KB, 8 KB, ...
+        view = self._staging_views.get(size)
+        if view is None:
+            view = self._staging_views[size] = self._js.stagingView(size)
+        view.assign(staging[:size])
         return None
 
     def create_pipeline(self, code, access, meta_window):
         return self._call(self._js.createPipeline, code, access, meta_window)
 
-    def submit(self, commands):
-        """A batch of recorded kernels (the runtime's command words, a u32 memoryview): one FFI call."""
-        self._call(self._submit, self._staged(commands), len(commands))
+    def submit(self, arena, meta, commands):
+        """A batch of recorded kernels: meta (bytes) written into the arena buffer, then the kernels of
+        the runtime's command words (a u32 array) encoded and submitted. One FFI call."""
+        self._call(self._submit, *self._batch(arena, meta, commands))
 
-    def submit_timed(self, commands):
+    def submit_timed(self, arena, meta, commands):
         """submit, each kernel timed (webtorch.profiler; the device has "timestamp-query")."""
-        self._call(self._js.submitTimed, self._staged(commands), len(commands))
+        self._call(self._js.submitTimed, *self._batch(arena, meta, commands))
+
+    def _batch(self, arena, meta, commands):
+        """submit's arguments to the JS driver: data (None: in hostStaging), nbytes, arena, meta bytes."""
+        meta_bytes = memoryview(meta).nbytes
+        nbytes = meta_bytes + memoryview(commands).nbytes
+        return self._staged(nbytes, meta, commands), nbytes, arena, meta_bytes
 
     def read_timings(self):
         """Begin and end timestamps (ns) per kernel sent by submit_timed since the last call."""
@@ -241,25 +271,35 @@ class BrowserDriver:
         except JsException as e:
             raise _translate(e) from None
 
-    def read_buffer(self, bid, offset, dest):
-        """GPU bytes into dest, a writable Python buffer of the size to read: Python suspends
-        until they are there (JSPI), on the readback's own promise where it can (see _wait_routes)."""
-        from pyodide.ffi import can_run_sync
-        if not can_run_sync():
+    def read_buffer(self, bid, offset, dest, batch=None):
+        """GPU bytes into dest, a writable Python buffer of the size to read: Python suspends until they
+        are there (JSPI), on the readback's own promise where it can (see _wait_routes). batch: the
+        runtime's pending kernels (submit's arguments), sent in the same submission as the copy."""
+        if not _can_run_sync():
+            if batch is not None:
+                self.submit(*batch)  # the kernels still run: an awaited readback may follow
             raise RuntimeError(_NO_JSPI)
         wait = self._wait or self._choose_wait()
-        nbytes = memoryview(dest).nbytes
-        if nbytes <= len(self._host_staging):
-            self._call(self._begin_read, bid, offset, nbytes, None)
-            wait()
+        out = memoryview(dest).cast("B")
+        args = (0, 0, 0)
+        if batch is not None:
+            data, nbytes, arena, meta_bytes = self._batch(*batch)
+            if data is None:
+                args = (nbytes, arena, meta_bytes)
+            else:  # too large for hostStaging: submitted on its own
+                self._call(self._submit, data, nbytes, arena, meta_bytes)
+        self._call(self._begin_read, bid, offset, out.nbytes, *args)
+        if self.wait_route == "socket":
+            try:  # the settled promise's bytes land in out (one copy)
+                if self._socket.recv_into(out) == out.nbytes:
+                    return
+            except OSError:
+                pass
             self._raise_pending_error()
-            self._host_staging_js.assign_to(self._host_staging)
-            memoryview(dest).cast("B")[:] = memoryview(self._host_staging)[:nbytes]
-            return
-        with _proxy(dest) as proxy:
-            self._call(self._begin_read, bid, offset, nbytes, proxy)
-            wait()
+            raise errors.WebGPUError("webtorch: a readback returned no data")
+        wait()
         self._raise_pending_error()
+        self._js.result.assign_to(out)
 
     def _raise_pending_error(self):
         """The error of the parked promise Python waited on (browser_driver.js keeps it)."""
@@ -345,9 +385,17 @@ class BrowserDriver:
                 return self._wait
 
     async def read_buffer_async(self, bid, offset, dest):
+        """read_buffer, awaited. Where Python can suspend synchronously, that is what it does: the
+        readback's promise directly, instead of asyncio's scheduling (each step a macrotask)."""
+        if self._wait is not None and _can_run_sync():
+            return self.read_buffer(bid, offset, dest)
         from pyodide.ffi import JsException
-        with _proxy(dest) as proxy:
-            try:
-                await self._js.readBuffer(bid, offset, memoryview(dest).nbytes, proxy)
-            except JsException as e:
-                raise _translate(e) from None
+        out = memoryview(dest).cast("B")
+        try:
+            if out.nbytes <= _SMALL_READ:
+                (await self._js.readBuffer(bid, offset, out.nbytes, None, False)).assign_to(out)
+            else:
+                with _proxy(dest) as proxy:
+                    await self._js.readBuffer(bid, offset, out.nbytes, proxy, False)
+        except JsException as e:
+            raise _translate(e) from None

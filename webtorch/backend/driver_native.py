@@ -75,8 +75,11 @@ class NativeDriver:
     def write_buffer(self, bid, offset, data):
         self._guard(self.device.queue.write_buffer, self._buffers[bid], offset, data)
 
-    def read_buffer(self, bid, offset, dest):
-        """GPU bytes into dest, a writable Python buffer of the size to read."""
+    def read_buffer(self, bid, offset, dest, batch=None):
+        """GPU bytes into dest, a writable Python buffer of the size to read; batch: pending kernels
+        (submit's arguments) to submit first."""
+        if batch is not None:
+            self.submit(*batch)
         dest = memoryview(dest).cast("B")
         dest[:] = self._guard(self.device.queue.read_buffer, self._buffers[bid], offset, dest.nbytes)
 
@@ -101,9 +104,11 @@ class NativeDriver:
         self._pipelines.append((pipeline, layout, meta_window))
         return len(self._pipelines) - 1
 
-    def submit(self, commands):
-        """Encodes a batch of kernels into one compute pass and submits it. commands: the runtime's
-        words, per kernel: pipeline, meta offset, workgroups x, y, z, buffer count, buffer ids."""
+    def submit(self, arena, meta, commands):
+        """Writes meta (bytes) into the arena buffer, then encodes a batch of kernels into one compute
+        pass and submits it. commands: the runtime's words, per kernel: pipeline, meta offset,
+        workgroups x, y, z, buffer count, buffer ids."""
+        self.write_buffer(arena, 0, meta)
         if not len(commands):
             return
         encoder = self.device.create_command_encoder()
@@ -114,9 +119,10 @@ class NativeDriver:
         self._guard(self.device.queue.submit, [encoder.finish()])
         self.submit_count += 1
 
-    def submit_timed(self, commands):
+    def submit_timed(self, arena, meta, commands):
         """submit, with each kernel in a compute pass of its own that writes its begin and end
         timestamps (webtorch.profiler; needs "timestamp-query"). read_timings returns them."""
+        self.write_buffer(arena, 0, meta)
         kernels = list(self._kernels(commands))
         if not kernels:
             return

@@ -77,7 +77,7 @@ class Runtime:
         self._meta_used = 0
         self._commands = []  # per kernel: pipeline, meta offset, gx, gy, gz, n ids, ids (an array at flush)
         self._arena = driver.create_buffer(META_ARENA + META_WINDOW)
-        self._submit = driver.submit  # webtorch.profiler swaps in the driver's submit_timed
+        self._driver_submit = self._submit = driver.submit  # webtorch.profiler swaps in the driver's submit_timed
         self._pending = 0
         self._batch_limit = FIRST_BATCH
         self.kernels_dispatched = 0
@@ -199,11 +199,23 @@ class Runtime:
 
     def download(self, buf, dest, offset=0):
         """A buffer's bytes from offset into dest (a writable host buffer of the size to read); returns dest."""
-        self.flush()
         if memoryview(dest).nbytes:
-            self.driver.read_buffer(buf.id, offset, dest)
-            self._batch_limit = FIRST_BATCH
+            self._read(buf.id, offset, dest)
+        else:
+            self.flush()
         return dest
+
+    def _read(self, bid, offset, dest):
+        """The pending kernels and the readback go to the driver in one call (one submission)."""
+        batch = None
+        if self._pending:
+            if self._submit is self._driver_submit:
+                batch = self._batch()
+                self._new_batch()
+            else:  # a profiler's timed submit
+                self.flush()
+        self.driver.read_buffer(bid, offset, dest, batch)
+        self._batch_limit = FIRST_BATCH
 
     async def download_async(self, buf, dest, offset=0):
         self.flush()
@@ -265,10 +277,15 @@ class Runtime:
         self.run(kernel, buffers, meta_fn(), groups)
 
     def flush(self):
-        if not self._pending:
-            return
-        self.driver.write_buffer(self._arena, 0, memoryview(self._meta)[:self._meta_used].cast("B"))
-        self._submit(memoryview(array.array("I", self._commands)))
+        if self._pending:
+            self._submit(*self._batch())  # (a profiler's submit reads _pending)
+            self._new_batch()
+
+    def _batch(self):
+        """The pending kernels as the driver's submit takes them: (meta arena, meta bytes, command words)."""
+        return self._arena, memoryview(self._meta)[:self._meta_used].cast("B"), array.array("I", self._commands)
+
+    def _new_batch(self):
         self._meta_used = 0
         self._commands = []
         self._pending = 0
@@ -276,9 +293,7 @@ class Runtime:
 
     def synchronize(self):
         """Submits pending kernels and waits for the GPU (a 4-byte readback)."""
-        self.flush()
-        self.driver.read_buffer(self._arena, 0, bytearray(4))
-        self._batch_limit = FIRST_BATCH
+        self._read(self._arena, 0, bytearray(4))
 
     @property
     def submit_count(self):
