@@ -82,6 +82,11 @@ FINDINGS = [
               T.tensor([6.0, 6.0, 3.0, 5.0, 4.0, -7.0], device=d)) - T.tensor([729.0, 117649.0, -27.0, 1e5, 1323.28149, -0.05853],
                                                                            device=d),
         T.tensor([3.0, -7.0], device=d) ** 6 - 729.0), {}),
+    # the second run: torch's x ** 0.5 is sqrt(x) (sqrt(-inf) NaN, sqrt(-0) -0), x ** -0.5 rsqrt(x), but
+    # a tensor exponent is pow's (pow(-inf, 0.5) inf, pow(-0, 0.5) +0); 1/result shows a zero's sign
+    ("pow-half-scalar-and-tensor", lambda T, d: [T.reciprocal(r) for r in (
+        _edges(T, d) ** 0.5, T.pow(_edges(T, d), -0.5), _edges(T, d) ** T.full((6,), 0.5, device=d),
+        T.pow(_edges(T, d), T.full((6,), -0.5, device=d)))], {}),
     ("matmul-overflowing-products", lambda T, d: T.matmul(T.tensor([[-3e38, 1e30]], device=d),
                                                           T.tensor([[3e38], [1e30]], device=d)), {}),
     ("add-bool-scalar-alpha", lambda T, d: (T.add(T.tensor([3.5, -1.0], device=d), True, alpha=-1),
@@ -115,6 +120,10 @@ FINDINGS = [
     ("dtype-as-string", lambda T, d: T.zeros(2, dtype="float32", device=d), {}),
     ("to-dtype-name", lambda T, d: T.zeros(2, device=d).to("float32"), {}),
 ]
+
+
+def _edges(T, d):
+    return T.tensor([float("-inf"), -0.0, 0.0, float("inf"), -1.0, 4.0], device=d)
 
 
 def _y(T, d):

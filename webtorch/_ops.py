@@ -440,6 +440,10 @@ def pow(x, exponent):
         if not _is_tensor(x) or _is_tensor(exponent):
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
         return elementwise("logical_or", x, not exponent)  # b ** True is b, b ** False is True
+    if _is_tensor(x) and isinstance(exponent, float) and exponent in (0.5, -0.5):
+        # torch's x ** 0.5 is sqrt(x) and x ** -0.5 rsqrt(x): sqrt(-0) is -0 and sqrt(-inf) NaN, where
+        # pow (a tensor exponent) gives +0 and inf
+        return (sqrt if exponent > 0 else rsqrt)(x)
     return elementwise("pow", x, exponent)
 
 
