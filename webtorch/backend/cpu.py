@@ -385,7 +385,7 @@ def scan(op, x):
                  "logaddexp": _np.logaddexp}[op]
         # float32 sums and products accumulate in float64, as torch's CPU (its acc_type): a running
         # sum may pass 3.4e38 and come back
-        acc = _np.float64 if a.dtype == _np.float32 and op in ("sum", "prod") else a.dtype
+        acc = _np.float64 if a.dtype == _np.float32 and op in ("sum", "prod", "logaddexp") else a.dtype
         with _np.errstate(all="ignore"):
             r = ufunc.accumulate(a, axis=1, dtype=acc).astype(a.dtype) if a.size else a.copy()
         return _store(x.dtype, r)
