@@ -1,7 +1,8 @@
 // Times candidate f32 matmul kernels (the matmul_vec4.wgsl template with its tile constants) in plain
 // JS WebGPU on Node + Dawn, or checks them against a CPU reference. Used to choose gpu.matmul's tiles:
-//   source .gpu/gpu-env.sh; node bench/matmul_tune.mjs check|time OUT.json '[[8, 2, 4], [4, 1, 4]]'
-// (a config is [TM, TN4, BK4], optionally with a fourth item: another template file to try).
+//   source .gpu/gpu-env.sh; node bench/matmul_tune.mjs check|time OUT.json '[[16, 8, 8, 2, 4], [8, 16, 4, 2, 4]]'
+// (a config is gpu._VEC4_TILES's [WX, WY, TM, TN4, BK4], optionally with a sixth item: another template
+// file to try).
 // Check and time in separate processes: after a mapAsync readback, dawn.node (npm webgpu 0.6.2)
 // crashed with mutex errors once submits took over ~10 ms.
 import {createRequire} from "module";
@@ -26,11 +27,12 @@ const fill = (src, subs) => src.replace(/\$(?:\$|\{(\w+)\}|(\w+))/g, (m, a, b) =
 const batch = read("webtorch/wgsl/matmul_batch.wgsl");
 
 const configs = [];
-for (const [tm, tn4, bk4, file = "webtorch/wgsl/matmul_vec4.wgsl"] of JSON.parse(spec)) {
-  if ((16 * tm * bk4) % 256 || (64 * bk4 * tn4) % 256) throw new Error(`${tm},${tn4},${bk4}: partial vec4 loads`);
-  configs.push({name: `${16 * tm}x${64 * tn4}_k${4 * bk4}${file.includes("/wgsl/") ? "" : "_" + path.basename(file, ".wgsl")}`,
-    bm: 16 * tm, bn: 64 * tn4, smem: (16 * tm * bk4 + 4 * bk4 * 16 * tn4) * 16,
-    src: batch + fill(read(file), {TM: tm, TN4: tn4, BK4: bk4})});
+for (const [wx, wy, tm, tn4, bk4, file = "webtorch/wgsl/matmul_vec4.wgsl"] of JSON.parse(spec)) {
+  const bm = wy * tm, bn4 = wx * tn4;
+  if ((bm * bk4) % (wx * wy) || (4 * bk4 * bn4) % (wx * wy)) throw new Error(`${[wx, wy, tm, tn4, bk4]}: partial vec4 loads`);
+  configs.push({name: `${bm}x${4 * bn4}_k${4 * bk4}_w${wx}x${wy}${file.includes("/wgsl/") ? "" : "_" + path.basename(file, ".wgsl")}`,
+    bm, bn: 4 * bn4, smem: (bm * bk4 + 4 * bk4 * bn4) * 16,
+    src: batch + fill(read(file), {WX: wx, WY: wy, TM: tm, TN4: tn4, BK4: bk4, B_T: false})});
 }
 
 const adapter = await gpu.requestAdapter({powerPreference: "high-performance"});

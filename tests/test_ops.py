@@ -15,6 +15,7 @@ import pytest
 import torch
 
 import webtorch
+from webtorch.backend import gpu as gpu_backend
 
 from compare import assert_close, iter_tensors, to_plain
 from op_cases import CASES, ERROR_CASES, expected_refusal, run_case
@@ -61,11 +62,13 @@ def test_split_column_reductions(case, monkeypatch):
 
 
 # f32 matmuls take matmul_registers.wgsl on CPU adapters (lavapipe here) and workgroup tiles
-# (matmul_vec4.wgsl) on GPUs: here the tiles are forced on the tiled cases.
+# (matmul_vec4.wgsl) on GPUs: here the tiles are forced on the tiled cases, each tile shape in turn.
+@pytest.mark.parametrize("tile", [t for t, _ in gpu_backend._VEC4_TILES], ids=lambda t: "x".join(map(str, t)))
 @pytest.mark.parametrize("case", [c for c in CASES if "-tiled-" in c.name], ids=lambda c: c.name)
-def test_matmul_gpu_tiles(case, monkeypatch):
+def test_matmul_gpu_tiles(case, tile, monkeypatch):
     from webtorch.backend import gpu
     monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: False)
+    monkeypatch.setattr(gpu, "_VEC4_TILES", ((tile, 0),))
     expected = to_plain(run_case(torch, case, "cpu"))
     assert_close(to_plain(run_case(webtorch, case, "webgpu")), expected, atol=case.atol, rtol=case.rtol,
                  name=case.name + "[tiles]")

@@ -383,13 +383,13 @@ def matmul(a, b, out_dtype):
         if cpu_adapter and groups <= 65535:
             c.runtime.run(kernels.matmul_registers(b_transposed), buffers, meta, (groups, 1, n_batch))
             return c
-        # vec4 fast path: the biggest tile (most arithmetic per load) of which there are still enough
-        # workgroups (about one per SM of a large GPU) to fill the device
-        for tm, tn4, bk4 in ((8, 2, 4), (4, 1, 4), (2, 1, 8)):
-            grid = (-(-n // (64 * tn4)), -(-m // (16 * tm)), n_batch)
-            if grid[0] * grid[1] * n_batch >= MATMUL_MIN_GROUPS:
+        # vec4 fast path: the first tile of which there are enough workgroups
+        for tile, min_groups in _VEC4_TILES:
+            wx, wy, tm, tn4, _ = tile
+            grid = (-(-n // (4 * wx * tn4)), -(-m // (wy * tm)), n_batch)
+            if grid[0] * grid[1] * n_batch >= min_groups:
                 break
-        c.runtime.run(kernels.matmul_vec4(tm, tn4, bk4, b_transposed), buffers, meta, grid)
+        c.runtime.run(kernels.matmul_vec4(tile, b_transposed), buffers, meta, grid)
         return c
     if cpu_adapter and small_groups <= 65535:  # CPU adapters: no barriers here either (MiniLM's attention
         # scores of 23-token sentences, 96 x 23x32x23, ran in 64x64 tiles, 8/9 of them padding)
@@ -455,6 +455,16 @@ def _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
 # Workgroups a matmul tile size must give to be chosen: about one per SM of a large GPU (an H200 has
 # 132; timed there, 1024^3 ran at 19 TFLOP/s in 128x128 tiles, 27 in 64x64).
 MATMUL_MIN_GROUPS = 128
+# Tiles of the f32 fast path, (WX, WY, TM, TN4, BK4) of matmul_vec4.wgsl (a (WY*TM) x (4*WX*TN4) tile of
+# C per WX x WY workgroup), each with the fewest workgroups it must give; the first that does is
+# chosen. Timed on an H200 at 4096^3 / 2048^3 / 1024^3 / 4096x384x1536 / 4096x1536x384 (m x k x n;
+# TFLOP/s, bench/results/matmul_fp32.md): 64x128 tiles of 128 invocations 41.1 / 32.1 / 28.3 / 37.7 /
+# 27.6, 128x128 of 256 39.8 / 39.2 / 18.5 / 36.1 / 28.6, 64x64 of 128 36.8 / 33.6 / 28.8 / 31.6 / 32.9
+# (of 256, the tile before: 31.8 / 30.7 / 25.8 / 29.7 / 30.0). 64x128 tiles ran at about three
+# workgroups per SM there (their figures fit 396 at once on 132 SMs): they pay only with about two
+# waves or more (2048^3's 512 workgroups ran as one wave and a small second one).
+_VEC4_TILES = (((16, 8, 8, 2, 4), 6 * MATMUL_MIN_GROUPS), ((16, 16, 8, 2, 4), MATMUL_MIN_GROUPS),
+               ((8, 16, 4, 2, 4), MATMUL_MIN_GROUPS), ((16, 16, 2, 1, 8), 0))
 _CPU_ADAPTER = weakref.WeakKeyDictionary()  # runtime -> whether its adapter is a CPU rasteriser
 
 

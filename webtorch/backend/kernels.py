@@ -229,13 +229,14 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input
 
 
 @functools.lru_cache(maxsize=None)
-def matmul_vec4(tm, tn4, bk4, b_transposed=False):
-    """The f32 fast path (matmul_vec4.wgsl): a (16*tm) x (64*tn4) tile per workgroup, K in steps of
-    4*bk4; 16*tm*bk4 and 64*bk4*tn4 must be multiples of 256 (whole vec4 loads per invocation).
-    b_transposed: B's stride 1 is along K (x @ W.T)."""
+def matmul_vec4(tile, b_transposed=False):
+    """The f32 fast path (matmul_vec4.wgsl). tile: (wx, wy, tm, tn4, bk4), a (wy*tm) x (4*wx*tn4) tile
+    per workgroup of wx x wy invocations, K in steps of 4*bk4; wy*tm*bk4 and 4*bk4*wx*tn4 must be
+    multiples of wx*wy (whole vec4 loads per invocation). b_transposed: B's stride 1 is along K (x @ W.T)."""
+    wx, wy, tm, tn4, bk4 = tile
     source = wgsl("matmul_batch") + Template(wgsl("matmul_vec4")).substitute(
-        TM=tm, TN4=tn4, BK4=bk4, B_T=str(b_transposed).lower())
-    return ("matmul_vec4", tm, tn4, bk4, b_transposed), source, "wrr"
+        WX=wx, WY=wy, TM=tm, TN4=tn4, BK4=bk4, B_T=str(b_transposed).lower())
+    return ("matmul_vec4", tile, b_transposed), source, "wrr"
 
 
 @functools.lru_cache(maxsize=None)

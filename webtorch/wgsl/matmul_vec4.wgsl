@@ -1,16 +1,18 @@
 // Fast path of batched C = A @ B (see matmul.wgsl for the general kernel and the params layout):
 // f32, A row-major in its last dim (stride 1), B row-major (stride 1 along N) or, with B_T, transposed
 // (stride 1 along K: a linear layer's x @ W.T), K and N multiples of 4, offsets and the other strides
-// multiples of 4. Loads and stores are vec4. A workgroup of 16x16 invocations computes a
-// (16*TM) x (64*TN4) tile of C; invocation (x, y) owns rows y + 16*i (i < TM) and vec4 columns
-// x + 16*j (j < TN4), so that neighbouring invocations read neighbouring workgroup memory (or the
+// multiples of 4. Loads and stores are vec4. A workgroup of WX x WY invocations computes a
+// (WY*TM) x (4*WX*TN4) tile of C; invocation (x, y) owns rows y + WY*i (i < TM) and vec4 columns
+// x + WX*j (j < TN4), so that neighbouring invocations read neighbouring workgroup memory (or the
 // same word: a broadcast) and write neighbouring words of C. K advances 4*BK4 at a time through
 // workgroup memory, A kept row-major there so that its tile is stored as it is loaded (vec4 along K).
 // Each step first fetches the next K tile into registers, then multiplies the tile stored by the
 // step before, then stores the fetched one: the global loads are in flight during the arithmetic.
-// (Tile shapes and this order were timed on an H200 with bench/matmul_tune.mjs; two alternating
-// workgroup buffers, one barrier per step, were no faster.) A transposed B is read as vec4 along K and
-// stored into b_tile ([k][n / 4]) component by component.
+// (Tile shapes and this order were timed on an H200 with bench/matmul_tune.mjs, see gpu.matmul; two
+// alternating workgroup buffers (one barrier per step), A transposed in workgroup memory, and loops
+// unrolled into one variable per accumulator with indices Dawn's robustness pass can bound were each
+// no faster there: bench/results/matmul_fp32.md.) A transposed B is read as vec4 along K and stored
+// into b_tile ([k][n / 4]) component by component.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> a: array<vec4<f32>>;
@@ -20,15 +22,18 @@ const TM = ${TM}u;
 const TN4 = ${TN4}u;
 const BK4 = ${BK4}u;
 const B_T = ${B_T};
-const BM = 16u * TM;
-const BN4 = 16u * TN4;
-const A_LOADS = BM * BK4 / 256u;  // vec4 loads per invocation per K step (the choice keeps these whole)
-const B_LOADS = 4u * BK4 * BN4 / 256u;
+const WX = ${WX}u;
+const WY = ${WY}u;
+const INV = WX * WY;
+const BM = WY * TM;
+const BN4 = WX * TN4;
+const A_LOADS = BM * BK4 / INV;  // vec4 loads per invocation per K step (the choice keeps these whole)
+const B_LOADS = 4u * BK4 * BN4 / INV;
 
 var<workgroup> a_tile: array<array<vec4<f32>, BK4>, BM>;  // [m][k / 4]
 var<workgroup> b_tile: array<array<vec4<f32>, BN4>, 4u * BK4>;  // [k][n / 4]
 
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size(WX, WY)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let M = params[0];
   let N4 = params[1] / 4u;
@@ -41,14 +46,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let b_sn4 = params[9] / 4u;
   let row0 = wid.y * BM;
   let col04 = wid.x * BN4;
-  let tid = lid.y * 16u + lid.x;
+  let tid = lid.y * WX + lid.x;
   var acc: array<vec4<f32>, TM * TN4>;
   var a_next: array<vec4<f32>, A_LOADS>;
   var b_next: array<vec4<f32>, B_LOADS>;
   for (var k04 = 0u; k04 < K4 + BK4; k04 = k04 + BK4) {
     if (k04 < K4) {
       for (var l = 0u; l < A_LOADS; l = l + 1u) {
-        let e = tid + l * 256u;
+        let e = tid + l * INV;
         let r = row0 + e / BK4;
         let kq = k04 + e % BK4;
         var v = vec4<f32>(0.0);
@@ -56,7 +61,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         a_next[l] = v;
       }
       for (var l = 0u; l < B_LOADS; l = l + 1u) {
-        let e = tid + l * 256u;
+        let e = tid + l * INV;
         var v = vec4<f32>(0.0);
         if (B_T) {  // 4 consecutive k of column n
           let n = col04 * 4u + e / BK4;
@@ -73,10 +78,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     if (k04 > 0u) {
       for (var kq = 0u; kq < BK4; kq = kq + 1u) {
         var av: array<vec4<f32>, TM>;
-        for (var i = 0u; i < TM; i = i + 1u) { av[i] = a_tile[lid.y + 16u * i][kq]; }
+        for (var i = 0u; i < TM; i = i + 1u) { av[i] = a_tile[lid.y + WY * i][kq]; }
         for (var q = 0u; q < 4u; q = q + 1u) {
           var bv: array<vec4<f32>, TN4>;
-          for (var j = 0u; j < TN4; j = j + 1u) { bv[j] = b_tile[kq * 4u + q][lid.x + 16u * j]; }
+          for (var j = 0u; j < TN4; j = j + 1u) { bv[j] = b_tile[kq * 4u + q][lid.x + WX * j]; }
           for (var i = 0u; i < TM; i = i + 1u) {
             for (var j = 0u; j < TN4; j = j + 1u) { acc[i * TN4 + j] = fma(vec4<f32>(av[i][q]), bv[j], acc[i * TN4 + j]); }
           }
@@ -86,11 +91,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     }
     if (k04 < K4) {
       for (var l = 0u; l < A_LOADS; l = l + 1u) {
-        let e = tid + l * 256u;
+        let e = tid + l * INV;
         a_tile[e / BK4][e % BK4] = a_next[l];
       }
       for (var l = 0u; l < B_LOADS; l = l + 1u) {
-        let e = tid + l * 256u;
+        let e = tid + l * INV;
         if (B_T) {
           let n = e / BK4;
           let k = (e % BK4) * 4u;
@@ -104,10 +109,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   }
   let c_base4 = wid.z * M * N4;
   for (var i = 0u; i < TM; i = i + 1u) {
-    let r = row0 + lid.y + 16u * i;
+    let r = row0 + lid.y + WY * i;
     if (r < M) {
       for (var j = 0u; j < TN4; j = j + 1u) {
-        let cq = col04 + lid.x + 16u * j;
+        let cq = col04 + lid.x + WX * j;
         if (cq < N4) { c[c_base4 + r * N4 + cq] = acc[i * TN4 + j]; }
       }
     }
