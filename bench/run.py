@@ -147,8 +147,11 @@ def metrics(fw):
     for r in fw.get("bandwidth", []) if isinstance(fw.get("bandwidth"), list) else []:
         # the op's name without its parenthesised detail ("copy (clone)" and raw's "copy (copyBufferToBuffer)"
         # are one metric)
-        dtype = f" {r['dtype']}" if r.get("dtype", "float32") != "float32" else ""
-        m[f"{r['op'].split(' (')[0]} {_count(r['numel'])}{dtype}"] = (r["gbps"], "GB/s", True)
+        name = f"{r['op'].split(' (')[0]} {_count(r['numel'])}"
+        name += f" {r['dtype']}" if r.get("dtype", "float32") != "float32" else ""
+        m[name] = (r["gbps"], "GB/s", True)
+        if "kernel_gbps" in r:  # by kernel timestamps: the GPU's figure without the host's time per call
+            m[f"{name}, kernel time"] = (r["kernel_gbps"], "GB/s", True)
     for r in fw.get("transfer", []) if isinstance(fw.get("transfer"), list) else []:
         m[f"upload {r['mb']} MB"] = (r["upload_gbps"], "GB/s", True)
         m[f"download {r['mb']} MB"] = (r["download_gbps"], "GB/s", True)

@@ -236,7 +236,8 @@ def _fused_step(chain, stored):
     if kernel is None:
         kernel = _KERNELS[key] = (key, kernels.elementwise_program(binding_list, view_list, members, contiguous),
                                   "w" * n_stores + "r" * (len(binding_list) - n_stores))
-    return ("fused", kernel, [slot for slot, _ in bindings], meta, math.ceil(chain.numel / 256), n_stores)
+    per = kernels.ELEMENTWISE_PER if contiguous else 1
+    return ("fused", kernel, [slot for slot, _ in bindings], meta, math.ceil(chain.numel / (256 * per)), n_stores)
 
 
 _KERNELS = {}  # fused kernels by key: a signature recorded again builds no WGSL

@@ -191,7 +191,7 @@ class ElementwiseLaunch:
         self.meta = array.array("I", meta)  # the offsets and scalars are set per call (on a copy)
         dtypes = tuple(x.dtype if hasattr(x, "_storage") else None for x in operands)
         self.kernel = kernels.elementwise(op, dtypes, tuple(computes), out.dtype, contiguous)
-        groups = -(-n // 256)
+        groups = -(-n // (256 * (kernels.ELEMENTWISE_PER if contiguous else 1)))
         self.groups = (groups, 1, 1) if groups <= WORKGROUPS_PER_DIM else groups
 
     def __call__(self, out, operands):

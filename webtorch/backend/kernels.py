@@ -116,6 +116,12 @@ def _elementwise(op, operands, computes, out_dtype, contiguous):
         "w" + "r" * (len(bindings) - 1)
 
 
+# Output indices per invocation of a contiguous elementwise kernel (elementwise.wgsl): dispatch
+# ceil(n / (256 * ELEMENTWISE_PER)) workgroups for them (fewer workgroups leave indices undone; more
+# run correctly, idle).
+ELEMENTWISE_PER = 4
+
+
 def elementwise_program(bindings, views, members, contiguous):
     """WGSL of elementwise.wgsl running members one after another per output index, each in registers.
 
@@ -124,44 +130,59 @@ def elementwise_program(bindings, views, members, contiguous):
     member (op, operands, computes, out_dtype, stores), an operand being ("view", v), ("scalar", s)
     (the s-th scalar word after the views) or ("member", m) (an earlier member's stored value, as a
     load of it from memory would give), stores: the views its result is written to. The views of
-    webtorch.compile's fused chains and of a single op's kernel alike."""
+    webtorch.compile's fused chains and of a single op's kernel alike. A contiguous program takes
+    ELEMENTWISE_PER indices per invocation, spaced by the number of invocations (each load coalesced
+    across a subgroup): the loads from buffers the program does not write, of all its indices, come
+    first, so that many are in flight per thread (one per thread left a float16 stream latency-bound on
+    the H200, at float32's elements per second); the rest runs index after index."""
     n_views = len(views)
     declarations = [f"@group(0) @binding({b + 1}) var<storage, {'read_write' if writable else 'read'}> "
                     f"x{b}: array<{STORAGE[d]}>;" for b, (d, writable) in enumerate(bindings)]
     views = list(views)
-    lines = []
-    for k, (op, operands, computes, out_dtype, stores) in enumerate(members):
-        names = []
-        for j, ((kind, ref), c) in enumerate(zip(operands, computes)):
-            if kind == "scalar":
-                word = f"params[2u + rank + {n_views}u * (rank + 1u) + {ref}u]"
-                value = {"f32": f"bitcast<f32>({word})", "i32": f"bitcast<i32>({word})",
-                         "bool": f"({word} != 0u)"}[COMPUTE[c]]
-            elif kind == "view":
-                value = convert(f"x{views[ref]}[o{ref}]", STORAGE[bindings[views[ref]][0]], COMPUTE[c])
-            else:
-                value = convert(f"r{ref}", STORAGE[members[ref][3]], COMPUTE[c])
-            names.append(f"v{k}_{j}")
-            lines.append(f"  let {names[-1]} = {value};")
-        result_compute = COMPUTE[computes[-1]]
-        expr = Template(op.expression(result_compute)).substitute(dict(zip("abc", names)))
-        result_type = "bool" if op.out == "bool" else result_compute
-        lines.append(f"  let r{k} = {convert(expr, result_type, stored(out_dtype))};")
-        lines += [f"  x{views[v]}[o{v}] = r{k};" for v in stores]
-    index = ["  let rank = params[1];"]
+    per = ELEMENTWISE_PER if contiguous else 1
+    index, early, lines = ["  let rank = params[1];"], [], []
     if contiguous:
-        index += [f"  let o{v} = params[2u + rank + {v}u * (rank + 1u)] + i;" for v in range(n_views)]
-    else:
-        index += ["  var rem = i;"]
-        index += [f"  var o{v} = params[2u + rank + {v}u * (rank + 1u)];" for v in range(n_views)]
-        index += ["  for (var d = rank; d > 0u; d = d - 1u) {",
-                  "    let size = params[1u + d];",
-                  "    let idx = rem % size;",
-                  "    rem = rem / size;"]
-        index += [f"    o{v} = o{v} + idx * params[2u + rank + {v}u * (rank + 1u) + d];" for v in range(n_views)]
-        index += ["  }"]
+        index.append("  let total = nwg.x * nwg.y * 256u;")
+    for e in range(per):
+        if contiguous:  # an index past the end reads element n - 1 again and stores nothing
+            index.append(f"  let i_{e} = min(tid + {e}u * total, n - 1u);")
+            index += [f"  let o{v}_{e} = params[2u + rank + {v}u * (rank + 1u)] + i_{e};" for v in range(n_views)]
+        else:
+            index += ["  var rem = tid;"]
+            index += [f"  var o{v}_0 = params[2u + rank + {v}u * (rank + 1u)];" for v in range(n_views)]
+            index += ["  for (var d = rank; d > 0u; d = d - 1u) {",
+                      "    let size = params[1u + d];",
+                      "    let idx = rem % size;",
+                      "    rem = rem / size;"]
+            index += [f"    o{v}_0 = o{v}_0 + idx * params[2u + rank + {v}u * (rank + 1u) + d];"
+                      for v in range(n_views)]
+            index += ["  }"]
+        body = []
+        for k, (op, operands, computes, out_dtype, stores) in enumerate(members):
+            names = []
+            for j, ((kind, ref), c) in enumerate(zip(operands, computes)):
+                if kind == "scalar":
+                    word = f"params[2u + rank + {n_views}u * (rank + 1u) + {ref}u]"
+                    value = {"f32": f"bitcast<f32>({word})", "i32": f"bitcast<i32>({word})",
+                             "bool": f"({word} != 0u)"}[COMPUTE[c]]
+                elif kind == "view":
+                    value = convert(f"x{views[ref]}[o{ref}_{e}]", STORAGE[bindings[views[ref]][0]], COMPUTE[c])
+                else:
+                    value = convert(f"r{ref}_{e}", STORAGE[members[ref][3]], COMPUTE[c])
+                names.append(f"v{k}_{j}_{e}")
+                read_only = kind == "view" and not bindings[views[ref]][1]
+                (early if read_only else body).append(f"  let {names[-1]} = {value};")
+            result_compute = COMPUTE[computes[-1]]
+            expr = Template(op.expression(result_compute)).substitute(dict(zip("abc", names)))
+            result_type = "bool" if op.out == "bool" else result_compute
+            body.append(f"  let r{k}_{e} = {convert(expr, result_type, stored(out_dtype))};")
+            body += [f"  x{views[v]}[o{v}_{e}] = r{k}_{e};" for v in stores]
+        if contiguous:
+            lines += [f"  if (tid + {e}u * total < n) {{"] + ["  " + line for line in body] + ["  }"]
+        else:
+            lines += body
     return wgsl("prelude") + Template(wgsl("elementwise")).substitute(
-        bindings="\n".join(declarations), index="\n".join(index), body="\n".join(lines))
+        bindings="\n".join(declarations), index="\n".join(index + early), body="\n".join(lines))
 
 
 _IDENTITY = {
@@ -469,7 +490,8 @@ def softmax(log, subgroup_min=None, d=dt.float32):
     float16: computed in f32); subgroup_min as for reduce()."""
     result = "shifted - wt_log(total)" if log else "wt_exp(shifted) / total"
     source = wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl("row_threads") + Template(
-        wgsl("softmax")).substitute(result=result, S=STORAGE[d])
+        wgsl("softmax")).substitute(result=result, result_in_registers=result if log else "e[k] / total",
+                                    S=STORAGE[d])
     return ("softmax", log, subgroup_min, d.name), source, "wr"
 
 

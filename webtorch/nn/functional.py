@@ -536,9 +536,15 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     weights = softmax(scores, -1)
     if dropout_p and training:
         weights = dropout(weights, dropout_p)
-    out = F.matmul(weights, v).permute(2, 0, 1, 3).reshape(L, N, E)                 # (L, N, E)
-    out = linear(out, out_proj_weight, out_proj_bias)
-    if average_attn_weights:
+    attn = F.matmul(weights, v)                                                     # (N, H, L, D)
+    # heads merged to (L, N, E), laid out as the query is (batch-major for a batch-first input: the
+    # residual add after the layer reads both contiguous)
+    if query._stride[0] < query._stride[1]:
+        merged = attn.permute(0, 2, 1, 3).reshape(N, L, E).transpose(0, 1)
+    else:
+        merged = attn.permute(2, 0, 1, 3).reshape(L, N, E)
+    out = project(merged, out_proj_weight, out_proj_bias)
+    if need_weights and average_attn_weights:  # (a reduction over the heads: not when the weights are dropped)
         weights = F.mean(weights, 1)
     if not batched:
         out, weights = F.squeeze(out, 1), F.squeeze(weights, 0)

@@ -33,15 +33,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     m = row_join(m, 0.0f, lid, tpr, 0u).x;
     var total = 0.0f;
+    var e: array<f32, 16>;  // exp(x - max), computed once
     for (var k = 0u; k < K; k = k + 1u) {
-      if (live && lane + k * tpr < row_len) { total = total + wt_exp(v[k] - m); }
+      if (live && lane + k * tpr < row_len) {
+        e[k] = wt_exp(v[k] - m);
+        total = total + e[k];
+      }
     }
     total = row_join(m, total, lid, tpr, 1u).y;
     for (var k = 0u; k < K; k = k + 1u) {
       let r = lane + k * tpr;
       if (live && r < row_len) {
         let shifted = v[k] - m;
-        out[dst + r] = $S($result);
+        out[dst + r] = $S($result_in_registers);
       }
     }
     return;
