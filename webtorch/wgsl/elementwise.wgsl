@@ -1,4 +1,4 @@
-// Elementwise ops, one output index per invocation: each member op computes its value from its
+// Elementwise ops by output index (one per invocation, or several: below): each member op computes its value from its
 // operands (strided views over the output's shape, broadcast dims of stride 0; scalars; earlier
 // members' values) and stores it into its views. One op eagerly; a fused chain under webtorch.compile.
 // params (u32 words): n, rank, shape[rank], then per view: offset, strides[rank]; then the scalars' bits.
