@@ -94,6 +94,7 @@ FINDINGS = [
                                             T.sub(T.tensor([0.25], device=d), 2, alpha=0.5)), {}),
     ("pow-bool-scalar", lambda T, d: (_bools(T, d) ** True, _bools(T, d) ** False, _bools(T, d) ** 2), {}),
     ("pow-bool-bool", lambda T, d: _bools(T, d) ** _bools(T, d), {}),
+    ("pow-bool-bool-broadcast", lambda T, d: T.ones(2, 5, dtype=T.bool, device=d) ** T.ones(4, dtype=T.bool, device=d), {}),
     ("pow-bool-negative-int", lambda T, d: _bools(T, d) ** -1, {}),
     ("argmax-empty-no-dim", lambda T, d: T.argmax(T.empty(0, 3, device=d)), {}),
     ("max-empty-1d-dim", lambda T, d: T.max(T.empty(0, device=d), -1), {}),

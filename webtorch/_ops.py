@@ -438,6 +438,8 @@ def pow(x, exponent):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if dt.result_type(x, exponent) is dt.bool_:  # torch has pow(bool tensor, bool scalar) only
         if not _is_tensor(x) or _is_tensor(exponent):
+            if _is_tensor(x) and _is_tensor(exponent):
+                broadcast_shapes(x.shape, exponent.shape)  # torch checks the shapes first
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
         return elementwise("logical_or", x, not exponent)  # b ** True is b, b ** False is True
     if _is_tensor(x) and isinstance(exponent, float) and exponent in (0.5, -0.5):
