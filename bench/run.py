@@ -173,6 +173,8 @@ def metrics(fw):
         m["sum + .item() round trip"] = (item["us_sum_then_item"], "µs", False)
         if "us_item" in item:
             m[".item() of a ready value"] = (item["us_item"], "µs", False)
+        if "us_sum_dispatch" in item:
+            m["sum (1024 floats) dispatched, not waited for"] = (item["us_sum_dispatch"], "µs", False)
         if "us_sum_then_item_async" in item:
             m["sum + await .item_async() round trip"] = (item["us_sum_then_item_async"], "µs", False)
             m["await .item_async() of a ready value"] = (item["us_item_async"], "µs", False)

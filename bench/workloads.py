@@ -207,6 +207,11 @@ async def item(cfg):
                 y = x.sum()
             await y.item_async()
         out[name + "_async"] = (now() - t0) / reps * 1e6
+    t0 = now()
+    for _ in range(reps):  # the sum's own Python (recorded, not waited for): what sum + .item() adds to .item()
+        y = x.sum()
+    out["us_sum_dispatch"] = (now() - t0) / reps * 1e6
+    sync()
     big = torch.full((1 << 20,), 1.5, device="webgpu")
     out["ms_tolist_1m"] = _timed(big.tolist, 3, rounds=2) * 1e3
     driver = rt_mod.runtime().driver

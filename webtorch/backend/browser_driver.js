@@ -254,7 +254,7 @@
           }
           const pid = words[i];
           pass.setPipeline(this.pipelines[pid].pipeline);
-          pass.setBindGroup(0, this.bindGroup(pid, words.subarray(i + 6, i + 6 + words[i + 5])), [words[i + 1]]);
+          pass.setBindGroup(0, this.bindGroup(pid, words, i + 6, words[i + 5]), [words[i + 1]]);
           pass.dispatchWorkgroups(words[i + 2], words[i + 3], words[i + 4]);
           if (timed) pass.end();
         });
@@ -289,11 +289,14 @@
       return out;
     }
 
-    // Bind groups are cached per (pipeline, buffers); destroyBuffer drops those of a buffer.
-    bindGroup(pid, ids) {
-      const key = pid + "," + ids.join(",");
+    // Bind groups are cached per (pipeline, buffers: the n ids in words from start); destroyBuffer
+    // drops those of a buffer.
+    bindGroup(pid, words, start, n) {
+      let key = "" + pid;
+      for (let j = start; j < start + n; j++) key += "," + words[j];
       let group = this.bindGroups.get(key);
       if (!group) {
+        const ids = words.subarray(start, start + n);
         const p = this.pipelines[pid];
         const entries = Array.from(ids, (id, i) => ({binding: i, resource: {buffer: this.buffers.get(id)}}));
         entries[0].resource.size = p.window;

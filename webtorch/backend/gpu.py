@@ -230,7 +230,38 @@ class ElementwiseLaunch:
 _new_storage = object.__new__
 
 
+# Eager code repeats reductions over tensors of one layout (a loss's sum, a mean per step): a reduction
+# done in one launch keeps that launch (kernel, parameters, workgroups) per signature (op, dtypes, x's
+# shape, strides and offset, dims), so a repeated call only allocates and records it.
+_REDUCE_PLANS = {}
+_MAX_REDUCE_PLANS = 1024  # cleared when full
+_launched = []  # the launches of the reduction being worked out: (kernel, meta, groups, n, src, src_indices)
+
+
 def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
+    rt = runtime()  # (the choice also depends on the adapter's features and the split threshold)
+    key = (op, x.dtype, x.shape, x._stride, x._offset, tuple(dims), acc_dtype, out_dtype, with_index, rt.features,
+           COLUMN_SPLIT_MIN)
+    plan = _REDUCE_PLANS.get(key)
+    if plan is not None and plan[0] is rt:
+        _, kernel, meta, groups, n = plan
+        values = empty(out_dtype, n)
+        indices = empty(dt.int64, n) if with_index else None
+        buffers = [values.buffer, x._storage.buffer] + ([indices.buffer] if with_index else [])
+        values.runtime.run(kernel, buffers, meta, groups)
+        return values, indices
+    _launched.clear()
+    result = _reduce(op, x, dims, acc_dtype, out_dtype, with_index)
+    if len(_launched) == 1 and _launched[0][4] is x._storage.buffer and _launched[0][5] is None:
+        if len(_REDUCE_PLANS) >= _MAX_REDUCE_PLANS:
+            _REDUCE_PLANS.clear()
+        kernel, meta, groups, n = _launched[0][:4]
+        _REDUCE_PLANS[key] = (result[0].runtime, kernel, array.array("I", meta), groups, n)
+    _launched.clear()
+    return result
+
+
+def _reduce(op, x, dims, acc_dtype, out_dtype, with_index):
     """Chooses the kernel by x's layout, once size-1 dims are dropped and dims that step evenly into
     the next are merged: columns (reduce_by_cols.wgsl) or rows over threads (reduce_by_rows.wgsl)."""
     kept = _collapse([(x.shape[d], x._stride[d]) for d in range(x.dim()) if d not in dims])
@@ -329,8 +360,11 @@ def _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, 
     buffers = [values.buffer, src] + ([indices.buffer] if with_index else [])
     if src_indices is not None:
         buffers.append(src_indices.buffer)
-    values.runtime.run(kernels.reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, src_indices is not None,
-                                      _subgroup_min(values.runtime)), buffers, meta + [max(chunk, 1)] + extra, groups)
+    kernel = kernels.reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, src_indices is not None,
+                            _subgroup_min(values.runtime))
+    meta = meta + [max(chunk, 1)] + extra
+    _launched.append((kernel, meta, groups, n, src, src_indices))
+    values.runtime.run(kernel, buffers, meta, groups)
     return values, indices
 
 
