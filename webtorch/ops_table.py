@@ -325,7 +325,9 @@ ELEMENTWISE = {op.name: op for op in [
       lambda a: math.nan if _isinf_f(a) else math.cos(a), "float"),
     E("tanh", 1, "wt_tanh($a)", lambda np, a: np.tanh(a), math.tanh, "float"),
     E("sigmoid", 1, "wt_sigmoid($a)", _np_sigmoid, _sigmoid, "float"),
-    E("relu", 1, {"f32": "select(0.0f, $a, !($a < 0.0f))", "*": "max($a, 0)"},  # NaN and -0 pass, as torch
+    # NaN and -0 pass, as torch: decided on the bits (NVIDIA's Vulkan compiler turned a float compare and
+    # select into a max, which gave relu(NaN) = 0 and relu(-0) = +0 on the H200)
+    E("relu", 1, {"f32": "wt_relu($a)", "*": "max($a, 0)"},
       lambda np, a: np.where(a < 0, np.zeros_like(a), a), lambda a: a if not a < 0 else type(a)(0)),
     # x/2 (1 + erf(x/√2)) (1 + erf is exact near -1: the tail keeps erf's accuracy); a zero result is
     # +0, as torch's vectorised loop gives (x/2 + x/2 erf, fused)

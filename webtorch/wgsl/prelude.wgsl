@@ -12,6 +12,14 @@ fn wt_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f8000
 fn wt_max(a: f32, b: f32) -> f32 { if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); } return max(a, b); }
 fn wt_min(a: f32, b: f32) -> f32 { if (wt_isnan(a) || wt_isnan(b)) { return wt_nan(); } return min(a, b); }
 
+// relu from the bits alone: sign set and not -0 or NaN (0x80000001 ..= 0xff800000: negative numbers and
+// -inf) gives 0; NaN and -0 pass, as torch.
+fn wt_relu(x: f32) -> f32 {
+  let bits = bitcast<u32>(x);
+  if (bits > 0x80000000u && bits <= 0xff800000u) { return 0.0f; }
+  return x;
+}
+
 // NaN is tested first, from bits, in every helper: drivers such as SwiftShader compile
 // float compares as if NaN could not occur (NaN > 88.7 came out true).
 
