@@ -5,7 +5,9 @@ A new module gets its place in LAYERS; an op that needs something above it (the 
 backend, autograd's rules from an op) takes it as an argument or is attached from above, as the ops
 attach Tensor's methods."""
 import ast
+import importlib
 import pathlib
+import sys
 
 import pytest
 
@@ -107,3 +109,13 @@ def test_no_import_cycles():
     for module in sorted(IMPORTS):
         if module not in state:
             visit(module, [module])
+
+
+@pytest.mark.parametrize("module", sorted(m for m in IMPORTS if m))
+def test_import_as_reaches_each_module(module):
+    # `import webtorch.a.b as m` binds m by attribute lookup from webtorch down, so a name in a package's
+    # namespace that is not its submodule (once: webtorch.backend, a function the star import of _ops
+    # brought in) breaks it even though the module itself imports.
+    namespace = {}
+    exec(f"import webtorch.{module} as m", namespace)
+    assert namespace["m"] is sys.modules[f"webtorch.{module}"] is importlib.import_module(f"webtorch.{module}")

@@ -1485,3 +1485,8 @@ Tensor.__rdiv__ = Tensor.__rtruediv__  # Python 2's name, which torch keeps
 for _name, _fn in {"eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "neg": neg, "abs": abs,
                    "invert": bitwise_not}.items():
     setattr(Tensor, f"__{_name}__", _fn)
+
+# What `from ._ops import *` (webtorch/__init__.py) exports: the ops defined here, not the helpers this
+# module imports (its `backend` would hide the webtorch.backend package: `import webtorch.backend.gpu`).
+__all__ = [_name for _name, _value in globals().items()
+           if not _name.startswith("_") and getattr(_value, "__module__", None) == __name__]
