@@ -19,7 +19,7 @@ itself after a JSON round trip), and optionally write them to OUT.json.
 
 import math
 
-__all__ = ["to_plain", "assert_close", "dtype_name", "is_tensor",
+__all__ = ["to_plain", "assert_close", "differing", "value_difference", "dtype_name", "is_tensor",
            "iter_tensors", "expected_table"]
 
 
@@ -133,23 +133,32 @@ def assert_close(actual, expected, atol=1e-5, rtol=1e-5, name="", path=""):
     va, ve = actual["values"], expected["values"]
     if len(va) != len(ve):
         _fail(name, path, "%d values, expected %d" % (len(va), len(ve)))
-    shape = list(expected["shape"])
+    bad = differing(actual, expected, atol, rtol)
+    if bad:
+        _fail(name, path, value_difference(actual, expected, bad[0], len(bad), atol, rtol)
+              + "\n  actual:   %s\n  expected: %s" % (_preview(va), _preview(ve)))
+
+
+def differing(actual, expected, atol, rtol):
+    """Flat indices where two plain tensors of one shape and dtype differ (floats beyond atol + rtol |e|)."""
     exact = expected["dtype"] == "bool" or expected["dtype"].startswith(("int", "uint"))
     bad = []
-    for i, (a, e) in enumerate(zip(va, ve)):
+    for i, (a, e) in enumerate(zip(actual["values"], expected["values"])):
         if exact:
             ok = a == e and type(a) is type(e)
         else:
             ok = _close(_dec_float(a), _dec_float(e), atol, rtol)
         if not ok:
             bad.append(i)
-    if bad:
-        i = bad[0]
-        _fail(name, path,
-              "%d of %d values differ (dtype %s, shape %s, atol=%g, rtol=%g); first at index %s: "
-              "actual %r, expected %r\n  actual:   %s\n  expected: %s"
-              % (len(bad), len(ve), expected["dtype"], tuple(shape), atol, rtol,
-                 _fmt_index(i, shape), va[i], ve[i], _preview(va), _preview(ve)))
+    return bad
+
+
+def value_difference(actual, expected, i, count, atol, rtol):
+    """The one-line report of differing values, naming element i (flat) of two plain tensors."""
+    shape = tuple(expected["shape"])
+    return ("%d of %d values differ (dtype %s, shape %s, atol=%g, rtol=%g); first at index %s: actual %r, expected %r"
+            % (count, len(expected["values"]), expected["dtype"], shape, atol, rtol, _fmt_index(i, shape),
+               actual["values"][i], expected["values"][i]))
 
 
 def _preview(vals, n=12):

@@ -15,6 +15,7 @@ text on each device. After every step its result, and at the end every variable,
                        that agrees with torch when run on torch's inputs: see amplified()
   ROUNDING             (not a bug) a sum's WRONG-VALUE within float32's error bound: within_rounding()
   ALIASING, UNDEFINED  documented limits (memory layouts, overlapping in-place ops): see triage()
+  MIXED                (not a bug) each differing element AMPLIFIED, ROUNDING or a README limit: triage()
 
 A failure is minimised (statements dropped, views made contiguous, inputs shrunk while the same kind
 of failure remains) and printed as a Python program.
@@ -37,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from compare import assert_close, to_plain  # noqa: E402
+from compare import assert_close, differing, to_plain, value_difference  # noqa: E402
 from opinfo_run import clear_refusal  # noqa: E402
 
 DEVICES = ("webgpu", "cpu")
@@ -55,6 +56,8 @@ _NEAR_LIMIT = r"3e\+38|1e\+30|16777217|float\('-?inf'\)"  # values whose sums ca
 KNOWN = [
     ("AMPLIFIED", None, r"", "not a bug: a difference within TOL that an ill-conditioned op amplified (amplified())"),
     ("ROUNDING", None, r"", "not a bug: both sums within float32's error bound of a sum that cancels (within_rounding())"),
+    ("MIXED", None, r"", "not a bug: each differing element AMPLIFIED, ROUNDING or a README limit (counted in the "
+     "message; triage())"),
     ("ALIASING", None, r"", "README Known limits: memory layouts (a result that is a view in one and a copy in the "
      "other; a later in-place write shows through it)"),
     ("UNDEFINED", None, r"", "README Known limits: an in-place op whose operand overlaps the written tensor"),
@@ -62,6 +65,9 @@ KNOWN = [
      "README Known limits: a float outside the integer range converts by clamping on webgpu"),
     ("WRONG-VALUE", None, r"(remainder|fmod| % ).*expected 'nan'",
      "README Known limits, float32 accuracy: torch's vectorised fmod/remainder give NaN where a/b overflows"),
+    ("WRONG-VALUE", None, r"\b(add|sub|rsub)\(.*alpha=.*: actual -?[0-9][0-9.e+-]*, expected '-?inf'$",
+     "README Known limits, float32 accuracy: torch's CPU loop rounds alpha * other first for a broadcast other "
+     "in part of a row (inf where the fused multiply-add is finite)"),
     ("WRONG-VALUE", None, r"torch\.(sinh|cosh)\(.*expected '-?inf'",
      "README Known limits, float32 accuracy: torch's vectorised sinh/cosh overflow above 88.72"),
     ("WRONG-VALUE", None, r"torch\.norm\(.*expected 'inf'",
@@ -449,7 +455,7 @@ def check(lines, devices=DEVICES):
         actual = run(webtorch, lines, d)
         r = compare(expected, actual, d)
         if r and r[0] == "WRONG-VALUE":
-            r = (triage(lines, r[1], d, expected, actual, r[2].startswith("final value")),) + r[1:]
+            r = triage(lines, r[1], d, expected, actual, r[2])
         if r:
             found.append((d,) + r)
     return found
@@ -458,59 +464,112 @@ def check(lines, devices=DEVICES):
 _INPLACE = re.compile(r"\.\w+_\(|__setitem__")
 
 
-def triage(lines, i, device, expected, actual, final):
-    """The kind of a WRONG-VALUE at statement i (final: in a variable's value at the end) by its cause:
+def triage(lines, i, device, expected, actual, message):
+    """(kind, line index, message) of a WRONG-VALUE at statement i (message "final value of ...": in a
+    variable's value at the end) by its cause:
       ALIASING     the variables share memory differently in torch and webtorch (a result that is a
                    view in one and a copy in the other: README Known limits, memory layouts) and an
                    in-place write went through one of them
       UNDEFINED    statement i writes in place into a tensor that one of its operands overlaps (not
                    the tensor itself): torch's result follows its loop order (README Known limits)
+    or else element by element (each differing element of statement i's tensor needs a cause):
       AMPLIFIED    see amplified()
       ROUNDING     see within_rounding()
-      WRONG-VALUE  none of these"""
+      WRONG-VALUE  (kept with its message for known_reason) each element a README limit of KNOWN
+      MIXED        (not a bug) each element one of these, not all the same (the causes are counted)
+      WRONG-VALUE  some element none of these: the message names the first such"""
     import torch
     import webtorch
+    final = message.startswith("final value")
     if final:
         env_t, env_w, upto = expected.env, actual.env, len(lines)
     else:
         env_t, env_w, upto = run(torch, lines[:i], "cpu").env, run(webtorch, lines[:i], device).env, i
     if any(_INPLACE.search(l) for l in lines[:upto]) and _alias_groups(env_t, torch) != _alias_groups(env_w, webtorch):
-        return "ALIASING"
+        return "ALIASING", i, message
     if final:
-        return "WRONG-VALUE"
+        return "WRONG-VALUE", i, message
     names = _names(lines[i])
     target = lines[i].split(" = ", 1)[1].split(".", 1)[0]
     if _INPLACE.search(lines[i]) and target in env_t and any(
             _overlaps(env_t[target], env_t[n]) for n in names if n != target and isinstance(env_t.get(n), torch.Tensor)):
-        return "UNDEFINED"
-    if amplified(lines, i, device, dict(expected.steps)[i], env_t, env_w):
-        return "AMPLIFIED"
-    if _SUMS.search(lines[i]) and within_rounding(lines[i], env_t, dict(expected.steps)[i], dict(actual.steps)[i]):
-        return "ROUNDING"
-    return "WRONG-VALUE"
+        return "UNDEFINED", i, message
+    want, got = dict(expected.steps)[i], dict(actual.steps)[i]
+    if not _same_layout(got, want):  # no elements to pair: the whole result
+        return ("AMPLIFIED" if amplified(lines, i, device, want, env_t, env_w) else "WRONG-VALUE"), i, message
+    causes, unexplained = element_causes(lines, i, device, want, got, env_t, env_w)
+    if unexplained:
+        return "WRONG-VALUE", i, unexplained + (" (%d explained: %s)" % (len(causes), _count(causes.values()))
+                                                if causes else "")
+    kinds = set(causes.values())
+    if len(kinds) > 1:
+        return "MIXED", i, "%s (%s)" % (message, _count(causes.values()))
+    return ("WRONG-VALUE" if kinds == {"KNOWN"} else kinds.pop()), i, message
+
+
+def element_causes(lines, i, device, want, got, env_t, env_w):
+    """({flat index: "AMPLIFIED" | "ROUNDING" | "KNOWN"}, message naming an unexplained element or None)
+    for statement i's result got, which differs from torch's (want) in some elements (plain tensors of
+    one shape and dtype). An element is AMPLIFIED where statement i on torch's inputs agrees with torch;
+    where that run differs from torch in an element the program got right, the element needs a cause too."""
+    def known(values, k, count):
+        message = "value: " + value_difference(values, want, k, count, **TOL)
+        return known_reason({"kind": "WRONG-VALUE", "device": device, "statement": lines[i], "message": message,
+                             "program": "\n".join(lines)}), message
+
+    differ = differing(got, want, **TOL)
+    causes = {}
+    synced = amplified_values(lines, i, device, env_t, env_w)
+    if synced is not None and _same_layout(synced, want):
+        synced_differ = differing(synced, want, **TOL)
+        causes.update((k, "AMPLIFIED") for k in set(differ) - set(synced_differ))
+        for k in sorted(set(synced_differ) - set(differ)):
+            reason, message = known(synced, k, len(synced_differ))
+            if not reason:
+                return causes, message + " on torch's inputs"
+    if _SUMS.search(lines[i]):
+        causes.update((k, "ROUNDING") for k in within_rounding(lines[i], env_t, want, got) if k in differ and k not in causes)
+    for k in differ:
+        if k not in causes:
+            reason, message = known(got, k, len(differ))
+            if not reason:
+                return causes, message
+            causes[k] = "KNOWN"
+    return causes, None
+
+
+def _same_layout(a, b):
+    return a.get("kind") == b.get("kind") == "tensor" and a["shape"] == b["shape"] and a["dtype"] == b["dtype"]
+
+
+def _count(kinds):
+    counts = {}
+    for k in kinds:
+        counts[k] = counts.get(k, 0) + 1
+    return ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items()))
 
 
 _SUMS = re.compile(r"torch\.(matmul|sum|mean|cumsum)\(")
 
 
 def within_rounding(line, env_t, want, got):
-    """Whether a sum's two results (torch's, webtorch's) both lie within float32's error bound of it,
-    n 2^-24 sum|terms| (the statement run in float64 on |inputs| gives sum|terms|): a sum that cancels
-    (1e4-sized terms summing to 4347) is only that accurate, whatever the order of its additions."""
+    """The flat indices where a sum's two results (torch's, webtorch's) both lie within float32's error
+    bound of it, n 2^-24 sum|terms| (the statement run in float64 on |inputs| gives sum|terms|): a sum
+    that cancels (1e4-sized terms summing to 4347) is only that accurate, whatever the order of its additions."""
     import torch
     names = _names(line)
     if not all(isinstance(env_t.get(n), torch.Tensor) and env_t[n].is_floating_point() for n in names) or \
-            want.get("kind") != "tensor" or got.get("kind") != "tensor" or want["shape"] != got["shape"]:
-        return False
+            not _same_layout(want, got):
+        return []
     env = {"torch": torch, "dev": "cpu"}
     env.update({n: env_t[n].abs().double() for n in names})
     step = run(torch, [line], "cpu", env)
-    if step.error:
-        return False
+    if step.error or step.steps[0][1].get("kind") != "tensor" or step.steps[0][1]["shape"] != want["shape"]:
+        return []
     terms = _dec(step.steps[0][1]["values"])
     n = max(env_t[n].numel() for n in names)
-    return all(abs(a - e) <= 2 * n * 2.0 ** -24 * t + TOL["atol"]
-               for a, e, t in zip(_dec(got["values"]), _dec(want["values"]), terms))
+    return [k for k, (a, e, t) in enumerate(zip(_dec(got["values"]), _dec(want["values"]), terms))
+            if abs(a - e) <= 2 * n * 2.0 ** -24 * t + TOL["atol"]]
 
 
 def _dec(values):
@@ -542,19 +601,26 @@ def amplified(lines, i, device, want, env_t, env_w):
     (each earlier step agreed within TOL: an ulp, a zero's sign, a subnormal), and statement i run on
     torch's exact input values agrees with torch. E.g. x / gelu(x) near gelu's zero, or sin(std(x))
     of a large std: the difference an ill-conditioned op amplifies is no wrong value of that op."""
+    synced = amplified_values(lines, i, device, env_t, env_w)
+    return synced is not None and _mismatch(synced, want) is None
+
+
+def amplified_values(lines, i, device, env_t, env_w):
+    """Statement i's plain result on webtorch from torch's exact input values, where its inputs differ
+    from torch's (else None: the same inputs, so statement i itself is wrong; or it raised)."""
     import torch
     import webtorch
     names = _names(lines[i])
     if not all(isinstance(env_t.get(n), torch.Tensor) and n in env_w for n in names):
-        return False
+        return None
     if all(_same_bits(env_t[n].tolist(), env_w[n].tolist()) for n in names):
-        return False  # the same inputs: statement i itself is wrong
+        return None
     env = {"torch": webtorch, "dev": device}
     for n in names:
         t = env_t[n]
         env[n] = webtorch.tensor(t.tolist(), dtype=getattr(webtorch, str(t.dtype).split(".")[-1]), device=device)
     synced = run(webtorch, [lines[i]], device, env)
-    return synced.error is None and _mismatch(synced.steps[0][1], want) is None
+    return None if synced.error is not None else synced.steps[0][1]
 
 
 def _same_bits(a, b):

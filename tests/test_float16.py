@@ -36,6 +36,16 @@ def test_only_float16_kernels_enable_f16():
             assert ("array<f16>" in source) == (d is dt.float16), (d, source[:200])
 
 
+def test_float16_relu_decides_on_the_bits():
+    # float16 computes in f32, so relu takes float32's bit test (NVIDIA's compiler made max(x, 0) of a
+    # compare and select, dropping NaN); f16-unary-edge checks NaN, -0 and -inf on a GPU
+    from webtorch.ops_table import ELEMENTWISE
+    relu = ELEMENTWISE["relu"]
+    source = kernels.elementwise_program([(dt.float16, False), (dt.float16, True)], [0, 1],
+                                         [(relu, [("view", 0)], [dt.float16], dt.float16, [1])], True)
+    assert "wt_relu(" in source.split("fn main", 1)[-1] and relu.expression(kernels.COMPUTE[dt.float16]) == "wt_relu($a)"
+
+
 @pytest.mark.parametrize("case", F16_CASES, ids=[c.name for c in F16_CASES])
 def test_pure_python_cpu(case, monkeypatch):
     monkeypatch.setattr(cpu, "USE_NUMPY", False)

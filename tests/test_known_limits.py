@@ -141,3 +141,16 @@ def test_in_place_op_with_an_overlapping_strided_operand(device):
     y = webtorch.arange(10.0, device=device)
     with pytest.raises(RuntimeError, match="some elements of the input tensor"):  # dense: both raise
         y.view(5, 2).add_(y.view(5, 2)[2])
+
+
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+def test_add_alpha_is_one_fused_multiply_add(device):
+    # torch: fma(other, alpha, x), except its CPU loop rounds alpha * other first for a broadcast other in up
+    # to 8 elements of a row's remainder past a multiple of 16 (README Known limits, float32 accuracy);
+    # webtorch fuses everywhere
+    fused = 3.0000000054977558e+38
+    x = torch.full((12,), -3e38)
+    assert torch.sub(x, x, alpha=2).tolist() == [fused] * 12
+    assert torch.sub(x, -3e38, alpha=2).tolist() == [fused] + [math.inf] * 8 + [fused] * 3
+    w = webtorch.full((12,), -3e38, device=device)
+    assert webtorch.sub(w, -3e38, alpha=2).tolist() == webtorch.sub(w, w[:1].expand(12), alpha=2).tolist() == [fused] * 12

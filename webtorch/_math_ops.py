@@ -299,24 +299,29 @@ def baddbmm(input, batch1, batch2, beta=1, alpha=1):
 
 
 def lerp(start, end, weight):
-    """PyTorch's two-sided formula: exact at weight 0 and 1."""
+    """PyTorch's two-sided formula, each side one fused multiply-add (torch's kernels): exact at weight
+    0 and 1, and no overflow of weight * (end - start) where the result is finite."""
     diff = sub(end, start)
-    return where(_ops.lt(_ops.abs(weight) if _is_tensor(weight) else builtins.abs(weight), 0.5),
-                 add(start, mul(weight, diff)), sub(end, mul(diff, sub(1, weight))))
+    small = _ops.lt(_ops.abs(weight) if _is_tensor(weight) else builtins.abs(weight), 0.5)
+    return where(small, _ops.elementwise("addcmul", start, weight, diff),
+                 _ops.elementwise("addcmul", end, _ops.neg(diff), sub(1, weight)))
 
 
 @autocast_op
 def addcmul(input, tensor1, tensor2, value=1):
-    product = mul(tensor1, tensor2)
-    return add(input, mul(product, _ops._as_scalar_of(dt.result_type(input, product), value)) if value != 1 else product)
+    """input + (value tensor1) tensor2, the last step one fused multiply-add (torch's kernel)."""
+    dtype = dt.result_type(input, tensor1, tensor2)
+    scaled = tensor1 if value == 1 else mul(tensor1, _ops._as_scalar_of(dtype, value))
+    return _ops.elementwise("addcmul", input, scaled, tensor2)
 
 
 @autocast_op
 def addcdiv(input, tensor1, tensor2, value=1):
+    """input + (value tensor1) / tensor2, each step rounded (torch's kernel)."""
     if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release addcdiv "
                            "will perform a true division of tensor1 and tensor2.")
-    return add(input, mul(_ops.div(tensor1, tensor2), value))
+    return add(input, _ops.div(tensor1 if value == 1 else mul(tensor1, value), tensor2))
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):

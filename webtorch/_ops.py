@@ -376,21 +376,19 @@ def _as_scalar_of(dtype, v):
     return v if dtype.is_floating_point else int(v)
 
 
-def _times_alpha(x, other, alpha):
-    """other * alpha for x + alpha * other, in their result dtype (torch casts alpha to it)."""
-    if alpha == 1:
-        return other
+def _plus_alpha_times(x, other, alpha):
+    """x + alpha * other, in their result dtype (torch casts alpha to it), as one fused multiply-add
+    (torch's kernel: fma(other, alpha, x)): alpha * other may overflow where the sum does not."""
     dtype = dt.result_type(x, other)
     if isinstance(alpha, float) and not dtype.is_floating_point:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    alpha = _as_scalar_of(dtype, alpha)
-    if _is_tensor(other):
-        return mul(cast(other, dtype) if other.dtype.category < dtype.category else other, alpha)
-    return _as_scalar_of(dtype, other * alpha)  # True * -1 is -1 in a float sum, not True
+    if not _is_tensor(other) and not dtype.is_floating_point:
+        return elementwise("add", x, _as_scalar_of(dtype, other * alpha))  # True * -1 is -1, not True
+    return elementwise("addcmul", x, other, _as_scalar_of(dtype, alpha))
 
 
 def add(x, other, alpha=1):
-    return elementwise("add", x, other if alpha == 1 else _times_alpha(x, other, alpha))
+    return elementwise("add", x, other) if alpha == 1 else _plus_alpha_times(x, other, alpha)
 
 
 def sub(x, other, alpha=1):
@@ -401,7 +399,7 @@ def sub(x, other, alpha=1):
     if builtins.any(kinds):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    return elementwise("sub", x, _times_alpha(x, other, alpha))
+    return elementwise("sub", x, other) if alpha == 1 else _plus_alpha_times(x, other, -alpha)
 
 
 subtract = sub

@@ -139,6 +139,15 @@ def _np_pow(np, a, b):
     return np.where(negative, small, np.power(a, np.where(negative, 0, b))).astype(np.result_type(a, b))
 
 
+def _np_addcmul(np, a, b, c):
+    """a + b c rounded once: exact in float64 (a product of two float32s is), then rounded to a's dtype."""
+    if a.dtype == bool:
+        return a | (b & c)
+    if a.dtype.kind != "f":
+        return a + b * c
+    return (a.astype(np.float64) + b.astype(np.float64) * c).astype(a.dtype)
+
+
 def _np_erf(np, a):
     return np.vectorize(math.erf, otypes=[a.dtype])(a) if a.size else a.copy()
 
@@ -420,6 +429,11 @@ ELEMENTWISE = {op.name: op for op in [
     E("bitwise_left_shift", 2, "select($a << u32($b), 0i, $b < 0 || $b >= 32)", _np_shift_left, _shift_left),
     E("bitwise_right_shift", 2, "select($a >> u32($b), select(0i, -1i, $a < 0), $b < 0 || $b >= 32)",
       _np_shift_right, _shift_right),
+    # a + b c as one fused multiply-add, as torch's CPU kernels compute add/sub with alpha, addcmul and
+    # lerp: b c may overflow where the sum does not (3e38 - 2 * 3e38 is -3e38, not -inf). numpy and
+    # Python compute in double, where a product of two float32s is exact.
+    E("addcmul", 3, {"f32": "wt_fma($b, $c, $a)", "bool": "$a || ($b && $c)", "*": "$a + $b * $c"},
+      _np_addcmul, lambda a, b, c: (a or (b and c)) if isinstance(a, bool) else a + b * c),
     # where(cond, x, y): the condition computes as bool, x and y in the promoted dtype
     E("where", 3, "select($c, $b, $a)", lambda np, c, x, y: np.where(c, x, y), lambda c, x, y: x if c else y),
 ]}

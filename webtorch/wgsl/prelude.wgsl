@@ -20,6 +20,15 @@ fn wt_relu(x: f32) -> f32 {
   return x;
 }
 
+// b c + a with one rounding where the driver fuses it (torch's kernels do): WGSL lets fma round b c
+// first (lavapipe does), which overflows where the sum does not (3e38 - 2 * 3e38 is -3e38). A finite
+// result then comes from the halves (exact: |b c| is far above the subnormals), doubled.
+fn wt_fma(b: f32, c: f32, a: f32) -> f32 {
+  let r = fma(b, c, a);
+  if (!wt_isinf(r) || wt_isinf(a) || wt_isinf(b) || wt_isinf(c)) { return r; }
+  return 2.0f * fma(wt_opaque(b * 0.5f), c, wt_opaque(a * 0.5f));
+}
+
 // NaN is tested first, from bits, in every helper: drivers such as SwiftShader compile
 // float compares as if NaN could not occur (NaN > 88.7 came out true).
 
