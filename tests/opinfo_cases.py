@@ -62,11 +62,7 @@ DEFAULT_TOL = (1e-5, 1.3e-6)
 # (op, column, device or None for both) -> why it fails. Each is an xfail(strict=True) in
 # tests/test_opinfo.py: when the bug is fixed the test fails until its row is removed here (and
 # the README table regenerated: python scripts/conformance.py --write).
-KNOWN_FAILURES = {
-    ('logcumsumexp', 'grad', 'webgpu'): "inputs of 1e4: the gradient (torch's formula) rounds log|g| - out to float32 (ulp "
-                                        "1e-3), so torch's own float32 gradient is 7e-4 off the exact one and ours differently "
-                                        "so (a float32 scan; torch's CPU and webtorch's cpu accumulate in double)",
-}
+KNOWN_FAILURES = {}
 
 
 @functools.lru_cache(maxsize=None)

@@ -472,10 +472,16 @@ def _eigh_rule(values_part):
 
 
 def _logcumsumexp_rule(grad, out, x, dim):
-    # in log space, the positive and negative parts of grad apart (torch's way: no e^-out overflow)
+    # in log space, the positive and negative parts of grad apart (torch's way: no e^-out overflow). The
+    # reversed scan runs on log g - out less its row's largest finite value and adds it back once: a
+    # float32 scan of values near -1e4 (ulp 1e-3) would round at every step, where torch's scan (in
+    # double on its CPU) rounds its result once
     def part(g):
-        tail = _shape_ops.flip(_math_ops.logcumsumexp(_shape_ops.flip(F.log(g) - out, (dim,)), dim), (dim,))
-        return F.exp(tail + x)
+        v = F.log(g) - out
+        top = F.amax(v, dim, keepdim=True) if x.numel() else v
+        shift = F.where(F.isfinite(top), top, 0.0)
+        tail = _shape_ops.flip(_math_ops.logcumsumexp(_shape_ops.flip(v - shift, (dim,)), dim), (dim,))
+        return F.exp((tail + shift) + x)
     return (part(F.relu(grad)) - part(F.relu(-grad)),)
 
 
