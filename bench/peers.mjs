@@ -1,6 +1,8 @@
 // The peers on the same workloads: tfjs-backend-webgpu and onnxruntime-web (WebGPU EP).
 // Each gets its library object from the caller (a page's <script>/import, or Node's loader).
-// Timing closes with the library's own device: queue.onSubmittedWorkDone() after its work is flushed.
+// Timing closes with the library's own device: queue.onSubmittedWorkDone() after its work is flushed;
+// rounds and warm-up as every framework's (bench/timing.mjs).
+import {timeRounds} from "./timing.mjs";
 
 const now = () => performance.now();
 
@@ -14,31 +16,28 @@ export async function runTfjs(cfg, tf) {
   const res = {version: tf.version_core};
   // The last result of each loop is read (one element) so that the work cannot be skipped.
   const readOne = async (t) => { const v = tf.slice(tf.reshape(t, [-1]), [0], [1]); await v.data(); tf.dispose(v); };
-  const timed = async (fn, reps) => {
-    let last = fn(); await readOne(last); tf.dispose(last);
-    const t0 = now();
-    for (let i = 0; i < reps; i++) { if (i) tf.dispose(last); last = fn(); }
+  // {ms per call (the median round), ms_min, ms_max}
+  const timed = (fn, reps) => timeRounds(cfg, async (r) => {
+    let last;
+    for (let i = 0; i < r; i++) { if (i) tf.dispose(last); last = fn(); }
     await readOne(last);
-    const ms = (now() - t0) / reps;
     tf.dispose(last);
-    return ms;
-  };
+  }, reps);
   res.matmul = [];
   for (const [m, k, n] of cfg.matmul) {
     const a = tf.fill([m, k], 0.5), b = tf.fill([k, n], 0.25);
     const flops = 2 * m * n * k;
     const reps = Math.max(1, Math.min(cfg.max_reps || 20, Math.floor(cfg.matmul_flop_budget / flops)));
-    const ms = await timed(() => tf.matMul(a, b), reps);
-    res.matmul.push({shape: `${m}x${k}x${n}`, ms, gflops: flops / ms / 1e6, reps});
+    const t = await timed(() => tf.matMul(a, b), reps);
+    res.matmul.push({shape: `${m}x${k}x${n}`, ...t, gflops: flops / t.ms / 1e6, reps});
     tf.dispose([a, b]);
   }
   res.chain = [];
   for (const numel of cfg.chain_sizes) {
     const x = tf.fill([numel], 1.0);
     const run = () => { let y = x; for (let i = 0; i < cfg.chain_ops / 2; i++) { const y1 = tf.add(y, 1.0); if (y !== x) y.dispose(); y = tf.mul(y1, 0.5); y1.dispose(); } return y; };
-    let y = run(); await readOne(y); y.dispose();
-    const t0 = now(); y = run(); await readOne(y); const ms = now() - t0; y.dispose();
-    res.chain.push({numel, us_per_op: ms * 1e3 / cfg.chain_ops});
+    const t = await timeRounds(cfg, async () => { const y = run(); await readOne(y); y.dispose(); }, 1);
+    res.chain.push({numel, us_per_op: t.ms * 1e3 / cfg.chain_ops});
     x.dispose();
   }
   res.bandwidth = [];
@@ -47,8 +46,8 @@ export async function runTfjs(cfg, tf) {
     const reps = Math.max(2, Math.min(cfg.max_reps || 20, Math.floor(cfg.bw_byte_budget / (12 * numel))));
     for (const [op, fn, per] of [["add", () => tf.add(a, b), 12], ["sum", () => tf.sum(a), 4],
                                  ["softmax", () => tf.softmax(a2), 8]]) {
-      const ms = await timed(fn, reps);
-      res.bandwidth.push({op, numel, ms, gbps: per * numel / ms / 1e6});
+      const t = await timed(fn, reps);
+      res.bandwidth.push({op, numel, ...t, gbps: per * numel / t.ms / 1e6});
     }
     tf.dispose([a, b, a2]);
   }
@@ -57,6 +56,7 @@ export async function runTfjs(cfg, tf) {
     const numel = mb << 18, host = new Float32Array(numel);
     const x = tf.tensor1d(host); await x.data();
     const reps = cfg.transfer_reps || 3;
+    await cfg.heat();
     let t0 = now();
     for (let i = 0; i < reps; i++) { const t = tf.tensor1d(host); tf.add(t, 0).dispose(); await sync(); t.dispose(); }
     const tu = (now() - t0) / reps;
@@ -70,14 +70,14 @@ export async function runTfjs(cfg, tf) {
   {
     const x = tf.fill([1024], 1.0);
     const once = async () => { const s = tf.sum(x); await s.data(); s.dispose(); };
-    await once(); const reps = cfg.item_reps || 50; const t0 = now();
+    await once(); await cfg.heat(); const reps = cfg.item_reps || 50; const t0 = now();
     for (let i = 0; i < reps; i++) await once();
     res.item = {us_sum_then_item: (now() - t0) / reps * 1e3};
     x.dispose();
   }
   res.models = [];
   const models = tfjsModels(cfg, tf);
-  for (const [name, fn] of models.steps) res.models.push({name, ms: await timed(fn, cfg.model_reps || 5)});
+  for (const [name, fn] of models.steps) res.models.push({name, ...await timed(fn, cfg.model_reps || 5)});
   models.dispose();
   return res;
 }
@@ -325,14 +325,14 @@ export async function runOrt(cfg, ort, inputs = {}) {
     return (await s.run({x: new ort.Tensor(half ? "float16" : "float32", data, dims)})).y;
   };
   let device = null;
+  // {ms per run (the median round), ms_min, ms_max}
   const timed = async (session, feeds, reps) => {
     device = device || await ort.env.webgpu.device;
     const drop = (o) => { for (const k in o) o[k].dispose(); };
-    drop(await session.run(feeds)); await device.queue.onSubmittedWorkDone();
-    const t0 = now();
-    for (let i = 0; i < reps; i++) drop(await session.run(feeds));
-    await device.queue.onSubmittedWorkDone();
-    return (now() - t0) / reps;
+    return timeRounds(cfg, async (r) => {
+      for (let i = 0; i < r; i++) drop(await session.run(feeds));
+      await device.queue.onSubmittedWorkDone();
+    }, reps);
   };
   res.matmul = [];
   for (const [m, k, n] of want("matmul") ? cfg.matmul : []) {
@@ -340,8 +340,8 @@ export async function runOrt(cfg, ort, inputs = {}) {
     const feeds = {a: await gpuInput([m, k], 0.5), b: await gpuInput([k, n], 0.25)};
     const flops = 2 * m * n * k;
     const reps = Math.max(1, Math.min(cfg.max_reps || 20, Math.floor(cfg.matmul_flop_budget / flops)));
-    const ms = await timed(s, feeds, reps);
-    res.matmul.push({shape: `${m}x${k}x${n}`, ms, gflops: flops / ms / 1e6, reps});
+    const t = await timed(s, feeds, reps);
+    res.matmul.push({shape: `${m}x${k}x${n}`, ...t, gflops: flops / t.ms / 1e6, reps});
     await s.release();
   }
   // one Add per session.run: ORT's eager-op cost
@@ -350,8 +350,8 @@ export async function runOrt(cfg, ort, inputs = {}) {
     const s = await make("Add", [["a", [numel]], ["b", [numel]]], [numel]);
     const feeds = {a: await gpuInput([numel], 1), b: await gpuInput([numel], 2)};
     const reps = Math.min(cfg.chain_ops, 200);
-    const ms = await timed(s, feeds, reps);
-    res.chain.push({numel, us_per_op: ms * 1e3, note: "one session.run of one Add per op"});
+    const t = await timed(s, feeds, reps);
+    res.chain.push({numel, us_per_op: t.ms * 1e3, note: "one session.run of one Add per op"});
     await s.release();
   }
   res.bandwidth = [];
@@ -365,8 +365,8 @@ export async function runOrt(cfg, ort, inputs = {}) {
       const s = await make(op === "add" ? "Add" : op === "sum" ? "ReduceSum" : "Softmax", ins, out, attrs);
       const feeds = {};
       for (const [n, d] of ins) feeds[n] = await gpuInput(d, 1);
-      const ms = await timed(s, feeds, reps);
-      res.bandwidth.push({op, numel, ms, gbps: per * numel / ms / 1e6});
+      const t = await timed(s, feeds, reps);
+      res.bandwidth.push({op, numel, ...t, gbps: per * numel / t.ms / 1e6});
       await s.release();
     }
   }
@@ -374,13 +374,13 @@ export async function runOrt(cfg, ort, inputs = {}) {
   if (want("models")) {
     const [b, t, d, h] = cfg.encoder;
     const s = await session(encoderModel(b, t, d, h));
-    const ms = await timed(s, {x: await gpuInput([b, t, d], 0.1)}, cfg.model_reps || 5);
-    res.models = [{name: `encoder layer forward ${b}x${t}x${d}`, ms}];
+    res.models = [{name: `encoder layer forward ${b}x${t}x${d}`,
+                   ...await timed(s, {x: await gpuInput([b, t, d], 0.1)}, cfg.model_reps || 5)}];
     await s.release();
     if (device.features.has("shader-f16")) {  // the float16 model, where ORT's device has f16 shaders
       const s16 = await session(encoderModel(b, t, d, h, true));
       res.models.push({name: `encoder layer forward ${b}x${t}x${d}, float16`,
-                       ms: await timed(s16, {x: await gpuInput([b, t, d], 0.1, true)}, cfg.model_reps || 5)});
+                       ...await timed(s16, {x: await gpuInput([b, t, d], 0.1, true)}, cfg.model_reps || 5)});
       await s16.release();
     }
   }
@@ -394,14 +394,10 @@ export async function runOrt(cfg, ort, inputs = {}) {
       const ids = BigInt64Array.from({length: b * t}, (_, i) => BigInt((101 + 37 * i) % 30522));
       const feeds = {input_ids: new ort.Tensor("int64", ids, [b, t]),
                      attention_mask: new ort.Tensor("int64", new BigInt64Array(b * t).fill(1n), [b, t])};
-      await s.run(feeds);
-      let ms = Infinity;
-      for (let round = 0; round < (cfg.minilm_rounds || 1); round++) {
-        const t0 = now();
-        for (let i = 0; i < (cfg.minilm_reps || 1); i++) await s.run(feeds);
-        ms = Math.min(ms, (now() - t0) / (cfg.minilm_reps || 1));
-      }
-      res.minilm.push({name: `MiniLM-L6 forward ${b}x${t} tokens`, ms,
+      const timing = await timeRounds({...cfg, rounds: cfg.minilm_rounds || 1}, async (r) => {
+        for (let i = 0; i < r; i++) await s.run(feeds);
+      }, cfg.minilm_reps || 1);
+      res.minilm.push({name: `MiniLM-L6 forward ${b}x${t} tokens`, ...timing,
                        note: "token ids uploaded and the hidden states read back in each run"});
       await s.release();
     }

@@ -1,5 +1,6 @@
 // The ceiling without Python: the same workloads in plain JS WebGPU (raw WGSL), on its own device.
-// Used by bench/suite.mjs in the Chromium page and in Node + Dawn.
+// Used by bench/suite.mjs in the Chromium page and in Node + Dawn. Timing: bench/timing.mjs.
+import {timeRounds} from "./timing.mjs";
 
 const MATMUL = `
 @group(0) @binding(0) var<storage, read> A: array<f32>;
@@ -72,8 +73,9 @@ export async function runRaw(cfg, gpu = globalThis.navigator.gpu) {
     entries: bufs.map((b, i) => ({binding: i, resource: {buffer: b}}))});
   const wait = () => device.queue.onSubmittedWorkDone();
   const now = () => performance.now();
-  // reps dispatches of (pipeline, bindgroup, groups) in one pass, submitted once; returns ms per rep
-  const timeDispatch = async (items, reps) => {
+  // reps dispatches of (pipeline, bindgroup, groups) in one pass, submitted once, in timed rounds:
+  // {ms (per rep, the median round), ms_min, ms_max}
+  const timeDispatch = (items, reps) => {
     const once = async (r) => {
       const enc = device.createCommandEncoder();
       const p = enc.beginComputePass();
@@ -83,8 +85,7 @@ export async function runRaw(cfg, gpu = globalThis.navigator.gpu) {
       }
       p.end(); device.queue.submit([enc.finish()]); await wait();
     };
-    await once(1);
-    const t0 = now(); await once(reps); return (now() - t0) / reps;
+    return timeRounds(cfg, once, reps);
   };
   const groups2d = (n) => { const g = Math.ceil(n / 256); const gx = Math.min(g, 65535); return [gx, Math.ceil(g / gx)]; };
   const res = {};
@@ -99,8 +100,8 @@ export async function runRaw(cfg, gpu = globalThis.navigator.gpu) {
     device.queue.writeBuffer(D, 0, new Uint32Array([m, n, k, 0]));
     const flops = 2 * m * n * k;
     const reps = Math.max(1, Math.min(cfg.max_reps || 20, Math.floor(cfg.matmul_flop_budget / flops)));
-    const ms = await timeDispatch([[mm, bind(mm, [A, B, C, D]), n / 64, m / 64]], reps);
-    res.matmul.push({shape: `${m}x${k}x${n}`, ms, gflops: flops / ms / 1e6, reps});
+    const t = await timeDispatch([[mm, bind(mm, [A, B, C, D]), n / 64, m / 64]], reps);
+    res.matmul.push({shape: `${m}x${k}x${n}`, ...t, gflops: flops / t.ms / 1e6, reps});
     for (const b of [A, B, C, D]) b.destroy();
   }
 
@@ -111,8 +112,8 @@ export async function runRaw(cfg, gpu = globalThis.navigator.gpu) {
     const X = buf(numel * 4), Y = buf(numel * 4), Z = buf(numel * 4);
     const [gx, gy] = groups2d(numel);
     const items = [[add, bind(add, [X, Y, Z]), gx, gy], [add, bind(add, [Z, Y, X]), gx, gy]];
-    const ms = await timeDispatch(items, cfg.chain_ops);
-    res.chain.push({numel, us_per_op: ms * 1e3});
+    const t = await timeDispatch(items, cfg.chain_ops);
+    res.chain.push({numel, us_per_op: t.ms * 1e3, us_per_op_min: t.ms_min * 1e3, us_per_op_max: t.ms_max * 1e3});
     for (const b of [X, Y, Z]) b.destroy();
   }
 
@@ -123,13 +124,13 @@ export async function runRaw(cfg, gpu = globalThis.navigator.gpu) {
     const X = buf(numel * 4), Y = buf(numel * 4), Z = buf(numel * 4), P = buf(1024 * 4);
     const reps = Math.max(2, Math.min(cfg.max_reps || 20, Math.floor(cfg.bw_byte_budget / (12 * numel))));
     const [gx, gy] = groups2d(numel);
-    let ms = await timeDispatch([[add, bind(add, [X, Y, Z]), gx, gy]], reps);
-    res.bandwidth.push({op: "add", numel, ms, gbps: 12 * numel / ms / 1e6});
-    ms = await timeDispatch([[sum, bind(sum, [X, P]), 1024, 1]], reps);
-    res.bandwidth.push({op: "sum", numel, ms, gbps: 4 * numel / ms / 1e6});
+    let t = await timeDispatch([[add, bind(add, [X, Y, Z]), gx, gy]], reps);
+    res.bandwidth.push({op: "add", numel, ...t, gbps: 12 * numel / t.ms / 1e6});
+    t = await timeDispatch([[sum, bind(sum, [X, P]), 1024, 1]], reps);
+    res.bandwidth.push({op: "sum", numel, ...t, gbps: 4 * numel / t.ms / 1e6});
     const copy = async (r) => { const e = device.createCommandEncoder(); for (let i = 0; i < r; i++) e.copyBufferToBuffer(X, 0, Z, 0, numel * 4); device.queue.submit([e.finish()]); await wait(); };
-    await copy(1); const t0 = now(); await copy(reps); ms = (now() - t0) / reps;
-    res.bandwidth.push({op: "copy (copyBufferToBuffer)", numel, ms, gbps: 8 * numel / ms / 1e6});
+    t = await timeRounds(cfg, copy, reps);
+    res.bandwidth.push({op: "copy (copyBufferToBuffer)", numel, ...t, gbps: 8 * numel / t.ms / 1e6});
     for (const b of [X, Y, Z, P]) b.destroy();
   }
 
@@ -141,7 +142,7 @@ export async function runRaw(cfg, gpu = globalThis.navigator.gpu) {
     const reps = cfg.transfer_reps || 3;
     const up = async () => { device.queue.writeBuffer(X, 0, host); await wait(); };
     const down = async () => { const e = device.createCommandEncoder(); e.copyBufferToBuffer(X, 0, R, 0, bytes); device.queue.submit([e.finish()]); await R.mapAsync(GPUMapMode.READ); new Uint8Array(R.getMappedRange()).slice(0); R.unmap(); };
-    await up(); let t0 = now(); for (let i = 0; i < reps; i++) await up(); const tu = (now() - t0) / reps;
+    await up(); await cfg.heat(); let t0 = now(); for (let i = 0; i < reps; i++) await up(); const tu = (now() - t0) / reps;
     await down(); t0 = now(); for (let i = 0; i < reps; i++) await down(); const td = (now() - t0) / reps;
     res.transfer.push({mb, upload_ms: tu, upload_gbps: bytes / tu / 1e6, download_ms: td, download_gbps: bytes / td / 1e6});
     X.destroy(); R.destroy();
@@ -152,7 +153,7 @@ export async function runRaw(cfg, gpu = globalThis.navigator.gpu) {
     const X = buf(4096), P = buf(4096), R = buf(16, U.MAP_READ | U.COPY_DST);
     const bg = bind(sum, [X, P]);
     const once = async () => { const e = device.createCommandEncoder(); const p = e.beginComputePass(); p.setPipeline(sum); p.setBindGroup(0, bg); p.dispatchWorkgroups(1); p.end(); e.copyBufferToBuffer(P, 0, R, 0, 16); device.queue.submit([e.finish()]); await R.mapAsync(GPUMapMode.READ); new Float32Array(R.getMappedRange()).slice(0); R.unmap(); };
-    await once(); const reps = cfg.item_reps || 50; const t0 = now(); for (let i = 0; i < reps; i++) await once();
+    await once(); await cfg.heat(); const reps = cfg.item_reps || 50; const t0 = now(); for (let i = 0; i < reps; i++) await once();
     res.item = {us_sum_then_item: (now() - t0) / reps * 1e3};
     // the 4-byte copy + mapAsync alone (what .item() of a ready value costs)
     const read = async () => { const e = device.createCommandEncoder(); e.copyBufferToBuffer(P, 0, R, 0, 16); device.queue.submit([e.finish()]); await R.mapAsync(GPUMapMode.READ); new Float32Array(R.getMappedRange()).slice(0); R.unmap(); };

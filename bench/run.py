@@ -240,6 +240,15 @@ def report(result, target):
           "- columns: webtorch = Python in Pyodide through webtorch; raw = the same work in plain JS WebGPU "
           "(raw WGSL, no Python); tfjs = @tensorflow/tfjs-backend-webgpu; ort = onnxruntime-web, WebGPU EP",
           ""]
+    cfg = result.get("config", {})
+    if "rounds" in cfg:
+        md.insert(-1, f"- timing (bench/timing.mjs, every column): the median of {cfg['rounds']} timed rounds after a "
+                      f"warm-up call, the GPU brought to its full clock (up to {cfg['heat_ms']} ms of load) and "
+                      f"{cfg['warm_ms']} ms of warm-up calls; each row's fastest and slowest round are in the JSON")
+    heat = result.get("heat")
+    if heat and heat.get("calls"):
+        md.insert(-1, f"- GPU heater: {heat['calls']} heats, {heat['ms_total'] / 1e3:.1f} s in all; it found the GPU "
+                      f"below its full clock {heat['slow_starts']} times")
     md += [f"- {note}" for note in result.get("config", {}).get("notes", [])]
     for f, e in errors.items():
         md.append(f"- **{f} did not run**: {e}")

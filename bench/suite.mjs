@@ -2,12 +2,15 @@
 // on the same adapter. Shared by bench/bench.html (Chromium) and bench/dawn.mjs (Node + Dawn).
 import {runRaw} from "./raw.mjs";
 import {runTfjs, runOrt} from "./peers.mjs";
+import {gpuHeater} from "./timing.mjs";
 
 export const CONFIGS = {
   // SwiftShader runs fp32 at about 1 GFLOP/s: small sizes.
   chromium: {
     matmul: [[128, 128, 128], [256, 256, 256], [512, 512, 512], [512, 384, 1536]],
     matmul_flop_budget: 1.5e9, max_reps: 10,
+    // bench/timing.mjs: timed rounds per figure (the median is reported); no heat (a CPU adapter)
+    rounds: 3, heat_ms: 0, warm_ms: 0,
     chain_sizes: [1024, 16384], chain_ops: 1000,
     bw_sizes: [1 << 20, 4 << 20], bw_byte_budget: 4e8, softmax_row: 1024,
     transfer_mb: [1, 16], transfer_reps: 3, item_reps: 50,
@@ -21,6 +24,10 @@ export const CONFIGS = {
     matmul: [[128, 128, 128], [256, 256, 256], [512, 512, 512], [1024, 1024, 1024], [2048, 2048, 2048],
              [4096, 4096, 4096], [4096, 384, 1536], [4096, 1536, 384]],
     matmul_flop_budget: 4e12, max_reps: 30,
+    // bench/timing.mjs: timed rounds per figure (the median is reported), each after the GPU is brought
+    // to its full clock (the H200 reaches it after 0.2-0.5 s of load, and drops it after ~2 s idle) and
+    // 300 ms of warm-up calls
+    rounds: 3, heat_ms: 500, warm_ms: 300,
     chain_sizes: [1024, 65536], chain_ops: 1000,
     bw_sizes: [1 << 20, 16 << 20, 64 << 20], bw_f16_sizes: [16 << 20, 64 << 20], bw_byte_budget: 2e10,
     softmax_row: 1024,
@@ -41,6 +48,9 @@ export const CONFIGS = {
 export async function runSuite({target, pyodide, wheel, workloads, modules = {}, peers = {}, weights,
                                 log = console.log, only, sections}) {
   const cfg = {...CONFIGS[target]};
+  // the runners' config: cfg and the GPU heater (bench/timing.mjs), one for all frameworks
+  const heat = gpuHeater(globalThis.navigator.gpu, cfg.heat_ms);
+  const run = {...cfg, heat};
   const want = (name) => !only || only.includes(name);
   const out = {target, config: cfg, started: new Date().toISOString(), frameworks: {}};
   const section = async (name, fn) => {
@@ -58,7 +68,7 @@ export async function runSuite({target, pyodide, wheel, workloads, modules = {},
     pyodide.unpackArchive(wheel, "wheel");
     pyodide.FS.writeFile("/tmp/bench_workloads.py", workloads);
     for (const [name, source] of Object.entries(modules)) pyodide.FS.writeFile(`/tmp/${name}`, source);
-    pyodide.registerJsModule("bench_inputs", {weights});
+    pyodide.registerJsModule("bench_inputs", {weights, heat});
     const wanted = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos"]);
     const json = await pyodide.runPythonAsync(`
 import sys, json
@@ -69,15 +79,16 @@ cfg["sections"] = json.loads(${JSON.stringify(wanted)})
 json.dumps(await bench_workloads.run(cfg))`);
     return JSON.parse(json);
   });
-  await section("raw", () => runRaw(cfg));
-  for (const [name, run, lib] of [["tfjs", runTfjs, peers.tf], ["ort", runOrt, peers.ort]]) {
+  await section("raw", () => runRaw(run));
+  for (const [name, runner, lib] of [["tfjs", runTfjs, peers.tf], ["ort", runOrt, peers.ort]]) {
     if (!want(name)) continue;
     if (!lib || lib instanceof Error) {
       out.frameworks[name] = {error: lib ? String(lib) : "not loaded"};
       continue;
     }
-    await section(name, () => run(cfg, lib, {weights, sections}));
+    await section(name, () => runner(run, lib, {weights, sections}));
   }
+  out.heat = heat.stats;
   out.finished = new Date().toISOString();
   return out;
 }

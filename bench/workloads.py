@@ -2,8 +2,9 @@
 
 `run(cfg)` returns a dict of figures; cfg (from bench/suite.mjs) holds the sizes for this target.
 Timing: time.perf_counter around many repetitions, closed by webtorch.webgpu.synchronize()
-(a 4-byte readback through JSPI), so each figure includes the GPU's work; _timed reports the best
-of three such rounds after a warm-up call.
+(a 4-byte readback through JSPI), so each figure includes the GPU's work; _timed follows the rule of
+every framework's figures (bench/timing.mjs): a warm-up call, the GPU heated, cfg["warm_ms"] more of
+warm-up calls, then cfg["rounds"] timed rounds, the median round reported with the fastest and slowest.
 """
 import array
 import ast
@@ -25,20 +26,39 @@ def _ffi_calls():
     return getattr(rt_mod.runtime().driver, "ffi_calls", None)
 
 
-def _timed(fn, reps, warmup=1, rounds=3):
-    """Seconds per call: the best of `rounds` timed rounds of `reps` calls after warm-up (on the
-    H200 the first rounds after start-up run up to 4x slower while clocks and caches settle)."""
+_cfg = {}  # run()'s cfg: rounds, heat_ms, warm_ms
+
+
+def _heat():
+    """bench/timing.mjs's GPU heater, the one every framework's timing uses (on the H200 a GPU idle for
+    ~2 s runs at 345 MHz, and returns to 1980 only under sustained load); nothing where heat_ms is 0."""
+    if _cfg.get("heat_ms"):
+        import bench_inputs
+        from pyodide.ffi import run_sync
+        run_sync(bench_inputs.heat())
+
+
+def _timed(fn, reps, warmup=1, rounds=None):
+    """ms per call of `rounds` (default cfg["rounds"]) timed rounds of `reps` calls after `warmup`
+    calls, the heat and cfg["warm_ms"] of synchronised calls: {"ms": the median round, "ms_min", "ms_max"}."""
     for _ in range(warmup):
         fn()
     sync()
-    best = float("inf")
-    for _ in range(rounds):
+    _heat()
+    t0 = now()
+    while now() - t0 < _cfg.get("warm_ms", 0) / 1e3:
+        fn()
+        sync()
+    times = []
+    for _ in range(rounds or _cfg.get("rounds", 3)):
         t0 = now()
         for _ in range(reps):
             fn()
         sync()
-        best = min(best, now() - t0)
-    return best / reps
+        times.append((now() - t0) / reps * 1e3)
+    times.sort()
+    n = len(times)
+    return {"ms": (times[(n - 1) // 2] + times[n // 2]) / 2, "ms_min": times[0], "ms_max": times[-1]}
 
 
 def matmul(cfg):
@@ -48,8 +68,8 @@ def matmul(cfg):
         b = torch.full((k, n), 0.25, device="webgpu")
         flops = 2.0 * m * n * k
         reps = max(1, min(cfg.get("max_reps", 20), int(cfg["matmul_flop_budget"] / flops)))
-        s = _timed(lambda: torch.matmul(a, b), reps)
-        out.append({"shape": f"{m}x{k}x{n}", "ms": s * 1e3, "gflops": flops / s / 1e9, "reps": reps})
+        t = _timed(lambda: torch.matmul(a, b), reps)
+        out.append({"shape": f"{m}x{k}x{n}", **t, "gflops": flops / t["ms"] / 1e6, "reps": reps})
         del a, b
     return out
 
@@ -74,19 +94,17 @@ def chain(cfg):
         run()
         sync()
         calls0, k0 = _ffi_calls(), rt_mod.runtime().kernels_dispatched
-        t0 = now()
-        y = run()
+        run()
         sync()
-        dt_s = now() - t0
         calls1, k1 = _ffi_calls(), rt_mod.runtime().kernels_dispatched
-        del y
+        chain_ms = _timed(run, 1, warmup=0)["ms"]
         # Python-side cost alone: the same chain, timed without the final synchronisation.
         t0 = now()
         y = run()
         py_s = now() - t0
         sync()
         del y
-        row = {"numel": numel, "us_per_op": dt_s / n_ops * 1e6, "us_per_op_python": py_s / n_ops * 1e6,
+        row = {"numel": numel, "us_per_op": chain_ms / n_ops * 1e3, "us_per_op_python": py_s / n_ops * 1e6,
                "kernels_per_op": (k1 - k0) / n_ops}
         if calls0 is not None:
             row["ffi_calls_per_op"] = (calls1 - calls0) / n_ops
@@ -95,7 +113,7 @@ def chain(cfg):
         compiled = torch.compile(lambda x: run_on(x, n_ops))
         compiled(x)
         k0 = rt_mod.runtime().kernels_dispatched
-        row["us_per_op_compiled"] = _timed(lambda: compiled(x), 1, warmup=1, rounds=5) / n_ops * 1e6
+        row["us_per_op_compiled"] = _timed(lambda: compiled(x), 1)["ms"] / n_ops * 1e3
         row["kernels_per_op_compiled"] = (rt_mod.runtime().kernels_dispatched - k0) / (6 * n_ops)
         out.append(row)
     return out
@@ -126,9 +144,9 @@ def bandwidth(cfg):
             ("copy (clone)", lambda: a.clone(), 2),
         ]
         for name, fn, passes in cases:
-            s = _timed(fn, reps)
-            row = {"op": name, "numel": numel, "dtype": str(dtype).split(".")[-1], "ms": s * 1e3,
-                   "gbps": passes * size * numel / s / 1e9, "kernels": _kernels_of(fn)}
+            t = _timed(fn, reps)
+            row = {"op": name, "numel": numel, "dtype": str(dtype).split(".")[-1], **t,
+                   "gbps": passes * size * numel / t["ms"] / 1e6, "kernels": _kernels_of(fn)}
             kernel_s = _kernel_seconds(fn)
             if kernel_s:
                 row["kernel_gbps"] = passes * size * numel / kernel_s / 1e9
@@ -169,6 +187,7 @@ def transfer(cfg):
             sync()
             return s
         up()
+        _heat()
         t0 = now()
         for _ in range(reps):
             s = up()
@@ -192,6 +211,7 @@ async def item(cfg):
     y = x.sum()
     y.item()
     await y.item_async()
+    _heat()
     reps = cfg.get("item_reps", 50)
     out = {}
     for name, fresh in (("us_sum_then_item", True), ("us_item", False)):
@@ -213,7 +233,7 @@ async def item(cfg):
     out["us_sum_dispatch"] = (now() - t0) / reps * 1e6
     sync()
     big = torch.full((1 << 20,), 1.5, device="webgpu")
-    out["ms_tolist_1m"] = _timed(big.tolist, 3, rounds=2) * 1e3
+    out["ms_tolist_1m"] = _timed(big.tolist, 3)["ms"]
     driver = rt_mod.runtime().driver
     if hasattr(driver, "wait_route"):  # the browser driver: the floors under the figures above, no GPU
         import js
@@ -245,9 +265,9 @@ def models(cfg):
     reps = cfg.get("model_reps", 5)
     compiled = torch.compile(layer)
     with torch.no_grad():
-        out = [{"name": f"encoder layer forward {b}x{t}x{d}", "ms": _timed(lambda: layer(x), reps) * 1e3},
+        out = [{"name": f"encoder layer forward {b}x{t}x{d}", **_timed(lambda: layer(x), reps)},
                {"name": f"encoder layer forward {b}x{t}x{d}, compiled (replay)",
-                "ms": _timed(lambda: compiled(x), reps) * 1e3}]
+                **_timed(lambda: compiled(x), reps)}]
         if torch.webgpu.has_float16():
             out += _encoder_float16(layer, x, reps, f"encoder layer forward {b}x{t}x{d}")
     n = cfg["train_batch"]
@@ -269,17 +289,17 @@ def models(cfg):
             opt.zero_grad()
             loss.backward()
             opt.step()
-        out.append({"name": f"{name} training step, batch {n}", "ms": _timed(step, reps) * 1e3})
+        out.append({"name": f"{name} training step, batch {n}", **_timed(step, reps)})
         compiled_step = torch.compile(step, fullgraph=True)  # recorded at its 2nd call, replayed after
         out.append({"name": f"{name} training step, batch {n}, compiled (replay)",
-                    "ms": _timed(compiled_step, reps, warmup=2) * 1e3})
+                    **_timed(compiled_step, reps, warmup=2)})
     n, c, h, w, co = cfg["conv"]
     x = torch.full((n, c, h, w), 0.5, device="webgpu")
     weight = torch.full((co, c, 3, 3), 0.01, device="webgpu")
     bias = torch.zeros(co, device="webgpu")
-    s = _timed(lambda: torch.nn.functional.conv2d(x, weight, bias, padding=1), reps)
-    out.append({"name": f"conv2d forward {n}x{c}x{h}x{w}, {co} out, 3x3 pad 1", "ms": s * 1e3,
-                "gflops": 2.0 * n * co * h * w * c * 9 / s / 1e9})
+    t = _timed(lambda: torch.nn.functional.conv2d(x, weight, bias, padding=1), reps)
+    out.append({"name": f"conv2d forward {n}x{c}x{h}x{w}, {co} out, 3x3 pad 1", **t,
+                "gflops": 2.0 * n * co * h * w * c * 9 / t["ms"] / 1e6})
     return out
 
 
@@ -288,12 +308,12 @@ def _encoder_float16(layer, x, reps, name):
     the float32 model under autocast(float16); with webtorch.profiler's top-15 table of the half forward."""
     from webtorch.profiler import profile
     with torch.autocast("webgpu", dtype=torch.float16):
-        autocast_ms = _timed(lambda: layer(x), reps) * 1e3
+        autocast = _timed(lambda: layer(x), reps)
     half, xh = layer.half(), x.half()
     compiled = torch.compile(half)
-    out = [{"name": f"{name}, float16", "ms": _timed(lambda: half(xh), reps) * 1e3},
-           {"name": f"{name}, float16, compiled (replay)", "ms": _timed(lambda: compiled(xh), reps) * 1e3},
-           {"name": f"{name}, autocast float16", "ms": autocast_ms}]
+    out = [{"name": f"{name}, float16", **_timed(lambda: half(xh), reps)},
+           {"name": f"{name}, float16, compiled (replay)", **_timed(lambda: compiled(xh), reps)},
+           {"name": f"{name}, autocast float16", **autocast}]
     with profile() as prof:
         half(xh)
     out[0]["gpu_timing"] = prof.gpu_timing
@@ -316,10 +336,10 @@ def minilm(cfg):
                            device="webgpu")
         mask = torch.ones(batch, tokens, dtype=torch.int64, device="webgpu")
         with torch.no_grad():
-            s = _timed(lambda: model(ids, mask), cfg.get("minilm_reps", 1), rounds=cfg.get("minilm_rounds", 3))
+            t = _timed(lambda: model(ids, mask), cfg.get("minilm_reps", 1), rounds=cfg.get("minilm_rounds", 3))
             with profile(profile_memory=True) as prof:
                 model(ids, mask)
-        out.append({"name": f"MiniLM-L6 forward {batch}x{tokens} tokens", "ms": s * 1e3,
+        out.append({"name": f"MiniLM-L6 forward {batch}x{tokens} tokens", **t,
                     "gpu_timing": prof.gpu_timing,
                     "profile": prof.key_averages().table(sort_by="self_gpu_time_total", row_limit=10)})
     return out
@@ -421,6 +441,7 @@ async def demos(cfg):
 
 
 async def run(cfg):
+    _cfg.update(cfg)
     torch.webgpu.synchronize()  # initialise the device first
     res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
     for name in cfg["sections"]:
