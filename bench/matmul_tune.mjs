@@ -24,7 +24,8 @@ const fill = (src, subs) => src.replace(/\$(?:\$|\{(\w+)\}|(\w+))/g, (m, a, b) =
   if (v === undefined) throw new Error(`template needs ${a ?? b}`);
   return String(v);
 });
-const batch = read("webtorch/wgsl/matmul_batch.wgsl");
+// C's store (matmul_store_vec4.wgsl) and batch offsets beside the kernel
+const batch = read("webtorch/wgsl/matmul_store_vec4.wgsl") + read("webtorch/wgsl/matmul_batch.wgsl");
 
 const configs = [];
 for (const [wx, wy, tm, tn4, bk4, file = "webtorch/wgsl/matmul_vec4.wgsl"] of JSON.parse(spec)) {

@@ -322,6 +322,59 @@ def _encoder_float16(layer, x, reps, name):
     return out
 
 
+def compile_check(cfg):
+    """Compiled replays against eager on this adapter, bit for bit, where a matmul's chain runs in its
+    store (backend/fusion.py): the encoder layer (float32, float16) and linear + bias + gelu + residual at
+    each float32 matmul precision (the tensor-core kernel's epilogue at "high" and "medium", where the
+    adapter has subgroup matrices) and in float16. Per case: equal, kernels eager and replayed, and
+    the replay's matmul kernels that run an epilogue."""
+    b, t, d, heads = cfg["encoder"]
+    gen = torch.Generator().manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(d, heads, dim_feedforward=4 * d, dropout=0.0,
+                                             batch_first=True).to("webgpu").eval()
+    x = torch.randn(b, t, d, generator=gen).to("webgpu")
+    w, bias = torch.randn(4 * d, d, generator=gen).to("webgpu") * 0.05, torch.randn(4 * d, generator=gen).to("webgpu")
+    residual = torch.randn(b, t, 4 * d, generator=gen).to("webgpu")
+
+    def mlp(x, w, bias, residual):
+        return torch.nn.functional.gelu(torch.nn.functional.linear(x, w, bias)) * 0.5 + residual
+    cases = [("encoder layer float32", lambda x: layer(x), [x], "highest")]
+    if torch.webgpu.has_float16():  # (the layer made float16 first)
+        cases.append(("encoder layer float16", lambda x: layer(x), [x.half()], "float16"))
+    for precision in ("highest", "high", "medium"):
+        cases.append((f"linear+gelu+residual float32, {precision}", mlp, [x, w, bias, residual], precision))
+    if torch.webgpu.has_float16():
+        cases.append(("linear+gelu+residual float16", mlp, [a.half() for a in (x, w, bias, residual)], "highest"))
+    out = []
+    with torch.no_grad():
+        for name, fn, args, precision in cases:
+            if precision == "float16":
+                layer.half()
+            torch.set_float32_matmul_precision("highest" if precision == "float16" else precision)
+            try:
+                rt = rt_mod.runtime()
+                k0 = rt.kernels_dispatched
+                eager = fn(*args)
+                k1 = rt.kernels_dispatched
+                compiled = torch.compile(fn)
+                compiled(*args)
+                k2 = rt.kernels_dispatched
+                replayed = compiled(*args)
+                k3 = rt.kernels_dispatched
+                steps = list(compiled.cache.values())[-1].program.steps
+                out.append({"name": name, "equal": bool(torch.equal(eager, replayed)),
+                            "max_abs_diff": (eager.float() - replayed.float()).abs().max().item(),
+                            "kernels_eager": k1 - k0, "kernels_replay": k3 - k2,
+                            "epilogues": sorted({s[1][0][1][0] for s in steps
+                                                 if s[0] == "fused" and s[1][0][0] == "fused_matmul"}),
+                            "stats": compiled.stats})
+            except Exception as e:  # one failing case must not hide the others
+                out.append({"name": name, "error": f"{type(e).__name__}: {e}"})
+    torch.set_float32_matmul_precision("highest")
+    layer.float()
+    return out
+
+
 def minilm(cfg):
     """all-MiniLM-L6-v2's forward (web/examples/minilm.py, written to /tmp by the runner; random
     weights: the timing does not depend on them) at each (batch, tokens) of cfg["minilm"]: ms per
@@ -445,7 +498,8 @@ async def run(cfg):
     torch.webgpu.synchronize()  # initialise the device first
     res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
     for name in cfg["sections"]:
-        if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos"):
+        if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos",
+                    "compile_check"):
             t0 = now()
             try:
                 res[name] = globals()[name](cfg)

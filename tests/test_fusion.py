@@ -162,3 +162,60 @@ def test_training_steps_fused_equal_unfused_bit_for_bit(model_name, optimizer_na
             recording.FUSE = True
     assert results[True][:2] == results[False][:2]
     assert results[True][2] < 0.85 * results[False][2], (results[True][2], results[False][2])
+
+
+# Epilogues: an elementwise chain that reads a matmul's C runs in the matmul kernel's store. Each path
+# of gpu.matmul on its own: lavapipe takes matmul_small.wgsl / matmul_registers.wgsl; the GPU kernels
+# (matmul_vec4.wgsl, matmul.wgsl) are forced as on a GPU adapter (the tensor-core kernel's epilogue
+# needs subgroup matrices: H200 only, bench/).
+MATMUL_PATHS = {"small": (False, True), "registers": (True, True), "vec4": (True, False), "tiled": (True, False)}
+
+
+def _matmul_path(monkeypatch, path):
+    from webtorch.backend import gpu
+    tiled, cpu = MATMUL_PATHS[path]
+    if tiled:
+        monkeypatch.setattr(gpu, "SMALL_MATMUL_MACS", 0)
+    monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: cpu)
+
+
+def _fused_matmul_kernels(fn, *args):
+    """The matmul kernels of fn's compiled replay whose store runs an epilogue."""
+    compiled = webtorch.compile(fn)
+    compiled(*args)
+    steps = list(compiled.cache.values())[-1].program.steps
+    return [s[1][0][1][0] for s in steps if s[0] == "fused" and s[1][0][0] == "fused_matmul"]
+
+
+def _epilogue_cases(n):
+    """(fn, torch args) over matmuls of n x n weights (rows of C n elements long)."""
+    g = torch.Generator().manual_seed(n)
+    x, w = torch.randn(2, 8, n, generator=g), torch.randn(n, n, generator=g)
+    b, r, u = torch.randn(2 * n, generator=g), torch.randn(2, 8, n, generator=g), torch.randn(n // 2, 2, generator=g)
+    x[0, 0, :3] = torch.tensor([math.nan, math.inf, -math.inf])  # a row of NaN
+    return [
+        # a linear layer: bias (a strided view: every other element) + activation, scaling, residual
+        (lambda T, x, w, b, r: [T.nn.functional.gelu(T.nn.functional.linear(x, w, b[::2])) * 0.5 + r], [x, w, b, r]),
+        (lambda T, x, w, b: [T.relu(x @ w.t() + b[:n]).tanh() - 1], [x, w, b]),
+        # C also a result (kept in memory), and a batched matmul's chain that broadcasts over the batch
+        (lambda T, x, w, r: [x @ w, (T.bmm(x, w.t().expand(2, n, n)) * r[:1]).sigmoid()], [x, w, r]),
+        # addmm, and a residual that is the matmul's own input A
+        (lambda T, x, w, b: [T.addmm(b[:n], x[0], w.t()) + x[0]], [x, w, b]),
+        # float16: C rounded to half before the bias add, as its store would
+        (lambda T, x, w, b: [T.nn.functional.linear(x.half(), w.half(), b[:n].half()).relu() * 3], [x, w, b]),
+        # a view that does not keep C's rows (its last dim half a row): the element's index in C unravelled
+        (lambda T, x, w, u: [(x @ w).view(2, 8, 2, n // 2) * u.t() - 1], [x, w, u]),
+    ]
+
+
+@pytest.mark.parametrize("path", list(MATMUL_PATHS))
+@pytest.mark.parametrize("case", range(6))
+def test_matmul_epilogues_equal_eager_and_torch(monkeypatch, path, case):
+    n = 30 if path == "tiled" else 32  # rows of multiples of 4 take the vec4 kernels
+    fn, args = _epilogue_cases(n)[case]
+    _matmul_path(monkeypatch, path)
+    _compare(fn, args, tol=1e-2 if case == 4 else 1e-4)
+    kernel = {"small": "matmul_small", "registers": "matmul_registers", "vec4": "matmul_vec4", "tiled": "matmul"}[path]
+    if case == 4 and path in ("registers", "vec4"):  # float16 takes the general kernels
+        kernel = "matmul_small" if path == "registers" else "matmul"
+    assert set(_fused_matmul_kernels(lambda *a: fn(webtorch, *a), *[_w(a) for a in args])) == {kernel}

@@ -1,5 +1,8 @@
 """webtorch.compile inside Pyodide: the MLP of the training-parity cases, replayed, against torch."""
 import json
+import math
+
+import pytest
 
 
 def test_compiled_mlp_replays_torch_values(py):
@@ -73,22 +76,36 @@ def f(T, x, y):
 """
 
 
-def test_fused_chains_replay_torch_values(py):
+# f(T, x, y) of linear layers: a matmul's chain (bias, gelu, scaling, a residual of its input A; relu,
+# tanh) runs in the matmul kernel's store
+EPILOGUES = """
+def f(T, x, y):
+    h = T.nn.functional.linear(x, y, y[0])
+    return [T.nn.functional.gelu(h) * 0.5 + x, (x @ y).relu().tanh()]
+"""
+SPECIAL_ROWS = [[0.0, -0.0, math.inf, -math.inf, math.nan, 1e-30, 3e38, -2.5],
+                [0.5, -0.75, 2.0, 7.25, -13.5, 0.999, 40.0, -1.0]]
+CASES = {"chains": (CHAINS, SPECIAL_ROWS, [0.5, 1.5]),
+         "epilogues": (EPILOGUES, [row[i:i + 4] for row in SPECIAL_ROWS for i in (0, 4)] * 2,
+                       [[0.5, -1.0, 2.0, 0.25], [1.5, 0.75, -0.5, 3.0], [-2.0, 0.125, 1.0, -0.75],
+                        [0.3, 0.6, -0.9, 1.2]])}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_fused_chains_replay_torch_values(py, case):
     # a replay fuses the chains (fewer kernels than the eager call) and gives eager's values bit for
     # bit, and torch's, NaN and infinities included
-    import math
     import torch
-    x = [[0.0, -0.0, math.inf, -math.inf, math.nan, 1e-30, 3e38, -2.5],
-         [0.5, -0.75, 2.0, 7.25, -13.5, 0.999, 40.0, -1.0]]
+    source, x, y = CASES[case]
     namespace = {}
-    exec(CHAINS, namespace)
-    expected = [t.tolist() for t in namespace["f"](torch, torch.tensor(x), torch.tensor([0.5, 1.5]))]
-    got, eager, kernels = py.run(CHAINS + f"""
+    exec(source, namespace)
+    expected = [t.tolist() for t in namespace["f"](torch, torch.tensor(x), torch.tensor(y))]
+    got, eager, kernels = py.run(source + f"""
 import json
 import webtorch
 from webtorch.backend.webgpu import runtime
 x = webtorch.tensor(json.loads({json.dumps(json.dumps(x))}), device="webgpu")
-y = webtorch.tensor([0.5, 1.5], device="webgpu")
+y = webtorch.tensor(json.loads({json.dumps(json.dumps(y))}), device="webgpu")
 rt = runtime()
 k0 = rt.kernels_dispatched
 eager = [t.tolist() for t in f(webtorch, x, y)]
@@ -101,6 +118,7 @@ got = [t.tolist() for t in compiled(x, y)]
 """)
     assert repr(got) == repr(eager)  # bit for bit (NaN != NaN: compared as text)
     assert kernels[1] < kernels[0] and kernels[2] == {"captures": 1, "replays": 1, "eager": 0}, kernels
+    assert case != "epilogues" or kernels[1] == 2, kernels  # one kernel per matmul
     for g, e in zip(got, expected):
         torch.testing.assert_close(torch.tensor(g, dtype=torch.float32), torch.tensor(e, dtype=torch.float32),
                                    atol=1e-5, rtol=1e-5, equal_nan=True)

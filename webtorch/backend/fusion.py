@@ -16,6 +16,12 @@ new state (live at the end of the call), an argument's or a state tensor's buffe
 buffer any other kernel or upload of the program uses (saved for backward, read by a matmul). Those
 intermediates that nothing else uses get no buffer at all.
 
+A chain may also start at a matmul kernel (a linear layer's bias add, activation, scaling, residual
+add): its ops then run in the matmul kernel's store of each element of C (kernels.matmul_epilogue), C's
+value being the first member, rounded to C's dtype as the store would. The same rules decide what
+joins and what is stored (C itself only where something else reads it); the fused kernel also binds the
+matmul's A and B, which the chain may read but not write.
+
 Each op computes as its own kernel did (the same expression from ops_table.py on the same compute
 type, its result rounded to its dtype's storage as a store would), so results equal unfused ones.
 """
@@ -57,6 +63,41 @@ class _Op:
                 self.operands.append(("view", dt.BY_NAME[d], next(tensors)))
 
 
+# The matmul kernels (kernels.py) by their key's name: the dtype of C they store (None: in the key).
+# (The tensor-core kernel, "matmul_subgroup_matrix", has the hook too, not yet checked on a GPU that
+# runs it.)
+_MATMUL_OUT = {"matmul": None, "matmul_small": None, "matmul_vec4": dt.float32, "matmul_registers": dt.float32}
+
+
+class _Matmul:
+    """A recorded matmul kernel as a chain's first member: the value of each element of C (contiguous,
+    of numel elements, n per row), computed in f32 and rounded to C's dtype as its store would."""
+    __slots__ = ("index", "step", "op", "operands", "computes", "out_dtype", "out", "numel", "shape", "n")
+
+    def __init__(self, index, step, out_dtype):
+        _, kernel, slots, meta, _, _ = step
+        self.index, self.step, self.op = index, step, ELEMENTWISE["copy"]
+        self.operands, self.computes, self.out_dtype = [("value", None, None)], [dt.float32], out_dtype
+        self.out, self.shape, self.n = (slots[0], 0, None), None, meta[1]
+        self.numel = meta[0] * meta[1] * math.prod(meta[10:10 + meta[3]])
+
+
+def _matmul(index, step, max_workgroup_bytes):
+    """step as a chain's first member where it is a matmul kernel of float C with elements, else None."""
+    key = step[1][0]
+    if step[0] != "run" or key[0] not in _MATMUL_OUT:
+        return None
+    out = _MATMUL_OUT[key[0]] or dt.BY_NAME[key[1]]
+    if not out.is_floating_point:
+        return None
+    if key[0] == "matmul_subgroup_matrix":  # its epilogue stages fragments in workgroup memory
+        _, _, fragment, _, tiles, _, _, _, _, split = key
+        if kernels.matmul_subgroup_matrix_bytes(out, fragment, tiles, split, epilogue=True) > max_workgroup_bytes:
+            return None
+    mm = _Matmul(index, step, out)
+    return mm if mm.numel else None
+
+
 def _normal(shape, strides):
     """strides over shape with size-1 dims' strides zeroed; None when they are row-major contiguous."""
     strides = tuple(0 if size == 1 else s for size, s in zip(shape, strides))
@@ -76,8 +117,11 @@ class _Chain:
     memory, and the values it must store (those some step outside the chain, or the call's result,
     needs)."""
 
-    def __init__(self, users, live_new, max_bindings):
-        self.users, self.live_new, self.max_bindings = users, live_new, max_bindings
+    def __init__(self, users, live_new, max_bindings, matmul=None):
+        self.users, self.live_new, self.matmul = users, live_new, matmul
+        # a matmul's kernel also binds A and B and takes its own params words
+        self.max_bindings = max_bindings - (2 if matmul else 0)
+        self.extra_words = len(matmul.step[3]) if matmul else 0
         self.ops, self.numel, self.shape = [], None, None
         self.written = {}  # slot -> (op position, view) of the op writing it
         self.read = set()  # slots read from memory
@@ -97,6 +141,8 @@ class _Chain:
         for kind, d, ref in op.operands:
             if kind == "scalar":
                 scalars.add(ref)
+                continue
+            if kind == "value":
                 continue
             written = self.written.get(ref[0])
             if written is not None:
@@ -120,7 +166,8 @@ class _Chain:
         views = self.loads | loads | stores
         shape = self.shape or op.shape or (op.numel,)
         if len({(ref[0], t) for ref, t in views}) > self.max_bindings or \
-                2 + len(shape) + len(views) * (1 + len(shape)) + len(self.scalars | scalars) > META_WINDOW // 4:
+                self.extra_words + 2 + len(shape) + len(views) * (1 + len(shape)) + len(self.scalars | scalars) > \
+                META_WINDOW // 4:
             return False
         self.waiting = waiting
         self.written[slot] = (len(self.ops), op.out)
@@ -132,11 +179,13 @@ class _Chain:
         return True
 
 
-def fuse(steps, live_new, max_bindings):
-    """steps with each fusable chain of elementwise runs replaced by one run of a fused kernel
-    (step ("fused", kernel, slots, meta, groups, n_stores)), and the allocations and releases of the
-    buffers it no longer writes dropped. live_new: the "new" slots allocated at the end of the call.
-    max_bindings: storage buffers a kernel may bind (the params buffer is one of them)."""
+def fuse(steps, live_new, max_bindings, max_workgroup_bytes=0):
+    """steps with each fusable chain of elementwise runs (after a matmul's, or not) replaced by one run
+    of a fused kernel (step ("fused", kernel, slots, meta, groups, written): written, the positions in
+    slots of the buffers it writes besides the first), and the allocations and releases of the buffers
+    it no longer writes dropped. live_new: the "new" slots allocated at the end of the call.
+    max_bindings: storage buffers a kernel may bind (the params buffer is one of them);
+    max_workgroup_bytes: the adapter's workgroup memory."""
     users = {}  # slot -> indices of the steps that bind it
     for index, step in enumerate(steps):
         if step[0] == "run":
@@ -154,10 +203,13 @@ def fuse(steps, live_new, max_bindings):
             if chain is not None and len(chain.ops) > 1:
                 chains.append(chain)
             chain = None
-            if op is not None:
-                chain = _Chain(users, live_new, max_bindings - 1)
-                if not chain.add(op):
+            first = op or _matmul(index, step, max_workgroup_bytes)
+            if first is not None:
+                chain = _Chain(users, live_new, max_bindings - 1, None if op else first)
+                if not chain.add(first):
                     chain = None
+                elif not op:
+                    chain.read |= set(step[2][1:])  # A and B: no op of the chain may write them
     if chain is not None and len(chain.ops) > 1:
         chains.append(chain)
     if not chains:
@@ -166,6 +218,8 @@ def fuse(steps, live_new, max_bindings):
     replaced = {}  # step index -> the steps that take its place ([] for a fused op's own)
     for chain in chains:
         stored = chain.stored()
+        if not stored:  # nothing the call uses: left as recorded
+            continue
         dropped |= {op.out[0] for op in chain.ops} - {op.out[0] for op in stored}
         first, last = chain.ops[0].index, chain.ops[-1].index
         between = [steps[i] for i in range(first, last + 1) if steps[i][0] in ("alloc", "release")]
@@ -185,59 +239,102 @@ def fuse(steps, live_new, max_bindings):
 
 
 def _fused_step(chain, stored):
-    """The fused kernel's run step: outputs (the stored values' buffers) bound first, then inputs."""
+    """The fused kernel's run step: outputs (the stored values' buffers) bound first, then inputs; a
+    matmul's A and B second and third, after the first output."""
+    mm = chain.matmul
     contiguous = all(ref[2] is None for ref, _ in chain.loads) and all(op.out[2] is None for op in stored)
     shape = (chain.numel,) if contiguous else chain.shape
-    bindings = {}  # (slot, storage type) -> position
+    bindings = {}  # (slot, storage type) -> (dtype, written); None: the matmul's A and B
     for op in stored:
         bindings.setdefault((op.out[0], kernels.STORAGE[op.out_dtype]), (op.out_dtype, True))
-    n_stores = len(bindings)
+        if mm and len(bindings) == 1:
+            bindings.update({("matmul", "a"): (None, False), ("matmul", "b"): (None, False)})
     for op in chain.ops:
         for kind, d, ref in op.operands:
             if kind == "view" and ref[0] in chain.read:
                 bindings.setdefault((ref[0], kernels.STORAGE[d]), (d, False))
     position = {key: b for b, key in enumerate(bindings)}
     views, scalars, members, written = {}, {}, [], {}
-    meta = [chain.numel, len(shape), *shape]
+    view_bindings = {}
 
     def view(ref, d):
         key = (ref, kernels.STORAGE[d])
         if key not in views:
             views[key] = len(views)
-            meta.extend([ref[1], *(([1] if contiguous else _row_major(shape)) if ref[2] is None else ref[2])])
-        return views[key], position[(ref[0], key[1])]
+            view_bindings[views[key]] = position[(ref[0], key[1])]
+        return views[key]
 
-    view_bindings = {}
     for k, op in enumerate(chain.ops):
         operands = []
         for kind, d, ref in op.operands:
             if kind == "scalar":
                 operands.append(("scalar", scalars.setdefault(ref, len(scalars))))
+            elif kind == "value":
+                operands.append(("value", None))
             elif ref[0] in written:
                 operands.append(("member", written[ref[0]]))
             else:
-                v, b = view(ref, d)
-                view_bindings[v] = b
-                operands.append(("view", v))
-        stores = []
-        if op in stored:
-            v, b = view(op.out, op.out_dtype)
-            view_bindings[v] = b
-            stores.append(v)
+                operands.append(("view", view(ref, d)))
+        stores = [view(op.out, op.out_dtype)] if op in stored else []
         written[op.out[0]] = k
         members.append((op.op, operands, op.computes, op.out_dtype, stores))
-    meta.extend(scalars)  # in insertion order: the s-th scalar word
+    refs = [ref for ref, _ in views]  # in view order
     binding_list = list(bindings.values())
     view_list = [view_bindings[v] for v in range(len(views))]
-    key = ("fused", tuple((d.name, w) for d, w in binding_list), tuple(view_list),
-           tuple((op.name, tuple(operands), tuple(c.name for c in computes), out_dtype.name, tuple(stores))
-                 for op, operands, computes, out_dtype, stores in members), contiguous)
-    kernel = _KERNELS.get(key)
-    if kernel is None:
-        kernel = _KERNELS[key] = (key, kernels.elementwise_program(binding_list, view_list, members, contiguous),
-                                  "w" * n_stores + "r" * (len(binding_list) - n_stores))
-    per = kernels.ELEMENTWISE_PER if contiguous else 1
-    return ("fused", kernel, [slot for slot, _ in bindings], meta, math.ceil(chain.numel / (256 * per)), n_stores)
+    members_key = tuple((op.name, tuple(operands), tuple(c.name for c in computes), out_dtype.name, tuple(stores))
+                        for op, operands, computes, out_dtype, stores in members)
+    slots = [slot for slot, _ in bindings]
+    written_positions = tuple(b for b, (_, w) in enumerate(binding_list) if w and b)
+    if mm is None:
+        meta = [chain.numel, len(shape), *shape]
+        for ref in refs:
+            meta.extend([ref[1], *(([1] if contiguous else _row_major(shape)) if ref[2] is None else ref[2])])
+        key = ("fused", tuple((d.name, w) for d, w in binding_list), tuple(view_list), members_key, contiguous)
+        kernel = _KERNELS.get(key)
+        if kernel is None:
+            kernel = _KERNELS[key] = (key, kernels.elementwise_program(binding_list, view_list, members, contiguous),
+                                      "".join("w" if w else "r" for _, w in binding_list))
+        per = kernels.ELEMENTWISE_PER if contiguous else 1
+        groups = math.ceil(chain.numel / (256 * per))
+    else:
+        _, mm_kernel, mm_slots, mm_meta, groups, _ = mm.step
+        slots[1:3] = mm_slots[1:]
+        shape, strides = _epilogue_layout(shape, [_row_major(shape) if ref[2] is None else ref[2] for ref in refs],
+                                          mm.n)
+        by_rows = shape[-1] == mm.n
+        meta = [*mm_meta, chain.numel, len(shape), *shape]
+        for ref, view_strides in zip(refs, strides):
+            meta.extend([ref[1], *view_strides])
+        key = ("fused_matmul", mm_kernel[0], tuple((d and d.name, w) for d, w in binding_list), tuple(view_list),
+               members_key, len(shape), by_rows)
+        kernel = _KERNELS.get(key)
+        if kernel is None:
+            source, access = kernels.matmul_epilogue(mm_kernel[0], binding_list, view_list, members, len(shape),
+                                                     by_rows)
+            kernel = _KERNELS[key] = (key, source, access)
+    meta.extend(scalars)  # in insertion order: the s-th scalar word
+    return ("fused", kernel, slots, meta, groups, written_positions)
+
+
+def _epilogue_layout(shape, strides, n):
+    """shape and each view's strides over it with dims merged where every view steps through them as
+    one (size-1 dims dropped), and the last dim split at n (C's row length) where it is a multiple of
+    it: a matmul epilogue then takes the column from C's own and unravels only the row."""
+    dims = []  # (size, strides of the views)
+    for d, size in enumerate(shape):
+        if size == 1:
+            continue
+        st = [s[d] for s in strides]
+        if dims and all(outer == inner * size for outer, inner in zip(dims[-1][1], st)):
+            dims[-1] = (dims[-1][0] * size, st)
+        else:
+            dims.append((size, st))
+    if not dims:
+        dims = [(1, [0] * len(strides))]
+    size, st = dims[-1]
+    if size > n and size % n == 0:
+        dims[-1:] = [(size // n, [s * n for s in st]), (n, st)]
+    return tuple(size for size, _ in dims), [[d[1][v] for d in dims] for v in range(len(strides))]
 
 
 _KERNELS = {}  # fused kernels by key: a signature recorded again builds no WGSL

@@ -136,8 +136,6 @@ def elementwise_program(bindings, views, members, contiguous):
     first, so that many are in flight per thread (one per thread left a float16 stream latency-bound on
     the H200, at float32's elements per second); the rest runs index after index."""
     n_views = len(views)
-    declarations = [f"@group(0) @binding({b + 1}) var<storage, {'read_write' if writable else 'read'}> "
-                    f"x{b}: array<{STORAGE[d]}>;" for b, (d, writable) in enumerate(bindings)]
     views = list(views)
     per = ELEMENTWISE_PER if contiguous else 1
     index, early, lines = ["  let rank = params[1];"], [], []
@@ -157,32 +155,84 @@ def elementwise_program(bindings, views, members, contiguous):
             index += [f"    o{v}_0 = o{v}_0 + idx * params[2u + rank + {v}u * (rank + 1u) + d];"
                       for v in range(n_views)]
             index += ["  }"]
-        body = []
-        for k, (op, operands, computes, out_dtype, stores) in enumerate(members):
-            names = []
-            for j, ((kind, ref), c) in enumerate(zip(operands, computes)):
-                if kind == "scalar":
-                    word = f"params[2u + rank + {n_views}u * (rank + 1u) + {ref}u]"
-                    value = {"f32": f"bitcast<f32>({word})", "i32": f"bitcast<i32>({word})",
-                             "bool": f"({word} != 0u)"}[COMPUTE[c]]
-                elif kind == "view":
-                    value = convert(f"x{views[ref]}[o{ref}_{e}]", STORAGE[bindings[views[ref]][0]], COMPUTE[c])
-                else:
-                    value = convert(f"r{ref}_{e}", STORAGE[members[ref][3]], COMPUTE[c])
-                names.append(f"v{k}_{j}_{e}")
-                read_only = kind == "view" and not bindings[views[ref]][1]
-                (early if read_only else body).append(f"  let {names[-1]} = {value};")
-            result_compute = COMPUTE[computes[-1]]
-            expr = Template(op.expression(result_compute)).substitute(dict(zip("abc", names)))
-            result_type = "bool" if op.out == "bool" else result_compute
-            body.append(f"  let r{k}_{e} = {convert(expr, result_type, stored(out_dtype))};")
-            body += [f"  x{views[v]}[o{v}_{e}] = r{k}_{e};" for v in stores]
+        body = _member_lines(bindings, views, members, e, "2u + rank", early)
         if contiguous:
             lines += [f"  if (tid + {e}u * total < n) {{"] + ["  " + line for line in body] + ["  }"]
         else:
             lines += body
     return wgsl("prelude") + Template(wgsl("elementwise")).substitute(
-        bindings="\n".join(declarations), index="\n".join(index + early), body="\n".join(lines))
+        bindings=_declarations(bindings), index="\n".join(index + early), body="\n".join(lines))
+
+
+def _declarations(bindings):
+    """The storage bindings x0, x1, .. at binding 1, 2, ..; None: a binding the kernel declares itself."""
+    return "\n".join(f"@group(0) @binding({b + 1}) var<storage, {'read_write' if writable else 'read'}> "
+                     f"x{b}: array<{STORAGE[d]}>;" for b, (d, writable) in enumerate(bindings) if d is not None)
+
+
+def _member_lines(bindings, views, members, e, first_view_word, early):
+    """WGSL lines computing and storing members at index suffix e (view v at offset o{v}_{e}; the views'
+    params from word first_view_word on, then the scalars). Loads from buffers nothing writes go to
+    early instead. An operand ("value", None) is the matmul's value v (matmul_epilogue.wgsl)."""
+    n_views, body = len(views), []
+    for k, (op, operands, computes, out_dtype, stores) in enumerate(members):
+        names = []
+        for j, ((kind, ref), c) in enumerate(zip(operands, computes)):
+            if kind == "scalar":
+                word = f"params[{first_view_word} + {n_views}u * (rank + 1u) + {ref}u]"
+                value = {"f32": f"bitcast<f32>({word})", "i32": f"bitcast<i32>({word})",
+                         "bool": f"({word} != 0u)"}[COMPUTE[c]]
+            elif kind == "view":
+                value = convert(f"x{views[ref]}[o{ref}_{e}]", STORAGE[bindings[views[ref]][0]], COMPUTE[c])
+            elif kind == "value":
+                value = "v"
+            else:
+                value = convert(f"r{ref}_{e}", STORAGE[members[ref][3]], COMPUTE[c])
+            names.append(f"v{k}_{j}_{e}")
+            read_only = kind == "view" and not bindings[views[ref]][1]
+            (early if read_only else body).append(f"  let {names[-1]} = {value};")
+        result_compute = COMPUTE[computes[-1]]
+        expr = Template(op.expression(result_compute)).substitute(dict(zip("abc", names)))
+        result_type = "bool" if op.out == "bool" else result_compute
+        body.append(f"  let r{k}_{e} = {convert(expr, result_type, stored(out_dtype))};")
+        body += [f"  x{views[v]}[o{v}_{e}] = r{k}_{e};" for v in stores]
+    return body
+
+
+def matmul_epilogue(matmul_key, bindings, views, members, rank, by_rows):
+    """A matmul kernel (by its key) whose store of C's element (row, col) runs members instead
+    (matmul_epilogue.wgsl): member 0 takes the matmul's value (operand ("value", None)) as its store
+    into C would have rounded it; the others are an elementwise chain after it, as in
+    elementwise_program. bindings, views and members as there; bindings[1] and [2] are None (the
+    matmul's A and B). The chain's views: offsets and strides over a shape of rank dims (params after
+    the matmul's), by_rows: its last dim is C's row (col indexes it; row is unravelled over the
+    others), else the element's index in C, row * N + col, is unravelled over all of them."""
+    early = []
+    body = _member_lines(bindings, views, members, 0, "e0 + 2u + rank", early)
+    index = [f"  let rank = {rank}u;", f"  var rem = {'row' if by_rows else 'row * params[1] + col'};"]
+    index += [f"  var o{v}_0 = params[e0 + 2u + rank + {v}u * (rank + 1u)]" +
+              (f" + col * params[e0 + 2u + rank + {v}u * (rank + 1u) + rank];" if by_rows else ";")
+              for v in range(len(views))]
+    index += [f"  for (var d = {rank - 1 if by_rows else rank}u; d > 1u; d = d - 1u) {{",
+              "    let size = params[e0 + 1u + d];",
+              "    let idx = rem % size;",
+              "    rem = rem / size;"]
+    index += [f"    o{v}_0 = o{v}_0 + idx * params[e0 + 2u + rank + {v}u * (rank + 1u) + d];" for v in range(len(views))]
+    index += ["  }"]
+    if rank > 1 or not by_rows:  # the outermost dim: what remains of the index
+        index += [f"  o{v}_0 = o{v}_0 + rem * params[e0 + 3u + rank + {v}u * (rank + 1u)];" for v in range(len(views))]
+    kind, *args = matmul_key
+    epilogue = wgsl("prelude") + Template(wgsl("matmul_epilogue")).substitute(
+        bindings=_declarations(bindings), T=COMPUTE[members[0][2][0]], index="\n".join(index + early),
+        body="\n".join(body))
+    if kind == "matmul_subgroup_matrix":
+        out, fragment, sg, tiles, vec, a_col, b_col, f32_inputs, split = args
+        source = _matmul_subgroup_matrix_source(fragment, sg, tiles, a_col, b_col, f32_inputs, split, vec,
+                                                "matmul_subgroup_matrix_out_epilogue")
+    else:
+        source = _MATMUL_SOURCES[kind](*args)
+    # the kernel first: its `enable` directives must open the module
+    return source + epilogue, "".join("w" if writable else "r" for _, writable in bindings)
 
 
 _IDENTITY = {
@@ -254,24 +304,37 @@ def matmul_vec4(tile, b_transposed=False):
     """The f32 fast path (matmul_vec4.wgsl). tile: (wx, wy, tm, tn4, bk4), a (wy*tm) x (4*wx*tn4) tile
     per workgroup of wx x wy invocations, K in steps of 4*bk4; wy*tm*bk4 and 4*bk4*wx*tn4 must be
     multiples of wx*wy (whole vec4 loads per invocation). b_transposed: B's stride 1 is along K (x @ W.T)."""
+    return ("matmul_vec4", tile, b_transposed), wgsl("matmul_store_vec4") + _matmul_vec4_source(tile, b_transposed), \
+        "wrr"
+
+
+def _matmul_vec4_source(tile, b_transposed):
     wx, wy, tm, tn4, bk4 = tile
-    source = wgsl("matmul_batch") + Template(wgsl("matmul_vec4")).substitute(
+    return wgsl("matmul_batch") + Template(wgsl("matmul_vec4")).substitute(
         WX=wx, WY=wy, TM=tm, TN4=tn4, BK4=bk4, B_T=str(b_transposed).lower())
-    return ("matmul_vec4", tile, b_transposed), source, "wrr"
 
 
 @functools.lru_cache(maxsize=None)
 def matmul_registers(b_transposed):
     """The f32 path of CPU adapters (matmul_registers.wgsl): 8x4 outputs per invocation, no workgroup
     memory. b_transposed: B's stride 1 is along K (x @ W.T)."""
-    source = wgsl("matmul_batch") + Template(wgsl("matmul_registers")).substitute(B_T=str(b_transposed).lower())
-    return ("matmul_registers", b_transposed), source, "wrr"
+    return ("matmul_registers", b_transposed), wgsl("matmul_store_vec4") + _matmul_registers_source(b_transposed), \
+        "wrr"
+
+
+def _matmul_registers_source(b_transposed):
+    return wgsl("matmul_batch") + Template(wgsl("matmul_registers")).substitute(B_T=str(b_transposed).lower())
 
 
 def _with_store(d, t, source):
     """source preceded by wt_store (and the prelude's wt_bf16 for bfloat16, unless source has it)."""
     prelude = wgsl("prelude")
     return (prelude if d is dt.bfloat16 and prelude not in source else "") + store_fn(t, d) + source
+
+
+def _with_c_store(d, t, source):
+    """A matmul kernel's source with its C binding and store_c (matmul_store.wgsl), storing d."""
+    return _with_store(d, t, Template(wgsl("matmul_store")).substitute(S=STORAGE[d], T=t) + source)
 
 
 # How matmul_subgroup_matrix.wgsl loads and stages its inputs, by (float32 inputs, elements per load):
@@ -300,13 +363,14 @@ def unrolled(source):
     return _UNROLL.sub(expand, source)
 
 
-def matmul_subgroup_matrix_bytes(out_dtype, fragment, tiles, split):
+def matmul_subgroup_matrix_bytes(out_dtype, fragment, tiles, split, epilogue=False):
     """Workgroup memory of matmul_subgroup_matrix.wgsl: the padded A and B tiles in halves (twice with
-    split), and float16 C's staged fragments (matmul_subgroup_matrix_out_f16.wgsl) in f32."""
+    split), and the result fragments staged in f32 for float16 C (matmul_subgroup_matrix_out_f16.wgsl)
+    or an epilogue (matmul_subgroup_matrix_out_epilogue.wgsl)."""
     (sm, sn, sk), (tm, tn, wm, wn, bk) = fragment, tiles
     bm, bn = wm * tm * sm, wn * tn * sn
     halves = max(bm * (bk + 8), bk * (bm + 8)) + max(bk * (bn + 8), bn * (bk + 8))  # either layout
-    return 2 * halves * (2 if split else 1) + (4 * wm * wn * sm * sn if out_dtype is dt.float16 else 0)
+    return 2 * halves * (2 if split else 1) + (4 * wm * wn * sm * sn if out_dtype is dt.float16 or epilogue else 0)
 
 
 @functools.lru_cache(maxsize=None)
@@ -315,35 +379,56 @@ def matmul_subgroup_matrix(out_dtype, fragment, subgroup_size, tiles, a_col_majo
     """A @ B on tensor cores (matmul_subgroup_matrix.wgsl): f16 inputs, or f32 ones rounded to f16
     (split: as hi + lo f16 parts); fragment = (M, N, K) of the adapter's f16 -> f32 subgroup-matrix
     configuration; tiles = (TM, TN, WM, WN, BK); vec: elements per load (SUBGROUP_MATRIX_VECS)."""
+    source = _matmul_subgroup_matrix_source(fragment, subgroup_size, tiles, a_col_major, b_col_major, f32_inputs,
+                                            split, vec, "matmul_subgroup_matrix_out_" + STORAGE[out_dtype])
+    return ("matmul_subgroup_matrix", out_dtype.name, fragment, subgroup_size, tiles, vec, a_col_major, b_col_major,
+            f32_inputs, split), source, "wrr"
+
+
+def _matmul_subgroup_matrix_source(fragment, subgroup_size, tiles, a_col_major, b_col_major, f32_inputs, split, vec,
+                                   out):
+    """matmul_subgroup_matrix.wgsl with the store_result of the file out."""
     (sm, sn, sk), (tm, tn, wm, wn, bk) = fragment, tiles
     inv = wm * wn * subgroup_size
-    source = unrolled(Template(wgsl("matmul_subgroup_matrix")).substitute(
-        C_WORD={dt.float16: "u32", dt.float32: "f32"}[out_dtype], SM=sm, SN=sn, SK=sk, TM=tm, TN=tn, WM=wm, WN=wn,
+    return unrolled(Template(wgsl("matmul_subgroup_matrix")).substitute(
+        SM=sm, SN=sn, SK=sk, TM=tm, TN=tn, WM=wm, WN=wn,
         BK=bk, SG=subgroup_size, VEC=vec, K_STEPS=bk // sk, A_LOADS=wm * tm * sm * bk // vec // inv,
         B_LOADS=wn * tn * sn * bk // vec // inv, PAIRS=vec // 2,
         A_COL_MAJOR=str(a_col_major).lower(), B_COL_MAJOR=str(b_col_major).lower(), SPLIT=str(split).lower(),
         A_LO_SIZE="BM * BK / A_RUN * A_STRIDE" if split else 1, B_LO_SIZE="BK * BN / B_RUN * B_STRIDE" if split else 1,
         A_LO="a_lo_tile" if split else "a_tile", B_LO="b_lo_tile" if split else "b_tile",
-        **_STAGED[f32_inputs, vec])) + wgsl("matmul_subgroup_matrix_out_" + STORAGE[out_dtype]) + wgsl("matmul_batch")
-    return ("matmul_subgroup_matrix", out_dtype.name, fragment, subgroup_size, tiles, vec, a_col_major, b_col_major,
-            f32_inputs, split), source, "wrr"
+        **_STAGED[f32_inputs, vec])) + wgsl(out) + wgsl("matmul_batch")
 
 
 @functools.lru_cache(maxsize=None)
 def matmul(d):
+    return ("matmul", d.name), _with_c_store(d, COMPUTE[d], _matmul_source(d.name)), "wrr"
+
+
+def _matmul_source(name):
+    """matmul.wgsl without C's store (matmul_store.wgsl, or an epilogue)."""
+    d = dt.BY_NAME[name]
     t = COMPUTE[d]
-    source = wgsl("matmul_batch") + Template(wgsl("matmul")).substitute(S=STORAGE[d], T=t, fma="fma(ar[i], br[j], acc[i][j])" if t == "f32"
-                                                 else "acc[i][j] + ar[i] * br[j]")
-    return ("matmul", d.name), _with_store(d, t, source), "wrr"
+    return wgsl("matmul_batch") + Template(wgsl("matmul")).substitute(
+        S=STORAGE[d], T=t, fma="fma(ar[i], br[j], acc[i][j])" if t == "f32" else "acc[i][j] + ar[i] * br[j]")
 
 
 @functools.lru_cache(maxsize=None)
 def matmul_small(d):
     """One output per invocation (matmul_small.wgsl): the path for small products."""
+    return ("matmul_small", d.name), _with_c_store(d, COMPUTE[d], _matmul_small_source(d.name)), "wrr"
+
+
+def _matmul_small_source(name):
+    d = dt.BY_NAME[name]
     t = COMPUTE[d]
     mad = f"fma({t}(a[ai]), {t}(b[bi]), acc)" if t == "f32" else f"acc + {t}(a[ai]) * {t}(b[bi])"
-    source = wgsl("matmul_batch") + Template(wgsl("matmul_small")).substitute(S=STORAGE[d], T=t, mad=mad)
-    return ("matmul_small", d.name), _with_store(d, t, source), "wrr"
+    return wgsl("matmul_batch") + Template(wgsl("matmul_small")).substitute(S=STORAGE[d], T=t, mad=mad)
+
+
+# The matmul kernels without C's store, by their key's name and the rest of the key (matmul_epilogue)
+_MATMUL_SOURCES = {"matmul": _matmul_source, "matmul_small": _matmul_small_source,
+                   "matmul_vec4": _matmul_vec4_source, "matmul_registers": _matmul_registers_source}
 
 
 # Where take.wgsl / put.wgsl find element i's offset: precomputed offsets, or a slice along one dim

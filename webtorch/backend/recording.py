@@ -118,7 +118,7 @@ class Program:
         slot_of = {}  # buffer id -> its "new" slot, for the buffer's current lifetime
         self.new_count = 0
         # ("alloc", k, nbytes) ("release", k) ("run", kernel, slots, meta, groups, meta_fn)
-        # ("upload", slot, bytes), and after fusion ("fused", kernel, slots, meta, groups, n_stores)
+        # ("upload", slot, bytes), and after fusion ("fused", kernel, slots, meta, groups, written)
         self.steps = []
         live = set()
 
@@ -149,7 +149,9 @@ class Program:
                 self.steps.append(("upload", slot(event[1]), event[2]))
         self.live_new = live  # "new" slots still allocated at the end (results, new state)
         if FUSE:
-            self.steps = fusion.fuse(self.steps, live, recorder.runtime.limits["max_storage_buffers_per_shader_stage"])
+            limits = recorder.runtime.limits
+            self.steps = fusion.fuse(self.steps, live, limits["max_storage_buffers_per_shader_stage"],
+                                     limits["max_compute_workgroup_storage_size"])
         self.slot_of = slot_of  # at the end of the call: buffer id -> "new" slot
         self.known = known
 
@@ -170,11 +172,11 @@ class Program:
                 _, kernel, slots, meta, groups, meta_fn = step
                 run(kernel, [bound[k][i] for k, i in slots], meta if meta_fn is None else meta_fn(), groups)
             elif kind == "fused":
-                _, kernel, slots, meta, groups, n_stores = step
+                _, kernel, slots, meta, groups, written = step
                 buffers = [bound[k][i] for k, i in slots]
                 run(kernel, buffers, meta, groups)
-                for buf in buffers[1:n_stores]:  # run() marks buffers[0] as written; the others too
-                    buf.value_range = None
+                for i in written:  # run() marks buffers[0] as written; the others too
+                    buffers[i].value_range = None
             elif kind == "alloc":
                 new[step[1]] = alloc(step[2])
             elif kind == "release":

@@ -1,10 +1,10 @@
-// Batched C = A @ B over strided A (batch.., M, K) and B (batch.., K, N); C is contiguous.
+// Batched C = A @ B over strided A (batch.., M, K) and B (batch.., K, N); C is contiguous, stored by
+// store_c (matmul_store.wgsl, or a fused elementwise epilogue: matmul_epilogue.wgsl).
 // 64x64 output tile per workgroup, 4x4 per invocation, K in steps of 16 through workgroup memory.
 // Elements are stored as $$S and accumulated as $$T (f16 storage accumulates in f32).
 // params (u32 words): M, N, K, batch_rank, a_offset, a_stride_m, a_stride_k, b_offset,
 // b_stride_k, b_stride_n, batch shape[batch_rank], a batch strides[..], b batch strides[..].
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(1) var<storage, read_write> c: array<$S>;
 @group(0) @binding(2) var<storage, read> a: array<$S>;
 @group(0) @binding(3) var<storage, read> b: array<$S>;
 
@@ -55,12 +55,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     }
     workgroupBarrier();
   }
-  let c_base = wid.z * M * N;
   for (var i = 0u; i < 4u; i = i + 1u) {
     let r = row0 + lid.y * 4u + i;
     for (var j = 0u; j < 4u; j = j + 1u) {
       let col = col0 + lid.x * 4u + j;
-      if (r < M && col < N) { c[c_base + r * N + col] = wt_store(acc[i][j]); }
+      if (r < M && col < N) { store_c(wid.z * M + r, col, acc[i][j]); }
     }
   }
 }

@@ -4,9 +4,9 @@
 // of 4. Each invocation owns an RM x 4 block of C (RM rows, one vec4 of columns) and walks K a vec4 at
 // a time, keeping everything in registers: no workgroup memory and no barriers, which CPU adapters
 // run as switches between invocations (SwiftShader ran MiniLM's 64x384x1536 linear layer in 0.1 s
-// this way, in 1.7-1.9 s in matmul_vec4.wgsl's tiles).
+// this way, in 1.7-1.9 s in matmul_vec4.wgsl's tiles). C is stored by store_c4 (matmul_store_vec4.wgsl,
+// or a fused elementwise epilogue: matmul_epilogue.wgsl).
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(1) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> a: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> b: array<vec4<f32>>;
 
@@ -45,8 +45,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wi
       }
     }
   }
-  let c_base4 = wid.z * M * N4;
   for (var i = 0u; i < RM; i = i + 1u) {
-    if (row0 + i < M) { c[c_base4 + (row0 + i) * N4 + col4] = acc[i]; }
+    if (row0 + i < M) { store_c4(wid.z * M + row0 + i, 4u * col4, acc[i]); }
   }
 }

@@ -1,9 +1,8 @@
 // Batched C = A @ B for small products (params layout in matmul.wgsl): one output element per
 // invocation, its row of A and column of B read straight from memory. No workgroup memory and no
-// barriers: for small matrices the tiled kernels would mostly compute padding, and on CPU adapters
+// barriers (C stored by store_c, as in matmul.wgsl): for small matrices the tiled kernels would mostly compute padding, and on CPU adapters
 // (SwiftShader) their barriers cost more than the arithmetic.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(1) var<storage, read_write> c: array<$S>;
 @group(0) @binding(2) var<storage, read> a: array<$S>;
 @group(0) @binding(3) var<storage, read> b: array<$S>;
 
@@ -24,5 +23,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wi
     ai = ai + params[6];
     bi = bi + params[8];
   }
-  c[(wid.z * M + row) * N + col] = wt_store(acc);
+  store_c(wid.z * M + row, col, acc);
 }

@@ -12,9 +12,9 @@
 // alternating workgroup buffers (one barrier per step), A transposed in workgroup memory, and loops
 // unrolled into one variable per accumulator with indices Dawn's robustness pass can bound were each
 // no faster there: bench/results/matmul_fp32.md.) A transposed B is read as vec4 along K and stored
-// into b_tile ([k][n / 4]) component by component.
+// into b_tile ([k][n / 4]) component by component. C is stored a vec4 at a time by store_c4
+// (matmul_store_vec4.wgsl, or a fused elementwise epilogue: matmul_epilogue.wgsl).
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(1) var<storage, read_write> c: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> a: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> b: array<vec4<f32>>;
 
@@ -107,13 +107,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       workgroupBarrier();
     }
   }
-  let c_base4 = wid.z * M * N4;
   for (var i = 0u; i < TM; i = i + 1u) {
     let r = row0 + lid.y + WY * i;
     if (r < M) {
       for (var j = 0u; j < TN4; j = j + 1u) {
         let cq = col04 + lid.x + WX * j;
-        if (cq < N4) { c[c_base4 + r * N4 + cq] = acc[i * TN4 + j]; }
+        if (cq < N4) { store_c4(wid.z * M + r, 4u * cq, acc[i * TN4 + j]); }
       }
     }
   }
