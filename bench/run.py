@@ -228,6 +228,14 @@ def table(result, prev):
     return "\n".join(lines)
 
 
+def _sections_by_run(result):
+    """(run start, [sections]) of the sections merge_sections took from later runs."""
+    runs = {}
+    for name, when in result.get("section_runs", {}).items():
+        runs.setdefault(when, []).append(name)
+    return sorted(runs.items())
+
+
 def report(result, target):
     adapter = result["frameworks"].get("webtorch", {}).get("adapter", {})
     prev = previous(target)
@@ -235,6 +243,7 @@ def report(result, target):
               "error" in v}
     md = [f"# webtorch benchmark: {target}", "",
           f"- run: {result.get('started', '')}; adapter: {json.dumps(adapter)}",
+          *[f"- sections {', '.join(names)} from the run of {when}" for when, names in _sections_by_run(result)],
           f"- browser: {result.get('browser', 'Node + Dawn (npm webgpu)' if target == 'dawn' else '')}",
           f"- previous committed run: {prev.get('started', '?') if prev else 'none'}",
           "- columns: webtorch = Python in Pyodide through webtorch; raw = the same work in plain JS WebGPU "
@@ -334,6 +343,8 @@ def merge_sections(result, prev, sections):
                 prev["frameworks"].setdefault(fw, {})[name] = figures[name]
     for name in sections:
         prev.setdefault("section_runs", {})[name] = result["started"]
+    if "heat" in result:
+        prev["heat"] = result["heat"]
     return prev
 
 

@@ -112,9 +112,8 @@ def chain(cfg):
         # ops fused into one kernel); timed like the eager chain, one call and its synchronisation.
         compiled = torch.compile(lambda x: run_on(x, n_ops))
         compiled(x)
-        k0 = rt_mod.runtime().kernels_dispatched
         row["us_per_op_compiled"] = _timed(lambda: compiled(x), 1)["ms"] / n_ops * 1e3
-        row["kernels_per_op_compiled"] = (rt_mod.runtime().kernels_dispatched - k0) / (6 * n_ops)
+        row["kernels_per_op_compiled"] = _kernels_of(lambda: compiled(x)) / n_ops
         out.append(row)
     return out
 
