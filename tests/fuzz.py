@@ -487,7 +487,14 @@ def triage(lines, i, device, expected, actual, message):
         env_t, env_w, upto = run(torch, lines[:i], "cpu").env, run(webtorch, lines[:i], device).env, i
     if any(_INPLACE.search(l) for l in lines[:upto]) and _alias_groups(env_t, torch) != _alias_groups(env_w, webtorch):
         return "ALIASING", i, message
-    if final:
+    if final:  # each differing element a README limit, else the message names one that is not
+        name = message[len("final value of "):].split(":", 1)[0]
+        want, got = expected.final[name], actual.final.get(name, {"kind": "none"})
+        differ = differing(got, want, **TOL) if _same_layout(got, want) else []
+        for k in differ:
+            reason, element = _known_element(lines, i, device, got, want, k, len(differ))
+            if not reason:
+                return "WRONG-VALUE", i, "final value of %s: %s" % (name, element)
         return "WRONG-VALUE", i, message
     names = _names(lines[i])
     target = lines[i].split(" = ", 1)[1].split(".", 1)[0]
@@ -512,11 +519,6 @@ def element_causes(lines, i, device, want, got, env_t, env_w):
     for statement i's result got, which differs from torch's (want) in some elements (plain tensors of
     one shape and dtype). An element is AMPLIFIED where statement i on torch's inputs agrees with torch;
     where that run differs from torch in an element the program got right, the element needs a cause too."""
-    def known(values, k, count):
-        message = "value: " + value_difference(values, want, k, count, **TOL)
-        return known_reason({"kind": "WRONG-VALUE", "device": device, "statement": lines[i], "message": message,
-                             "program": "\n".join(lines)}), message
-
     differ = differing(got, want, **TOL)
     causes = {}
     synced = amplified_values(lines, i, device, env_t, env_w)
@@ -524,18 +526,25 @@ def element_causes(lines, i, device, want, got, env_t, env_w):
         synced_differ = differing(synced, want, **TOL)
         causes.update((k, "AMPLIFIED") for k in set(differ) - set(synced_differ))
         for k in sorted(set(synced_differ) - set(differ)):
-            reason, message = known(synced, k, len(synced_differ))
+            reason, message = _known_element(lines, i, device, synced, want, k, len(synced_differ))
             if not reason:
                 return causes, message + " on torch's inputs"
     if _SUMS.search(lines[i]):
         causes.update((k, "ROUNDING") for k in within_rounding(lines[i], env_t, want, got) if k in differ and k not in causes)
     for k in differ:
         if k not in causes:
-            reason, message = known(got, k, len(differ))
+            reason, message = _known_element(lines, i, device, got, want, k, len(differ))
             if not reason:
                 return causes, message
             causes[k] = "KNOWN"
     return causes, None
+
+
+def _known_element(lines, i, device, got, want, k, count):
+    """(the KNOWN reason or None, the message) of element k of got differing from want at statement i."""
+    message = "value: " + value_difference(got, want, k, count, **TOL)
+    return known_reason({"kind": "WRONG-VALUE", "device": device, "statement": lines[i], "message": message,
+                         "program": "\n".join(lines)}), message
 
 
 def _same_layout(a, b):

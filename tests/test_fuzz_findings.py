@@ -120,7 +120,30 @@ FINDINGS = [
     ("mH-1d", lambda T, d: T.ones(3, device=d).mH, {}),
     ("dtype-as-string", lambda T, d: T.zeros(2, dtype="float32", device=d), {}),
     ("to-dtype-name", lambda T, d: T.zeros(2, device=d).to("float32"), {}),
+    # fuzz seed 212474: masked_fill of an int64 with a float went through a float32 where (2^31 - 1 came
+    # back 2^31); the value is cast to the tensor's dtype first, with torch's overflow checks
+    ("masked_fill-int-float-value", lambda T, d: (
+        T.masked_fill(_big_ints(T, d), _last(T, d), -2.5), _big_ints(T, d).masked_fill_(_last(T, d), T.tensor(-2.5)),
+        _set(_big_ints(T, d), _last(T, d), -2.5), T.masked_fill(_big_ints(T, d).to(T.uint8), _last(T, d), -1),
+        T.masked_fill(T.tensor([True, False], device=d), T.tensor([False, True], device=d), 7)), {}),
+    ("masked_fill-int-nan", lambda T, d: T.masked_fill(_big_ints(T, d), _last(T, d), float("nan")), {}),
+    ("masked_fill-float-overflow", lambda T, d: T.masked_fill(_floats(T, d), _floats(T, d) > 0, 1e39), {}),
+    ("masked_fill-uint8-negative-float", lambda T, d: T.masked_fill(_ints(T, d).to(T.uint8), _ints(T, d) > 0, -2.5), {}),
+    ("setitem-mask-int-overflow", lambda T, d: _set(_big_ints(T, d).int(), _last(T, d), 2 ** 40), {}),
 ]
+
+
+def _big_ints(T, d):
+    return T.tensor([2147483647, -2147483647, 16777217, 5], device=d)
+
+
+def _last(T, d):
+    return T.tensor([False, False, False, True], device=d)
+
+
+def _set(x, mask, value):
+    x[mask] = value
+    return x
 
 
 def _edges(T, d):

@@ -154,3 +154,10 @@ def test_add_alpha_is_one_fused_multiply_add(device):
     assert torch.sub(x, -3e38, alpha=2).tolist() == [fused] + [math.inf] * 8 + [fused] * 3
     w = webtorch.full((12,), -3e38, device=device)
     assert webtorch.sub(w, -3e38, alpha=2).tolist() == webtorch.sub(w, w[:1].expand(12), alpha=2).tolist() == [fused] * 12
+    # index_add rounds alpha * source first: as torch for a 1-dim input (torch's rows of a 2-dim one fuse)
+    i = [0, 2]
+    assert torch.index_add(torch.full((3,), -3e38), 0, torch.tensor(i), torch.full((2,), 3e38), alpha=2).tolist() == [
+        math.inf, -fused, math.inf] == webtorch.index_add(webtorch.full((3,), -3e38, device=device), 0, webtorch.tensor(
+            i, device=device), webtorch.full((2,), 3e38, device=device), alpha=2).tolist()
+    assert torch.index_add(torch.full((3, 2), -3e38), 0, torch.tensor(i), torch.full((2, 2), 3e38), alpha=2)[0].tolist() == [
+        fused, fused]

@@ -230,7 +230,7 @@ def setitem(x, index, value):
             and tuple(mask.shape) == tuple(x.shape[:mask.dim()]):
         # x[mask] = scalar: a masked select-and-write, no nonzero (which would read the count back)
         m = reshape(mask.to(x.device.type), list(mask.shape) + [1] * (x.dim() - mask.dim()))
-        _ops.write_(x, where(m, value if not _is_tensor(value) else reshape(value, ()), x))
+        _ops.write_(x, where(m, cast(reshape(value, ()), x.dtype) if _is_tensor(value) else _fill_value(x.dtype, value), x))
         return
     v, adv = _parse(x, index)
     if not adv:
@@ -536,8 +536,30 @@ def _check_mask(mask, value=None):
 
 
 def masked_fill(x, mask, value):
+    """value cast to x's dtype first, as torch (through a float32 where, 2^31 - 1 in int64 came back 2^31)."""
     _check_mask(mask, value)
+    value = cast(value, x.dtype) if _is_tensor(value) else _fill_value(x.dtype, value)
     return cast(where(mask, value, x), x.dtype)
+
+
+def _fill_value(dtype, value):
+    """A Python number as dtype holds it; RuntimeError where it overflows dtype, as c10's checked_convert:
+    a float outside the integer range (NaN too) or beyond a float dtype's largest finite value; an
+    integer from -max on into an unsigned type, wrapping."""
+    if dtype is dt.bool_:
+        return builtins.bool(value)
+    fits = True
+    if dtype.is_floating_point:
+        fits = not math.isfinite(value) or builtins.abs(value) <= dt.finfo(dtype).max
+    else:
+        info = dt.iinfo(dtype)
+        low = info.min if isinstance(value, float) or dtype.is_signed else -info.max
+        fits = low <= value <= info.max  # False for NaN
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    if dtype.is_floating_point:
+        return float(value)
+    return int(value) % (info.max + 1) if not dtype.is_signed else int(value)
 
 
 def masked_select(x, mask):
