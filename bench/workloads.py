@@ -322,11 +322,11 @@ def _encoder_float16(layer, x, reps, name):
 
 
 def compile_check(cfg):
-    """Compiled replays against eager on this adapter, bit for bit, where a matmul's chain runs in its
-    store (backend/fusion.py): the encoder layer (float32, float16) and linear + bias + gelu + residual at
-    each float32 matmul precision (the tensor-core kernel's epilogue at "high" and "medium", where the
-    adapter has subgroup matrices) and in float16. Per case: equal, kernels eager and replayed, and
-    the replay's matmul kernels that run an epilogue."""
+    """Compiled replays against eager on this adapter, bit for bit, where a matmul's chain may run in its
+    store (backend/fusion.py, for the kernels of fusion.EPILOGUE_KERNELS): the encoder layer (float32,
+    float16) and linear + bias + gelu + residual at each float32 matmul precision (the tensor-core kernel
+    at "high" and "medium" where the adapter has subgroup matrices) and in float16. Per case: equal,
+    kernels eager and replayed, and the replay's matmul kernels that run an epilogue."""
     b, t, d, heads = cfg["encoder"]
     gen = torch.Generator().manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(d, heads, dim_feedforward=4 * d, dropout=0.0,
@@ -378,7 +378,7 @@ def minilm(cfg):
     """all-MiniLM-L6-v2's forward (web/examples/minilm.py, written to /tmp by the runner; random
     weights: the timing does not depend on them) at each (batch, tokens) of cfg["minilm"]: ms per
     forward (GPU work included), and webtorch.profiler's ten ops and kernels with the most GPU time
-    in one more forward."""
+    in one more forward; then the forward compiled (webtorch.compile: recorded once, replayed)."""
     import minilm as model_module
     from webtorch.profiler import profile
     model = model_module.MiniLM(device="webgpu").eval()
@@ -391,9 +391,13 @@ def minilm(cfg):
             t = _timed(lambda: model(ids, mask), cfg.get("minilm_reps", 1), rounds=cfg.get("minilm_rounds", 3))
             with profile(profile_memory=True) as prof:
                 model(ids, mask)
+            compiled = torch.compile(lambda ids, mask: model(ids, mask))
+            t_compiled = _timed(lambda: compiled(ids, mask), cfg.get("minilm_reps", 1),
+                                rounds=cfg.get("minilm_rounds", 3))
         out.append({"name": f"MiniLM-L6 forward {batch}x{tokens} tokens", **t,
                     "gpu_timing": prof.gpu_timing,
                     "profile": prof.key_averages().table(sort_by="self_gpu_time_total", row_limit=10)})
+        out.append({"name": f"MiniLM-L6 forward {batch}x{tokens} tokens, compiled (replay)", **t_compiled})
     return out
 
 

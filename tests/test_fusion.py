@@ -166,13 +166,14 @@ def test_training_steps_fused_equal_unfused_bit_for_bit(model_name, optimizer_na
 
 # Epilogues: an elementwise chain that reads a matmul's C runs in the matmul kernel's store. Each path
 # of gpu.matmul on its own: lavapipe takes matmul_small.wgsl / matmul_registers.wgsl; the GPU kernels
-# (matmul_vec4.wgsl, matmul.wgsl) are forced as on a GPU adapter (the tensor-core kernel's epilogue
-# needs subgroup matrices: H200 only, bench/).
+# (matmul_vec4.wgsl, matmul.wgsl; their epilogues are off by default, fusion.EPILOGUE_KERNELS) are
+# forced as on a GPU adapter (the tensor-core kernel's epilogue needs subgroup matrices: not here).
 MATMUL_PATHS = {"small": (False, True), "registers": (True, True), "vec4": (True, False), "tiled": (True, False)}
 
 
 def _matmul_path(monkeypatch, path):
-    from webtorch.backend import gpu
+    from webtorch.backend import fusion, gpu
+    monkeypatch.setattr(fusion, "EPILOGUE_KERNELS", set(fusion._MATMUL_OUT))  # the GPU kernels' epilogues too
     tiled, cpu = MATMUL_PATHS[path]
     if tiled:
         monkeypatch.setattr(gpu, "SMALL_MATMUL_MACS", 0)
@@ -219,3 +220,14 @@ def test_matmul_epilogues_equal_eager_and_torch(monkeypatch, path, case):
     if case == 4 and path in ("registers", "vec4"):  # float16 takes the general kernels
         kernel = "matmul_small" if path == "registers" else "matmul"
     assert set(_fused_matmul_kernels(lambda *a: fn(webtorch, *a), *[_w(a) for a in args])) == {kernel}
+
+
+def test_gpu_matmul_kernels_keep_their_own_store_by_default(monkeypatch):
+    # fusion.EPILOGUE_KERNELS: the H200 ran the vec4 and tensor-core kernels' epilogues slower
+    from webtorch.backend import gpu
+    monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: False)
+    monkeypatch.setattr(gpu, "SMALL_MATMUL_MACS", 0)
+    fn, args = _epilogue_cases(32)[0]
+    assert _fused_matmul_kernels(lambda *a: fn(webtorch, *a), *[_w(a) for a in args]) == []
+    monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: True)
+    assert set(_fused_matmul_kernels(lambda *a: fn(webtorch, *a), *[_w(a) for a in args])) == {"matmul_registers"}

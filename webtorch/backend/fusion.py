@@ -63,10 +63,16 @@ class _Op:
                 self.operands.append(("view", dt.BY_NAME[d], next(tensors)))
 
 
-# The matmul kernels (kernels.py) by their key's name: the dtype of C they store (None: in the key).
-# (The tensor-core kernel, "matmul_subgroup_matrix", has the hook too, not yet checked on a GPU that
-# runs it.)
-_MATMUL_OUT = {"matmul": None, "matmul_small": None, "matmul_vec4": dt.float32, "matmul_registers": dt.float32}
+# The matmul kernels (kernels.py) by their key's name: the dtype of C they store (None: in the key)
+_MATMUL_OUT = {"matmul": None, "matmul_small": None, "matmul_subgroup_matrix": None,
+               "matmul_vec4": dt.float32, "matmul_registers": dt.float32}
+# Those of them whose chains run in their store: the kernels of CPU adapters and small products, where
+# lavapipe ran a compiled encoder layer as fast or faster so. The GPU kernels have the hook but keep
+# their own store: on the H200 a compiled float32 encoder layer (32x128x384) ran in 4.5 ms with
+# matmul_vec4.wgsl's epilogues against 0.84 without, float16 on the tensor-core kernel 1.03 against 0.62
+# (bench/, one run each; matmul_vec4's accumulators likely left registers when the inlined epilogue
+# stopped its store loop from being unrolled).
+EPILOGUE_KERNELS = {"matmul_small", "matmul_registers"}
 
 
 class _Matmul:
@@ -85,7 +91,7 @@ class _Matmul:
 def _matmul(index, step, max_workgroup_bytes):
     """step as a chain's first member where it is a matmul kernel of float C with elements, else None."""
     key = step[1][0]
-    if step[0] != "run" or key[0] not in _MATMUL_OUT:
+    if step[0] != "run" or key[0] not in EPILOGUE_KERNELS:
         return None
     out = _MATMUL_OUT[key[0]] or dt.BY_NAME[key[1]]
     if not out.is_floating_point:
@@ -305,12 +311,12 @@ def _fused_step(chain, stored):
         meta = [*mm_meta, chain.numel, len(shape), *shape]
         for ref, view_strides in zip(refs, strides):
             meta.extend([ref[1], *view_strides])
-        key = ("fused_matmul", mm_kernel[0], tuple((d and d.name, w) for d, w in binding_list), tuple(view_list),
-               members_key, len(shape), by_rows)
+        key = ("fused_matmul", mm_kernel[0], mm_meta[3], tuple((d and d.name, w) for d, w in binding_list),
+               tuple(view_list), members_key, len(shape), by_rows)
         kernel = _KERNELS.get(key)
         if kernel is None:
-            source, access = kernels.matmul_epilogue(mm_kernel[0], binding_list, view_list, members, len(shape),
-                                                     by_rows)
+            source, access = kernels.matmul_epilogue(mm_kernel[0], mm_meta[3], binding_list, view_list, members,
+                                                     len(shape), by_rows)
             kernel = _KERNELS[key] = (key, source, access)
     meta.extend(scalars)  # in insertion order: the s-th scalar word
     return ("fused", kernel, slots, meta, groups, written_positions)

@@ -199,11 +199,12 @@ def _member_lines(bindings, views, members, e, first_view_word, early):
     return body
 
 
-def matmul_epilogue(matmul_key, bindings, views, members, rank, by_rows):
+def matmul_epilogue(matmul_key, batch_rank, bindings, views, members, rank, by_rows):
     """A matmul kernel (by its key) whose store of C's element (row, col) runs members instead
     (matmul_epilogue.wgsl): member 0 takes the matmul's value (operand ("value", None)) as its store
     into C would have rounded it; the others are an elementwise chain after it, as in
-    elementwise_program. bindings, views and members as there; bindings[1] and [2] are None (the
+    elementwise_program (batch_rank: the matmul's, which places the chain's params). bindings, views
+    and members as there; bindings[1] and [2] are None (the
     matmul's A and B). The chain's views: offsets and strides over a shape of rank dims (params after
     the matmul's), by_rows: its last dim is C's row (col indexes it; row is unravelled over the
     others), else the element's index in C, row * N + col, is unravelled over all of them."""
@@ -223,7 +224,7 @@ def matmul_epilogue(matmul_key, bindings, views, members, rank, by_rows):
         index += [f"  o{v}_0 = o{v}_0 + rem * params[e0 + 3u + rank + {v}u * (rank + 1u)];" for v in range(len(views))]
     kind, *args = matmul_key
     epilogue = wgsl("prelude") + Template(wgsl("matmul_epilogue")).substitute(
-        bindings=_declarations(bindings), T=COMPUTE[members[0][2][0]], index="\n".join(index + early),
+        bindings=_declarations(bindings), T=COMPUTE[members[0][2][0]], E0=10 + 3 * batch_rank, index="\n".join(index + early),
         body="\n".join(body))
     if kind == "matmul_subgroup_matrix":
         out, fragment, sg, tiles, vec, a_col, b_col, f32_inputs, split = args
@@ -323,7 +324,7 @@ def matmul_registers(b_transposed):
 
 
 def _matmul_registers_source(b_transposed):
-    return wgsl("matmul_batch") + Template(wgsl("matmul_registers")).substitute(B_T=str(b_transposed).lower())
+    return wgsl("matmul_batch") + unrolled(Template(wgsl("matmul_registers")).substitute(B_T=str(b_transposed).lower()))
 
 
 def _with_store(d, t, source):

@@ -7,7 +7,7 @@
 $bindings
 
 fn store_c(row: u32, col: u32, v: $T) {
-  let e0 = 10u + 3u * params[3];
+  let e0 = ${E0}u;  // 10 + 3 * the matmul's batch rank
 $index
 $body
 }

@@ -45,7 +45,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wi
       }
     }
   }
-  for (var i = 0u; i < RM; i = i + 1u) {
-    if (row0 + i < M) { store_c4(wid.z * M + row0 + i, 4u * col4, acc[i]); }
-  }
+  // unrolled (kernels.unrolled; 8 = RM): constant indices keep acc in registers whatever store_c4 inlines
+  // unroll i < 8
+  if (row0 + #i < M) { store_c4(wid.z * M + row0 + #i, 4u * col4, acc[#i]); }
+  // end i
 }
