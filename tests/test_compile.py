@@ -145,6 +145,38 @@ def test_compile_accepts_torch_call_forms():
     assert not model.training
 
 
+# options as torch.compile checks them: a key it does not know, a value of the wrong type, options
+# with mode; torch's eager backend ignores options, and disable=True checks them still
+OPTION_CASES = [
+    dict(options={"max_fusion_size": 1}), dict(options={"max-fusion-size": 8}), dict(options={}),
+    dict(options={"triton.cudagraphs": True, "epilogue_fusion": False}), dict(options={"max_fusion_size": True}),
+    dict(options={"fusion": False}), dict(options={"max_fusion_size": 1.0}), dict(options={"epilogue_fusion": 1}),
+    dict(options={"fusion": False}, backend="eager"), dict(options={"fusion": False}, disable=True),
+    dict(options={"max_fusion_size": 1}, mode="default"),
+]
+
+
+@pytest.mark.parametrize("kwargs", OPTION_CASES, ids=str)
+def test_compile_options_checked_as_torch(kwargs):
+    def f(x):
+        return x * 2 + 1
+    outcomes = []
+    validate = torch.distributions.Distribution._validate_args  # torch.compile's first call turns it off
+    try:
+        for lib in (torch, webtorch):  # torch checks options in compile(), before any call
+            try:
+                outcomes.append(lib.compile(f, **kwargs))
+            except RuntimeError as e:  # torch lists its own ~600 options after "known options are"
+                outcomes.append(str(e).split(" known options are")[0])
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(validate)
+    if isinstance(outcomes[0], str):
+        assert outcomes[1] == outcomes[0]
+    else:
+        x = webtorch.ones(2, device="webgpu")
+        assert [outcomes[1](x).tolist() for _ in range(3)] == [[3.0, 3.0]] * 3
+
+
 @pytest.mark.parametrize("model_name,optimizer_name", tc.CASES, ids=[f"{m}-{o}" for m, o in tc.CASES])
 def test_compiled_training_steps_replay_and_match_torch(model_name, optimizer_name):
     # forward, zero_grad, backward, optimizer step: recorded at the second step (the first makes the

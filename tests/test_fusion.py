@@ -9,7 +9,6 @@ import torch
 import training_cases as tc
 import webtorch
 from test_elementwise_accuracy import BINARY, UNARY
-from webtorch.backend import recording
 from webtorch.backend.webgpu import runtime
 
 
@@ -35,10 +34,14 @@ def _fn(lib, name):
     return getattr(lib, name)
 
 
-def _replayed(fn, *args):
-    """fn compiled: recorded at a first call on other values, then replayed on args; returns the
-    replay's result and the kernels it ran."""
-    compiled = webtorch.compile(fn)
+# torch.compile's option that turns fusion off (the user's switch; README "What compile captures")
+UNFUSED = {"max_fusion_size": 1}
+
+
+def _replayed(fn, *args, options=None):
+    """fn compiled with options: recorded at a first call on other values, then replayed on args;
+    returns the replay's result and the kernels it ran."""
+    compiled = webtorch.compile(fn, options=options)
     compiled(*[a * 0.5 + 0.25 if a.dtype.is_floating_point else a for a in args])
     rt = runtime()
     k0 = rt.kernels_dispatched
@@ -52,11 +55,7 @@ def _compare(fn, torch_args, expect_kernels_below=None, tol=1e-5):
     args = [_w(a) for a in torch_args]
     eager = [t.tolist() for t in fn(webtorch, *args)]
     fused, n_fused = _replayed(lambda *a: fn(webtorch, *a), *args)
-    recording.FUSE = False
-    try:
-        unfused, n_unfused = _replayed(lambda *a: fn(webtorch, *a), *args)
-    finally:
-        recording.FUSE = True
+    unfused, n_unfused = _replayed(lambda *a: fn(webtorch, *a), *args, options=UNFUSED)
     assert _bits([t.tolist() for t in fused]) == _bits(eager)
     assert _bits([t.tolist() for t in unfused]) == _bits(eager)
     assert n_fused < n_unfused if expect_kernels_below is None else n_fused <= expect_kernels_below
@@ -146,20 +145,17 @@ def test_zero_dim_and_empty_chains(shape):
 def test_training_steps_fused_equal_unfused_bit_for_bit(model_name, optimizer_name):
     results = {}
     for fuse in (False, True):
-        recording.FUSE = fuse
-        try:
-            torch.manual_seed(0)
-            reference = tc.MODELS[model_name][0](torch)
-            model = tc.MODELS[model_name][0](webtorch).to("webgpu")
-            model.load_state_dict({k: _w(v, "cpu") for k, v in reference.state_dict().items()})
-            made = []
-            results[fuse] = tc.train(webtorch, model, model_name, optimizer_name, "webgpu", steps=4,
-                                     compile_step=lambda fn: made.append(webtorch.compile(fn, fullgraph=True))
-                                     or made[0])
-            steps = list(made[0].cache.values())[-1].program.steps
-            results[fuse] += (sum(s[0] in ("run", "fused") for s in steps),)
-        finally:
-            recording.FUSE = True
+        torch.manual_seed(0)
+        reference = tc.MODELS[model_name][0](torch)
+        model = tc.MODELS[model_name][0](webtorch).to("webgpu")
+        model.load_state_dict({k: _w(v, "cpu") for k, v in reference.state_dict().items()})
+        made = []
+        options = None if fuse else UNFUSED
+        results[fuse] = tc.train(webtorch, model, model_name, optimizer_name, "webgpu", steps=4,
+                                 compile_step=lambda fn: made.append(webtorch.compile(fn, fullgraph=True,
+                                                                                     options=options)) or made[0])
+        steps = list(made[0].cache.values())[-1].program.steps
+        results[fuse] += (sum(s[0] in ("run", "fused") for s in steps),)
     assert results[True][:2] == results[False][:2]
     assert results[True][2] < 0.85 * results[False][2], (results[True][2], results[False][2])
 

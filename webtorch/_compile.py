@@ -47,9 +47,10 @@ class GraphBreakError(RuntimeError):
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
             disable=False):
-    """torch.compile's signature. backend, options and dynamic are accepted and do not change what
-    happens (each signature is recorded as is: dynamic shapes are recorded anew); mode must be one of
-    torch's; backend="eager" and disable=True run eagerly."""
+    """torch.compile's signature. backend and dynamic are accepted and do not change what happens
+    (each signature is recorded as is: dynamic shapes are recorded anew); mode must be one of torch's;
+    options are checked as torch checks them (OPTIONS), and options={"max_fusion_size": 1} turns the
+    fusion of elementwise chains off; backend="eager" and disable=True run eagerly."""
     if mode not in MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(m for m in MODES if m)}")
     if mode is not None and options is not None:
@@ -57,16 +58,40 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if model is None:
         return functools.partial(compile, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                                  options=options, disable=disable)
+    replaying = backend != "eager"
+    fuse = _fuses(options) if replaying else False  # torch's eager backend ignores options
     if disable:
         return model
     if not callable(model):
         raise RuntimeError("compile() expects a callable (a function or an nn.Module)")
-    replaying = backend != "eager"
     if isinstance(model, Module):
-        return OptimizedModule(model, CompiledFunction(model.__call__, fullgraph, replaying, module=model))
-    compiled = CompiledFunction(model, fullgraph, replaying)
+        return OptimizedModule(model, CompiledFunction(model.__call__, fullgraph, replaying, fuse, module=model))
+    compiled = CompiledFunction(model, fullgraph, replaying, fuse)
     functools.update_wrapper(compiled, model)
     return compiled
+
+
+# The options of torch.compile webtorch accepts: torch._inductor.config's names, defaults and types.
+# max_fusion_size (how many kernels one fused kernel may take) is the one read: 1 (or less) turns the
+# fusion of elementwise chains off, so a replay runs each recorded kernel; larger values fuse, with no
+# cap on a chain's length but the adapter's storage bindings. The others are those torch.compile's
+# documentation names; they change nothing here.
+OPTIONS = {"max_fusion_size": 64, "epilogue_fusion": True, "max_autotune": False, "fallback_random": False,
+           "shape_padding": True, "trace.enabled": False, "trace.graph_diagram": False, "triton.cudagraphs": False}
+
+
+def _fuses(options):
+    """Whether replays fuse elementwise chains under these options, which are checked as torch checks them."""
+    chosen = dict(OPTIONS)
+    for key, value in (options or {}).items():
+        name = key.replace("-", "_")
+        if name not in OPTIONS:
+            raise RuntimeError(f"Unexpected optimization option {key}, known options are {list(OPTIONS)}")
+        if not isinstance(value, type(OPTIONS[name])):
+            raise RuntimeError(f"Unexpected type of attr {key}, got {type(value).__name__} should be "
+                               f"{type(OPTIONS[name]).__name__}")
+        chosen[name] = value
+    return chosen["max_fusion_size"] > 1
 
 
 class _Entry:
@@ -76,8 +101,8 @@ class _Entry:
 
 
 class CompiledFunction:
-    def __init__(self, fn, fullgraph, replaying, module=None):
-        self.fn, self.fullgraph, self.replaying, self.module = fn, fullgraph, replaying, module
+    def __init__(self, fn, fullgraph, replaying, fuse, module=None):
+        self.fn, self.fullgraph, self.replaying, self.fuse, self.module = fn, fullgraph, replaying, fuse, module
         self.cache = {}  # signature -> _Entry, or the reason it runs eagerly
         self.stats = {"captures": 0, "replays": 0, "eager": 0}
 
@@ -148,7 +173,7 @@ class CompiledFunction:
             entry = _Entry()
             entry.locations, entry.ranges = locations, ranges
             entry.program = recording.Program(recorder, [t._storage.buffer for t in inputs],
-                                              [v._storage.buffer if isinstance(v, Tensor) else None for v in values])
+                                              [v._storage.buffer if isinstance(v, Tensor) else None for v in values], self.fuse)
             leaves, entry.rebuild = _flatten(result)
             entry.outputs = [_output_slot(entry.program, x) for x in leaves]
             entry.state_outputs = []

@@ -15,10 +15,6 @@ during the replay where the recorded call allocated and released it).
 
 from . import fusion
 
-# Whether Programs fuse chains of elementwise kernels (backend/fusion.py); off, a replay runs the
-# kernels as recorded (tests compare the two).
-FUSE = True
-
 
 class GraphBreak(Exception):
     """What made a recorded call unreplayable."""
@@ -105,11 +101,12 @@ class Program:
     """The kernels of one recorded call, with their buffers as slots.
 
     input_buffers: the recorded call's input buffers, in input order; state_buffers: the buffers of
-    its state tensors (None where a state location held no tensor). Raises GraphBreak when a kernel
-    uses a buffer that is none of these and was not allocated by the call.
+    its state tensors (None where a state location held no tensor); fuse: whether chains of elementwise
+    kernels become one kernel each (backend/fusion.py), or replay as recorded. Raises GraphBreak when a
+    kernel uses a buffer that is none of these and was not allocated by the call.
     """
 
-    def __init__(self, recorder, input_buffers, state_buffers):
+    def __init__(self, recorder, input_buffers, state_buffers, fuse):
         known = {}  # buffer id -> ("input", i) or ("state", j); the first one of a shared buffer
         for kind, buffers in (("input", input_buffers), ("state", state_buffers)):
             for i, buf in enumerate(buffers):
@@ -148,7 +145,7 @@ class Program:
             else:
                 self.steps.append(("upload", slot(event[1]), event[2]))
         self.live_new = live  # "new" slots still allocated at the end (results, new state)
-        if FUSE:
+        if fuse:
             limits = recorder.runtime.limits
             self.steps = fusion.fuse(self.steps, live, limits["max_storage_buffers_per_shader_stage"],
                                      limits["max_compute_workgroup_storage_size"])
