@@ -1,5 +1,5 @@
-// What the pages (web/index.html, web/gpt.html, web/search.html) share: the WebGPU check, traceback
-// trimming, the status line, the console and definition lists.
+// What the pages (web/index.html, web/gpt.html, web/search.html) share: the status line and the
+// no-WebGPU box (their markup too), the WebGPU check, traceback trimming, the console and definition lists.
 
 // ---------------- WebGPU check (before any download) ----------------
 export async function checkWebGPU() {
@@ -23,9 +23,33 @@ export async function checkWebGPU() {
   return {adapter};
 }
 
+// ---------------- the markup every page shares ----------------
+// A page holds an empty <div id="status"> in its <header> and an empty <section id="nogpu" hidden>;
+// startPage fills them from here.
+const STATUS_HTML = `<span id="status-text">Checking WebGPU…</span>
+<progress id="status-bar" max="100" value="0"></progress>`;
+
+const NOGPU_HTML = `<h2>WebGPU is not available here</h2>
+<p id="nogpu-reason"></p>
+<p>webtorch runs your PyTorch code as WebGPU compute shaders, so it needs a browser with WebGPU
+  turned on, and a page served from <code>https://</code> or <code>http://127.0.0.1</code> / <code>localhost</code>.</p>
+<ul>
+  <li><b>Chrome / Edge 137 or newer</b> on Windows, macOS and ChromeOS: WebGPU is on by default;
+    check <code>chrome://gpu</code> (“WebGPU: Hardware accelerated”) in case your GPU is blocklisted.</li>
+  <li><b>Chrome on Linux</b> (and Android GPUs not yet enabled): open <code>chrome://flags/#enable-unsafe-webgpu</code>
+    and <code>chrome://flags/#enable-vulkan</code>, set both to <i>Enabled</i> and relaunch
+    (or start Chrome with <code>--enable-unsafe-webgpu --enable-features=Vulkan</code>).</li>
+  <li><b>Firefox</b> 141+ on Windows has WebGPU; elsewhere set <code>dom.webgpu.enabled</code> in <code>about:config</code>
+    (synchronous readback also needs JSPI: <code>javascript.options.wasm_js_promise_integration</code>).</li>
+  <li><b>Safari</b> 26 has WebGPU on by default (earlier: Develop → Feature Flags → WebGPU).</li>
+</ul>
+<p>Then reload this page.</p>`;
+
 // A page's start: main() runs once WebGPU has an adapter (given to it); without one the page's #nogpu box
 // says why; a failure in main() goes to the status line and the console.
 export async function startPage(main) {
+  document.getElementById("status").innerHTML = STATUS_HTML;
+  document.getElementById("nogpu").innerHTML = NOGPU_HTML;
   try {
     const check = await checkWebGPU();
     if (!check.adapter) {

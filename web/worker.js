@@ -46,6 +46,8 @@
 // resumes. So webtorch-client.js cancels in three steps: the cooperative flag, the interrupt,
 // then terminating and restarting the worker.
 
+import {errorText, toPlain} from "./pyodide-values.js";
+
 // webtorch.hub's downloads report here (browser_driver.js fetchCached): progress events named by the file
 self.webtorchProgress = (p) => progress(p.status, p.name, `Downloading ${p.name}`, p.loaded, p.total,
                                         {cached: !!p.cached});
@@ -64,24 +66,6 @@ function post(msg) {
 function progress(status, name, label, loaded, total, extra = {}) {
   post({type: "progress", status, name, label, loaded, total,
         progress: total ? (100 * loaded) / total : 0, ...extra});
-}
-
-function errorText(e) {
-  if (e == null) return String(e);
-  // PythonError.message is the formatted Python traceback.
-  return e.message ? (e.type ? e.message : `${e.name || "Error"}: ${e.message}\n${e.stack || ""}`) : String(e);
-}
-
-// Convert a runPythonAsync result into something structured-clonable.
-function toPlain(value) {
-  if (value && typeof value === "object" && typeof value.toJs === "function") {
-    try {
-      return value.toJs({dict_converter: Object.fromEntries, create_pyproxies: false});
-    } finally {
-      value.destroy();
-    }
-  }
-  return value;
 }
 
 // `import webtorch_web` in the worker: events to the page, and cooperative cancellation.

@@ -161,15 +161,17 @@ def test_only_the_pages_origin_was_contacted(demo):
     assert not demo.errors, demo.errors
 
 
-def test_no_webgpu_page(playwright, server_url):
+@pytest.mark.parametrize("page_name", ["index", "gpt", "search"])
+def test_no_webgpu_page(playwright, server_url, page_name):
     # A separate Chromium without --enable-unsafe-webgpu: on Linux navigator.gpu exists but
-    # requestAdapter() resolves to null. The page must say so and load nothing heavy.
+    # requestAdapter() resolves to null. Each page must say so (web/common.js writes the box for all)
+    # and load nothing heavy.
     browser = playwright.chromium.launch(executable_path=_chromium(), args=["--no-sandbox"])
     try:
         page = browser.new_page()
         requested = []
         page.on("request", lambda r: requested.append(r.url))
-        page.goto(f"{server_url}/web/index.html")
+        page.goto(f"{server_url}/web/{page_name}.html")
         page.wait_for_selector("body[data-state=nogpu]", timeout=30_000)
         probe = page.evaluate("async () => ({gpu: !!navigator.gpu, adapter: await navigator.gpu?.requestAdapter() ?? null})")
         assert probe == {"gpu": True, "adapter": None}, probe

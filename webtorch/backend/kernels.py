@@ -577,7 +577,7 @@ def softmax(log, subgroup_min=None, d=dt.float32):
     result = "shifted - wt_log(total)" if log else "wt_exp(shifted) / total"
     source = wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl("row_threads") + Template(
         wgsl("softmax")).substitute(result=result, result_in_registers=result if log else "e[k] / total",
-                                    S=STORAGE[d])
+                                    S=STORAGE[d], row_threads_start=wgsl("row_threads_start"))
     return ("softmax", log, subgroup_min, d.name), source, "wr"
 
 
@@ -586,7 +586,7 @@ def layer_norm(subgroup_min=None, d=dt.float32):
     """layer_norm.wgsl: (x - mean) * rstd (* weight) (+ bias) of each row of d (float32 or float16:
     computed in f32); subgroup_min as for reduce()."""
     source = wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl("row_threads") + \
-        Template(wgsl("layer_norm")).substitute(S=STORAGE[d])
+        Template(wgsl("layer_norm")).substitute(S=STORAGE[d], row_threads_start=wgsl("row_threads_start"))
     return ("layer_norm", subgroup_min, d.name), source, "wrrr"
 
 

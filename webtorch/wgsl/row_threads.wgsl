@@ -1,7 +1,8 @@
 // Rows spread over threads, for softmax.wgsl and layer_norm.wgsl: each row gets tpr threads (a power
 // of two, params word after the row stride; a workgroup of 256 serves 256 / tpr rows, so short rows
 // do not idle threads). A row of up to K * tpr elements fits in registers: K per thread, elements
-// lane + k * tpr (coalesced). Rows are laid out as in rows.wgsl, with one reduced dim.
+// lane + k * tpr (coalesced). Rows are laid out as in rows.wgsl, with one reduced dim. Each kernel's
+// main begins with row_threads_start.wgsl (its $row_threads_start): the thread's row and lane.
 const WG = 256u;
 const K = 16u;
 

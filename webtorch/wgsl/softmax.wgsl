@@ -12,15 +12,7 @@
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-  let rb = 5u + 2u * params[2];
-  let stride = params[rb + 1u];
-  let tpr = params[rb + 2u];
-  let o = (wid.y * nwg.x + wid.x) * (WG / tpr) + lid / tpr;
-  let lane = lid & (tpr - 1u);
-  let row_len = params[1];
-  let live = o < params[0];  // threads past the last row still take part in the barriers
-  let base = element_offset(o, 0u);
-  let dst = o * row_len;
+$row_threads_start
   if (row_len <= K * tpr) {  // uniform: the row in registers
     var v: array<f32, 16>;
     var m = -wt_inf();
