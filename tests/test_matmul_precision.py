@@ -3,6 +3,7 @@
 or rounded to f16) only where the adapter offers subgroup matrices. lavapipe offers none, so the
 kernel itself runs in bench/matmul_tc.mjs on a GPU that has them (README: float32 matmul precision);
 here the routing is checked with the feature faked and the kernel launch recorded."""
+import string
 import warnings
 
 import pytest
@@ -124,10 +125,18 @@ def test_unrolled_writes_each_block_out_with_its_index():
     source = "a\n  // unroll i < 2\n  x_#i;\n  // unroll j < 3\n  y_#i_#j = #j * #i;\n  // end j\n  // end i\nb\n"
     assert kernels.unrolled(source) == ("a\n  x_0;\n  y_0_0 = 0 * 0;\n  y_0_1 = 1 * 0;\n  y_0_2 = 2 * 0;\n"
                                         "  x_1;\n  y_1_0 = 0 * 1;\n  y_1_1 = 1 * 1;\n  y_1_2 = 2 * 1;\nb\n")
+    # a block once per word (#o the word, #O in capitals); one whose bound is still a placeholder waits for
+    # a call after the substitution
+    words = "  // unroll o in a b\n  // unroll l < ${#O_N}\n  #o_#l = #O;\n  // end l\n  // end o\n"
+    assert kernels.unrolled(words) == ("  // unroll l < ${A_N}\n  a_#l = A;\n  // end l\n"
+                                       "  // unroll l < ${B_N}\n  b_#l = B;\n  // end l\n")
+    assert kernels.unrolled(string.Template(kernels.unrolled(words)).substitute(A_N=1, B_N=2)) == \
+        "  a_0 = A;\n  b_0 = B;\n  b_1 = B;\n"
     f16 = kernels.matmul_subgroup_matrix(webtorch.float16, (16, 16, 16), 32, (4, 4, 2, 2, 32), False, False,
                                          vec=8)[1]
     code = "\n".join(line.split("//")[0] for line in f16.splitlines())
     assert "#" not in code and "acc_3_3" in code and "array<vec4<u32>>" in code
+    assert "b_tile[at + 2 * 3 + 1] = h.y;" in code and "b_next_1 = b[(b_origin + k0 * b_sk" in code
 
 
 @pytest.mark.parametrize("dtype, offset, vec", [("float16", 0, 8), ("float16", 4, 4), ("float16", 2, 2),

@@ -352,15 +352,20 @@ _STAGED = {(False, 2): {**_F16_STAGING, "LOAD": "u32", "PAIR_OF": "bitcast<vec2<
 SUBGROUP_MATRIX_VECS = {False: (8, 4, 2), True: (4, 2)}
 
 
-_UNROLL = re.compile(r"^[ \t]*// unroll (\w+) < (\d+)\n(.*?)^[ \t]*// end \1\n", re.M | re.S)
+_UNROLL = re.compile(r"^[ \t]*// unroll (\w+) (?:< (\d+)|in ([a-z ]+))\n(.*?)^[ \t]*// end \1\n", re.M | re.S)
 
 
 def unrolled(source):
     """source with each block `// unroll v < N` .. `// end v` written out N times, #v in it replaced by
-    0 .. N-1 (nested blocks name different variables)."""
+    0 .. N-1, and each block `// unroll v in x y` once per word, #v replaced by the word and #V by it in
+    capitals (nested blocks name different variables). A block whose bound is not a number yet (a
+    template placeholder) stays for a call after the substitution, so a word block may name
+    placeholders: `${#O_LOADS}` is ${A_LOADS} in the block of a."""
     def expand(m):
-        var, n, body = m.group(1), int(m.group(2)), m.group(3)
-        return "".join(unrolled(re.sub(rf"#{var}(?![A-Za-z])", str(i), body)) for i in range(n))
+        var, n, words, body = m.groups()
+        values = words.split() if words else [str(i) for i in range(int(n))]
+        return "".join(unrolled(re.sub(rf"#{var.upper()}(?![A-Za-z])", v.upper(), re.sub(rf"#{var}(?![A-Za-z])", v, body)))
+                       for v in values)
     return _UNROLL.sub(expand, source)
 
 
@@ -391,7 +396,7 @@ def _matmul_subgroup_matrix_source(fragment, subgroup_size, tiles, a_col_major, 
     """matmul_subgroup_matrix.wgsl with the store_result of the file out."""
     (sm, sn, sk), (tm, tn, wm, wn, bk) = fragment, tiles
     inv = wm * wn * subgroup_size
-    return unrolled(Template(wgsl("matmul_subgroup_matrix")).substitute(
+    return unrolled(Template(unrolled(wgsl("matmul_subgroup_matrix"))).substitute(  # blocks of A and B first
         SM=sm, SN=sn, SK=sk, TM=tm, TN=tn, WM=wm, WN=wn,
         BK=bk, SG=subgroup_size, VEC=vec, K_STEPS=bk // sk, A_LOADS=wm * tm * sm * bk // vec // inv,
         B_LOADS=wn * tn * sn * bk // vec // inv, PAIRS=vec // 2,

@@ -10,7 +10,8 @@
 // it is stored): a tile keeps the operand's layout, its rows PAD halves longer than the data so that
 // the rows a fragment load reads fall in different memory banks.
 // Every loop over fragments and loads is unrolled (`// unroll v < N` .. `// end v` repeats its lines
-// with #v = 0 .. N-1, kernels.unrolled), each fragment its own variable: with arrays of subgroup
+// with #v = 0 .. N-1, kernels.unrolled; `// unroll o in a b` writes a block once for A and once for B,
+// #o as a or b, #O as A or B), each fragment its own variable: with arrays of subgroup
 // matrices indexed in loops, NVIDIA's Vulkan driver ran at 34 TFLOP/s on an H200 at 4096^3 f16,
 // unrolled at 85, and with 16-byte loads and padded tile rows on top at 191 (bench/matmul_tc.mjs).
 // Workgroup-memory indices are written out in terms of local_invocation_index, constants and the
@@ -121,22 +122,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   var acc_#i_#j: Acc;
   // end j
   // end i
-  // unroll l < ${A_LOADS}
-  var a_next_#l: ${LOAD};
+  // unroll o in a b
+  // unroll l < ${#O_LOADS}
+  var #o_next_#l: ${LOAD};
   // end l
-  // unroll l < ${B_LOADS}
-  var b_next_#l: ${LOAD};
-  // end l
+  // end o
   for (var k0 = 0u; k0 < K + BK; k0 = k0 + BK) {
     if (k0 < K) {  // fetch the tiles at k0
-      // unroll l < ${A_LOADS}
-      a_next_#l = a[(a_origin + k0 * a_sk + ((lix + #l * INV) / (A_RUN / VEC)) * a_row_stride) / VEC
-                    + (lix + #l * INV) % (A_RUN / VEC)];
+      // unroll o in a b
+      // unroll l < ${#O_LOADS}
+      #o_next_#l = #o[(#o_origin + k0 * #o_sk + ((lix + #l * INV) / (#O_RUN / VEC)) * #o_row_stride) / VEC
+                    + (lix + #l * INV) % (#O_RUN / VEC)];
       // end l
-      // unroll l < ${B_LOADS}
-      b_next_#l = b[(b_origin + k0 * b_sk + ((lix + #l * INV) / (B_RUN / VEC)) * b_row_stride) / VEC
-                    + (lix + #l * INV) % (B_RUN / VEC)];
-      // end l
+      // end o
     }
     if (k0 > 0u) {  // multiply the tiles of k0 - BK
       // unroll kk < ${K_STEPS}
@@ -178,42 +176,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (k0 < K) {
       // load l holds elements VEC e .. VEC e + VEC - 1 (e = lix + l INV) of the tile's rows, laid one
       // after another (runs are multiples of VEC: no load straddles two rows); at: where they go
-      // unroll l < ${A_LOADS}
+      // unroll o in a b
+      // unroll l < ${#O_LOADS}
       {
-        let at = ((lix + #l * INV) / (A_RUN / VEC)) * A_STRIDE + ((lix + #l * INV) % (A_RUN / VEC)) * VEC;
+        let at = ((lix + #l * INV) / (#O_RUN / VEC)) * #O_STRIDE + ((lix + #l * INV) % (#O_RUN / VEC)) * VEC;
         // unroll q < ${PAIRS}
         {
-          let p = pair(a_next_#l, #q);
+          let p = pair(#o_next_#l, #q);
           let h = hi_part(p);
-          a_tile[at + 2 * #q] = h.x;
-          a_tile[at + 2 * #q + 1] = h.y;
+          #o_tile[at + 2 * #q] = h.x;
+          #o_tile[at + 2 * #q + 1] = h.y;
           if (SPLIT) {
             let lo = lo_part(p, h);
-            ${A_LO}[at + 2 * #q] = lo.x;
-            ${A_LO}[at + 2 * #q + 1] = lo.y;
+            ${#O_LO}[at + 2 * #q] = lo.x;
+            ${#O_LO}[at + 2 * #q + 1] = lo.y;
           }
         }
         // end q
       }
       // end l
-      // unroll l < ${B_LOADS}
-      {
-        let bt = ((lix + #l * INV) / (B_RUN / VEC)) * B_STRIDE + ((lix + #l * INV) % (B_RUN / VEC)) * VEC;
-        // unroll q < ${PAIRS}
-        {
-          let p = pair(b_next_#l, #q);
-          let h = hi_part(p);
-          b_tile[bt + 2 * #q] = h.x;
-          b_tile[bt + 2 * #q + 1] = h.y;
-          if (SPLIT) {
-            let lo = lo_part(p, h);
-            ${B_LO}[bt + 2 * #q] = lo.x;
-            ${B_LO}[bt + 2 * #q + 1] = lo.y;
-          }
-        }
-        // end q
-      }
-      // end l
+      // end o
     }
     workgroupBarrier();
   }
