@@ -72,10 +72,10 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
 
 
 # The options of torch.compile webtorch accepts: torch._inductor.config's names, defaults and types.
-# max_fusion_size (how many kernels one fused kernel may take) is the one read: 1 (or less) turns the
-# fusion of elementwise chains off, so a replay runs each recorded kernel; larger values fuse, with no
-# cap on a chain's length but the adapter's storage bindings. The others are those torch.compile's
-# documentation names; they change nothing here.
+# max_fusion_size (how many kernels one fused kernel may take) is the one read: 1 (or less) turns
+# fusion off (elementwise chains and matmul epilogues), so a replay runs each recorded kernel; larger
+# values fuse, with no cap on a chain's length but the adapter's storage bindings. The others are
+# those torch.compile's documentation names; they change nothing here (epilogue_fusion=False too).
 OPTIONS = {"max_fusion_size": 64, "epilogue_fusion": True, "max_autotune": False, "fallback_random": False,
            "shape_padding": True, "trace.enabled": False, "trace.graph_diagram": False, "triton.cudagraphs": False}
 
