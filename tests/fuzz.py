@@ -519,18 +519,20 @@ def element_causes(lines, i, device, want, got, env_t, env_w):
     for statement i's result got, which differs from torch's (want) in some elements (plain tensors of
     one shape and dtype). An element is AMPLIFIED where statement i on torch's inputs agrees with torch;
     where that run differs from torch in an element the program got right, the element needs a cause too."""
+    def rounding(values):
+        return set(within_rounding(lines[i], env_t, want, values)) if _SUMS.search(lines[i]) else set()
+
     differ = differing(got, want, **TOL)
     causes = {}
     synced = amplified_values(lines, i, device, env_t, env_w)
     if synced is not None and _same_layout(synced, want):
         synced_differ = differing(synced, want, **TOL)
         causes.update((k, "AMPLIFIED") for k in set(differ) - set(synced_differ))
-        for k in sorted(set(synced_differ) - set(differ)):
+        for k in sorted(set(synced_differ) - set(differ) - rounding(synced)):
             reason, message = _known_element(lines, i, device, synced, want, k, len(synced_differ))
             if not reason:
                 return causes, message + " on torch's inputs"
-    if _SUMS.search(lines[i]):
-        causes.update((k, "ROUNDING") for k in within_rounding(lines[i], env_t, want, got) if k in differ and k not in causes)
+    causes.update((k, "ROUNDING") for k in rounding(got) if k in differ and k not in causes)
     for k in differ:
         if k not in causes:
             reason, message = _known_element(lines, i, device, got, want, k, len(differ))
