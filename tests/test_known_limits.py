@@ -19,6 +19,29 @@ def test_int64_is_32_bits_on_the_gpu():
     assert (big.cpu() + 1).item() == 2**31 == (torch.tensor([2**31 - 1]) + 1).item()  # 64 bits on cpu
 
 
+
+# A scalar beyond int32 used with an int64 tensor: on the GPU only its low 32 bits would reach the
+# kernel (x + 2**40 was x + 0), so it raises as creating such a tensor does; cpu computes as torch.
+SCALAR_BEYOND_INT32 = {
+    "add": lambda m, x: x + 2**40,
+    "lt": lambda m, x: x < -2**40,
+    "full": lambda m, x: m.full((2,), 2**40, device=x.device),
+    "fill_": lambda m, x: x.clone().fill_(2**40),
+    "masked_fill": lambda m, x: x.masked_fill(x == 1, 2**31),
+    "index_fill_": lambda m, x: x.clone().index_fill_(0, m.tensor([0], device=x.device), 2**40),
+    "clamp": lambda m, x: x.clamp(max=2**40),
+    "where": lambda m, x: m.where(x == 1, 2**40, x),
+}
+
+
+@pytest.mark.parametrize("op", SCALAR_BEYOND_INT32)
+def test_int64_scalar_beyond_int32_raises_on_the_gpu(op):
+    f = SCALAR_BEYOND_INT32[op]
+    expected = f(torch, torch.arange(3))
+    assert f(webtorch, webtorch.arange(3)).tolist() == expected.tolist()
+    with pytest.raises(RuntimeError, match="does not fit in int32"):
+        f(webtorch, webtorch.arange(3, device="webgpu"))
+
 def test_out_of_range_float_to_int_clamps_on_the_gpu():
     values = [3e38, -3e38, float("inf"), 2.5e9, -1.5, 7.9]
     assert torch.tensor(values).to(torch.int32).tolist() == [-2**31] * 4 + [-1, 7]

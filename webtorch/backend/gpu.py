@@ -19,7 +19,6 @@ from .webgpu import WORKGROUPS_PER_DIM, runtime
 _GPU_TYPECODE = {**{d: "i" for d in dt.ALL if d.category == 1}, dt.bool_: "I", dt.bfloat16: "f", dt.float32: "f",
                  dt.float64: "f"}
 _GPU_ITEMSIZE = {**{d: 4 for d in dt.ALL}, dt.float16: 2}
-_INT32 = (-(1 << 31), (1 << 31) - 1)
 
 
 class Storage:
@@ -66,9 +65,7 @@ def from_host(dtype, values):
     """values: an array.array of dtype's host typecode; converted to the 4-byte GPU layout."""
     if dtype is dt.int64 and values:
         lo, hi = min(values), max(values)
-        if lo < _INT32[0] or hi > _INT32[1]:
-            raise RuntimeError(f"webtorch stores int64 as 32 bits on the GPU; value {lo if lo < _INT32[0] else hi} "
-                               "does not fit in int32")
+        kernels.check_int64_fits(lo, hi)
     s = empty(dtype, len(values))
     dtype = s.dtype  # float64 is stored as float32
     if dtype in (dt.int32, dt.int64) and values:

@@ -88,7 +88,21 @@ def scalar_bits(value, d):
             return _U32.unpack(_F32.pack(math.copysign(math.inf, value)))[0]
     if d is dt.bool_:
         return int(bool(value))
-    return dt.TO_ELEMENT[d](value) & 0xFFFFFFFF  # wrapped to d first, as PyTorch casts the scalar
+    value = dt.TO_ELEMENT[d](value)  # wrapped to d first, as PyTorch casts the scalar
+    if d is dt.int64:
+        check_int64_fits(value, value)
+    return value & 0xFFFFFFFF
+
+
+INT32_RANGE = (-(1 << 31), (1 << 31) - 1)
+
+
+def check_int64_fits(lo, hi):
+    """int64 is i32 on the GPU (WGSL has no 64-bit integers): a value beyond int32 raises, whether it
+    comes in a tensor or as a scalar operand (x + 2**40 would otherwise add its low 32 bits)."""
+    if lo < INT32_RANGE[0] or hi > INT32_RANGE[1]:
+        raise RuntimeError(f"webtorch stores int64 as 32 bits on the GPU; value {lo if lo < INT32_RANGE[0] else hi} "
+                           "does not fit in int32")
 
 
 _EW_CACHE = {}  # (op, dtypes.., contiguous) -> kernel: an eager op builds no WGSL after its first call
