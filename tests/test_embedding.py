@@ -27,14 +27,14 @@ def test_a_bert_sized_lookup_allocates_only_its_output():
     webgpu.reset_peak_memory_stats()
     start = webgpu.memory_allocated()
     out = F.embedding(ids, table)
-    output_bytes = runtime_module._bucket(64 * 384 * 4)  # the pool's size class
+    output_bytes = runtime_module.bucket(64 * 384 * 4)  # the pool's size class
     assert webgpu.max_memory_allocated() - start <= output_bytes
     # backward: the gradient is dense like torch's (the table's size) plus the incoming gradient
     table.requires_grad_()
     webgpu.reset_peak_memory_stats()
     start = webgpu.memory_allocated()
     F.embedding(ids, table).sum().backward()
-    assert webgpu.max_memory_allocated() - start <= runtime_module._bucket(30522 * 384 * 4) + 2 * output_bytes + 4096
+    assert webgpu.max_memory_allocated() - start <= runtime_module.bucket(30522 * 384 * 4) + 2 * output_bytes + 4096
     rows = [table[int(i)] for i in ids.reshape(-1).tolist()]  # basic indexing: other code, same rows
     assert torch.equal(torch.tensor(out.cpu().tolist()).reshape(64, 384),
                        torch.tensor(webtorch.stack(rows).cpu().tolist()))

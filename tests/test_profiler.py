@@ -54,7 +54,7 @@ def test_counts_names_memory_and_gpu_times():
     total_gpu = sum(k.gpu_us for k in kernels)
     assert sum(r.self_gpu_time_total for r in prof.key_averages() if not r.is_kernel) == pytest.approx(total_gpu)
     # memory: each add leaves its 64x64 float result allocated (until the next one replaces it)
-    assert rows[("embedding", False)].gpu_memory_usage == runtime_module._bucket(2 * 2 * 8 * 4)
+    assert rows[("embedding", False)].gpu_memory_usage == runtime_module.bucket(2 * 2 * 8 * 4)
     table = prof.key_averages().table(sort_by="self_gpu_time_total", row_limit=5)
     assert "Self GPU" in table and "GPU Mem" in table and "timestamp-query" in table
     assert len([line for line in table.splitlines() if line and not line.startswith(("-", "Self", "Name"))]) == 5

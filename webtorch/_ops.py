@@ -164,14 +164,21 @@ _PLAIN_SCALARS = (bool, int, float)
 def elementwise(name, *operands, out=None, grad_name=None):
     if out is None:
         key = [name]
+        grad = False
         for x in operands:
-            key.append((x._storage.device_type, x.dtype, x.shape, x._stride) if isinstance(x, Tensor)
-                       else x.__class__)
+            if isinstance(x, Tensor):
+                key.append((x._storage.device_type, x.dtype, x.shape, x._stride))
+                if x._requires_grad:
+                    grad = True
+            else:
+                key.append(x.__class__)
         key = tuple(key)
         launch = _LAUNCHES.get(key)
         if launch is not None:
             shape, stride, launch = launch
-            return _tape.record(grad_name or name, Tensor(launch.new(operands), shape, stride), operands)
+            out = Tensor(launch.new(operands), shape, stride)
+            # (_tape.record's own test, without its call when no operand requires grad)
+            return _tape.record(grad_name or name, out, operands) if grad else out
     op = ELEMENTWISE[name]
     device_type = _device_of(operands) if out is None else out._storage.device_type
     cacheable = out is None and device_type == "webgpu" and builtins.all(

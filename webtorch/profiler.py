@@ -195,6 +195,8 @@ class profile:
                 else:
                     setattr(owner, attr, original)
             self._patches.clear()
+            if self._runtime is not None:
+                self._runtime.hooks -= 1
         for event in self._events:
             if event.kind != "kernel":
                 event.gpu_total_us += event.gpu_us
@@ -236,6 +238,7 @@ class profile:
             return  # no GPU here: host times only
         rt.flush()
         self._runtime = rt
+        rt.hooks += 1  # eager elementwise ops record through run (patched below) until stop()
         real_run = rt.run
         timed = "timestamp-query" in rt.features and hasattr(rt.driver, "submit_timed")
         self.gpu_timing = "timestamp-query" if timed else "synchronized"

@@ -60,7 +60,7 @@ def memory_allocated():
 def max_memory_allocated():
     """The most bytes live tensors held at once (since start or reset_peak_memory_stats())."""
     rt = _runtime_if_initialized()
-    return rt.counts["allocated_bytes.peak"] if rt else 0
+    return rt.allocated_peak if rt else 0
 
 
 def memory_reserved():

@@ -13,7 +13,7 @@ import weakref
 
 from .. import _dtypes as dt
 from . import cpu, kernels
-from .webgpu import WORKGROUPS_PER_DIM, runtime
+from .webgpu import WORKGROUPS_PER_DIM, bucket, grid, runtime
 
 # array typecodes of the 4-byte GPU layouts (float16: struct's "e")
 _GPU_TYPECODE = {**{d: "i" for d in dt.ALL if d.category == 1}, dt.bool_: "I", dt.bfloat16: "f", dt.float32: "f",
@@ -157,13 +157,15 @@ class ElementwiseLaunch:
     """An elementwise kernel prepared for operands of given layouts (dtypes, shapes, strides): a call
     fills in only what may differ between calls with those layouts (storages, offsets, scalars).
     Eager ops cache one per layout signature (_ops.elementwise), so this runs once per signature."""
-    __slots__ = ("kernel", "meta", "out_slot", "slots", "groups", "dtype", "numel", "nbytes")
+    __slots__ = ("kernel", "meta", "out_slot", "slots", "groups", "dtype", "numel", "nbytes", "size_class", "runtime",
+                 "pipeline")
 
     def __init__(self, op, out, operands, computes):
         shape = out.shape
         self.numel = n = math.prod(shape)
         self.dtype = out.dtype
         self.nbytes = _GPU_ITEMSIZE[out.dtype] * n
+        self.size_class = bucket(self.nbytes)
         tensors = [x for x in operands if hasattr(x, "_storage")]
         contiguous = _is_contiguous_over(out, shape) and all(
             x._stride == out._stride or _is_contiguous_over(x, shape) for x in tensors)
@@ -175,25 +177,27 @@ class ElementwiseLaunch:
         meta = [n, len(shape), *shape, 0, *strides(out)]
         scalar_words = len(meta) + (1 + len(shape)) * len(tensors)  # the scalars' bits come after the views
         # Per operand: a tensor's offset word (an int); for a scalar [its word, compute dtype, the last
-        # scalar object seen there, its bits]: a loop's constant (y * 0.5) is converted once.
+        # scalar object written there]: a loop's constant (y * 0.5) is converted once.
         self.slots = []
         for x, c in zip(operands, computes):
             if hasattr(x, "_storage"):
                 self.slots.append(len(meta))
                 meta += [0, *strides(x)]
             else:
-                self.slots.append([scalar_words, c, None, 0])
+                self.slots.append([scalar_words, c, None])
                 scalar_words += 1
         meta += [0] * (scalar_words - len(meta))
-        self.meta = array.array("I", meta)  # the offsets and scalars are set per call (on a copy)
+        # The offsets and scalars are written per call, in place: the runtime copies the words into
+        # its batch when it records the kernel (and a recorder of webtorch.compile keeps its own copy).
+        self.meta = array.array("I", meta)
         dtypes = tuple(x.dtype if hasattr(x, "_storage") else None for x in operands)
         self.kernel = kernels.elementwise(op, dtypes, tuple(computes), out.dtype, contiguous)
-        groups = -(-n // (256 * (kernels.ELEMENTWISE_PER if contiguous else 1)))
-        self.groups = (groups, 1, 1) if groups <= WORKGROUPS_PER_DIM else groups
+        self.groups = grid(-(-n // (256 * (kernels.ELEMENTWISE_PER if contiguous else 1))))
+        self.runtime = self.pipeline = None  # the runtime that compiled the kernel, and its pipeline id
 
     def __call__(self, out, operands):
         """The kernel recorded, writing into out (a view of these layouts)."""
-        meta = self.meta[:]
+        meta = self.meta
         meta[self.out_slot] = out._offset
         buffers = [out._storage.buffer]
         self._fill(meta, buffers, operands)
@@ -201,27 +205,39 @@ class ElementwiseLaunch:
 
     def new(self, operands):
         """The kernel recorded, writing into a new storage (returned): Storage(dtype, numel) without
-        the checks the launch's first output passed."""
+        the checks the launch's first output passed. The hot path of an eager elementwise op: while
+        no hook watches the runtime (webtorch.compile's recorder, a profiler), its buffer comes from
+        take() and its command words go to record() directly, the pipeline found once per runtime."""
+        rt = runtime()
+        direct = self.runtime is rt and not rt.hooks
+        buf = rt.take(self.size_class, self.nbytes) if direct else rt.alloc(self.nbytes)
         s = _new_storage(Storage)
-        s.buffer, s.version, s.dtype, s.numel = None, 0, self.dtype, self.numel
-        s.runtime = rt = runtime()
-        s.buffer = rt.alloc(self.nbytes)
-        meta = self.meta[:]
-        buffers = [s.buffer]
-        self._fill(meta, buffers, operands)
-        rt.run(self.kernel, buffers, meta, self.groups)
+        s.buffer, s.version, s.dtype, s.numel, s.runtime = buf, 0, self.dtype, self.numel, rt
+        self.meta[self.out_slot] = 0
+        buffers = [buf]
+        if direct:
+            rt.record(self.pipeline, self.groups, self._fill(self.meta, buffers, operands), self.meta)
+            return s
+        self._fill(self.meta, buffers, operands)
+        rt.run(self.kernel, buffers, self.meta, self.groups)
+        if self.numel and not rt.hooks:  # (an empty launch records nothing)
+            self.runtime, self.pipeline = rt, rt.pipeline(self.kernel)
         return s
 
     def _fill(self, meta, buffers, operands):
+        """The operands' offsets and scalars into meta, their buffers onto buffers; returns the ids
+        of buffers."""
+        ids = [buffers[0].id]
         for x, slot in zip(operands, self.slots):
             if slot.__class__ is int:
                 meta[slot] = x._offset
-                buffers.append(x._storage.buffer)
-            else:
-                if x is not slot[2]:
-                    slot[3] = kernels.scalar_bits(x, slot[1])
-                    slot[2] = x
-                meta[slot[0]] = slot[3]
+                buf = x._storage.buffer
+                buffers.append(buf)
+                ids.append(buf.id)
+            elif x is not slot[2]:  # a new scalar (the same object: its bits are in meta already)
+                meta[slot[0]] = kernels.scalar_bits(x, slot[1])
+                slot[2] = x
+        return ids
 
 
 _new_storage = object.__new__

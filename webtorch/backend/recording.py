@@ -79,12 +79,14 @@ class Recorder:
         hooks = {"alloc": alloc, "release": release, "run": run, "run_dynamic": run_dynamic, "upload": upload}
         for name in self._saved:
             setattr(rt, name, hooks.get(name) or reads(name))
+        rt.hooks += 1  # eager elementwise ops now allocate and record through these
         _active.append(self)
         return self
 
     def __exit__(self, *exc):
         _active.remove(self)
         rt = self.runtime
+        rt.hooks -= 1
         for name, saved in self._saved.items():
             if saved is None:
                 delattr(rt, name)

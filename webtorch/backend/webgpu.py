@@ -30,13 +30,20 @@ CHECKED_ALLOC = 64 << 20
 
 
 @functools.lru_cache(maxsize=4096)  # every eager op allocates: a C-level lookup instead of the arithmetic
-def _bucket(nbytes):
+def bucket(nbytes):
     """Size classes of the caching allocator: powers of two up to 1 MiB, then multiples of 1 MiB
     (a buffer is bound whole, so a block serves only requests of its own class)."""
     nbytes = max(nbytes, 16)
     if nbytes <= 1 << 20:
         return 1 << (nbytes - 1).bit_length()
     return -(-nbytes // (1 << 20)) << 20
+
+
+def grid(groups):
+    """A flat workgroup count laid out as (x, y, z) within the per-dimension limit."""
+    if groups <= WORKGROUPS_PER_DIM:
+        return groups, 1, 1
+    return WORKGROUPS_PER_DIM, -(-groups // WORKGROUPS_PER_DIM), 1
 
 
 def _mib(nbytes):
@@ -62,12 +69,16 @@ class Runtime:
         # freed and the allocation retried once, then OutOfMemoryError.
         self._free = {}  # size class -> [Buffer]
         self.allocated_bytes = 0  # held by live tensors
-        self.cached_bytes = 0  # free buffers kept for reuse
         self.memory_limit = None  # most bytes reserved (allocated + cached); None: as much as the device gives
+        # Counters every allocation updates are attributes (an eager op allocates one buffer, and an
+        # attribute costs less than a keyed dict entry); the others are under memory_stats' names.
+        self.allocations = self.frees = self.allocated_total = self.allocated_peak = 0
         self.counts = dict.fromkeys((
-            "allocated_bytes.peak", "allocated_bytes.allocated", "allocation.allocated", "allocation.freed",
             "reserved_bytes.peak", "reserved_bytes.allocated", "reserved_bytes.freed", "segment.allocated",
             "segment.freed", "num_alloc_retries", "num_ooms"), 0)
+        # Hooks on run or alloc (webtorch.compile's recorder, a profiler) installed now: while there
+        # are none, ElementwiseLaunch records its kernels through take() and record() directly.
+        self.hooks = 0
         self._pipelines = {}
         self._align = max(256, driver.limits.get("min_storage_buffer_offset_alignment", 256)) // 4
         # The batch's meta words: _meta[:_meta_used], each kernel's block starting at a multiple of the
@@ -84,24 +95,30 @@ class Runtime:
 
     # -- memory -------------------------------------------------------------------------------
     @property
+    def cached_bytes(self):
+        """Bytes of the free buffers kept for reuse."""
+        return sum(size * len(bufs) for size, bufs in self._free.items())
+
+    @property
     def reserved_bytes(self):
         return self.allocated_bytes + self.cached_bytes
 
     def alloc(self, nbytes):
-        size = _bucket(nbytes)
+        return self.take(bucket(nbytes), nbytes)
+
+    def take(self, size, nbytes):
+        """alloc of nbytes whose size class (bucket) the caller knows already."""
         free = self._free.get(size)
         if free:
             buf = free.pop()
             buf.value_range = None
-            self.cached_bytes -= size
         else:
             buf = self._new_buffer(size, nbytes)
-        self.allocated_bytes += size
-        counts = self.counts
-        counts["allocated_bytes.allocated"] += size
-        counts["allocation.allocated"] += 1
-        if self.allocated_bytes > counts["allocated_bytes.peak"]:
-            counts["allocated_bytes.peak"] = self.allocated_bytes
+        self.allocated_bytes = allocated = self.allocated_bytes + size
+        self.allocations += 1
+        self.allocated_total += size
+        if allocated > self.allocated_peak:
+            self.allocated_peak = allocated
         return buf
 
     def release(self, buf):
@@ -109,15 +126,14 @@ class Runtime:
         is in queue order, destroying it waits for empty_cache's flush)."""
         size = buf.nbytes
         self.allocated_bytes -= size
-        self.counts["allocation.freed"] += 1
+        self.frees += 1
         free = self._free.get(size)
         if free is None:
             free = self._free[size] = []
         free.append(buf)
-        self.cached_bytes += size
 
     def check_size(self, nbytes):
-        if _bucket(nbytes) > self.limits["max_storage_buffer_binding_size"]:
+        if bucket(nbytes) > self.limits["max_storage_buffer_binding_size"]:
             raise errors.OutOfMemoryError(
                 f"webtorch: a {nbytes}-byte tensor exceeds this GPU's largest buffer "
                 f"({self.limits['max_storage_buffer_binding_size']} bytes)")
@@ -160,19 +176,18 @@ class Runtime:
                 self.counts["segment.freed"] += 1
                 self.counts["reserved_bytes.freed"] += buf.nbytes
         self._free.clear()
-        self.cached_bytes = 0
 
     def memory_stats(self):
         """PyTorch's torch.cuda.memory_stats() keys, for the counters webtorch keeps."""
         c = self.counts
         stats = {
             "allocated_bytes.all.current": self.allocated_bytes,
-            "allocated_bytes.all.peak": c["allocated_bytes.peak"],
-            "allocated_bytes.all.allocated": c["allocated_bytes.allocated"],
-            "allocated_bytes.all.freed": c["allocated_bytes.allocated"] - self.allocated_bytes,
-            "allocation.all.current": c["allocation.allocated"] - c["allocation.freed"],
-            "allocation.all.allocated": c["allocation.allocated"],
-            "allocation.all.freed": c["allocation.freed"],
+            "allocated_bytes.all.peak": self.allocated_peak,
+            "allocated_bytes.all.allocated": self.allocated_total,
+            "allocated_bytes.all.freed": self.allocated_total - self.allocated_bytes,
+            "allocation.all.current": self.allocations - self.frees,
+            "allocation.all.allocated": self.allocations,
+            "allocation.all.freed": self.frees,
             "reserved_bytes.all.current": self.reserved_bytes,
             "reserved_bytes.all.peak": c["reserved_bytes.peak"],
             "reserved_bytes.all.allocated": c["reserved_bytes.allocated"],
@@ -186,7 +201,7 @@ class Runtime:
         return dict(sorted(stats.items()))
 
     def reset_peak_memory_stats(self):
-        self.counts["allocated_bytes.peak"] = self.allocated_bytes
+        self.allocated_peak = self.allocated_bytes
         self.counts["reserved_bytes.peak"] = self.reserved_bytes
 
     # -- transfers ----------------------------------------------------------------------------
@@ -238,24 +253,25 @@ class Runtime:
 
     def run(self, kernel, buffers, meta, groups):
         """Records one kernel; groups is (x, y, z) or a flat workgroup count to lay out in 2-D; meta
-        a list of ints or an array.array("I") (copied in at C speed: ElementwiseLaunch's).
-        The hot path of every op: words copied into two arrays, no driver call. buffers[0] is the
-        one a kernel may write into an existing tensor (in-place ops, put): its values change."""
+        a list of ints or an array.array("I"). buffers[0] is the one a kernel may write into an
+        existing tensor (in-place ops, put): its values change."""
         buffers[0].value_range = None
         if groups.__class__ is int:
-            if groups <= WORKGROUPS_PER_DIM:
-                gx, gy, gz = groups, 1, 1
-            else:
-                gx, gy, gz = WORKGROUPS_PER_DIM, -(-groups // WORKGROUPS_PER_DIM), 1
-        else:
-            gx, gy, gz = groups
-        if not (gx and gy and gz):
+            groups = grid(groups)
+        if not (groups[0] and groups[1] and groups[2]):
             return
         pid = self._pipelines.get(kernel[0])
         if pid is None:
             pid = self.pipeline(kernel)
         if meta.__class__ is not array.array:
             meta = array.array("I", meta)  # before the offset is taken: a word may be a tensor, read back (a flush)
+        self.record(pid, groups, [b.id for b in buffers], meta)
+
+    def record(self, pid, groups, ids, meta):
+        """Appends a kernel to the batch: pipeline pid, workgroups (x, y, z), its buffers' ids, its
+        meta (an array.array("I"), copied in at C speed). The hot path of every op: words copied into
+        two arrays, no driver call. run() checks and converts; ElementwiseLaunch.new calls this
+        directly while no hook wraps run."""
         n = len(meta)
         if n > META_WINDOW_WORDS:
             raise RuntimeError(f"webtorch: tensor rank too large for one kernel ({n} meta words)")
@@ -265,9 +281,10 @@ class Runtime:
             offset = 0
         self._meta[offset:offset + n] = meta
         self._meta_used = offset + n + (-n % self._align)
+        gx, gy, gz = groups
         commands = self._commands
-        commands += (pid, offset * 4, gx, gy, gz, len(buffers) + 1, self._arena)
-        commands += [b.id for b in buffers]
+        commands += (pid, offset * 4, gx, gy, gz, len(ids) + 1, self._arena)
+        commands += ids
         self._pending += 1
         self.kernels_dispatched += 1
 
