@@ -244,3 +244,27 @@ def test_a_kernel_parameter_read_back_while_recording():
     assert webtorch.diagonal(x, offset).tolist() == [2.0, 12.0, 22.0]
     assert webtorch.narrow(x * 1, 1, offset, 2).tolist() == [[2.0, 4.0], [10.0, 12.0], [18.0, 20.0]]
     assert (x + 1).sum().item() == 144.0
+
+
+def test_direct_recording_respects_hooks_and_offsets():
+    """Cached elementwise launches and reductions record their kernels without Runtime.run while no
+    hook watches the runtime: a profiler and webtorch.compile still see each kernel (and put
+    Runtime.hooks back), and offsets and scalars are written per call."""
+    from webtorch.backend import webgpu as runtime_module
+    from webtorch.profiler import profile
+    rt = runtime_module.runtime()
+    x = webtorch.arange(1000, dtype=webtorch.float32, device="webgpu")
+    for _ in range(3):  # cached at the first call, recording directly from the third
+        total = (x * 3.0 + 1).sum()
+    assert total.item() == 1499500.0
+    with profile() as prof:
+        total = (x * 3.0 + 1).sum()
+    assert sum(r.count for r in prof.key_averages() if r.is_kernel) == 3 and rt.hooks == 0
+    compiled = webtorch.compile(lambda t: (t * 3.0 + 1).sum())
+    assert [compiled(x).item() for _ in range(3)] == [1499500.0] * 3 and rt.hooks == 0
+    # one launch (same shapes and strides) over views at other offsets, with other scalars (-0.0 == 0.0)
+    base = torch.arange(1000, dtype=torch.float32)
+    for start, k in ((1, 1000), (2, 1000), (5, 1001), (6, 1000), (5, -0.0), (6, 0.0), (7, -0.0), (3, 0.0)):
+        got = x[start:start + 4] * k
+        assert torch.equal(torch.tensor(got.tolist()), base[start:start + 4] * k)
+        assert str(got.tolist()) == str((base[start:start + 4] * k).tolist())  # the sign of zeros too

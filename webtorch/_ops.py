@@ -826,12 +826,39 @@ def _reduce_dims(x, dim):
     return tuple(sorted(dims)) if x.dim() else ()
 
 
-def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_name=None):
+# Reductions repeat on inputs of one shape too (a loss's mean per step): per (shape, dim, keepdim)
+# the reduced dims and the result's shape and strides are worked out once.
+_REDUCED_SHAPES = {}
+_MAX_REDUCED_SHAPES = 1024  # cleared when full
+
+
+def _reduced_shape(x, dim, keepdim):
+    """(dims, result shape, result strides, number of elements each result reduces) of reducing x
+    over dim."""
+    cacheable = dim is None or dim.__class__ is int or (dim.__class__ is tuple and
+                                                         builtins.all(d.__class__ is int for d in dim))
+    key = (x.shape, dim, keepdim) if cacheable else None  # (a tensor or a numpy int as dim: not kept)
+    found = _REDUCED_SHAPES.get(key)
+    if found is not None:
+        return found
     dims = _reduce_dims(x, dim)
-    kept_shape = [s for d, s in enumerate(x.shape) if d not in dims]
+    shape = Size(1 if d in dims else s for d, s in enumerate(x.shape)) if keepdim else \
+        Size(s for d, s in enumerate(x.shape) if d not in dims)
+    count = 1
+    for d in dims:
+        count *= x.shape[d]
+    found = dims, shape, contiguous_strides(shape), count
+    if key is not None:
+        if len(_REDUCED_SHAPES) >= _MAX_REDUCED_SHAPES:
+            _REDUCED_SHAPES.clear()
+        _REDUCED_SHAPES[key] = found
+    return found
+
+
+def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_name=None):
+    dims, shape, stride, _ = _reduced_shape(x, dim, keepdim)
     values, indices = backend(x._storage.device_type).reduce(op, x, dims, acc_dtype, out_dtype, with_index)
-    shape = [1 if d in dims else s for d, s in enumerate(x.shape)] if keepdim else kept_shape
-    values = Tensor(values, shape)
+    values = Tensor(values, shape, stride)
     if with_index:
         indices = Tensor(indices, shape)
         if len(dims) == 1:
@@ -839,6 +866,8 @@ def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_na
         elif not dims:  # a 0-d input: the value is the input itself
             _tape.record("copy", values, (x,))
         return values, indices
+    if not x._requires_grad:  # (_tape.record's own test, before building its arguments)
+        return values
     name = grad_name or {"sum": "sum", "prod": "prod", "max": "amax", "min": "amin"}[op]
     return _tape.record(name, values, (x,), dims=dims, keepdim=keepdim)
 
@@ -874,11 +903,7 @@ def mean(x, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         x = cast(x, dtype)
     _check_float(x, "mean")
-    dims = _reduce_dims(x, dim)
-    n = 1
-    for d in dims:
-        n *= x.shape[d]
-    return div(sum(x, dim, keepdim), n)
+    return div(sum(x, dim, keepdim), _reduced_shape(x, dim, keepdim)[3])
 
 
 def _check_nonempty(x, dim, name, unspecified_error=RuntimeError):

@@ -157,8 +157,8 @@ class ElementwiseLaunch:
     """An elementwise kernel prepared for operands of given layouts (dtypes, shapes, strides): a call
     fills in only what may differ between calls with those layouts (storages, offsets, scalars).
     Eager ops cache one per layout signature (_ops.elementwise), so this runs once per signature."""
-    __slots__ = ("kernel", "meta", "out_slot", "slots", "groups", "dtype", "numel", "nbytes", "size_class", "runtime",
-                 "pipeline")
+    __slots__ = ("kernel", "meta", "out_slot", "views", "scalars", "groups", "dtype", "numel", "nbytes", "size_class",
+                 "runtime", "pipeline", "tail", "span")
 
     def __init__(self, op, out, operands, computes):
         shape = out.shape
@@ -176,15 +176,15 @@ class ElementwiseLaunch:
         self.out_slot = 2 + len(shape)
         meta = [n, len(shape), *shape, 0, *strides(out)]
         scalar_words = len(meta) + (1 + len(shape)) * len(tensors)  # the scalars' bits come after the views
-        # Per operand: a tensor's offset word (an int); for a scalar [its word, compute dtype, the last
-        # scalar object written there]: a loop's constant (y * 0.5) is converted once.
-        self.slots = []
-        for x, c in zip(operands, computes):
+        # Per tensor operand (its index, its offset word); per scalar [its index, its word, compute
+        # dtype, the last scalar object written there]: a loop's constant (y * 0.5) is converted once.
+        self.views, self.scalars = [], []
+        for i, (x, c) in enumerate(zip(operands, computes)):
             if hasattr(x, "_storage"):
-                self.slots.append(len(meta))
+                self.views.append((i, len(meta)))
                 meta += [0, *strides(x)]
             else:
-                self.slots.append([scalar_words, c, None])
+                self.scalars.append([i, scalar_words, c, None])
                 scalar_words += 1
         meta += [0] * (scalar_words - len(meta))
         # The offsets and scalars are written per call, in place: the runtime copies the words into
@@ -193,14 +193,15 @@ class ElementwiseLaunch:
         dtypes = tuple(x.dtype if hasattr(x, "_storage") else None for x in operands)
         self.kernel = kernels.elementwise(op, dtypes, tuple(computes), out.dtype, contiguous)
         self.groups = grid(-(-n // (256 * (kernels.ELEMENTWISE_PER if contiguous else 1))))
-        self.runtime = self.pipeline = None  # the runtime that compiled the kernel, and its pipeline id
+        # The runtime that compiled the kernel, and for its record(): the pipeline id, the command
+        # words after the meta offset, and the meta's span
+        self.runtime = self.pipeline = self.tail = self.span = None
 
     def __call__(self, out, operands):
         """The kernel recorded, writing into out (a view of these layouts)."""
         meta = self.meta
         meta[self.out_slot] = out._offset
-        buffers = [out._storage.buffer]
-        self._fill(meta, buffers, operands)
+        buffers = [out._storage.buffer] + self._fill(meta, operands)
         out._storage.runtime.run(self.kernel, buffers, meta, self.groups)
 
     def new(self, operands):
@@ -213,31 +214,33 @@ class ElementwiseLaunch:
         buf = rt.take(self.size_class, self.nbytes) if direct else rt.alloc(self.nbytes)
         s = _new_storage(Storage)
         s.buffer, s.version, s.dtype, s.numel, s.runtime = buf, 0, self.dtype, self.numel, rt
-        self.meta[self.out_slot] = 0
-        buffers = [buf]
+        meta = self.meta
+        meta[self.out_slot] = 0
         if direct:
-            rt.record(self.pipeline, self.groups, self._fill(self.meta, buffers, operands), self.meta)
+            ids = [buf.id]
+            for b in self._fill(meta, operands):
+                ids.append(b.id)
+            rt.record(self.pipeline, self.tail, self.span, ids, meta)
             return s
-        self._fill(self.meta, buffers, operands)
-        rt.run(self.kernel, buffers, self.meta, self.groups)
+        rt.run(self.kernel, [buf] + self._fill(meta, operands), meta, self.groups)
         if self.numel and not rt.hooks:  # (an empty launch records nothing)
             self.runtime, self.pipeline = rt, rt.pipeline(self.kernel)
+            self.tail, self.span = rt.placement(self.groups, 1 + len(self.views), len(meta))
         return s
 
-    def _fill(self, meta, buffers, operands):
-        """The operands' offsets and scalars into meta, their buffers onto buffers; returns the ids
-        of buffers."""
-        ids = [buffers[0].id]
-        for x, slot in zip(operands, self.slots):
-            if slot.__class__ is int:
-                meta[slot] = x._offset
-                buf = x._storage.buffer
-                buffers.append(buf)
-                ids.append(buf.id)
-            elif x is not slot[2]:  # a new scalar (the same object: its bits are in meta already)
-                meta[slot[0]] = kernels.scalar_bits(x, slot[1])
-                slot[2] = x
-        return ids
+    def _fill(self, meta, operands):
+        """The operands' offsets and scalars into meta; returns the tensor operands' buffers."""
+        buffers = []
+        for i, word in self.views:
+            x = operands[i]
+            meta[word] = x._offset
+            buffers.append(x._storage.buffer)
+        for slot in self.scalars:
+            x = operands[slot[0]]
+            if x is not slot[3]:  # a new scalar (the same object: its bits are in meta already)
+                meta[slot[1]] = kernels.scalar_bits(x, slot[2])
+                slot[3] = x
+        return buffers
 
 
 _new_storage = object.__new__
@@ -257,11 +260,14 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
            COLUMN_SPLIT_MIN)
     plan = _REDUCE_PLANS.get(key)
     if plan is not None and plan[0] is rt:
-        _, kernel, meta, groups, n = plan
+        _, kernel, meta, groups, n, pid, tail, span = plan
         values = empty(out_dtype, n)
         indices = empty(dt.int64, n) if with_index else None
         buffers = [values.buffer, x._storage.buffer] + ([indices.buffer] if with_index else [])
-        values.runtime.run(kernel, buffers, meta, groups)
+        if rt.hooks:  # (see ElementwiseLaunch.new)
+            rt.run(kernel, buffers, meta, groups)
+        else:
+            rt.record(pid, tail, span, [b.id for b in buffers], meta)
         return values, indices
     _launched.clear()
     result = _reduce(op, x, dims, acc_dtype, out_dtype, with_index)
@@ -269,7 +275,11 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
         if len(_REDUCE_PLANS) >= _MAX_REDUCE_PLANS:
             _REDUCE_PLANS.clear()
         kernel, meta, groups, n = _launched[0][:4]
-        _REDUCE_PLANS[key] = (result[0].runtime, kernel, array.array("I", meta), groups, n)
+        groups = grid(groups) if groups.__class__ is int else groups
+        if all(groups):  # (a launch of no workgroups records nothing)
+            rt = result[0].runtime
+            _REDUCE_PLANS[key] = (rt, kernel, array.array("I", meta), groups, n, rt.pipeline(kernel),
+                                  *rt.placement(groups, 2 + with_index, len(meta)))
     _launched.clear()
     return result
 

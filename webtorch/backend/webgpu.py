@@ -89,9 +89,9 @@ class Runtime:
         self._commands = []  # per kernel: pipeline, meta offset, gx, gy, gz, n ids, ids (an array at flush)
         self._arena = driver.create_buffer(META_ARENA + META_WINDOW)
         self._driver_submit = self._submit = driver.submit  # webtorch.profiler swaps in the driver's submit_timed
-        self._pending = 0
+        self._pending = 0  # kernels in the batch
         self._batch_limit = FIRST_BATCH
-        self.kernels_dispatched = 0
+        self._flushed_kernels = 0  # kernels of the batches before
 
     # -- memory -------------------------------------------------------------------------------
     @property
@@ -265,28 +265,36 @@ class Runtime:
             pid = self.pipeline(kernel)
         if meta.__class__ is not array.array:
             meta = array.array("I", meta)  # before the offset is taken: a word may be a tensor, read back (a flush)
-        self.record(pid, groups, [b.id for b in buffers], meta)
-
-    def record(self, pid, groups, ids, meta):
-        """Appends a kernel to the batch: pipeline pid, workgroups (x, y, z), its buffers' ids, its
-        meta (an array.array("I"), copied in at C speed). The hot path of every op: words copied into
-        two arrays, no driver call. run() checks and converts; ElementwiseLaunch.new calls this
-        directly while no hook wraps run."""
         n = len(meta)
         if n > META_WINDOW_WORDS:
             raise RuntimeError(f"webtorch: tensor rank too large for one kernel ({n} meta words)")
+        self.record(pid, *self.placement(groups, len(buffers), n), [b.id for b in buffers], meta)
+
+    def placement(self, groups, n_buffers, n_meta):
+        """What record() takes besides a kernel's pipeline, buffers and meta: the command words after
+        the meta offset (workgroups x, y, z, the number of bindings, the meta arena), and the words
+        its meta takes in the arena (n_meta rounded up to the dynamic offsets' alignment)."""
+        return (*groups, n_buffers + 1, self._arena), n_meta + (-n_meta % self._align)
+
+    def record(self, pid, tail, span, ids, meta):
+        """Appends a kernel to the batch: its command words (pipeline pid, meta offset, then tail:
+        workgroups x, y, z, number of bindings, the meta arena's id; then ids, its buffers' ids) and
+        its meta (an array.array("I") of at most META_WINDOW_WORDS, copied in at C speed, taking
+        span words: its length rounded up to the offset alignment). The hot path of every op: words
+        copied into two arrays, no driver call. run() checks and converts; ElementwiseLaunch.new
+        calls this directly while no hook wraps run."""
         offset = self._meta_used
-        if offset + n > META_ARENA_WORDS or self._pending >= self._batch_limit:
+        if self._pending >= self._batch_limit or offset + span > META_ARENA_WORDS:
             self.flush()
             offset = 0
-        self._meta[offset:offset + n] = meta
-        self._meta_used = offset + n + (-n % self._align)
-        gx, gy, gz = groups
+        self._meta[offset:offset + len(meta)] = meta
+        self._meta_used = offset + span
         commands = self._commands
-        commands += (pid, offset * 4, gx, gy, gz, len(ids) + 1, self._arena)
+        commands.append(pid)
+        commands.append(offset * 4)
+        commands += tail
         commands += ids
         self._pending += 1
-        self.kernels_dispatched += 1
 
     def run_dynamic(self, kernel, buffers, meta_fn, groups):
         """A kernel whose parameters meta_fn() computes: now, and again at each replay of a compiled
@@ -305,12 +313,17 @@ class Runtime:
     def _new_batch(self):
         self._meta_used = 0
         self._commands = []
+        self._flushed_kernels += self._pending
         self._pending = 0
         self._batch_limit = min(2 * self._batch_limit, MAX_BATCH)
 
     def synchronize(self):
         """Submits pending kernels and waits for the GPU (a 4-byte readback)."""
         self._read(self._arena, 0, bytearray(4))
+
+    @property
+    def kernels_dispatched(self):
+        return self._flushed_kernels + self._pending
 
     @property
     def submit_count(self):
