@@ -163,7 +163,7 @@ def test_training_steps_fused_equal_unfused_bit_for_bit(model_name, optimizer_na
 # Epilogues: an elementwise chain that reads a matmul's C runs in the matmul kernel's store. Each path
 # of gpu.matmul on its own: lavapipe takes matmul_small.wgsl / matmul_registers.wgsl; the GPU kernels
 # (matmul_vec4.wgsl, matmul.wgsl; their epilogues are off by default, fusion.EPILOGUE_KERNELS) are
-# forced as on a GPU adapter (the tensor-core kernel's epilogue needs subgroup matrices: not here).
+# forced as on a GPU adapter (the tensor-core kernel has no epilogue: fusion._MATMUL_OUT).
 MATMUL_PATHS = {"small": (False, True), "registers": (True, True), "vec4": (True, False), "tiled": (True, False)}
 
 
@@ -219,7 +219,7 @@ def test_matmul_epilogues_equal_eager_and_torch(monkeypatch, path, case):
 
 
 def test_gpu_matmul_kernels_keep_their_own_store_by_default(monkeypatch):
-    # fusion.EPILOGUE_KERNELS: the H200 ran the vec4 and tensor-core kernels' epilogues slower
+    # fusion.EPILOGUE_KERNELS: the H200 ran matmul_vec4's epilogues slower
     from webtorch.backend import gpu
     monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: False)
     monkeypatch.setattr(gpu, "SMALL_MATMUL_MACS", 0)

@@ -63,9 +63,10 @@ class _Op:
                 self.operands.append(("view", dt.BY_NAME[d], next(tensors)))
 
 
-# The matmul kernels (kernels.py) by their key's name: the dtype of C they store (None: in the key)
-_MATMUL_OUT = {"matmul": None, "matmul_small": None, "matmul_subgroup_matrix": None,
-               "matmul_vec4": dt.float32, "matmul_registers": dt.float32}
+# The matmul kernels with a store hook (kernels.py) by their key's name: the dtype of C they store (None:
+# in the key). The tensor-core kernel (matmul_subgroup_matrix) has none: an epilogue there never ran
+# anywhere (lavapipe and SwiftShader have no subgroup matrices), so its chain stays a kernel of its own.
+_MATMUL_OUT = {"matmul": None, "matmul_small": None, "matmul_vec4": dt.float32, "matmul_registers": dt.float32}
 # Those of them whose chains run in their store: the kernels of CPU adapters and small products, where
 # lavapipe ran a compiled encoder layer as fast or faster so. The GPU kernels have the hook but keep
 # their own store: on the H200 a compiled float32 encoder layer (32x128x384) ran in 4.5 ms with
@@ -88,7 +89,7 @@ class _Matmul:
         self.numel = meta[0] * meta[1] * math.prod(meta[10:10 + meta[3]])
 
 
-def _matmul(index, step, max_workgroup_bytes):
+def _matmul(index, step):
     """step as a chain's first member where it is a matmul kernel of float C with elements, else None."""
     key = step[1][0]
     if step[0] != "run" or key[0] not in EPILOGUE_KERNELS:
@@ -96,10 +97,6 @@ def _matmul(index, step, max_workgroup_bytes):
     out = _MATMUL_OUT[key[0]] or dt.BY_NAME[key[1]]
     if not out.is_floating_point:
         return None
-    if key[0] == "matmul_subgroup_matrix":  # its epilogue stages fragments in workgroup memory
-        _, _, fragment, _, tiles, _, _, _, _, split = key
-        if kernels.matmul_subgroup_matrix_bytes(out, fragment, tiles, split, epilogue=True) > max_workgroup_bytes:
-            return None
     mm = _Matmul(index, step, out)
     return mm if mm.numel else None
 
@@ -185,13 +182,12 @@ class _Chain:
         return True
 
 
-def fuse(steps, live_new, max_bindings, max_workgroup_bytes=0):
+def fuse(steps, live_new, max_bindings):
     """steps with each fusable chain of elementwise runs (after a matmul's, or not) replaced by one run
     of a fused kernel (step ("fused", kernel, slots, meta, groups, written): written, the positions in
     slots of the buffers it writes besides the first), and the allocations and releases of the buffers
     it no longer writes dropped. live_new: the "new" slots allocated at the end of the call.
-    max_bindings: storage buffers a kernel may bind (the params buffer is one of them);
-    max_workgroup_bytes: the adapter's workgroup memory."""
+    max_bindings: storage buffers a kernel may bind (the params buffer is one of them)."""
     users = {}  # slot -> indices of the steps that bind it
     for index, step in enumerate(steps):
         if step[0] == "run":
@@ -209,7 +205,7 @@ def fuse(steps, live_new, max_bindings, max_workgroup_bytes=0):
             if chain is not None and len(chain.ops) > 1:
                 chains.append(chain)
             chain = None
-            first = op or _matmul(index, step, max_workgroup_bytes)
+            first = op or _matmul(index, step)
             if first is not None:
                 chain = _Chain(users, live_new, max_bindings - 1, None if op else first)
                 if not chain.add(first):

@@ -240,12 +240,7 @@ def matmul_epilogue(matmul_key, batch_rank, bindings, views, members, rank, by_r
     epilogue = wgsl("prelude") + Template(wgsl("matmul_epilogue")).substitute(
         bindings=_declarations(bindings), T=COMPUTE[members[0][2][0]], E0=10 + 3 * batch_rank, index="\n".join(index + early),
         body="\n".join(body))
-    if kind == "matmul_subgroup_matrix":
-        out, fragment, sg, tiles, vec, a_col, b_col, f32_inputs, split = args
-        source = _matmul_subgroup_matrix_source(fragment, sg, tiles, a_col, b_col, f32_inputs, split, vec,
-                                                "matmul_subgroup_matrix_out_epilogue")
-    else:
-        source = _MATMUL_SOURCES[kind](*args)
+    source = _MATMUL_SOURCES[kind](*args)
     # the kernel first: its `enable` directives must open the module
     return source + epilogue, "".join("w" if writable else "r" for _, writable in bindings)
 
@@ -383,14 +378,13 @@ def unrolled(source):
     return _UNROLL.sub(expand, source)
 
 
-def matmul_subgroup_matrix_bytes(out_dtype, fragment, tiles, split, epilogue=False):
+def matmul_subgroup_matrix_bytes(out_dtype, fragment, tiles, split):
     """Workgroup memory of matmul_subgroup_matrix.wgsl: the padded A and B tiles in halves (twice with
-    split), and the result fragments staged in f32 for float16 C (matmul_subgroup_matrix_out_f16.wgsl)
-    or an epilogue (matmul_subgroup_matrix_out_epilogue.wgsl)."""
+    split), and float16 C's staged fragments (matmul_subgroup_matrix_out_f16.wgsl) in f32."""
     (sm, sn, sk), (tm, tn, wm, wn, bk) = fragment, tiles
     bm, bn = wm * tm * sm, wn * tn * sn
     halves = max(bm * (bk + 8), bk * (bm + 8)) + max(bk * (bn + 8), bn * (bk + 8))  # either layout
-    return 2 * halves * (2 if split else 1) + (4 * wm * wn * sm * sn if out_dtype is dt.float16 or epilogue else 0)
+    return 2 * halves * (2 if split else 1) + (4 * wm * wn * sm * sn if out_dtype is dt.float16 else 0)
 
 
 @functools.lru_cache(maxsize=None)
@@ -399,25 +393,18 @@ def matmul_subgroup_matrix(out_dtype, fragment, subgroup_size, tiles, a_col_majo
     """A @ B on tensor cores (matmul_subgroup_matrix.wgsl): f16 inputs, or f32 ones rounded to f16
     (split: as hi + lo f16 parts); fragment = (M, N, K) of the adapter's f16 -> f32 subgroup-matrix
     configuration; tiles = (TM, TN, WM, WN, BK); vec: elements per load (SUBGROUP_MATRIX_VECS)."""
-    source = _matmul_subgroup_matrix_source(fragment, subgroup_size, tiles, a_col_major, b_col_major, f32_inputs,
-                                            split, vec, "matmul_subgroup_matrix_out_" + STORAGE[out_dtype])
-    return ("matmul_subgroup_matrix", out_dtype.name, fragment, subgroup_size, tiles, vec, a_col_major, b_col_major,
-            f32_inputs, split), source, "wrr"
-
-
-def _matmul_subgroup_matrix_source(fragment, subgroup_size, tiles, a_col_major, b_col_major, f32_inputs, split, vec,
-                                   out):
-    """matmul_subgroup_matrix.wgsl with the store_result of the file out."""
     (sm, sn, sk), (tm, tn, wm, wn, bk) = fragment, tiles
     inv = wm * wn * subgroup_size
-    return unrolled(Template(unrolled(wgsl("matmul_subgroup_matrix"))).substitute(  # blocks of A and B first
-        SM=sm, SN=sn, SK=sk, TM=tm, TN=tn, WM=wm, WN=wn,
+    source = unrolled(Template(unrolled(wgsl("matmul_subgroup_matrix"))).substitute(  # blocks of A and B first
+        C_WORD={dt.float16: "u32", dt.float32: "f32"}[out_dtype], SM=sm, SN=sn, SK=sk, TM=tm, TN=tn, WM=wm, WN=wn,
         BK=bk, SG=subgroup_size, VEC=vec, K_STEPS=bk // sk, A_LOADS=wm * tm * sm * bk // vec // inv,
         B_LOADS=wn * tn * sn * bk // vec // inv, PAIRS=vec // 2,
         A_COL_MAJOR=str(a_col_major).lower(), B_COL_MAJOR=str(b_col_major).lower(), SPLIT=str(split).lower(),
         A_LO_SIZE="BM * BK / A_RUN * A_STRIDE" if split else 1, B_LO_SIZE="BK * BN / B_RUN * B_STRIDE" if split else 1,
         A_LO="a_lo_tile" if split else "a_tile", B_LO="b_lo_tile" if split else "b_tile",
-        **_STAGED[f32_inputs, vec])) + wgsl(out) + wgsl("matmul_batch")
+        **_STAGED[f32_inputs, vec])) + wgsl("matmul_subgroup_matrix_out_" + STORAGE[out_dtype]) + wgsl("matmul_batch")
+    return ("matmul_subgroup_matrix", out_dtype.name, fragment, subgroup_size, tiles, vec, a_col_major, b_col_major,
+            f32_inputs, split), source, "wrr"
 
 
 @functools.lru_cache(maxsize=None)

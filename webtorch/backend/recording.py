@@ -148,9 +148,7 @@ class Program:
                 self.steps.append(("upload", slot(event[1]), event[2]))
         self.live_new = live  # "new" slots still allocated at the end (results, new state)
         if fuse:
-            limits = recorder.runtime.limits
-            self.steps = fusion.fuse(self.steps, live, limits["max_storage_buffers_per_shader_stage"],
-                                     limits["max_compute_workgroup_storage_size"])
+            self.steps = fusion.fuse(self.steps, live, recorder.runtime.limits["max_storage_buffers_per_shader_stage"])
         self.slot_of = slot_of  # at the end of the call: buffer id -> "new" slot
         self.known = known
 

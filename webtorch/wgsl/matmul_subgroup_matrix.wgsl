@@ -24,12 +24,12 @@
 // The caller guarantees whole tiles (M % BM, N % BN, K % BK == 0) and offsets and strides that are
 // multiples of VEC (the vector loads); it falls back to the other kernels otherwise.
 // Params layout as in matmul.wgsl; C is contiguous. store_result (matmul_subgroup_matrix_out_*.wgsl)
-// declares C (binding 1) and writes a result fragment to it, given the fragment's first row (counted
-// over the batch, z * M + r) and column.
+// writes a result fragment to C.
 enable subgroups;
 enable chromium_experimental_subgroup_matrix;
 
 @group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(1) var<storage, read_write> c: array<${C_WORD}>;  // float16 C: two halves a word
 // one load: VEC elements, as words of two halves (f16 inputs) or as float32s
 @group(0) @binding(2) var<storage, read> a: array<${LOAD}>;
 @group(0) @binding(3) var<storage, read> b: array<${LOAD}>;
@@ -201,7 +201,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
   // unroll i < ${TM}
   // unroll j < ${TN}
-  store_result(acc_#i_#j, wid.z * M + row0 + sub_row + #i * SM, col0 + sub_col + #j * SN, sg, lane);
+  store_result(acc_#i_#j, wid.z * M * N + (row0 + sub_row + #i * SM) * N + col0 + sub_col + #j * SN, N, sg, lane);
   // end j
   // end i
 }

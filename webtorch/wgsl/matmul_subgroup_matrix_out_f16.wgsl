@@ -1,14 +1,10 @@
-// store_result of matmul_subgroup_matrix.wgsl for float16 C (row, col: the fragment's first element's,
-// col even; C's row length N even): a subgroup matrix stores only into an array of its own component
+// store_result of matmul_subgroup_matrix.wgsl for float16 C (corner: the fragment's first element,
+// even; n: C's row stride, even): a subgroup matrix stores only into an array of its own component
 // type (f32), so the fragment goes out through workgroup memory, each subgroup its own part of it,
 // and on to C two halves a word.
-@group(0) @binding(1) var<storage, read_write> c: array<u32>;
-
 var<workgroup> staged: array<array<f32, SM * SN>, WM * WN>;
 
-fn store_result(r: Acc, row: u32, col: u32, sg: u32, lane: u32) {
-  let n = params[1];
-  let corner = row * n + col;
+fn store_result(r: Acc, corner: u32, n: u32, sg: u32, lane: u32) {
   subgroupMatrixStore(&staged[sg], 0u, r, false, SN);
   workgroupBarrier();
   for (var e = lane; e < SM * SN / 2u; e = e + SG) {
