@@ -130,6 +130,12 @@ FINDINGS = [
     ("masked_fill-float-overflow", lambda T, d: T.masked_fill(_floats(T, d), _floats(T, d) > 0, 1e39), {}),
     ("masked_fill-uint8-negative-float", lambda T, d: T.masked_fill(_ints(T, d).to(T.uint8), _ints(T, d) > 0, -2.5), {}),
     ("setitem-mask-int-overflow", lambda T, d: _set(_big_ints(T, d).int(), _last(T, d), 2 ** 40), {}),
+    # fuzz seed 148648 (the final 30-minute run): cpu's numpy power gave NaN for -inf to a non-integer
+    # power (C's pow: +inf, +0 for negative powers); a Python 0.5 stays torch's sqrt (NaN)
+    ("pow-neg-inf-fractional", lambda T, d: (
+        T.pow(T.tensor([float("-inf"), 3e38, 0.0], device=d), T.tensor(0.5, device=d)),
+        T.pow(T.tensor([float("-inf")] * 4, device=d), T.tensor([-1.5, 2.5, 3.0, float("nan")], device=d)),
+        T.pow(T.tensor([float("-inf")], device=d), 0.5)), {}),
 ]
 
 

@@ -133,7 +133,11 @@ def _np_pow(np, a, b):
     """np.power, with torch's integer powers for negative exponents (numpy raises): 1 and -1 to
     their powers, 0 for every other base."""
     if a.dtype.kind not in "iu" or b.dtype.kind not in "iu" or not (b < 0).any():
-        return np.power(a, b)
+        r = np.power(a, b)
+        if r.dtype.kind == "f":  # numpy's float32 power gives NaN for -inf to a non-integer power: C's pow
+            fractional = np.isneginf(a) & (np.floor(b) != b) & ~np.isnan(b)  # (torch) +inf, or +0 for b < 0
+            r = np.where(fractional, np.where(b > 0, np.inf, 0.0), r).astype(r.dtype)
+        return r
     negative = b < 0
     small = np.where(a == 1, 1, np.where(a == -1, 1 - 2 * (b & 1), 0))
     return np.where(negative, small, np.power(a, np.where(negative, 0, b))).astype(np.result_type(a, b))
