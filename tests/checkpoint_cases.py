@@ -34,14 +34,18 @@ def _str(s):
     return b"X" + struct.pack("<I", len(data)) + data
 
 
-def _tensor_pickle(storage_type="FloatStorage", key="0", numel=4, size=(4,), stride=(1,), offset=0, location="cpu"):
-    """A protocol-2 pickle of one _rebuild_tensor_v2 call, as torch writes it."""
+def _tensor_pickle(storage_type="FloatStorage", key="0", numel=4, size=(4,), stride=(1,), offset=0, location="cpu",
+                   metadata=None):
+    """A protocol-2 pickle of one _rebuild_tensor_v2 call, as torch writes it (metadata: the dict torch
+    adds for a tensor with its negative or conjugate bit set)."""
     def ints(values):
         return b"(" + b"".join(b"J" + struct.pack("<i", v) for v in values) + b"t"
+    extra = b"" if metadata is None else \
+        b"}(" + b"".join(_str(k) + (b"\x88" if v else b"\x89") for k, v in metadata.items()) + b"u"
     return (b"\x80\x02" + _global("torch._utils", "_rebuild_tensor_v2") + b"(" +
             b"(" + _str("storage") + _global("torch", storage_type) + _str(key) + _str(location) +
             b"J" + struct.pack("<i", numel) + b"tQ" + b"J" + struct.pack("<i", offset) + ints(size) + ints(stride) +
-            b"\x89" + _global("collections", "OrderedDict") + b")Rt" + b"R.")
+            b"\x89" + _global("collections", "OrderedDict") + b")R" + extra + b"t" + b"R.")
 
 
 class _Reduce:
@@ -96,7 +100,6 @@ def hostile(canary):
         ("persistent-id-unknown-key", archive(_tensor_pickle(key="7"), weights), "not in the archive"),
         ("persistent-id-not-storage", archive(b"\x80\x02(" + _str("module") + _str("os") + b"tQ.", weights),
          "not a storage"),
-        ("storage-claims-more-bytes", archive(_tensor_pickle(numel=1 << 30), weights), "claims"),
         ("view-beyond-storage", archive(_tensor_pickle(numel=4, size=(100,)), weights), "beyond its storage"),
         ("bytearray-allocation", b"\x80\x02" + _global("builtins", "bytearray") + b"J\xff\xff\xff\x7f\x85R.",
          "bytearray"),
@@ -126,6 +129,8 @@ def corrupt():
          "UnpicklingError", "ComplexFloatStorage"),
         ("unsupported-dtype", archive(b"\x80\x02" + _global("torch", "complex64") + b"."), "UnpicklingError",
          "complex64"),
+        ("storage-claims-more-bytes", archive(_tensor_pickle(numel=1 << 30), [("data/0", bytes(16))]), "RuntimeError",
+         "record size"),
         ("compressed-record", archive(_tensor_pickle(), [("data/0", bytes(16))], compress=True), "RuntimeError",
          "compressed"),
         ("no-data-pkl", _zip_without_pickle(), "RuntimeError", "data.pkl"),

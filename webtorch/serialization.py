@@ -23,6 +23,7 @@ import zipfile
 from collections import Counter, OrderedDict
 
 from . import _buffers
+from . import _checkpoint_zip
 from . import _dtypes as dt
 from . import webgpu
 from ._tensor import Size, Tensor, device as _device
@@ -278,13 +279,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         weights_only = True
     opened = open(f, "rb") if isinstance(f, (str, os.PathLike)) else None
     try:
-        archive = zipfile.ZipFile(_source(f, opened, mmap))  # _source raised for non-zip data
-        try:
-            return _load_archive(archive, map_location, weights_only, pickle_load_args)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError) as e:
-            raise RuntimeError(f"webtorch.load: corrupt or truncated checkpoint archive ({e})") from None
-        finally:
-            archive.close()
+        archive = _checkpoint_zip.Archive(_source(f, opened, mmap))  # _source raised for non-zip data
+        return _load_archive(archive, map_location, weights_only, pickle_load_args)
     finally:
         if opened is not None:
             opened.close()
@@ -306,25 +302,23 @@ def _source(f, opened, mmap):
     start = source.tell()
     head = source.read(16)
     source.seek(start)
-    if not zipfile.is_zipfile(source):
+    if not _checkpoint_zip.starts_as_zip(head):  # torch takes such a file for a legacy checkpoint
         if not head:
             raise EOFError("Ran out of input")
         if head[:2] in (b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05"):
             raise RuntimeError("webtorch.load reads the zip checkpoint format of torch >= 1.6; this file is in the "
                                "legacy (pre-1.6) format: load it in PyTorch and save it again with torch.save")
-        if head[:2] == b"PK":
-            raise RuntimeError("webtorch.load: corrupt or truncated checkpoint archive (no zip central directory)")
-        raise RuntimeError("webtorch.load: not a PyTorch checkpoint (neither a zip archive nor a legacy pickle)")
-    source.seek(start)
+        raise RuntimeError("webtorch.load: not a PyTorch checkpoint (it does not begin as a zip archive nor as a "
+                           "legacy pickle; torch reads neither bytes before an archive nor an empty one)")
     return source
 
 
 def _load_archive(archive, map_location, weights_only, pickle_load_args):
-    names = archive.namelist()
+    names = archive.names()
     if not names:
         raise RuntimeError("webtorch.load: the checkpoint archive is empty")
     prefix = names[0].split("/", 1)[0]
-    records = set(names)
+    records = archive.records
     if f"{prefix}/constants.pkl" in records or any(n.startswith(f"{prefix}/code/") for n in names):
         raise RuntimeError("webtorch.load: this is a TorchScript archive (torch.jit.save), which webtorch cannot "
                            "run; save the model's state_dict() with torch.save instead")
@@ -335,10 +329,6 @@ def _load_archive(archive, map_location, weights_only, pickle_load_args):
         raise RuntimeError(f"webtorch.load: the checkpoint's data is {byteorder.decode(errors='replace')}-endian; "
                            "webtorch reads little-endian checkpoints only (load and save it again on a "
                            "little-endian machine)")
-    for info in archive.infolist():
-        if info.compress_type != zipfile.ZIP_STORED:  # torch never compresses; a compressed record could
-            raise RuntimeError(f"webtorch.load: record {info.filename} is compressed, which torch.save never "
-                               "writes")  # inflate far beyond the file (a zip bomb)
     storages = _StorageLoader(archive, prefix, records, map_location)
     data = archive.read(f"{prefix}/data.pkl")
     if weights_only:
@@ -375,12 +365,11 @@ class _StorageLoader:
         if name not in self.records:
             raise pickle.UnpicklingError(f"storage {key!r} refers to a record that is not in the archive")
         nbytes = numel * d.itemsize
-        size = self.archive.getinfo(name).file_size
-        if size < nbytes:
-            raise pickle.UnpicklingError(f"storage {key!r} claims {nbytes} bytes but its record holds {size}")
+        size = self.records[name].size
+        if size != nbytes:  # torch's check, before any byte is read
+            raise RuntimeError(f"record size ({size} bytes) does not match expected size ({nbytes} bytes = "
+                               f"{numel} elements * {d.itemsize} bytes/element) for dtype {d} (storage {key!r})")
         data = self.archive.read(name)
-        if len(data) != nbytes:
-            data = memoryview(data)[:nbytes]
         flat = self.place(data, d, numel, location)
         self.loaded[key] = (d, flat)
         return flat
@@ -433,9 +422,31 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
-    t = _check_view(storage, storage_offset, size, stride)
+    t = _with_metadata(_check_view(storage, storage_offset, size, stride), metadata)
     if requires_grad:
         t.requires_grad_(True)
+    return t
+
+
+def _with_metadata(t, metadata):
+    """The tensor torch rebuilds with set_tensor_metadata: the only keys torch writes are "neg" and "conj",
+    each True when that bit is set. webtorch has no negative bit, so a negated view loads as a negated
+    copy (its values are torch's; it no longer shares the storage); the conjugate bit exists only on
+    complex tensors, which webtorch lacks."""
+    if metadata is None or (type(metadata) is dict and not metadata):
+        return t
+    if type(metadata) is not dict or not all(type(k) is str and v is True for k, v in metadata.items()):
+        raise pickle.UnpicklingError(f"malformed tensor metadata {_short(metadata)}: torch writes {{'neg': True}} "
+                                     "and {'conj': True} only")
+    for key in metadata:
+        if key == "neg" and t.dtype is not dt.bool_:
+            t = t.neg()
+        elif key == "conj":
+            raise pickle.UnpicklingError("webtorch.load: a tensor with the conj bit set (a conjugated complex "
+                                         "tensor): complex dtypes are not supported by webtorch")
+        else:
+            raise pickle.UnpicklingError(f"webtorch.load: tensor metadata {key!r} on a {t.dtype} tensor is not "
+                                         "supported")
     return t
 
 
@@ -528,6 +539,9 @@ def _resolve(module, name):
     if module == "torch" and name in _TORCH_DTYPE_NAMES:
         raise pickle.UnpicklingError(f"webtorch.load: the checkpoint holds dtype torch.{name}, which webtorch does "
                                      "not support")
+    if module == "torch" and name.startswith("Complex") and name.endswith("Storage"):
+        raise pickle.UnpicklingError(f"webtorch.load: the checkpoint holds a complex tensor (torch.{name}); complex "
+                                     "dtypes are not supported by webtorch")
     if module == "torch" and name.endswith("Storage"):
         raise pickle.UnpicklingError(f"webtorch.load: unknown storage type torch.{name}")
     raise pickle.UnpicklingError(f"Unsupported global: GLOBAL {path} was not an allowed global by default "

@@ -94,3 +94,18 @@ failures = check_refused(webtorch.load, "/tmp/canary")
 failures + (["canary exists"] if os.path.exists("/tmp/canary") else [])
 """)
     assert list(failures) == []
+
+
+def test_forged_checkpoints_load_as_torch_or_are_refused_in_pyodide(py_page):
+    """tests/forged_inputs.py's checkpoints (their torch column is checked on the host): the same values
+    as torch on webgpu and cpu, or refused."""
+    py_page.put_test_module("checkpoint_cases.py")
+    py_page.put_test_module("forged_inputs.py")
+    failures = py_page.run("""
+import webtorch
+from forged_inputs import check_load, checkpoints
+rows = checkpoints()
+assert len(rows) >= 20
+[f"{name}: {failure}" for name, data, _, want in rows for failure in check_load(webtorch.load, data, want)]
+""")
+    assert list(failures) == []

@@ -1,0 +1,136 @@
+"""Forged inputs for webtorch's readers of outside data, one table per reader, shared by the host tests
+(tests/test_forged_inputs.py, which also checks each row's torch outcome against torch 2.13) and
+Pyodide (tests/browser/test_serialization_browser.py). Standard library only.
+
+A row says what torch 2.13 does with the input and what webtorch must do: the same, or refuse with a
+clear error (stricter), never load other data than torch.
+"""
+import json
+import struct
+import zlib
+
+from checkpoint_cases import LEGACY_HEAD, _tensor_pickle, archive
+
+ONE_TO_FOUR = [1.0, 2.0, 3.0, 4.0]
+FIVE_TO_EIGHT = [5.0, 6.0, 7.0, 8.0]
+
+
+def _floats(values):
+    return struct.pack(f"<{len(values)}f", *values)
+
+
+def zip_bytes(members, sizes=None, local_names=None):
+    """A stored zip written byte by byte: members [(name bytes, data)]; sizes {index: (stored size,
+    uncompressed size)} to put other sizes in the central directory; local_names {index: name} to put
+    another name in the local header. Offsets count from the first byte, as torch's writer's do."""
+    out, directory = bytearray(), bytearray()
+    for i, (name, data) in enumerate(members):
+        offset, crc = len(out), zlib.crc32(data)
+        stored, size = (sizes or {}).get(i, (len(data), len(data)))
+        local = (local_names or {}).get(i, name)
+        out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 0, 0, 0x21, crc, stored, size, len(local), 0)
+        out += local + data
+        directory += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 0, 0, 0x21, crc, stored, size,
+                                 len(name), 0, 0, 0, 0, 0, offset) + name
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(directory), len(out), 0)
+    return bytes(out + directory + end)
+
+
+def _members(weights=ONE_TO_FOUR, record=None, before=(), after=(), numel=4):
+    """The records of a checkpoint of one float tensor of numel elements over storage data/0."""
+    data = _floats(weights) if record is None else record
+    return [(b"archive/data.pkl", _tensor_pickle(numel=numel, size=(numel,))), (b"archive/byteorder", b"little"), *before,
+            (b"archive/data/0", data), *after, (b"archive/version", b"3\n")]
+
+
+def _tensor(metadata=None, **layout):
+    return archive(_tensor_pickle(metadata=metadata, **layout), [("data/0", _floats(ONE_TO_FOUR))])
+
+
+def checkpoints():
+    """(name, bytes, what torch loads: a float list, None where it refuses, "other" where it reads bytes
+    that are not the record's; what webtorch must do: load the float list, or raise (exception name,
+    text of the message))."""
+    plain = zip_bytes(_members())
+    other = zip_bytes(_members(FIVE_TO_EIGHT))
+    longer = zip_bytes(_members(FIVE_TO_EIGHT, after=[(b"archive/extra", bytes(100))]))
+    corrupt = ("RuntimeError", "corrupt or truncated checkpoint archive")
+    return [
+        ("plain", plain, ONE_TO_FOUR, ONE_TO_FOUR),
+        ("trailing-bytes", plain + b"trailing bytes", ONE_TO_FOUR, ONE_TO_FOUR),
+        # a storage record's length is what its numel says, exactly, before a tensor exists
+        ("record-shorter-than-storage", zip_bytes(_members(record=_floats(ONE_TO_FOUR[:2]))), None,
+         ("RuntimeError", "record size (8 bytes) does not match expected size (16 bytes")),
+        ("record-longer-than-storage", zip_bytes(_members(record=_floats(ONE_TO_FOUR * 2))), None,
+         ("RuntimeError", "record size (32 bytes)")),
+        ("stored-record-shorter-than-directory", zip_bytes(_members(record=_floats(ONE_TO_FOUR[:2])),
+                                                           sizes={2: (8, 16)}), None, corrupt),
+        ("record-runs-into-directory", zip_bytes(_members(numel=16), sizes={2: (64, 64)}), "other", corrupt),
+        # one file, two readings: torch's reader (miniz) against Python's zipfile
+        ("duplicate-storage-name", zip_bytes(_members(after=[(b"archive/data/0", _floats(FIVE_TO_EIGHT))])),
+         ONE_TO_FOUR, ("RuntimeError", "two members are named 'archive/data/0'")),
+        ("duplicate-pickle-name", zip_bytes(_members() + [(b"archive/data.pkl", b"\x80\x02N.")]), ONE_TO_FOUR,
+         ("RuntimeError", "two members are named 'archive/data.pkl'")),
+        ("nul-in-name", zip_bytes(_members(before=[(b"archive/data/0\0.bak", _floats(FIVE_TO_EIGHT))])),
+         ONE_TO_FOUR, ("RuntimeError", "NUL byte")),
+        ("nul-in-only-name", zip_bytes([(n + b"\0" if n.endswith(b"/0") else n, d) for n, d in _members()]), None,
+         ("RuntimeError", "NUL byte")),
+        ("local-name-differs", zip_bytes(_members(), local_names={2: b"archive/data/1"}), ONE_TO_FOUR,
+         ("RuntimeError", "local header does not match")),
+        ("two-archives-same-size", plain + other, ONE_TO_FOUR, ("RuntimeError", "two archives concatenated")),
+        ("two-archives-second-longer", plain + longer, None, ("RuntimeError", "two archives concatenated")),
+        ("two-archives-first-longer", longer + plain, None, ("RuntimeError", "two archives concatenated")),
+        ("junk-before-archive", b"JUNK" + plain, None, ("RuntimeError", "not a PyTorch checkpoint")),
+        ("local-header-before-archive", b"PK\x03\x04" + bytes(40) + plain, None, corrupt),
+        ("legacy-then-archive", LEGACY_HEAD + plain, None, ("RuntimeError", "legacy")),
+        # the metadata torch adds to _rebuild_tensor_v2's arguments
+        ("negative-bit", _tensor({"neg": True}), [-1.0, -2.0, -3.0, -4.0], [-1.0, -2.0, -3.0, -4.0]),
+        ("negative-bit-strided", _tensor({"neg": True}, size=(2,), stride=(2,), offset=1), [-2.0, -4.0],
+         [-2.0, -4.0]),  # what torch writes for complex z.conj().imag: a float view of z's storage
+        ("empty-metadata", _tensor({}), ONE_TO_FOUR, ONE_TO_FOUR),
+        ("negative-bit-false", _tensor({"neg": False}), [-1.0, -2.0, -3.0, -4.0],
+         ("UnpicklingError", "metadata")),  # torch sets the bit for any value
+        ("conjugate-bit-on-real", _tensor({"conj": True}), None, ("UnpicklingError", "conj")),
+        ("unknown-metadata-key", _tensor({"sparse": True}), ONE_TO_FOUR, ("UnpicklingError", "sparse")),
+    ]
+
+
+def check_load(load, data, want, devices=("cpu", "webgpu")):
+    """The failures of load(data, map_location=device) against a row's want, on each device: it must load
+    want's values there, or raise want's exception with want's text."""
+    failures = []
+    for device in devices:
+        try:
+            got = load(data, map_location=device)
+        except Exception as e:  # noqa: BLE001 - compared with the row
+            if isinstance(want, list) or type(e).__name__ != want[0] or want[1] not in str(e):
+                failures.append(f"{device}: {type(e).__name__}: {e} (want {want})")
+            continue
+        values = got.tolist() if hasattr(got, "tolist") else got
+        if not isinstance(want, list) or got.device.type != device or values != want:
+            failures.append(f"{device}: loaded {values!r} (want {want})")
+    return failures
+
+
+def safetensors_files():
+    """(name, bytes, what webtorch must raise: (exception name, text)); the safetensors package refuses
+    each (the host test checks that)."""
+    def raw(text, data):
+        return struct.pack("<Q", len(text)) + text + data
+
+    def file(header, data=bytes(16)):
+        return raw(json.dumps(header).encode(), data)
+
+    deep = b"[" * 100_000 + b"]" * 100_000
+    entry = {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}
+    return [
+        ("bool-in-shape", file({"x": {**entry, "shape": [True, 4]}}, bytes(16)), "shape"),
+        ("bool-shape-true", file({"x": {**entry, "shape": [True]}}, bytes(4)), "shape"),
+        ("bool-in-offsets", file({"x": {**entry, "shape": [], "data_offsets": [False, 4]}}, bytes(4)), "offsets"),
+        ("bool-end-offset", file({"x": {"dtype": "U8", "shape": [1], "data_offsets": [0, True]}}, bytes(1)),
+         "offsets"),
+        ("float-in-shape", file({"x": {**entry, "shape": [4.0]}}), "shape"),
+        ("deep-nesting", raw(b'{"x": ' + deep + b"}", b""), "JSON"),
+        ("deep-nesting-in-metadata", raw(b'{"__metadata__": {"a": ' + deep + b'}, "x": ' + json.dumps(entry).encode() +
+                                         b"}", bytes(16)), "JSON"),
+    ]
