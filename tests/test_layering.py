@@ -19,7 +19,7 @@ LAYERS = [
     ("drivers", ["backend.kernels", "backend.driver_browser", "backend.driver_native"]),
     ("runtime", ["backend.webgpu"]),
     ("kernel sequence", ["backend.recording", "backend.fusion"]),
-    ("device primitives", ["backend.cpu", "backend.gpu", "backend"]),
+    ("device primitives", ["backend.cpu", "backend.gpu", "backend.meta", "backend"]),
     ("tensor", ["_tensor", "_buffers"]),
     ("tape", ["_tape", "_autocast"]),
     ("ops", ["_ops", "_indexing", "_shape_ops", "_math_ops", "_inplace", "_random", "_conv_ops", "_tensor_types",

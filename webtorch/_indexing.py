@@ -24,6 +24,7 @@ from ._autocast import autocast_op
 from ._ops import (_device_of, _empty, _getitem, _is_tensor, _setitem, _wrap_dim, add, broadcast_shapes,
                    cast, elementwise, expand, mul, remainder, reshape, tensor, where)
 from ._tensor import Tensor, backend
+from .backend import meta
 
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "index_add", "index_put",
            "index_put_", "masked_fill", "masked_select", "nonzero", "argwhere", "where", "take", "put", "index_fill",
@@ -141,8 +142,8 @@ def _parse(x, index):
     for i in (index if isinstance(index, tuple) else (index,)):
         if isinstance(i, list):
             i = tensor(i, device=x.device)
-        elif _is_tensor(i) and i.device.type != x.device.type:
-            i = i.to(x.device.type)
+        elif _is_tensor(i) and i.device.type != x.device.type and i.dtype is not dt.bool_:
+            i = i.to(x.device.type)  # a mask's coordinates are found where its values are (a meta x, a cpu mask)
         items.append(i)
     used = builtins.sum(i.dim() if _is_tensor(i) and i.dtype is dt.bool_ else 1
                         for i in items if i is not None and i is not Ellipsis)
@@ -168,7 +169,7 @@ def _parse(x, index):
                                      f"of the indexed tensor {list(x.shape)} at index {src + k}")
             for k, coords in enumerate(nonzero(i, as_tuple=True)):
                 basic.append(slice(None))
-                adv.append((d + k, coords))
+                adv.append((d + k, coords.to(x.device.type)))
             d, src = d + i.dim(), src + i.dim()
         elif _is_tensor(i):
             _check_index_dtype(i)
@@ -572,6 +573,8 @@ def masked_select(x, mask):
 def nonzero(x, as_tuple=False):
     """Coordinates of the nonzero elements. Computed on the device: a cumsum of the nonzero flags
     gives each element's output slot; only the count is read back (the result's shape)."""
+    if x.is_meta:
+        raise meta.data_dependent("nonzero")
     flags = cast(cast(reshape(x, -1), dt.bool_), dt.int64)
     n = flags.numel()
     device = x.device.type

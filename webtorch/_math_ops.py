@@ -16,6 +16,7 @@ from ._indexing import gather
 from ._ops import _binary, _is_tensor, _unary, _wrap_dim, add, cast, mul, sub, where
 from ._shape_ops import flip, movedim
 from ._tensor import Tensor, backend
+from .backend import meta
 
 __all__ = ["log1p", "expm1", "exp2", "log2", "log10", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
            "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "frac", "atan2",
@@ -696,6 +697,8 @@ def bincount(x, weights=None, minlength=0):
     _ops.check_dtype("bincount", x.dtype)
     if x.dim() != 1 or x.dtype.category != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if x.is_meta:
+        raise meta.data_dependent("bincount")
     if x.numel() and _ops.amin(x).item() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     length = builtins.max(minlength, _ops.amax(x).item() + 1 if x.numel() else 0)

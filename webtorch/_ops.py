@@ -11,6 +11,7 @@ from . import _buffers
 from ._autocast import autocast_op
 from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, _from_host_values, _wrap_dim, backend, check_size,
                       contiguous_strides, device)
+from .backend import meta
 from .ops_table import ELEMENTWISE
 from . import _tape
 
@@ -30,12 +31,20 @@ def _device_of(operands):
             kind = x._storage.device_type
             if x.shape:
                 if found is not None and kind != found:
-                    raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
-                                       "devices, webgpu:0 and cpu!")
+                    raise _mixed_devices(found, kind)
                 found = kind
             elif zero_dim is None or zero_dim == "cpu":
                 zero_dim = kind
     return found or zero_dim or _default_device
+
+
+def _mixed_devices(expected, found):
+    """torch's error for operands on two devices (device types); a meta one has its own wording."""
+    if "meta" in (expected, found):
+        return RuntimeError(f"Tensor on device {found} is not on the expected device {expected}!")
+    names = sorted((str(device(kind, 0 if kind == "webgpu" else None)) for kind in (expected, found)), reverse=True)
+    return RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                        f"{names[0]} and {names[1]}!")
 
 
 # -- broadcasting ----------------------------------------------------------------------------
@@ -526,6 +535,8 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def equal(a, b):
+    if a.is_meta or b.is_meta:
+        raise meta.data_dependent("equal")
     if a.shape != b.shape:
         return False
     return builtins.bool(all(eq(a, b)).item())
@@ -1193,8 +1204,7 @@ def matmul(a, b):
         b3 = expand(b2, *batch, k, n)
     device_type = a._storage.device_type
     if b._storage.device_type != device_type:
-        raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
-                           "webgpu:0 and cpu!")
+        raise _mixed_devices(device_type, b._storage.device_type)
     out = _tape.record("matmul", Tensor(backend(device_type).matmul(a3, b3, a.dtype), (*batch, m, n)), (a3, b3))
     if squeeze_a:
         out = squeeze(out, -2)

@@ -7,7 +7,7 @@ import gc
 import math
 
 from . import _dtypes as dt
-from .backend import cpu
+from .backend import cpu, meta
 
 
 class Size(tuple):
@@ -25,7 +25,7 @@ class Size(tuple):
         return Size(r) if isinstance(item, slice) else r
 
 
-# The device types torch.device accepts. Only "cpu" and "webgpu" hold tensors here: the others
+# The device types torch.device accepts. Only "cpu", "webgpu" and "meta" hold tensors here: the others
 # parse (scripts write torch.device("cuda" if ... else "cpu")) and raise torch's error when used.
 _TORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
                        "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
@@ -72,7 +72,7 @@ class device:
     # `with torch.device("webgpu"):` (the default device in the block): __enter__/__exit__ attached by _ops.py
 
 
-_BACKENDS = {"cpu": cpu}
+_BACKENDS = {"cpu": cpu, "meta": meta}
 
 
 def backend(device_type):
@@ -163,11 +163,15 @@ class Tensor:
     def device(self):
         return device(self._storage.device_type, 0 if self._storage.device_type == "webgpu" else None)
 
-    is_cuda = is_xpu = is_mps = is_meta = property(lambda self: False)
+    is_cuda = is_xpu = is_mps = property(lambda self: False)
 
     @property
     def is_cpu(self):
         return self._storage.device_type == "cpu"
+
+    @property
+    def is_meta(self):
+        return self._storage.device_type == "meta"
 
     @property
     def ndim(self):
@@ -286,8 +290,8 @@ class Tensor:
 
     async def _host_values_async(self):
         t = self.contiguous()
-        if t._storage.device_type == "cpu":
-            return cpu.to_host(t._storage, t._offset, t.numel())
+        if t._storage.device_type != "webgpu":
+            return backend(t._storage.device_type).to_host(t._storage, t._offset, t.numel())
         from .backend import gpu
         return await gpu.to_host_async(t._storage, t._offset, t.numel())
 
@@ -326,11 +330,13 @@ class Tensor:
     # (no view, no copy kernel; a view made through the ops cost more than the GPU's round trip).
     def item(self):
         self._check_scalar()
+        if self._storage.device_type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._scalar(backend(self._storage.device_type).to_host(self._storage, self._offset, 1))
 
     async def item_async(self):
         self._check_scalar()
-        if self._storage.device_type == "cpu":
+        if self._storage.device_type != "webgpu":
             return self.item()
         return self._scalar(await backend("webgpu").to_host_async(self._storage, self._offset, 1))
 
@@ -348,7 +354,7 @@ class Tensor:
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self.device.type != "cpu":
-            raise TypeError("can't convert webgpu:0 device type tensor to numpy. "
+            raise TypeError(f"can't convert {self.device} device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
         if not cpu.USE_NUMPY:
             raise RuntimeError("Numpy is not available")
@@ -362,11 +368,14 @@ class Tensor:
 
     # pickle and copy.deepcopy: the values cross through the host (a webgpu storage holds GPU handles)
     def __reduce_ex__(self, proto):
+        if self._storage.device_type == "meta":  # no values: the same shape and dtype, on meta
+            return _rebuild, (self._storage.numel, tuple(self.shape), self.dtype.name, "meta", self.requires_grad,
+                              self.grad, tuple(self._stride), self._offset)
         return _rebuild, (self._host_values(), tuple(self.shape), self.dtype.name, self._storage.device_type,
                           self.requires_grad, self.grad)
 
     def __format__(self, spec):
-        if self.dim() == 0:  # like torch: a 0-d tensor formats as its number
+        if self.dim() == 0 and self._storage.device_type != "meta":  # like torch: a 0-d tensor formats as its number
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
@@ -424,13 +433,21 @@ def _wrap_dim(dim, ndim, scalar_ok=True):
 
 
 def _transfer(t, device_type):
+    """t's values copied to a new tensor on device_type (onto "meta": its shape and dtype only)."""
+    if device_type == "meta":
+        return _empty(t.shape, t.dtype, device_type)
     backend(device_type)  # an unsupported device raises before any readback
     return _from_host_values(t._host_values(), t.shape, t.dtype, device_type)
 
 
-def _rebuild(values, shape, dtype_name, device_type, requires_grad, grad):
-    """A pickled tensor back (Tensor.__reduce_ex__)."""
-    out = _from_host_values(values, shape, dt.BY_NAME[dtype_name], device_type)
+def _rebuild(values, shape, dtype_name, device_type, requires_grad, grad, stride=None, offset=0):
+    """A pickled tensor back (Tensor.__reduce_ex__); a meta one comes as its storage's size, stride and
+    offset in place of values."""
+    dtype = dt.BY_NAME[dtype_name]
+    if device_type == "meta":
+        out = Tensor(meta.empty(dtype, values), shape, stride, offset)
+    else:
+        out = _from_host_values(values, shape, dtype, device_type)
     out.requires_grad = requires_grad
     out.grad = grad
     return out
@@ -474,16 +491,19 @@ def _empty(shape, dtype, device_type):
 
 # -- repr like PyTorch's ---------------------------------------------------------------------
 def _format(t):
-    values = list(t._host_values()) if t.numel() <= 1000 else None
+    no_data = t._storage.device_type == "meta"
+    values = list(t._host_values()) if t.numel() <= 1000 and not no_data else None
     suffix = []
     if t.device.type != "cpu":
         suffix.append(f"device='{t.device}'")
-    if t.numel() == 0 and t.dim() != 1:
-        suffix.insert(0, f"size={tuple(t.shape)}")
-    default = {dt.float32, dt.int64, dt.bool_}
-    if t.dtype not in default or (t.numel() == 0 and t.dtype is not dt.float32):
+    if no_data or t.numel() == 0 and t.dim() != 1:
+        suffix.append(f"size={tuple(t.shape)}")  # after the device, as torch
+    if t.dtype not in (dt.default_float, dt.int64, dt.bool_) or (no_data or t.numel() == 0) and \
+            t.dtype is not dt.default_float:
         suffix.append(f"dtype=webtorch.{t.dtype.name}")
-    if values is None:
+    if no_data:
+        body = "..."
+    elif values is None:
         body = f"[... {t.numel()} elements ...]"
     elif not values:
         body = "[]"

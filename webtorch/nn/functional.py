@@ -379,7 +379,11 @@ def _adaptive_mean(x, dim, out):
 def one_hot(tensor, num_classes=-1):
     if tensor.dtype is not dt.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if tensor.numel():  # one readback for both checks (and the class count)
+    if tensor.is_meta:  # no values to check or count
+        if num_classes < 0:
+            raise NotImplementedError("one_hot on a meta tensor needs num_classes: the class count would come from "
+                                      "the values, which a meta tensor does not have")
+    elif tensor.numel():  # one readback for both checks (and the class count)
         low, high = F.stack([F.amin(tensor), F.amax(tensor)]).tolist()
         if low < 0:
             raise RuntimeError("Class values must be non-negative.")

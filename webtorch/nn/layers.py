@@ -5,8 +5,9 @@ import warnings
 from collections import OrderedDict
 
 from .. import _ops as F
+from .._dtypes import int64
 from .._shape_ops import triu
-from ..autograd import is_grad_enabled
+from ..autograd import is_grad_enabled, no_grad
 from . import functional as fn
 from . import init
 from .module import Module, Parameter
@@ -14,6 +15,21 @@ from .module import Module, Parameter
 
 def _param(*shape, device=None):
     return Parameter(F.empty(*shape, device=device))
+
+
+def _ones_zeros(weight, bias):
+    """The normalisation layers' initialisation: weight 1, bias 0 (either may be None)."""
+    if weight is not None:
+        init.ones_(weight)
+    if bias is not None:
+        init.zeros_(bias)
+
+
+def _normal_rows(weight, padding_idx):
+    """Embedding's and EmbeddingBag's initialisation: N(0, 1) rows, the padding row zero."""
+    init.normal_(weight)
+    if padding_idx is not None:
+        F._copy_into(weight.data[padding_idx], 0.0)
 
 
 # -- linear, embedding -----------------------------------------------------------------------
@@ -60,13 +76,14 @@ class Embedding(Module):
             scale_grad_by_freq, sparse
         if _weight is None:
             self.weight = _param(num_embeddings, embedding_dim, device=device)
-            init.normal_(self.weight)
-            if padding_idx is not None:
-                F._copy_into(self.weight.data[padding_idx], 0.0)
+            self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
                 raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
             self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        _normal_rows(self.weight, self.padding_idx)
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -113,6 +130,9 @@ class _ConvNd(Module):
         shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
         self.weight = _param(*shape, *self.kernel_size, device=device)
         self.bias = _param(out_channels, device=device) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
@@ -321,7 +341,10 @@ class Bilinear(Module):
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = _param(out_features, in1_features, in2_features, device=device)
         self.bias = _param(out_features, device=device) if bias else None
-        bound = 1 / math.sqrt(in1_features)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.in1_features)
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:
             init.uniform_(self.bias, -bound, bound)
@@ -347,9 +370,10 @@ class EmbeddingBag(Module):
         self.weight = Parameter(_weight) if _weight is not None else _param(num_embeddings, embedding_dim,
                                                                              device=device)
         if _weight is None:
-            init.normal_(self.weight)
-            if self.padding_idx is not None:
-                F._copy_into(self.weight.data[self.padding_idx], 0.0)
+            self.reset_parameters()
+
+    def reset_parameters(self):
+        _normal_rows(self.weight, self.padding_idx)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return fn.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
@@ -373,14 +397,26 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = Parameter(F.ones(num_features, device=device)) if affine else None
-        self.bias = Parameter(F.zeros(num_features, device=device)) if affine and bias else None
+        self.weight = _param(num_features, device=device) if affine else None
+        self.bias = _param(num_features, device=device) if affine and bias else None
         if track_running_stats:
-            self.register_buffer("running_mean", F.zeros(num_features, device=device))
-            self.register_buffer("running_var", F.ones(num_features, device=device))
-            self.register_buffer("num_batches_tracked", F.tensor(0, device=device))
+            self.register_buffer("running_mean", F.empty(num_features, device=device))
+            self.register_buffer("running_var", F.empty(num_features, device=device))
+            self.register_buffer("num_batches_tracked", F.empty((), dtype=int64, device=device))
         else:
             self.running_mean = self.running_var = None
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        _ones_zeros(self.weight, self.bias)
 
     def forward(self, x):
         if x.dim() not in self._dims:
@@ -436,8 +472,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape) if isinstance(normalized_shape, (tuple, list)) else \
             (normalized_shape,)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        self.weight = Parameter(F.ones(*self.normalized_shape, device=device)) if elementwise_affine else None
-        self.bias = Parameter(F.zeros(*self.normalized_shape, device=device)) if elementwise_affine and bias else None
+        self.weight = _param(*self.normalized_shape, device=device) if elementwise_affine else None
+        self.bias = _param(*self.normalized_shape, device=device) if elementwise_affine and bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _ones_zeros(self.weight, self.bias)
 
     def forward(self, x):
         return fn.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -453,7 +493,11 @@ class RMSNorm(Module):
         self.normalized_shape = tuple(normalized_shape) if isinstance(normalized_shape, (tuple, list)) else \
             (normalized_shape,)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        self.weight = Parameter(F.ones(*self.normalized_shape, device=device)) if elementwise_affine else None
+        self.weight = _param(*self.normalized_shape, device=device) if elementwise_affine else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _ones_zeros(self.weight, None)
 
     def forward(self, x):
         return fn.rms_norm(x, self.normalized_shape, self.weight, self.eps)
@@ -468,8 +512,12 @@ class GroupNorm(Module):
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        self.weight = Parameter(F.ones(num_channels, device=device)) if affine else None
-        self.bias = Parameter(F.zeros(num_channels, device=device)) if affine and bias else None
+        self.weight = _param(num_channels, device=device) if affine else None
+        self.bias = _param(num_channels, device=device) if affine and bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _ones_zeros(self.weight, self.bias)
 
     def forward(self, x):
         return fn.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
@@ -539,7 +587,11 @@ class PReLU(Module):
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         super().__init__()
         self.num_parameters, self.init = num_parameters, init
-        self.weight = Parameter(F.full((num_parameters,), init, device=device))
+        self.weight = _param(num_parameters, device=device)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
 
     def forward(self, x):
         return fn.prelu(x, self.weight)
@@ -742,7 +794,7 @@ class MultiheadAttention(Module):
             self.v_proj_weight = _param(embed_dim, self.vdim, device=device)
             self.register_parameter("in_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(F.zeros(3 * embed_dim, device=device))
+            self.in_proj_bias = _param(3 * embed_dim, device=device)
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device)
@@ -752,12 +804,16 @@ class MultiheadAttention(Module):
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
         for weight in ((self.in_proj_weight,) if self._qkv_same_embed_dim else
                        (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)):
             init.xavier_uniform_(weight)
-        if bias:
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
-        if add_bias_kv:
+        if self.bias_k is not None:
             init.xavier_normal_(self.bias_k)
             init.xavier_normal_(self.bias_v)
 
@@ -933,10 +989,13 @@ class Transformer(Module):
         self.decoder = custom_decoder if custom_decoder is not None else TransformerDecoder(
             TransformerDecoderLayer(*layer_args), num_decoder_layers,
             LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device))
+        self._reset_parameters()
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def _reset_parameters(self):
         for p in self.parameters():
             if p.dim() > 1:
                 init.xavier_uniform_(p)
-        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
                 tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,

@@ -1,7 +1,9 @@
 """nn.Module and nn.Parameter with PyTorch's protocol."""
+import warnings
 from collections import OrderedDict
 
 from .. import _ops as F
+from ..backend import meta as _meta
 from .._tensor import Tensor
 from ..autograd import RemovableHandle as _Handle, no_grad
 
@@ -179,11 +181,12 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, convert):
+    def _apply(self, convert, recurse=True):
         """Converts parameters, their grads and buffers. A parameter keeps its identity (its data is
         replaced, like PyTorch's `param.data = ...`): tied weights stay tied and optimizers built
-        before a move keep updating the model."""
-        for m in self.modules():
+        before a move keep updating the model (torch too, except from "meta", where it makes new
+        Parameters and ties must be made again)."""
+        for m in self.modules() if recurse else [self]:
             for name, t in m._buffers.items():
                 if t is not None:
                     m._buffers[name] = convert(t)
@@ -211,9 +214,20 @@ class Module:
                 device = a
 
         def convert(t):
-            t = t.to(device) if device is not None else t
+            try:
+                t = t.to(device) if device is not None else t
+            except NotImplementedError as e:
+                if str(e) == _meta.NO_DATA:
+                    raise NotImplementedError(f"{e} Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() "
+                                              "when moving module from meta to a different device.") from None
+                raise
             return t.to(dtype) if dtype is not None and t.is_floating_point() else t
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Parameters and buffers (of submodules too, with recurse) replaced by uninitialised tensors of
+        their shapes and dtypes on device: how a model built on "meta" gets real storage."""
+        return self._apply(lambda t: F.empty_like(t, device=device), recurse)
 
     def cpu(self):
         return self.to("cpu")
@@ -278,6 +292,11 @@ class Module:
                 else:
                     owner._buffers[name] = src
                 continue
+            if target.is_meta and not src.is_meta:
+                warnings.warn(f"for {k}: copying from a non-meta parameter in the checkpoint to a meta parameter in the "
+                              "current model, which is a no-op. (Did you mean to pass `assign=True` to assign items in "
+                              "the state dictionary to their corresponding key in the module instead of copying them in "
+                              "place?)", stacklevel=2)
             with no_grad():
                 F._copy_into(target, src.to(target.device.type))
         if strict:
