@@ -134,3 +134,74 @@ def safetensors_files():
         ("deep-nesting-in-metadata", raw(b'{"__metadata__": {"a": ' + deep + b'}, "x": ' + json.dumps(entry).encode() +
                                          b"}", bytes(16)), "JSON"),
     ]
+
+
+# -- optimizer state dicts: built from a real one, for torch's and webtorch's alike ---------------------
+OPTIMIZERS = [("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"lr": 0.1}), ("AdamW", {"lr": 0.1, "amsgrad": True}),
+              ("RMSprop", {"lr": 0.01, "momentum": 0.5, "centered": True}), ("Adagrad", {"lr": 0.1}),
+              ("Adadelta", {}), ("Adamax", {}), ("NAdam", {}), ("RAdam", {}), ("LBFGS", {"lr": 0.5})]
+_SCALARS = ("step", "mu_product")
+
+
+def _copy(state_dict):
+    """The state dict's containers copied (its tensors shared), so a forgery leaves the original alone."""
+    return {"state": {i: dict(s) for i, s in state_dict["state"].items()},
+            "param_groups": [dict(g) for g in state_dict["param_groups"]]}
+
+
+def _first_tensor_key(state):
+    return next(k for k, v in state.items() if k not in _SCALARS and hasattr(v, "shape") and len(v.shape))
+
+
+def _wrong_shape(sd):
+    out = _copy(sd)
+    state = out["state"][0]
+    key = _first_tensor_key(state)
+    state[key] = state[key].reshape(-1)[:1]
+    return out
+
+
+def _bad_last_group(sd):
+    out = _copy(sd)
+    out["param_groups"][0]["lr"] = 7.0
+    out["param_groups"][-1]["params"] = list(out["param_groups"][-1]["params"]) + [99]
+    return out
+
+
+def _state_of(value):
+    def forge(sd):
+        out = _copy(sd)
+        out["state"] = value if not callable(value) else value(out["state"])
+        return out
+    return forge
+
+
+def _all_float64(sd):
+    out = _copy(sd)
+    out["state"][0] = {k: v.double() if hasattr(v, "double") else v for k, v in out["state"][0].items()}
+    return out
+
+
+def _int64_state(sd):
+    out = _copy(sd)
+    state = out["state"][0]
+    key = _first_tensor_key(state)
+    state[key] = state[key].long()
+    return out
+
+
+# (name, forgery of a state dict, what torch does, what webtorch does): "loads" (and then steps as torch),
+# ("load", exception name) raised by load_state_dict, ("step", exception name) raised by the next step
+OPTIMIZER_STATES = [
+    ("as-saved", _copy, "loads", "loads"),
+    ("wrong-shaped-state", _wrong_shape, ("step", "RuntimeError"), ("load", "RuntimeError")),
+    ("bad-last-group", _bad_last_group, ("load", "ValueError"), ("load", "ValueError")),
+    ("fewer-groups", lambda sd: {**_copy(sd), "param_groups": []}, ("load", "ValueError"), ("load", "ValueError")),
+    ("state-not-a-dict", _state_of([1, 2]), ("load", "AttributeError"), ("load", "AttributeError")),
+    ("param-state-not-a-dict", _state_of(lambda s: {**s, 0: 5}), "varies", ("load", "TypeError")),
+    ("unknown-index-kept", _state_of(lambda s: {**s, 99: {"note": "kept"}}), "loads", "loads"),
+    ("float64-state", _all_float64, "loads", "loads"),
+    ("int64-state", _int64_state, "loads", "loads"),
+    ("no-state-key", lambda sd: {"param_groups": _copy(sd)["param_groups"]}, ("load", "KeyError"),
+     ("load", "KeyError")),
+]

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import webtorch
-from forged_inputs import ONE_TO_FOUR, check_load, checkpoints
+from forged_inputs import ONE_TO_FOUR, OPTIMIZER_STATES, OPTIMIZERS, check_load, checkpoints
 
 CHECKPOINTS = checkpoints()
 
@@ -75,3 +75,87 @@ def test_real_checkpoints_read_through_the_zip_reader():
         with z.open("archive/data.pkl", "w", force_zip64=True) as f:
             f.write(b"\x80\x02K\x07.")
     assert webtorch.load(out.getvalue()) == 7
+
+
+# -- Optimizer.load_state_dict -------------------------------------------------------------------------
+VALUES = ([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], [0.3, -0.2, 0.1])
+
+
+def _optimizer(lib, name, kwargs):
+    params = [lib.nn.Parameter(lib.tensor(v)) for v in VALUES]
+    groups = [{"params": params}] if name == "LBFGS" else [{"params": params[:1]}, {"params": params[1:], "lr": 0.05}]
+    opt = getattr(lib.optim, name)(groups, **kwargs)
+    _step(lib, opt, params)
+    return opt, params
+
+
+def _step(lib, opt, params):
+    def closure():
+        opt.zero_grad()
+        loss = (params[0] ** 2).sum() * 0.5 + (params[1] * lib.tensor([1.0, -2.0, 3.0])).sum()
+        loss.backward()
+        return loss
+    opt.step(closure)
+
+
+def _summary(opt, params):
+    """The optimizer's groups and state as plain data (parameters by index, tensors by dtype and shape)."""
+    index = {id(p): i for i, p in enumerate(params)}
+
+    def plain(v):
+        if hasattr(v, "shape"):
+            return ("tensor", str(v.dtype).split(".")[-1], list(v.shape))
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        return v
+    groups = [{k: [index[id(p)] for p in v] if k == "params" else plain(v) for k, v in g.items()}
+              for g in opt.param_groups]
+    state = {index.get(id(k), k): {key: plain(v) for key, v in s.items()} if isinstance(s, dict) else s
+             for k, s in opt.state.items()}
+    return groups, state
+
+
+def _outcome(lib, opt, params, state_dict):
+    """"loads", ("load", exception name) or ("step", exception name), and the optimizer's summary after
+    the load (or the attempt)."""
+    before = _summary(opt, params)
+    try:
+        opt.load_state_dict(state_dict)
+    except Exception as e:  # noqa: BLE001 - compared with torch's
+        return ("load", type(e).__name__), before, _summary(opt, params)
+    after = _summary(opt, params)
+    try:
+        _step(lib, opt, params)
+    except Exception as e:  # noqa: BLE001
+        return ("step", type(e).__name__), before, after
+    return "loads", before, after
+
+
+@pytest.mark.parametrize("forgery", OPTIMIZER_STATES, ids=[f[0] for f in OPTIMIZER_STATES])
+@pytest.mark.parametrize("name,kwargs", OPTIMIZERS, ids=[o[0] for o in OPTIMIZERS])
+def test_optimizer_load_state_dict_is_torchs_and_atomic(name, kwargs, forgery):
+    _, forge, torch_does, webtorch_does = forgery
+    if name == "LBFGS" and forgery[0] in ("wrong-shaped-state", "int64-state"):
+        pytest.skip("LBFGS's state is not per element")
+    topt, tparams = _optimizer(torch, name, kwargs)
+    saved = topt.state_dict()
+    t_out, _, t_after = _outcome(torch, *_optimizer(torch, name, kwargs), forge(saved))
+    assert torch_does == "varies" or t_out == torch_does
+    wopt, wparams = _optimizer(webtorch, name, kwargs)
+    w_out, w_before, w_after = _outcome(webtorch, wopt, wparams, forge(webtorch.load(_torch_bytes(saved))))
+    assert w_out == webtorch_does
+    if w_out == "loads":  # the state torch built, and the same step from it
+        assert w_after == t_after
+        topt2, tparams2 = _optimizer(torch, name, kwargs)
+        topt2.load_state_dict(forge(saved))
+        _step(torch, topt2, tparams2)
+        for w, t in zip(wparams, tparams2):
+            assert torch.allclose(torch.tensor(w.tolist()), t.detach(), rtol=1e-5, atol=1e-6)
+    elif w_out[0] == "load":  # nothing changed
+        assert w_after == w_before
+
+
+def _torch_bytes(obj):
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    return buf.getvalue()

@@ -87,6 +87,8 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
 
 
 class LBFGS(Optimizer):
+    _SCALAR_STATE = None  # one state for all parameters: flat directions and history
+
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
         if not 0.0 <= lr:

@@ -1,5 +1,7 @@
 """Optimizer base: param groups, per-parameter state, state_dict, zero_grad."""
 import copy
+from collections import defaultdict
+from itertools import chain
 
 from .. import _ops as F
 from ..autograd import no_grad
@@ -10,6 +12,22 @@ def _fusable(p, grad):
     """A fused update needs float32 tensors on webgpu, each one dense from its buffer's start."""
     return (p._storage.device_type == "webgpu" and p.dtype is F.dt.float32 and grad.dtype is F.dt.float32
             and p._offset == 0 and p.is_contiguous())
+
+
+def _cast_state(param, value, group, key=None):
+    """torch's Optimizer.load_state_dict._cast: value with its tensors on param's device, cast to param's
+    dtype where param is floating point, except "step" (cast to float32 there only for a fused or
+    capturable group). Strings stay strings (torch's would become the text of a generator)."""
+    if isinstance(value, F.Tensor):
+        if key == "step":
+            fused = group.get("fused") or group.get("capturable")
+            return value.to(F.dt.float32).to(param.device) if fused else value
+        return value.to(param.dtype).to(param.device) if param.dtype.is_floating_point else value.to(param.device)
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, group, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v, group) for v in value)
+    return value
 
 
 def _dense(t):
@@ -86,21 +104,53 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
-        groups = state_dict["param_groups"]
-        if len(groups) != len(self.param_groups):
+        """torch's Optimizer.load_state_dict: the new groups and state are built and checked in full before
+        anything of the optimizer changes (a bad second group or state leaves the first group's lr and the
+        old state as they were). Saved groups replace the optimizer's, keeping its params; the state of a
+        saved parameter index maps to that parameter, its tensors moved to the parameter's device and,
+        where the parameter is floating point, cast to its dtype ("step" stays as saved: torch's
+        _process_value_according_to_param_policy); the state of an index no group has is kept as saved.
+        Stricter than torch, and checked here rather than failing at the next step: a parameter's state
+        must be a dict and its tensors other than _SCALAR_STATE must have the parameter's shape."""
+        state_dict = state_dict.copy()
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        params = {}
-        for mine, saved in zip(self.param_groups, groups):
-            if len(mine["params"]) != len(saved["params"]):
-                raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
-                                 "optimizer's group")
-            params.update(zip(saved["params"], mine["params"]))
-            mine.update({k: copy.deepcopy(v) for k, v in saved.items() if k != "params"})
-        self.state = {}
-        for idx, s in state_dict["state"].items():
-            p = params[int(idx)]
-            self.state[p] = {k: (v.to(p.device.type) if isinstance(v, F.Tensor) and v.dim() else v)
-                             for k, v in s.items()}
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state = defaultdict(dict)
+        for index, value in state_dict["state"].items():
+            if index not in id_map:
+                state[index] = value
+                continue
+            param = id_map[index]
+            if not isinstance(value, dict):
+                raise TypeError(f"loaded state dict: the state of parameter {index!r} is a {type(value).__name__}, "
+                                "not a dict")
+            group = next(g for g in state_dict["param_groups"] if index in g["params"])
+            state[param] = self._checked_state(index, param, _cast_state(param, value, group))
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.state, self.param_groups = state, saved_groups
+
+    # state tensors that are not shaped like their parameter (None: no check, the state is not per element)
+    _SCALAR_STATE = ("step",)
+
+    def _checked_state(self, index, param, state):
+        if self._SCALAR_STATE is None:
+            return state
+        for key, value in state.items():
+            if isinstance(value, F.Tensor) and key not in self._SCALAR_STATE and value.shape != param.shape:
+                raise RuntimeError(f"loaded state dict: state {key!r} of parameter {index!r} has shape "
+                                   f"{list(value.shape)}, its parameter {list(param.shape)} (torch fails at the next "
+                                   "step)")
+        return state
 
     def __repr__(self):
         lines = [type(self).__name__ + " ("]
