@@ -205,3 +205,34 @@ OPTIMIZER_STATES = [
     ("no-state-key", lambda sd: {"param_groups": _copy(sd)["param_groups"]}, ("load", "KeyError"),
      ("load", "KeyError")),
 ]
+
+
+# -- Module.load_state_dict: a model's state dict with forged entries -------------------------------------
+def module_and_state(lib):
+    """A small model (Linear, BatchNorm1d with its 0-d num_batches_tracked) of known values and another
+    full state dict for it."""
+    model = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+    start, state = ({k: (lib.ones(v.shape) * sign * (i + 2)).to(v.dtype) for i, (k, v) in
+                     enumerate(model.state_dict().items())} for sign in (-1, 1))
+    model.load_state_dict(start)
+    return model, state
+
+
+def _replacing(**entries):
+    def forge(lib, state):
+        return {**state, **{k.replace("__", "."): v(lib) if callable(v) else v for k, v in entries.items()}}
+    return forge
+
+
+# (name, forgery(lib, state) -> what is passed to load_state_dict): torch's outcome is webtorch's
+MODULE_STATES = [
+    ("none-value", _replacing(**{"0__weight": None})),
+    ("str-value", _replacing(**{"0__bias": "abc"})),
+    ("list-value", _replacing(**{"0__weight": [[1.0, 2.0]] * 3})),
+    ("int-for-0d-buffer", _replacing(**{"1__num_batches_tracked": 5})),
+    ("one-element-for-0d-buffer", _replacing(**{"1__num_batches_tracked": lambda lib: lib.tensor([7])})),
+    ("size-mismatch", _replacing(**{"1__running_mean": lambda lib: lib.zeros(4)})),
+    ("everything-at-once", lambda lib, state: {**{k: v for k, v in state.items() if k != "1.weight"},
+                                                "0.weight": None, "0.bias": lib.zeros(2), "extra": lib.ones(1)}),
+    ("not-a-mapping", lambda lib, state: list(state.items())),
+]

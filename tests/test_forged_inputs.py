@@ -8,7 +8,8 @@ import pytest
 import torch
 
 import webtorch
-from forged_inputs import ONE_TO_FOUR, OPTIMIZER_STATES, OPTIMIZERS, check_load, checkpoints
+from forged_inputs import (MODULE_STATES, ONE_TO_FOUR, OPTIMIZER_STATES, OPTIMIZERS, check_load, checkpoints,
+                           module_and_state)
 
 CHECKPOINTS = checkpoints()
 
@@ -159,3 +160,20 @@ def _torch_bytes(obj):
     buf = io.BytesIO()
     torch.save(obj, buf)
     return buf.getvalue()
+
+
+# -- Module.load_state_dict --------------------------------------------------------------------------------
+def _module_outcome(lib, forge, **kwargs):
+    model, state = module_and_state(lib)
+    try:
+        result = model.load_state_dict(forge(lib, state), **kwargs)
+        outcome = ("loads", sorted(result.missing_keys), sorted(result.unexpected_keys))
+    except Exception as e:  # noqa: BLE001 - compared with torch's
+        outcome = (type(e).__name__, str(e))
+    return outcome, {k: v.tolist() for k, v in model.state_dict().items()}
+
+
+@pytest.mark.parametrize("strict", [True, False])
+@pytest.mark.parametrize("name,forge", MODULE_STATES, ids=[m[0] for m in MODULE_STATES])
+def test_module_load_state_dict_loads_the_rest_then_reports_as_torch(name, forge, strict):
+    assert _module_outcome(webtorch, forge, strict=strict) == _module_outcome(torch, forge, strict=strict)

@@ -1,6 +1,7 @@
 """nn.Module and nn.Parameter with PyTorch's protocol."""
 import warnings
 from collections import OrderedDict
+from collections.abc import Mapping
 
 from .. import _ops as F
 from ..backend import meta as _meta
@@ -270,6 +271,10 @@ class Module:
         return out
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
+        """torch's: every entry that can be loaded is, then the problems of the others (not a tensor, size
+        mismatch; with strict, missing and unexpected keys) are raised together as one RuntimeError."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -279,10 +284,16 @@ class Module:
                 continue
             src = state_dict[k]
             if not isinstance(src, Tensor):
-                src = F.tensor(src.detach().cpu().tolist() if hasattr(src, "detach") else src, dtype=target.dtype)
+                if not hasattr(src, "detach"):  # torch's is_tensor_like; a torch.Tensor loads its values
+                    errors.append(f'While copying the parameter named "{k}", expected torch.Tensor or Tensor-like '
+                                  f"object from checkpoint but received {type(src)}")
+                    continue
+                src = F.tensor(src.detach().cpu().tolist(), dtype=target.dtype)
+            if target.dim() == 0 and tuple(src.shape) == (1,):  # torch's allowance for old checkpoints
+                src = src[0]
             if tuple(src.shape) != tuple(target.shape):
-                errors.append(f'size mismatch for {k}: copying a param with shape {list(src.shape)} from checkpoint, '
-                              f'the shape in current model is {list(target.shape)}.')
+                errors.append(f"size mismatch for {k}: copying a param with shape torch.Size({list(src.shape)}) from "
+                              f"checkpoint, the shape in current model is torch.Size({list(target.shape)}).")
                 continue
             if assign:  # the loaded tensor itself becomes the parameter or buffer (no copy)
                 path, _, name = k.rpartition(".")
