@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import webtorch
-from webtorch import _indexing, _inplace, _math_ops, _random, _shape_ops
+from webtorch import _indexing, _inplace, _math_ops, _random, _refusals, _shape_ops
 
 from op_cases import CASES, ERROR_CASES, build_inputs
 
@@ -43,9 +43,10 @@ def _resolves(name):
     obj = webtorch
     for part in name.split("."):
         if not hasattr(obj, part):
-            return name.count(".") == 0 and hasattr(webtorch.Tensor, name) and callable(getattr(webtorch.Tensor, name))
+            method = getattr(webtorch.Tensor, name, None) if name.count(".") == 0 else None
+            return callable(method) and not hasattr(method, _refusals.MARK)
         obj = getattr(obj, part)
-    return callable(obj)
+    return callable(obj) and not hasattr(obj, _refusals.MARK)  # a refusal's stand-in is no op
 
 
 class _Recorder:

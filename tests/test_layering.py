@@ -15,7 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "webtorch"
 
 # Bottom to top; a module's layer is that of the longest prefix listed.
 LAYERS = [
-    ("base", ["_dtypes", "errors", "ops_table", "_checkpoint_zip"]),
+    ("base", ["_dtypes", "errors", "ops_table", "_checkpoint_zip", "_refusals"]),
     ("drivers", ["backend.kernels", "backend.driver_browser", "backend.driver_native"]),
     ("runtime", ["backend.webgpu"]),
     ("kernel sequence", ["backend.recording", "backend.fusion"]),
@@ -25,7 +25,7 @@ LAYERS = [
     ("ops", ["_ops", "_indexing", "_shape_ops", "_math_ops", "_inplace", "_random", "_conv_ops", "_tensor_types",
              "_tensor_args", "special"]),
     ("autograd", ["autograd"]),
-    ("libraries", ["linalg", "nn", "optim", "amp", "cuda", "distributions", "utils", "serialization", "safetensors",
+    ("libraries", ["linalg", "fft", "nn", "optim", "amp", "cuda", "distributions", "utils", "serialization", "safetensors",
                    "hub", "webgpu", "accelerator", "backends", "jit", "distributed"]),
     ("tools", ["_compile", "profiler"]),
     ("package", [""]),

@@ -5,6 +5,8 @@
 """
 __version__ = "0.1.0"
 
+import sys as _sys
+
 from . import _autocast, _dtypes
 from .backend import gpu as _gpu
 from ._dtypes import bool_ as bool, bfloat16, dtype, finfo, float16, float32, float64, iinfo, int8, int16, int32, \
@@ -24,7 +26,7 @@ from .linalg import det, slogdet, inv as inverse
 from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors, hub
 from . import serialization
 from .serialization import load, save
-from . import accelerator, amp, backends, cuda, distributed, distributions, jit, special
+from . import accelerator, amp, backends, cuda, distributed, distributions, fft, jit, special
 from .amp import autocast
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .errors import OutOfMemoryError  # torch.OutOfMemoryError
@@ -108,3 +110,9 @@ def get_autocast_cpu_dtype():
 
 from . import _tensor_args  # noqa: E402  (last: it wraps the public names defined above)
 _tensor_args.apply(globals())
+
+from . import _refusals  # noqa: E402  (after every implemented name: it fills in only what is missing)
+_refusals.install({"": _sys.modules[__name__], "Tensor": Tensor, "nn": nn, "nn.functional": nn.functional,
+                   "linalg": linalg, "fft": fft, "special": special, "nn.init": nn.init, "optim": optim,
+                   "utils.data": utils.data},
+                  {"nn": nn.Module, "optim": optim.Optimizer, "utils.data": utils.data.Sampler})

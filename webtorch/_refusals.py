@@ -1,0 +1,351 @@
+"""The public names of torch 2.13 that webtorch refuses, and why: one table grouped by reason, and the
+one function that gives each name its stand-in. tests/test_namespace_coverage.py walks torch's public
+namespaces and fails on a name that is neither implemented nor listed here, and on a listed name that
+is implemented (delete its entry then); scripts/coverage.py writes README's coverage table from it.
+
+A name is its path under torch: "linalg.lu", "Tensor.stft", "nn.Conv3d"; no prefix for torch itself.
+
+What a refused name does was chosen so that code probing for a feature never takes a wrong path silently:
+* A callable (function, method, class; CALLABLES) exists: `from torch.nn import LazyLinear` and a module
+  that merely names it still import, and calling it, or instantiating the class, raises
+  NotImplementedError("webtorch has no torch.nn.LazyLinear (lazy modules ...)"). hasattr() answers
+  True, so code that probes for a function and then calls it stops at that call with the reason, loudly,
+  never on another path's numbers. A refused class is a class (a Module under nn, an Optimizer under
+  optim, a Sampler under utils.data), so isinstance() answers False and subclassing works.
+* A value (a dtype such as torch.complex64, a submodule such as nn.quantized, a Tensor property such as
+  Tensor.is_sparse; VALUES) gets no stand-in object, because a stand-in would be truthy, or unequal to
+  everything, exactly where code branches on torch's value. Reading it raises Refused, an AttributeError
+  that is also a NotImplementedError carrying the same message: hasattr() and getattr(x, name, default)
+  answer "absent", which is the truth, and a direct use stops with the reason.
+"""
+
+COMPLEX = "complex numbers, FFT and sparse tensors: issue 24"
+TORCHSCRIPT = "TorchScript's compiler, IR and dispatcher types: webtorch runs Python code as written"
+QUANT = "quantized and float8-scaled tensors: webtorch has no quantized dtypes or kernels"
+VENDOR = ("a vendor library's kernel or device (cuDNN, MIOpen, MKL-DNN, IPU, XPU, MTIA, Vulkan): webtorch runs "
+          "WGSL on WebGPU")
+DTYPES = "a dtype webtorch has no storage for (unsigned 16/32/64-bit, sub-byte, float8, float4)"
+STORAGE = ("storages and raw memory: a webtorch tensor's memory is a WebGPU buffer or a numpy array, not a "
+           "torch.Storage")
+SYMBOLIC = ("symbolic shapes, torch.export, functorch transforms and legacy autograd fields: webtorch captures "
+            "programs with torch.compile only")
+STREAMS = "streams and events: webtorch's single queue orders all work"
+SETTINGS = "a process-wide setting not built yet"
+THREED = "the 3-d convolution, pooling and normalisation family: issue 22"
+LINALG = "a linear-algebra routine not built yet"
+SPECIAL = "a special function not built yet"
+INPLACE_ALIAS = "an in-place or function form not built yet"
+COPY = "a *_copy form not built yet"
+LAZY = "lazy modules (shapes inferred at the first call) not built yet"
+DATAPIPES = "DataPipes (deprecated in torch) not built"
+OPTIM = "an optimizer not built yet"
+INIT = "the deprecated nn.init aliases without a trailing underscore not built yet"
+REST = "not built yet"
+
+CALLABLES = {
+    COMPLEX: """
+        angle ccol_indices_copy col_indices_copy complex conj conj_physical conj_physical_
+        crow_indices_copy dsmm hspmm imag indices_copy is_complex is_conj is_neg istft polar real
+        resize_as_sparse_ resolve_conj resolve_neg row_indices_copy saddmm smm sparse_bsc_tensor
+        sparse_bsr_tensor sparse_compressed_tensor sparse_coo_tensor sparse_csc_tensor sparse_csr_tensor
+        spmm sspaddmm stft values_copy vdot view_as_complex view_as_complex_copy view_as_real
+        view_as_real_copy fft.fft fft.fft2 fft.fftfreq fft.fftn fft.fftshift fft.hfft fft.ifft fft.ifft2
+        fft.ifftn fft.ifftshift fft.ihfft fft.irfft fft.irfft2 fft.irfftn fft.rfft fft.rfft2 fft.rfftfreq
+        fft.rfftn linalg.eig linalg.eigvals Tensor.angle Tensor.ccol_indices Tensor.cdouble
+        Tensor.cfloat Tensor.chalf Tensor.coalesce Tensor.col_indices Tensor.conj Tensor.conj_physical
+        Tensor.conj_physical_ Tensor.crow_indices Tensor.dense_dim Tensor.indices Tensor.is_coalesced
+        Tensor.is_complex Tensor.is_conj Tensor.is_neg Tensor.istft Tensor.resize_as_sparse_
+        Tensor.resolve_conj Tensor.resolve_neg Tensor.row_indices Tensor.smm Tensor.sparse_dim
+        Tensor.sparse_mask Tensor.sparse_resize_ Tensor.sparse_resize_and_clear_ Tensor.sspaddmm
+        Tensor.stft Tensor.to_dense Tensor.to_sparse Tensor.to_sparse_bsc Tensor.to_sparse_bsr
+        Tensor.to_sparse_coo Tensor.to_sparse_csc Tensor.to_sparse_csr Tensor.values Tensor.vdot""",
+    TORCHSCRIPT: """
+        AggregationType AliasDb AnyType Argument ArgumentSpec AwaitType BenchmarkConfig
+        BenchmarkExecutionStats Block BoolType BufferDict CallStack Capsule ClassType Code CompilationUnit
+        CompleteArgumentSpec ComplexType ConcreteModuleType ConcreteModuleTypeBuilder DeepCopyMemoTable
+        DeserializationStorageContext DeviceObjType DictType DisableTorchFunction
+        DisableTorchFunctionSubclass DispatchKey DispatchKeySet EnumType ErrorReport
+        ExcludeDispatchKeyGuard ExecutionPlan FileCheck FloatType fork FunctionSchema Future FutureType
+        Gradient Graph GraphExecutorState import_ir_module import_ir_module_from_buffer InferredType
+        InterfaceType IntType IODescriptor JITException ListType LiteScriptModule LockingLogger
+        merge_type_from_type_comment ModuleDict Node NoneType NoopLogger NumberType OperatorInfo
+        OptionalType ParameterDict parse_ir parse_schema parse_type_comment PyObjectType PyTorchFileReader
+        PyTorchFileWriter RRefType ScriptClass ScriptClassFunction ScriptDict ScriptDictIterator
+        ScriptDictKeyIterator ScriptFunction ScriptList ScriptListIterator ScriptMethod ScriptModule
+        ScriptModuleSerializer ScriptObject ScriptObjectProperty SerializationStorageContext StaticModule
+        StreamObjType StringType SymBoolType SymIntType Tag TensorType ThroughputBenchmark TracingState
+        TupleType unify_type_list UnionType Use Value wait""",
+    QUANT: """
+        choose_qparams_optimized dequantize empty_quantized fake_quantize_per_channel_affine
+        fake_quantize_per_tensor_affine fbgemm_linear_fp16_weight
+        fbgemm_linear_fp16_weight_fp32_activation fbgemm_linear_int8_weight
+        fbgemm_linear_int8_weight_fp32_activation fbgemm_linear_quantize_weight
+        fbgemm_pack_gemm_matrix_fp16 fbgemm_pack_quantized_matrix fused_moving_avg_obs_fake_quant int_repr
+        q_per_channel_axis q_per_channel_scales q_per_channel_zero_points q_scale q_zero_point qscheme
+        quantize_per_channel quantize_per_tensor quantize_per_tensor_dynamic quantized_batch_norm
+        quantized_gru_cell quantized_lstm_cell quantized_max_pool1d quantized_max_pool2d
+        quantized_max_pool3d quantized_rnn_relu_cell quantized_rnn_tanh_cell Tensor.dequantize
+        Tensor.int_repr Tensor.q_per_channel_axis Tensor.q_per_channel_scales
+        Tensor.q_per_channel_zero_points Tensor.q_scale Tensor.q_zero_point Tensor.qscheme
+        nn.functional.scaled_grouped_mm nn.functional.scaled_mm nn.functional.ScalingType
+        nn.functional.SwizzleType""",
+    VENDOR: """
+        cudnn_affine_grid_generator cudnn_batch_norm cudnn_convolution cudnn_convolution_add_relu
+        cudnn_convolution_relu cudnn_convolution_transpose cudnn_grid_sampler cudnn_is_acceptable
+        is_vulkan_available miopen_batch_norm miopen_convolution miopen_convolution_add_relu
+        miopen_convolution_relu miopen_convolution_transpose miopen_ctc_loss miopen_depthwise_convolution
+        miopen_rnn mkldnn_adaptive_avg_pool2d mkldnn_convolution mkldnn_linear_backward_weights
+        mkldnn_max_pool2d mkldnn_max_pool3d mkldnn_rnn_layer Tensor.ipu Tensor.mtia Tensor.to_mkldnn
+        Tensor.xpu""",
+    STORAGE: """
+        BoolStorage ByteStorage CharStorage DoubleStorage FloatStorage from_file IntStorage is_storage
+        LongStorage ShortStorage TypedStorage UntypedStorage Tensor.apply_ Tensor.const_data_ptr
+        Tensor.data_ptr Tensor.is_pinned Tensor.is_set_to Tensor.is_shared Tensor.map2_ Tensor.map_
+        Tensor.module_load Tensor.pin_memory Tensor.resize Tensor.resize_ Tensor.resize_as
+        Tensor.resize_as_ Tensor.set_ Tensor.share_memory_ Tensor.storage Tensor.storage_type
+        Tensor.untyped_storage""",
+    SYMBOLIC: """
+        cond hash_tensor sym_constrain_range sym_constrain_range_for_size sym_float sym_fresh_size sym_int
+        sym_ite sym_max sym_min sym_not sym_sqrt sym_sum SymBool SymFloat SymInt vmap Tensor.as_subclass
+        Tensor.dim_order Tensor.hash_tensor Tensor.reinforce""",
+    STREAMS: """
+        Event Stream Tensor.record_stream""",
+    SETTINGS: """
+        AcceleratorError are_deterministic_algorithms_enabled autocast_decrement_nesting
+        autocast_increment_nesting FatalError get_autocast_gpu_dtype get_autocast_ipu_dtype
+        get_autocast_xla_dtype get_deterministic_debug_mode get_device_module get_num_interop_threads
+        get_num_threads GradScaler init_num_threads is_anomaly_check_nan_enabled is_anomaly_enabled
+        is_autocast_ipu_enabled is_autocast_xla_enabled is_deterministic_algorithms_warn_only_enabled
+        is_inference_mode_enabled is_warn_always_enabled layout memory_format set_anomaly_enabled
+        set_autocast_cpu_dtype set_autocast_cpu_enabled set_autocast_gpu_dtype set_autocast_ipu_dtype
+        set_autocast_ipu_enabled set_autocast_xla_dtype set_autocast_xla_enabled set_default_tensor_type
+        set_deterministic_debug_mode set_flush_denormal set_num_interop_threads set_num_threads
+        set_printoptions set_warn_always thread_safe_generator typename use_deterministic_algorithms
+        utils.data.guaranteed_datapipes_determinism utils.data.non_deterministic""",
+    THREED: """
+        conv3d conv_transpose3d max_pool3d nn.AdaptiveAvgPool3d nn.AdaptiveMaxPool3d nn.AvgPool3d
+        nn.BatchNorm3d nn.CircularPad3d nn.Conv3d nn.ConvTranspose3d nn.Dropout3d nn.FractionalMaxPool3d
+        nn.InstanceNorm3d nn.LazyBatchNorm3d nn.LazyConv3d nn.LazyConvTranspose3d nn.LazyInstanceNorm3d
+        nn.LPPool3d nn.MaxPool3d nn.MaxUnpool3d nn.ReflectionPad3d nn.ReplicationPad3d nn.ZeroPad3d
+        nn.functional.adaptive_avg_pool3d nn.functional.adaptive_max_pool3d
+        nn.functional.adaptive_max_pool3d_with_indices nn.functional.avg_pool3d nn.functional.conv3d
+        nn.functional.conv_transpose3d nn.functional.dropout3d nn.functional.fractional_max_pool3d
+        nn.functional.fractional_max_pool3d_with_indices nn.functional.lp_pool3d nn.functional.max_pool3d
+        nn.functional.max_pool3d_with_indices nn.functional.max_unpool3d""",
+    LINALG: """
+        chain_matmul cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet lu_solve
+        lu_unpack matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
+        linalg.cond linalg.diagonal linalg.householder_product linalg.inv_ex linalg.ldl_factor
+        linalg.ldl_factor_ex linalg.ldl_solve linalg.lstsq linalg.lu linalg.lu_factor linalg.lu_factor_ex
+        linalg.lu_solve linalg.matmul linalg.matrix_exp linalg.matrix_power linalg.matrix_rank
+        linalg.multi_dot linalg.pinv linalg.solve_ex linalg.tensorinv linalg.tensorsolve linalg.vander
+        linalg.vecdot Tensor.cholesky Tensor.cholesky_inverse Tensor.cholesky_solve Tensor.eig
+        Tensor.geqrf Tensor.logdet Tensor.lstsq Tensor.lu Tensor.lu_solve Tensor.matrix_exp
+        Tensor.matrix_power Tensor.orgqr Tensor.ormqr Tensor.pinverse Tensor.qr Tensor.solve Tensor.svd
+        Tensor.symeig Tensor.triangular_solve""",
+    SPECIAL: """
+        igamma igammac mvlgamma polygamma special.airy_ai special.bessel_j0 special.bessel_j1
+        special.bessel_y0 special.bessel_y1 special.chebyshev_polynomial_t special.chebyshev_polynomial_u
+        special.chebyshev_polynomial_v special.chebyshev_polynomial_w special.entr special.erfc
+        special.erfcx special.gammainc special.gammaincc special.hermite_polynomial_h
+        special.hermite_polynomial_he special.i0e special.i1e special.laguerre_polynomial_l
+        special.legendre_polynomial_p special.log_ndtr special.modified_bessel_i0
+        special.modified_bessel_i1 special.modified_bessel_k0 special.modified_bessel_k1
+        special.multigammaln special.ndtr special.ndtri special.polygamma special.round
+        special.scaled_modified_bessel_k0 special.scaled_modified_bessel_k1
+        special.shifted_chebyshev_polynomial_t special.shifted_chebyshev_polynomial_u
+        special.shifted_chebyshev_polynomial_v special.shifted_chebyshev_polynomial_w
+        special.spherical_bessel_j0 special.xlog1py special.zeta Tensor.igamma Tensor.igamma_
+        Tensor.igammac Tensor.igammac_ Tensor.mvlgamma Tensor.mvlgamma_ Tensor.polygamma Tensor.polygamma_""",
+    INPLACE_ALIAS: """
+        abs_ acos_ acosh_ addmv_ alpha_dropout_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_
+        as_strided_ asin_ asinh_ atan_ atanh_ ceil_ celu_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_
+        deg2rad_ detach_ dropout_ embedding_renorm_ erf_ erfc_ exp2_ exp_ expm1_ feature_alpha_dropout_
+        feature_dropout_ fill_ fix_ floor_ frac_ gcd_ i0_ lcm_ ldexp_ log10_ log1p_ log2_ log_ logit_
+        nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ resize_as_ round_ rrelu_ rsqrt_ selu_
+        sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ threshold_ trunc_ xlogy_ zero_ Tensor.absolute_
+        Tensor.addbmm_ Tensor.addmv_ Tensor.addr_ Tensor.arccosh_ Tensor.arcsinh_ Tensor.arctanh_
+        Tensor.as_strided_ Tensor.bitwise_left_shift_ Tensor.bitwise_right_shift_ Tensor.cauchy_
+        Tensor.copysign_ Tensor.deg2rad_ Tensor.detach_ Tensor.digamma_ Tensor.erfc_ Tensor.erfinv_
+        Tensor.fill_diagonal_ Tensor.fix_ Tensor.float_power_ Tensor.gcd_ Tensor.geometric_
+        Tensor.greater_ Tensor.greater_equal_ Tensor.heaviside_ Tensor.i0_ Tensor.index_copy_
+        Tensor.index_reduce_ Tensor.lcm_ Tensor.ldexp_ Tensor.less_ Tensor.less_equal_ Tensor.lgamma_
+        Tensor.log_normal_ Tensor.logit_ Tensor.masked_scatter_ Tensor.nextafter_ Tensor.not_equal_
+        Tensor.rad2deg_ Tensor.renorm_ Tensor.sgn_ Tensor.sinc_ Tensor.swapaxes_ Tensor.swapdims_
+        Tensor.xlogy_ nn.functional.celu_ nn.functional.elu_ nn.functional.hardtanh_
+        nn.functional.leaky_relu_ nn.functional.relu_ nn.functional.rrelu_ nn.functional.selu_
+        nn.functional.threshold_""",
+    COPY: """
+        alias_copy as_strided_copy detach_copy diagonal_copy expand_copy index_copy narrow_copy
+        permute_copy select_copy slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy
+        transpose_copy unbind_copy unfold_copy unsqueeze_copy view_copy""",
+    LAZY: """
+        nn.LazyBatchNorm1d nn.LazyBatchNorm2d nn.LazyConv1d nn.LazyConv2d nn.LazyConvTranspose1d
+        nn.LazyConvTranspose2d nn.LazyInstanceNorm1d nn.LazyInstanceNorm2d nn.LazyLinear
+        nn.UninitializedBuffer nn.UninitializedParameter""",
+    DATAPIPES: """
+        utils.data.argument_validation utils.data.DataChunk utils.data.DFIterDataPipe
+        utils.data.functional_datapipe utils.data.IterDataPipe utils.data.MapDataPipe
+        utils.data.runtime_validation utils.data.runtime_validation_disabled""",
+    OPTIM: """
+        optim.Adafactor optim.ASGD optim.Muon optim.Rprop optim.swap_in_optimizer_params_and_state""",
+    INIT: """
+        nn.init.constant nn.init.dirac nn.init.dirac_ nn.init.eye nn.init.kaiming_normal
+        nn.init.kaiming_uniform nn.init.normal nn.init.orthogonal nn.init.sparse nn.init.sparse_
+        nn.init.uniform nn.init.xavier_normal nn.init.xavier_uniform""",
+    REST: """
+        absolute adaptive_avg_pool1d adaptive_max_pool1d addbmm addr affine_grid_generator alpha_dropout
+        as_strided as_strided_scatter asarray avg_pool1d bartlett_window batch_norm
+        batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt batch_norm_gather_stats
+        batch_norm_gather_stats_with_counts batch_norm_stats batch_norm_update_stats bilinear
+        binary_cross_entropy_with_logits binomial blackman_window can_cast celu channel_shuffle
+        constant_pad_nd conv1d conv2d conv_tbc conv_transpose1d conv_transpose2d convolution corrcoef
+        cosine_embedding_loss cosine_similarity count_nonzero cov ctc_loss cumulative_trapezoid deg2rad
+        diagflat diagonal_scatter dropout dsplit embedding embedding_bag empty_permuted empty_strided erfc
+        feature_alpha_dropout feature_dropout fill fix float_power fmax fmin frexp get_device gradient
+        grid_sampler grid_sampler_2d grid_sampler_3d group_norm gru gru_cell hamming_window hann_window
+        hardshrink hinge_embedding_loss histogram histogramdd hsmm hsplit index_reduce inner instance_norm
+        is_distributed is_inference is_nonzero is_same_size is_signed isreal kaiser_window kl_div
+        layer_norm ldexp logspace lstm lstm_cell margin_ranking_loss masked_scatter max_pool1d
+        max_pool1d_with_indices max_pool2d nanmedian native_batch_norm native_channel_shuffle
+        native_dropout native_group_norm native_layer_norm native_norm nonzero_static norm_except_dim
+        pairwise_distance pdist pixel_shuffle pixel_unshuffle poisson poisson_nll_loss positive prelu
+        rad2deg range ravel renorm rms_norm rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu
+        scalar_tensor select_scatter selu sgn slice_inverse slice_scatter threshold trapezoid trapz
+        tril_indices triplet_margin_loss triu_indices Type unravel_index unsafe_chunk unsafe_split
+        unsafe_split_with_sizes vsplit nn.AdaptiveLogSoftmaxWithLoss nn.Buffer nn.CircularPad1d
+        nn.CircularPad2d nn.Container nn.ConvTranspose1d nn.CrossMapLRN2d nn.factory_kwargs
+        nn.FeatureAlphaDropout nn.FractionalMaxPool2d nn.Hardshrink nn.HingeEmbeddingLoss
+        nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions nn.LocalResponseNorm nn.MaxUnpool1d
+        nn.MaxUnpool2d nn.MultiLabelMarginLoss nn.MultiMarginLoss nn.NLLLoss2d nn.PairwiseDistance
+        nn.ParameterDict nn.ParameterList nn.RReLU nn.SoftMarginLoss nn.Softshrink nn.SyncBatchNorm
+        nn.TripletMarginWithDistanceLoss nn.UpsamplingBilinear2d nn.UpsamplingNearest2d Tensor.absolute
+        Tensor.addbmm Tensor.addr Tensor.as_strided Tensor.as_strided_scatter Tensor.corrcoef
+        Tensor.count_nonzero Tensor.cov Tensor.deg2rad Tensor.diagflat Tensor.diagonal_scatter
+        Tensor.dsplit Tensor.erfc Tensor.fix Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
+        Tensor.get_device Tensor.hardshrink Tensor.histogram Tensor.hsplit Tensor.index Tensor.index_copy
+        Tensor.index_reduce Tensor.inner Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero
+        Tensor.is_same_size Tensor.is_signed Tensor.isreal Tensor.ldexp Tensor.masked_scatter
+        Tensor.nanmedian Tensor.narrow_copy Tensor.ndimension Tensor.new Tensor.new_empty_strided
+        Tensor.nonzero_static Tensor.positive Tensor.prelu Tensor.rad2deg Tensor.ravel
+        Tensor.register_post_accumulate_grad_hook Tensor.renorm Tensor.select_scatter Tensor.sgn
+        Tensor.slice_inverse Tensor.slice_scatter Tensor.sum_to_size Tensor.to_padded_tensor
+        Tensor.type_as Tensor.unsafe_chunk Tensor.unsafe_split Tensor.unsafe_split_with_sizes
+        Tensor.vsplit nn.functional.adaptive_max_pool1d_with_indices
+        nn.functional.adaptive_max_pool2d_with_indices nn.functional.affine_grid
+        nn.functional.assert_int_or_pair nn.functional.conv_tbc nn.functional.conv_transpose1d
+        nn.functional.feature_alpha_dropout nn.functional.fractional_max_pool2d
+        nn.functional.fractional_max_pool2d_with_indices nn.functional.grid_sample
+        nn.functional.grouped_mm nn.functional.gumbel_softmax nn.functional.hardshrink
+        nn.functional.hinge_embedding_loss nn.functional.linear_cross_entropy
+        nn.functional.local_response_norm nn.functional.max_pool1d_with_indices
+        nn.functional.max_pool2d_with_indices nn.functional.max_unpool1d nn.functional.max_unpool2d
+        nn.functional.multi_margin_loss nn.functional.multilabel_margin_loss
+        nn.functional.native_channel_shuffle nn.functional.pdist nn.functional.rrelu
+        nn.functional.soft_margin_loss nn.functional.softshrink
+        nn.functional.triplet_margin_with_distance_loss nn.functional.upsample_bilinear
+        nn.functional.upsample_nearest utils.data.DistributedSampler""",
+}
+VALUES = {
+    COMPLEX: """
+        cdouble cfloat chalf complex128 complex32 complex64 Tensor.imag Tensor.is_sparse
+        Tensor.is_sparse_csr Tensor.real""",
+    TORCHSCRIPT: """
+        AVG cpp SUM""",
+    QUANT: """
+        qint32 qint8 quint2x4 quint4x2 quint8 nn.intrinsic nn.qat nn.quantizable nn.quantized
+        Tensor.is_quantized""",
+    VENDOR: """
+        Tensor.is_ipu Tensor.is_maia Tensor.is_mkldnn Tensor.is_mtia Tensor.is_vulkan Tensor.is_xla""",
+    DTYPES: """
+        bit bits16 bits1x8 bits2x4 bits4x2 bits8 float4_e2m1fn_x2 float8_e4m3fn float8_e4m3fnuz
+        float8_e5m2 float8_e5m2fnuz float8_e8m0fnu int1 int2 int3 int4 int5 int6 int7 uint1 uint16 uint2
+        uint3 uint32 uint4 uint5 uint6 uint64 uint7""",
+    SYMBOLIC: """
+        export Tensor.grad_dtype Tensor.name Tensor.output_nr Tensor.volatile""",
+    SETTINGS: """
+        e has_lapack has_mkl has_openmp has_spectral inf nan newaxis pi""",
+    OPTIM: """
+        optim.swa_utils""",
+    REST: """
+        nn.attention nn.common_types nn.grad nn.modules nn.parameter Tensor.is_nested Tensor.itemsize
+        Tensor.layout Tensor.nbytes""",
+}
+
+
+class Refused(AttributeError, NotImplementedError):
+    """Reading a refused value: hasattr() sees an absent name, `except NotImplementedError` the gap."""
+
+
+def message(path, reason):
+    return f"webtorch has no torch.{path} ({reason})"
+
+
+def entries():
+    """(path, reason, is_callable) for every refused name."""
+    for table, is_callable in ((CALLABLES, True), (VALUES, False)):
+        for reason, names in table.items():
+            for path in names.split():
+                yield path, reason, is_callable
+
+
+MARK = "__webtorch_refused__"  # a stand-in's attribute: the reason
+
+
+def _function(name, text, reason):
+    def refused(*args, **kwargs):
+        raise NotImplementedError(text)
+    refused.__name__ = refused.__qualname__ = name
+    refused.__doc__ = text
+    setattr(refused, MARK, reason)
+    return refused
+
+
+def _class(name, text, reason, base):
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError(text)
+    return type(name, (base,), {"__init__": __init__, "__doc__": text, MARK: reason})
+
+
+def _property(text):
+    def refused(self):
+        raise Refused(text)
+    return property(refused, doc=text)
+
+
+def _module_getattr(module, texts):
+    """A module __getattr__ raising Refused for the refused values, then deferring to the module's own."""
+    fallback = vars(module).get("__getattr__")
+
+    def __getattr__(name):
+        if name in texts:
+            raise Refused(texts[name])
+        if fallback is not None:
+            return fallback(name)
+        raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+    return __getattr__
+
+
+def install(namespaces, class_bases):
+    """Give every refused name that its namespace lacks its stand-in. namespaces: {prefix: module or
+    class} ("" for torch itself, "Tensor" for the Tensor class); class_bases: {prefix: base class of the
+    refused classes there} (object elsewhere). A name the namespace has is left alone: the test reports
+    its entry as stale."""
+    values = {}
+    for path, reason, is_callable in entries():
+        prefix, _, name = path.rpartition(".")
+        owner = namespaces[prefix]
+        if name in vars(owner) or hasattr(owner, name):
+            continue
+        text = message(path, reason)
+        if isinstance(owner, type) and not is_callable:
+            setattr(owner, name, _property(text))
+        elif not is_callable:
+            values.setdefault(prefix, {})[name] = text
+        elif name[:1].isupper():
+            setattr(owner, name, _class(name, text, reason, class_bases.get(prefix, object)))
+        else:
+            setattr(owner, name, _function(name, text, reason))
+    for prefix, texts in values.items():
+        module = namespaces[prefix]
+        module.__getattr__ = _module_getattr(module, texts)
