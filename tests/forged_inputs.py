@@ -236,3 +236,54 @@ MODULE_STATES = [
                                                 "0.weight": None, "0.bias": lib.zeros(2), "extra": lib.ones(1)}),
     ("not-a-mapping", lambda lib, state: list(state.items())),
 ]
+
+
+# -- torch.tensor of sequences whose __len__ and iteration disagree ----------------------------------------
+class _LenSays(list):
+    """A list whose __len__ says `claim` whatever it holds."""
+    claim = 0
+
+    def __len__(self):
+        return self.claim
+
+
+def _len_says(claim, items, base=_LenSays):
+    return type(f"LenSays{claim}", (base,), {"claim": claim})(items)
+
+
+class _IndexOnly:
+    """A sequence by __len__ and __getitem__ only (iterated through __getitem__ until IndexError)."""
+
+    def __init__(self, items, claim=None):
+        self.items, self.claim = items, len(items) if claim is None else claim
+
+    def __len__(self):
+        return self.claim
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+class _IterOwn(list):
+    """A list whose iteration gives other items than its storage (torch takes the iteration's)."""
+
+    def __iter__(self):
+        return iter([7.0, 8.0])
+
+
+# (name, data builder, where webtorch is stricter: {dtype given: the exception it raises}): elsewhere
+# torch.tensor(data) and torch.tensor(data, dtype=float32) raise or return as torch's
+SEQUENCES = [
+    ("len-more-than-items", lambda: _len_says(5, [1.0, 2.0]), {}),
+    ("len-huge", lambda: _len_says(10 ** 12, [1.0, 2.0]), {True: "ValueError"}),  # torch allocates 10**12 first
+    ("len-fewer-than-items", lambda: _len_says(1, [1.0, 2.0]), {}),
+    ("len-zero", lambda: _len_says(0, [1.0, 2.0]), {False: "ValueError", True: "ValueError"}),  # torch: empty
+    ("nested-first", lambda: [_len_says(5, [1.0, 2.0]), [3.0, 4.0]], {}),
+    ("nested-last-fewer", lambda: [[3.0, 4.0], _len_says(1, [1.0, 2.0])],
+     {False: "ValueError", True: "ValueError"}),  # torch reads only the first element's __len__
+    ("index-only-sequence", lambda: _IndexOnly([1.0, 2.0]), {}),
+    ("index-only-len-more", lambda: _IndexOnly([1.0, 2.0], claim=4), {}),
+    ("nested-index-only", lambda: [_IndexOnly([1, 2]), (3, 4)], {}),
+    ("range", lambda: range(3), {}),
+    ("iteration-differs", lambda: _IterOwn([1.0, 2.0]), {}),
+]

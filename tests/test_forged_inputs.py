@@ -9,7 +9,7 @@ import torch
 
 import webtorch
 from forged_inputs import (MODULE_STATES, ONE_TO_FOUR, OPTIMIZER_STATES, OPTIMIZERS, check_load, checkpoints,
-                           module_and_state)
+                           SEQUENCES, module_and_state)
 
 CHECKPOINTS = checkpoints()
 
@@ -177,3 +177,22 @@ def _module_outcome(lib, forge, **kwargs):
 @pytest.mark.parametrize("name,forge", MODULE_STATES, ids=[m[0] for m in MODULE_STATES])
 def test_module_load_state_dict_loads_the_rest_then_reports_as_torch(name, forge, strict):
     assert _module_outcome(webtorch, forge, strict=strict) == _module_outcome(torch, forge, strict=strict)
+
+
+# -- torch.tensor of lying sequences ----------------------------------------------------------------------
+def _tensor_outcome(lib, data, dtype):
+    try:
+        t = lib.tensor(data) if dtype is None else lib.tensor(data, dtype=getattr(lib, dtype))
+    except Exception as e:  # noqa: BLE001 - compared with torch's
+        return type(e).__name__
+    return t.tolist(), list(t.shape), str(t.dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize("dtype", [None, "float32"])
+@pytest.mark.parametrize("name,make,stricter", SEQUENCES, ids=[s[0] for s in SEQUENCES])
+def test_tensor_of_a_sequence_whose_len_lies(name, make, stricter, dtype):
+    want, given = _tensor_outcome(torch, make(), dtype), dtype is not None
+    if given in stricter:
+        assert want != stricter[given]  # torch does otherwise (returns, or fails to allocate)
+        want = stricter[given]
+    assert _tensor_outcome(webtorch, make(), dtype) == want

@@ -3,6 +3,7 @@ views; every other op here is written in terms of those.
 """
 import builtins
 import functools
+import itertools
 import math
 from collections import namedtuple
 
@@ -1286,22 +1287,31 @@ def _exit_device(self, *exc):
 device.__enter__, device.__exit__ = _enter_device, _exit_device
 
 
-def _flatten_data(data):
-    """Nested sequences -> (flat list, shape)."""
+def _flatten_data(data, infer=True, dim=0):
+    """Nested sequences -> (flat list, shape). A sequence's length is its __len__ and its items what
+    iterating it gives (torch's PySequence_Fast); where the two disagree torch raises: IndexError from
+    its dtype inference (infer: no dtype given), which indexes up to __len__, else ValueError."""
     if _is_tensor(data):
         return list(data._host_values()), tuple(data.shape)
     if hasattr(data, "tolist") and hasattr(data, "shape"):  # numpy
-        return _flatten_data(data.tolist())
-    if isinstance(data, (list, tuple)):
-        if len(data) == 0:
+        return _flatten_data(data.tolist(), infer, dim)
+    if isinstance(data, (list, tuple)) or _is_sequence(data):
+        n = len(data)
+        items = data if type(data) in (list, tuple) else list(itertools.islice(data, n + 1))  # n: no hang
+        if len(items) != n:
+            if infer and n > len(items):
+                raise IndexError(f"{type(data).__name__} index out of range (its __len__ says {n}, iterating it gives "
+                                 f"{len(items)} items)")
+            raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(items)})")
+        if n == 0:
             return [], (0,)
-        parts = [_flatten_data(d) for d in data]
+        parts = [_flatten_data(d, infer, dim + 1) for d in items]
         shape = parts[0][1]
         for p in parts:
             if p[1] != shape:
-                raise ValueError(f"expected sequence of length {shape[0] if shape else 0} at dim 1 (got "
+                raise ValueError(f"expected sequence of length {shape[0] if shape else 0} at dim {dim + 1} (got "
                                  f"{p[1][0] if p[1] else 0})")
-        return [v for p in parts for v in p[0]], (len(data),) + shape
+        return [v for p in parts for v in p[0]], (n,) + shape
     if isinstance(data, (bool, int, float)):
         if isinstance(data, int) and not -2 ** 63 <= data < 2 ** 63:
             raise ValueError("Overflow when unpacking long long")
@@ -1309,6 +1319,14 @@ def _flatten_data(data):
     if hasattr(data, "item"):
         return [data.item()], ()
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _is_sequence(data):
+    """What torch.tensor takes as a sequence besides lists and tuples (range, a collections.abc.Sequence):
+    indexable with a length; not text, bytes or a mapping."""
+    kind = type(data)
+    return (hasattr(kind, "__getitem__") and hasattr(kind, "__len__") and not hasattr(data, "keys")
+            and not isinstance(data, (str, bytes, bytearray)))
 
 
 def _infer_dtype(values):
@@ -1322,7 +1340,7 @@ def _infer_dtype(values):
 def tensor(data, dtype=None, device=None, requires_grad=False):
     if _is_tensor(data) and dtype is None:
         dtype = data.dtype
-    values, shape = _flatten_data(data)
+    values, shape = _flatten_data(data, infer=dtype is None)
     dtype = dt.as_dtype(dtype) if dtype is not None else _infer_dtype(values)
     if dtype.category == 1:
         high = dt.iinfo(dtype).max
