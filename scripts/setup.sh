@@ -29,6 +29,12 @@ fi
   safetensors==0.8.0 tokenizers==0.23.3
 # torch's OpInfo database (tests/test_opinfo.py) imports these test-only modules
 "$PY" -m pip install -q expecttest==0.3.0 hypothesis==6.155.2
+# Libraries run with `import torch` answered by webtorch (tests/test_as_torch.py, README "import torch"), pinned.
+# torchvision first and without dependencies: PyPI's 0.28.0 (the release paired with torch 2.13) names torch==2.13.0,
+# which the CPU wheel above satisfies, but a resolver may still reach for another torch build.
+"$PY" -m pip install -q --no-deps torchvision==0.28.0
+"$PY" -m pip install -q einops==0.8.2 transformers==5.24.0 timm==1.0.31 sentence-transformers==6.2.0 \
+  torchmetrics==1.9.0 lightning-utilities==0.15.3 pillow==13.0.0
 # JupyterLite site builder + Pyodide kernel (scripts/build_jupyterlite.py, tests/browser/test_jupyterlite.py)
 "$PY" -m pip install -q "jupyterlite-core[contents]==0.8.6" "jupyterlite-pyodide-kernel==0.8.6"
 

@@ -15,7 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "webtorch"
 
 # Bottom to top; a module's layer is that of the longest prefix listed.
 LAYERS = [
-    ("base", ["_dtypes", "errors", "ops_table", "_checkpoint_zip", "_refusals"]),
+    ("base", ["_dtypes", "errors", "ops_table", "_checkpoint_zip", "_refusals", "_C"]),
     ("drivers", ["backend.kernels", "backend.driver_browser", "backend.driver_native"]),
     ("runtime", ["backend.webgpu"]),
     ("kernel sequence", ["backend.recording", "backend.fusion"]),
@@ -26,7 +26,8 @@ LAYERS = [
              "_tensor_args", "special"]),
     ("autograd", ["autograd"]),
     ("libraries", ["linalg", "fft", "nn", "optim", "amp", "cuda", "distributions", "utils", "serialization", "safetensors",
-                   "hub", "webgpu", "accelerator", "backends", "jit", "distributed"]),
+                   "hub", "webgpu", "accelerator", "backends", "jit", "distributed", "library", "fx", "ao", "onnx",
+                   "multiprocessing", "compiler", "_dynamo", "version", "torch_version"]),
     ("tools", ["_compile", "profiler"]),
     ("package", [""]),
 ]

@@ -16,6 +16,7 @@
 //   wheels           wheels loaded before micropip (default: the dev server's /wheels/index.json
 //                    if there is one, else micropip from the Pyodide lock)
 //   gpu, warmup      initialise the GPU / compile common kernels during start-up (default true)
+//   asTorch          true: `import torch` in the runs is webtorch (webtorch.install_as_torch())
 //   onProgress(p)    {status, name, label, loaded, total, progress} (see worker.js)
 //   onStdout(line), onStderr(line), onEvent(kind, data, id)   for every run
 // A failed run rejects with a PythonError: .message is the Python traceback, .type its class.
@@ -83,6 +84,7 @@ export class Webtorch {
       wheels: o.wheels || (await defaultWheels()),
       gpu: !!o.gpu,
       warmup: !!o.warmup,
+      asTorch: !!o.asTorch,
     };
     const worker = new Worker(o.workerURL || new URL("worker.js", HERE), {type: "module"});
     this.worker = worker;

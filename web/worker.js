@@ -7,7 +7,7 @@
 //                  wheels: [".../packaging-X.whl", ".../micropip-Y.whl"]});
 //
 // Messages in:
-//   {type: "init", pyodideIndexURL?, indexUrls?, wheels?, packages?, gpu?, warmup?}
+//   {type: "init", pyodideIndexURL?, indexUrls?, wheels?, packages?, gpu?, warmup?, asTorch?}
 //       pyodideIndexURL: where pyodide.mjs & co live (default: <origin>/pyodide/)
 //       wheels:   wheel URLs loaded with pyodide.loadPackage(url) before micropip
 //                 is imported (default: none; then micropip comes from the lock)
@@ -16,6 +16,7 @@
 //       gpu:      true: `await webtorch.webgpu.init_async()` during init and report the
 //                 adapter (default false; the first GPU op initialises it otherwise)
 //       warmup:   true: compile the common kernels during init (implies gpu)
+//       asTorch:  true: webtorch.install_as_torch() after the installs (`import torch` is webtorch)
 //   {id, type: "run", code}        run code with runPythonAsync (JSPI: sync readback works);
 //                                  runs are queued, one at a time
 //   {id, type: "put_file", path, data}  write a file (string or Uint8Array)
@@ -153,6 +154,9 @@ async function init(msg) {
     }
   }
   progress("done", "packages", "Installing packages", total, total);
+  if (msg.asTorch) {
+    await pyodide.runPythonAsync("import webtorch\nwebtorch.install_as_torch()");
+  }
 
   let adapter = null;
   let gpuError = null;

@@ -5,12 +5,15 @@
 """
 __version__ = "0.1.0"
 
+import math as _math
 import sys as _sys
 
 from . import _autocast, _dtypes
 from .backend import gpu as _gpu
 from ._dtypes import bool_ as bool, bfloat16, dtype, finfo, float16, float32, float64, iinfo, int8, int16, int32, \
     int64, uint8
+from ._dtypes import complex32, complex64, complex128, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, \
+    float8_e8m0fnu
 from ._tensor import Tensor, Size, device
 from ._ops import *  # noqa: F401,F403  (the op functions, PyTorch's names)
 from ._ops import abs, all, any, broadcast_shapes, max, min, pow, round, sum  # shadow the builtins
@@ -26,7 +29,10 @@ from .linalg import det, slogdet, inv as inverse
 from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors, hub
 from . import serialization
 from .serialization import load, save
-from . import accelerator, amp, backends, cuda, distributed, distributions, fft, jit, special
+from . import accelerator, amp, backends, cuda, distributed, distributions, fft, jit, special, version
+from . import ao, compiler, fx, library, multiprocessing, onnx, _C, _custom_ops, _dynamo  # noqa: F401  (import-time surface)
+from .library import ops
+library.aten_functions = _sys.modules[__name__]
 from .amp import autocast
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .errors import OutOfMemoryError  # torch.OutOfMemoryError
@@ -34,6 +40,7 @@ from ._compile import compile  # noqa: A001 (torch.compile shadows the builtin t
 
 float = float32
 half = float16
+cfloat, cdouble, chalf = complex64, complex128, complex32
 double = float64
 long = int64
 int = int32
@@ -41,6 +48,14 @@ short = int16
 result_type = _dtypes.result_type
 set_default_dtype, get_default_dtype = _dtypes.set_default_dtype, _dtypes.get_default_dtype
 promote_types = _dtypes.promote
+
+
+inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
+newaxis = None
+
+
+def is_complex(x):
+    return x.dtype.is_complex  # webtorch holds no complex tensors: False for every tensor
 
 
 def is_tensor(x):
@@ -108,6 +123,12 @@ def get_autocast_cpu_dtype():
     return _autocast.dtype["cpu"]
 
 
+def install_as_torch():
+    """Make `import torch` (torch.X, importlib.metadata's "torch") resolve to webtorch: README "import torch"."""
+    from ._as_torch import install_as_torch
+    return install_as_torch()
+
+
 from . import _tensor_args  # noqa: E402  (last: it wraps the public names defined above)
 _tensor_args.apply(globals())
 
@@ -116,3 +137,5 @@ _refusals.install({"": _sys.modules[__name__], "Tensor": Tensor, "nn": nn, "nn.f
                    "linalg": linalg, "fft": fft, "special": special, "nn.init": nn.init, "optim": optim,
                    "utils.data": utils.data},
                   {"nn": nn.Module, "optim": optim.Optimizer, "utils.data": utils.data.Sampler})
+if __import__("os").environ.get("WEBTORCH_AS_TORCH") == "1":  # the opt-in that needs no code
+    install_as_torch()

@@ -15,7 +15,7 @@ class dtype:
 
     def __init__(self, name, category, itemsize, typecode, is_signed=True):
         self.name = name
-        self.category = category  # 0 bool, 1 integer, 2 floating: promotion order
+        self.category = category  # 0 bool, 1 integer, 2 floating, 3 complex: promotion order
         self.itemsize = itemsize  # bytes per element (element_size())
         self.typecode = typecode  # array module typecode of host storage (float16, bfloat16: "f", see above)
         self.is_floating_point = category == 2
@@ -23,10 +23,10 @@ class dtype:
 
     @property
     def is_complex(self):
-        return False
+        return self.category == 3
 
-    def __repr__(self):
-        return "webtorch." + self.name
+    def __repr__(self):  # the package name from the class's path: torch.float32 under install_as_torch
+        return f"{type(self).__module__.split('.')[0]}.{self.name}"
 
     def __reduce__(self):
         return self.name
@@ -42,6 +42,19 @@ float16 = dtype("float16", 2, 2, "f")
 bfloat16 = dtype("bfloat16", 2, 2, "f")
 float32 = dtype("float32", 2, 4, "f")
 float64 = dtype("float64", 2, 8, "d")
+
+# dtypes torch has and webtorch holds no tensors of: the objects exist (code compares with them and reads
+# their properties at import time); making a tensor of one is refused.
+float8_e4m3fn = dtype("float8_e4m3fn", 2, 1, None)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", 2, 1, None)
+float8_e5m2 = dtype("float8_e5m2", 2, 1, None)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", 2, 1, None)
+float8_e8m0fnu = dtype("float8_e8m0fnu", 2, 1, None, is_signed=False)
+complex32 = dtype("complex32", 3, 4, None)
+complex64 = dtype("complex64", 3, 8, None)
+complex128 = dtype("complex128", 3, 16, None)
+WITHOUT_STORAGE = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, complex32, complex64,
+                   complex128)
 
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 BY_NAME = {d.name: d for d in ALL}
@@ -169,17 +182,28 @@ def result_type(*operands):
 # (mantissa bits, exponent bits) of each float dtype: finfo's numbers follow from them.
 _FLOAT_BITS = {float16: (10, 5), bfloat16: (7, 8), float32: (23, 8), float64: (52, 11)}
 
+# The float8 formats are not IEEE-shaped (e4m3fn spends its top exponent on numbers, the fnuz ones have
+# no negative zero, e8m0fnu is exponents only): (eps, max, min, tiny) as torch.finfo reports them.
+_FLOAT8_LIMITS = {float8_e4m3fn: (0.125, 448.0, -448.0, 2.0 ** -6), float8_e4m3fnuz: (0.125, 240.0, -240.0, 2.0 ** -7),
+                  float8_e5m2: (0.25, 57344.0, -57344.0, 2.0 ** -14),
+                  float8_e5m2fnuz: (0.125, 57344.0, -57344.0, 2.0 ** -15),
+                  float8_e8m0fnu: (1.0, 2.0 ** 127, 2.0 ** -127, 2.0 ** -127)}
+
 
 class finfo:
     """torch.finfo: the numeric limits of a float dtype."""
 
     def __init__(self, type=None):
         d = as_dtype(float32 if type is None else type)
+        self.dtype, self.bits = d.name, 8 * d.itemsize
+        if d in _FLOAT8_LIMITS:
+            self.eps, self.max, self.min, self.tiny = _FLOAT8_LIMITS[d]
+            self.smallest_normal, self.resolution = self.tiny, 1.0
+            return
         if d not in _FLOAT_BITS:
             raise TypeError(f"finfo: expected a floating point dtype, got {d!r}")
         mant, exp = _FLOAT_BITS[d]
         bias = (1 << (exp - 1)) - 1
-        self.dtype, self.bits = d.name, 8 * d.itemsize
         self.eps = 2.0 ** -mant
         self.max = (2.0 - 2.0 ** -mant) * 2.0 ** bias
         self.min = -self.max

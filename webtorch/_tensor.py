@@ -18,7 +18,7 @@ class Size(tuple):
         return n
 
     def __repr__(self):
-        return f"webtorch.Size({list(self)})"
+        return f"{type(self).__module__.split('.')[0]}.Size({list(self)})"
 
     def __getitem__(self, item):
         r = tuple.__getitem__(self, item)
@@ -473,6 +473,8 @@ def check_size(shape, dtype, device_type):
     size, the device's error for one it cannot hold."""
     if len(shape) > MAX_DIMS:
         _too_many_dims(shape)
+    if dtype.typecode is None:  # _dtypes.WITHOUT_STORAGE
+        raise NotImplementedError(f"webtorch holds no {dtype.name} tensors (float8 and complex dtypes are names only)")
     n = 1
     for s in shape:
         if s < 0:

@@ -19,20 +19,55 @@ import tempfile
 import urllib.parse
 import urllib.request
 
-__all__ = ["download_url_to_file", "get_dir", "load_state_dict_from_url", "load_state_dict_from_url_async",
-           "set_dir"]
+__all__ = ["download_url_to_file", "get_dir", "help", "list", "load", "load_state_dict_from_url",
+           "load_state_dict_from_url_async", "set_dir"]
+
+try:
+    from tqdm import tqdm  # torch.hub's progress bar class (torch.utils.model_zoo re-exports it)
+except ImportError:
+    class tqdm:
+        """torch.hub's stand-in when the tqdm package is missing: counts, prints nothing."""
+
+        def __init__(self, total=None, disable=False, unit=None, unit_scale=False, unit_divisor=1024, **kwargs):
+            self.total, self.n = total, 0
+
+        def update(self, n):
+            self.n += n
+
+        def close(self):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.close()
 
 HASH_REGEX = re.compile(r"-([a-f0-9]*)\.")  # torch.hub's: the hash prefix in "name-<sha256 prefix>.ext"
 CACHE_NAME = "webtorch-hub"  # the browser's Cache Storage bucket
 _hub_dir = None
 
 
+ENV_TORCH_HOME, ENV_XDG_CACHE_HOME, DEFAULT_CACHE_DIR = "TORCH_HOME", "XDG_CACHE_HOME", "~/.cache"
+
+
+def _get_torch_home():
+    return os.path.expanduser(os.getenv(ENV_TORCH_HOME, os.path.join(os.getenv(ENV_XDG_CACHE_HOME,
+                                                                               DEFAULT_CACHE_DIR), "torch")))
+
+
 def get_dir():
     if _hub_dir is not None:
         return _hub_dir
-    torch_home = os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"),
-                                                                         "torch")))
-    return os.path.join(torch_home, "hub")
+    return os.path.join(_get_torch_home(), "hub")
+
+
+def _no_hub_repositories(*args, **kwargs):
+    raise NotImplementedError("webtorch: torch.hub.load/list/help (running a GitHub repository's hubconf.py) are "
+                              "not supported; load weights with torch.hub.load_state_dict_from_url")
+
+
+load = list = help = _no_hub_repositories  # noqa: A001 (torch.hub's names)
 
 
 def set_dir(d):

@@ -53,3 +53,57 @@ def _needs_cuda(*args, **kwargs):
 
 synchronize = current_device = set_device = get_device_name = get_device_capability = get_device_properties = \
     get_rng_state = set_rng_state = get_rng_state_all = set_rng_state_all = reset_peak_memory_stats = _needs_cuda
+
+
+
+class _NeedsCuda:
+    """torch's CPU build keeps these classes (code names them at import time); making one raises its
+    RuntimeError."""
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(f"Tried to instantiate dummy base class {type(self).__name__}")
+
+
+class CUDAGraph(_NeedsCuda):
+    pass
+
+
+class Event(_NeedsCuda):
+    pass
+
+
+class Stream:
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("torch.cuda.Stream requires CUDA support")
+
+
+class graph(Stream):  # torch's graph() makes a side Stream first
+    pass
+
+
+def graph_pool_handle():
+    raise RuntimeError("Tried to instantiate dummy base class _graph_pool_handle")
+
+
+class MemPool(_NeedsCuda):
+    pass
+
+
+class StreamContext:
+    """torch.cuda.stream(s): a no-op for None (what CPU code passes); a real stream cannot exist here."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __enter__(self):
+        return self.stream
+
+    def __exit__(self, *exc):
+        return False
+
+
+stream = StreamContext
+
+
+def is_current_stream_capturing():
+    return False

@@ -11,4 +11,5 @@ from .layers import (AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCE
 from .module import Module, Parameter  # noqa: F401
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from . import parallel  # noqa: F401
+from . import attention, modules, parameter  # noqa: F401  (torch.nn.attention, torch.nn.modules.*, torch.nn.parameter)
 from .parallel import DataParallel  # noqa: F401

@@ -9,7 +9,7 @@ import math
 import warnings
 
 from .. import _dtypes as dt
-from .. import _indexing, _math_ops
+from .. import _indexing, _math_ops, _shape_ops
 from .._autocast import autocast_op
 from .. import _ops as F
 from .._ops import gelu, linear, log_softmax, relu, sigmoid, silu, softmax, tanh  # noqa: F401
@@ -443,6 +443,13 @@ def _embedding_renorm_(weight, ids, max_norm, norm_type):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if enable_gqa and key.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        # grouped-query attention: each key/value head serves query.heads // key.heads query heads
+        if query.shape[-3] % key.shape[-3] or query.shape[-3] % value.shape[-3]:
+            raise RuntimeError(f"Number of heads in key and value must divide the number of heads in query "
+                               f"(query {query.shape[-3]}, key {key.shape[-3]}, value {value.shape[-3]} heads)")
+        key = _shape_ops.repeat_interleave(key, query.shape[-3] // key.shape[-3], -3)
+        value = _shape_ops.repeat_interleave(value, query.shape[-3] // value.shape[-3], -3)
     scores = F.matmul(query, key.transpose(-2, -1)) * scale
     L, S = query.shape[-2], key.shape[-2]
     if is_causal:
@@ -597,6 +604,10 @@ def _cubic_weights(t, a=-0.75):
     def far(x):
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
     return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    raise NotImplementedError("webtorch: F.grid_sample is not supported yet")
 
 
 @autocast_op

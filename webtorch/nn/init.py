@@ -67,6 +67,38 @@ def eye_(tensor):
     return tensor
 
 
+def dirac_(tensor, groups=1):
+    """Conv weights (3-5 dims) that pass each of the first input channels of a group through: 1 at
+    the kernel's centre of [g * out_per_group + d, d], 0 elsewhere."""
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    values = [0.0] * tensor.numel()
+    strides = [math.prod(sizes[i + 1:]) for i in range(len(sizes))]
+    centre = sum(size // 2 * stride for size, stride in zip(sizes[2:], strides[2:]))
+    for g in range(groups):
+        for d in range(min(per_group, sizes[1])):
+            values[(g * per_group + d) * strides[0] + d * strides[1] + centre] = 1.0
+    return _fill_from_host(tensor, values)
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A 2-D tensor drawn from N(0, std) with ceil(sparsity * rows) entries of each column set to 0."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = int(math.ceil(sparsity * rows))
+    normal_(tensor, 0, std)
+    values = tensor.tolist()
+    for col in range(cols):
+        for row in _pyrandom.sample(range(rows), zeros):
+            values[row][col] = 0.0
+    return _fill_from_host(tensor, values)
+
+
 def _calculate_fan_in_and_fan_out(tensor):
     if tensor.dim() < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")

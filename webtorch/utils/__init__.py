@@ -1,1 +1,1 @@
-from . import checkpoint, data  # noqa: F401
+from . import _pytree, checkpoint, data, model_zoo  # noqa: F401

@@ -3,6 +3,7 @@ import bisect
 import itertools
 import math
 import warnings
+from typing import Generic, TypeVar
 
 from ... import _random
 
@@ -10,7 +11,10 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Conca
            "random_split"]
 
 
-class Dataset:
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Dataset(Generic[T_co]):  # generic as torch's: Dataset[int], IterableDataset[dict] in annotations
     """A map from keys to samples: subclasses define __getitem__ (and usually __len__). A dataset
     may also define __getitems__(indices) -> list of samples, which the DataLoader then uses for
     a whole batch at once."""
@@ -22,7 +26,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co]):
     """A stream of samples: subclasses define __iter__."""
 
     def __iter__(self):

@@ -3,6 +3,7 @@
 Random samplers follow PyTorch's semantics (what is drawn, from which generator, how many at a
 time); the numbers come from webtorch's own stream (see webtorch/_random.py)."""
 import itertools
+from typing import Generic, TypeVar
 
 from ... import _dtypes as dt
 from ... import _ops
@@ -12,7 +13,10 @@ __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "Sub
            "WeightedRandomSampler"]
 
 
-class Sampler:
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Sampler(Generic[T_co]):  # Sampler[int] as torch
     """Iterates over dataset keys (or lists of keys, for a batch sampler)."""
 
     def __init__(self, data_source=None):

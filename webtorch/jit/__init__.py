@@ -1,6 +1,10 @@
 """torch.jit: webtorch runs eagerly and has no TorchScript compiler. script() and trace() return
 the function or module they are given, unchanged (it runs eagerly, with the same results);
-saving and loading TorchScript raise."""
+saving and loading TorchScript raise. The typing names TorchScript reads (Final, annotations'
+BroadcastingList2, ...) are the plain Python ones."""
+from typing import Final  # noqa: F401  (torch.jit.Final)
+
+from . import annotations  # noqa: F401
 
 
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
@@ -23,6 +27,29 @@ def unused(fn):
 
 def export(fn):
     return fn
+
+
+def interface(obj):
+    return obj
+
+
+def _overload(fn):
+    return fn
+
+
+_overload_method = _script_if_tracing = script_if_tracing = _overload
+
+
+def annotate(the_type, the_value):
+    return the_value
+
+
+class ScriptModule:
+    """isinstance(m, torch.jit.ScriptModule) is False for every webtorch module."""
+
+
+class ScriptFunction:
+    pass
 
 
 def is_scripting():

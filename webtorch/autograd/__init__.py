@@ -11,9 +11,9 @@ engine, so rules work at the broadcast shape.
 import weakref
 import math
 
-from . import _autocast, _conv_ops, _indexing, _math_ops, _shape_ops, _tape, special
-from . import _ops as F
-from ._tape import (BACKWARD, Node, _needs_grad, alias, check_inplace, enable_grad, inference_mode,  # noqa: F401
+from .. import _autocast, _conv_ops, _indexing, _math_ops, _shape_ops, _tape, special
+from .. import _ops as F
+from .._tape import (BACKWARD, Node, _needs_grad, alias, check_inplace, enable_grad, inference_mode,  # noqa: F401
                     is_grad_enabled, no_grad, rebase, record, refresh_view, set_grad_enabled)
 
 
@@ -680,3 +680,4 @@ VALUE_FREE = {"copy", "neg", "add", "sub", "frac", "cumsum", "sort", "diagonal",
 NON_DIFFERENTIABLE = {"isnan", "isinf", "signbit", "gcd", "bitwise_left_shift", "bitwise_right_shift", "logical_not", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                       "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}
 
+from . import graph  # noqa: E402,F401  (torch.autograd.graph)

@@ -6,14 +6,14 @@ torch's numbers, only the same distribution.
 """
 import math
 
-from . import _ops, linalg
-from . import nn as _nn
-from ._math_ops import log1p
-from ._shape_ops import flip
-from ._random import bernoulli, multinomial, rand, randn
-from ._tensor import Size, Tensor
-from ._dtypes import finfo
-from .autograd import no_grad
+from .. import _ops, linalg
+from .. import nn as _nn
+from .._math_ops import log1p
+from .._shape_ops import flip
+from .._random import bernoulli, multinomial, rand, randn
+from .._tensor import Size, Tensor
+from .._dtypes import finfo
+from ..autograd import no_grad
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "MultivariateNormal"]
 
@@ -340,3 +340,4 @@ class MultivariateNormal(Distribution):
         n = self._event_shape[0]
         h = _ops.add(self._half_log_det(), 0.5 * n * (1.0 + math.log(2 * math.pi)))
         return _ops.expand(h, *self._batch_shape) if self._batch_shape else h
+from . import constraints  # noqa: E402,F401  (torch.distributions.constraints)

@@ -1,0 +1,72 @@
+"""Runs one library program of tests/as_torch/ in this process, under real torch or under webtorch
+aliased as torch (real torch hidden by a meta-path blocker, then only webtorch.install_as_torch()):
+
+    python tests/as_torch/run.py torch|webtorch PROGRAM DEVICE WORKDIR
+
+PROGRAM (lib_<name>.py) defines run(ctx). ctx.same_weights(model, key) makes both runs start from the
+same weights (the torch run saves its initial state_dict in WORKDIR with torch.save, the webtorch run
+loads it), ctx.out(name, value) records a result; the results go to WORKDIR/<program>-<mode>-<device>.pkl
+as numpy arrays and plain values (tests/test_as_torch.py compares them)."""
+import importlib.abc
+import os
+import pickle
+import runpy
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class HideRealTorch(importlib.abc.MetaPathFinder):
+    """The environment without torch: any torch import that webtorch's finder does not answer fails."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch.") or name.startswith("torchgen"):
+            raise ModuleNotFoundError(f"No module named {name!r} (real torch is hidden)", name=name)
+        return None
+
+
+class Context:
+    def __init__(self, mode, device, workdir, program):
+        self.mode, self.device, self.workdir, self.program = mode, device, workdir, program
+        self.results = {}
+
+    @property
+    def reference(self):
+        return self.mode == "torch"
+
+    def path(self, name):
+        return os.path.join(self.workdir, f"{self.program}-{name}")
+
+    def same_weights(self, model, key="model"):
+        import torch
+        path = self.path(f"{key}.pt")
+        if self.reference:
+            torch.save(model.state_dict(), path)
+        else:
+            model.load_state_dict(torch.load(path))
+        return model
+
+    def out(self, name, value):
+        import torch
+        if isinstance(value, torch.Tensor):
+            value = value.detach().cpu()
+            value = value.double() if value.is_floating_point() else value
+            value = __import__("numpy").array(value.tolist())
+        self.results[name] = value
+
+
+def main():
+    mode, program, device, workdir = sys.argv[1:5]
+    if mode == "webtorch":
+        sys.meta_path.insert(0, HideRealTorch())
+        import webtorch
+        webtorch.install_as_torch()
+    sys.path.insert(0, HERE)
+    ctx = Context(mode, device, workdir, program)
+    runpy.run_path(os.path.join(HERE, f"{program}.py"))["run"](ctx)
+    with open(os.path.join(workdir, f"{program}-{mode}-{device}.pkl"), "wb") as f:
+        pickle.dump(ctx.results, f)
+
+
+if __name__ == "__main__":
+    main()

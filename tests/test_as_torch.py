@@ -1,0 +1,144 @@
+"""webtorch as `import torch` (webtorch.install_as_torch): the alias itself, and unmodified libraries
+(tests/as_torch/lib_*.py) run in a subprocess where real torch is hidden, compared with the same
+program under real torch: floats within 1e-5 of the reference's scale, integers (tokens) identical,
+on cpu and webgpu. Each library's test skips when the library is not installed (scripts/setup.sh
+pins them)."""
+import importlib.util
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUN = os.path.join(ROOT, "tests", "as_torch", "run.py")
+
+
+def _python(args, code=None, timeout=600):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("WEBTORCH_AS_TORCH", None)
+    cmd = [sys.executable] + (["-c", code] if code is not None else args)
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    assert result.returncode == 0, f"{' '.join(cmd[1:3])} failed:\n{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
+    return result.stdout
+
+
+def compare(got, expected, where, rtol=1e-5):
+    assert got.keys() == expected.keys(), where
+    for name, e in expected.items():
+        a = got[name]
+        if isinstance(e, np.ndarray) and e.dtype.kind == "f":
+            assert a.shape == e.shape, f"{where} {name}: shape {a.shape} vs torch {e.shape}"
+            scale = max(float(np.abs(e).max(initial=0.0)), 1e-30)
+            err = float(np.abs(a - e).max(initial=0.0))
+            assert err <= rtol * scale, f"{where} {name}: max error {err:.3g} vs torch's scale {scale:.3g}"
+        elif isinstance(e, np.ndarray):
+            assert a.dtype.kind == e.dtype.kind and np.array_equal(a, e), f"{where} {name}: {a} vs torch {e}"
+        else:
+            assert a == e, f"{where} {name}: {a!r} vs torch {e!r}"
+
+
+_reference = {}
+
+
+def run_library(program, tmp_path_factory, devices=("cpu", "webgpu")):
+    """The program under real torch (once per session), then under webtorch-as-torch on each device."""
+    if program not in _reference:
+        workdir = str(tmp_path_factory.mktemp(program))
+        _python([RUN, "torch", program, "cpu", workdir])
+        with open(os.path.join(workdir, f"{program}-torch-cpu.pkl"), "rb") as f:
+            _reference[program] = workdir, pickle.load(f)
+    workdir, expected = _reference[program]
+    for device in devices:
+        _python([RUN, "webtorch", program, device, workdir])
+        with open(os.path.join(workdir, f"{program}-webtorch-{device}.pkl"), "rb") as f:
+            compare(pickle.load(f), expected, f"{program} on {device}")
+
+
+def needs(*modules):
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    return pytest.mark.skipif(bool(missing), reason=f"not installed: {missing} (scripts/setup.sh)")
+
+
+@needs("einops")
+def test_einops(tmp_path_factory):
+    run_library("lib_einops", tmp_path_factory)
+
+
+ALIAS_CHECKS = r"""
+import importlib, importlib.metadata, json, pickle, sys
+sys.path.insert(0, "tests/as_torch")
+from run import HideRealTorch
+sys.meta_path.insert(0, HideRealTorch())
+import webtorch
+assert str(webtorch.float32) == "webtorch.float32"   # names are webtorch's until the alias is installed
+webtorch.install_as_torch()
+import torch, torch.nn.functional as F, torch.nn.modules.activation, torch.utils.data
+from torch.nn.modules.activation import Tanh
+from torch.nn.parameter import Parameter
+assert torch is webtorch and F is webtorch.nn.functional and torch.nn.modules.activation is webtorch.nn.modules.activation
+assert Tanh is webtorch.nn.Tanh and Parameter is webtorch.nn.Parameter
+assert importlib.metadata.version("torch") == "2.13.0" and torch.__version__ == "2.13.0"
+assert torch.__version__ >= "2.1" and torch.__version__ < (2, 14) and torch.__webtorch_version__ == "0.1.0"
+assert "torch" in importlib.metadata.packages_distributions()
+assert str(torch.float32) == "torch.float32" and repr(torch.Size([2, 3])) == "torch.Size([2, 3])"
+assert str(torch.float32).replace("torch.", "") == "float32"
+assert Tanh.__module__ == "torch.nn.modules.activation" and torch.nn.Linear.__module__ == "torch.nn.modules.linear"
+assert torch.Tensor.__module__ == "torch" and Parameter.__module__ == "torch.nn.parameter"
+assert torch.nn.Module.__module__ == "torch.nn.modules.module" and torch.dtype.__module__ == "torch"
+assert torch.utils.data.Dataset.__module__ == "torch.utils.data.dataset"
+model = pickle.loads(pickle.dumps(torch.nn.Sequential(torch.nn.Linear(2, 3), Tanh())))
+assert type(model[1]) is Tanh and model[0].weight.shape == (3, 2)
+classes = [Tanh, torch.nn.Linear, torch.nn.Module, torch.nn.Parameter, torch.Tensor, torch.float16, torch.Size]
+blob = pickle.dumps(classes)
+assert b"torch.nn.modules.activation" in blob and b"webtorch" not in blob
+assert pickle.loads(blob) == classes
+paths = [f"{c.__module__}.{c.__qualname__}" for c in classes[:5]]
+for path, c in zip(paths, classes):   # a class path saved as text (configs) imports back
+    module, _, name = path.rpartition(".")
+    assert getattr(importlib.import_module(module), name) is c, path
+print(json.dumps(paths))
+print(blob.hex())
+"""
+
+
+def test_alias_names_metadata_and_class_paths():
+    """The alias: the same module objects, a torch distribution and version, torch.* names, and
+    class paths (pickled classes and dtypes, paths saved as text) that real torch resolves to its own
+    classes, and back. Pickled module instances stay within one library (their state differs)."""
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    result = subprocess.run([sys.executable, "-c", ALIAS_CHECKS], env=env, capture_output=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stderr.decode()[-4000:]
+    import json
+    import torch
+    paths, blob = result.stdout.decode().splitlines()[-2:]  # real torch reads the class paths written under the alias
+    assert pickle.loads(bytes.fromhex(blob)) == [torch.nn.Tanh, torch.nn.Linear, torch.nn.Module, torch.nn.Parameter, torch.Tensor,
+                                  torch.float16, torch.Size]
+    assert json.loads(paths) == ["torch.nn.modules.activation.Tanh", "torch.nn.modules.linear.Linear",
+                                 "torch.nn.modules.module.Module", "torch.nn.parameter.Parameter", "torch.Tensor"]
+    # and the other direction: a pickle real torch writes loads under webtorch-as-torch
+    blob = pickle.dumps([torch.nn.ReLU, torch.nn.modules.flatten.Flatten, torch.bfloat16])
+    code = ("import pickle, sys; sys.path.insert(0, 'tests/as_torch'); from run import HideRealTorch; "
+            "sys.meta_path.insert(0, HideRealTorch()); import webtorch; webtorch.install_as_torch(); "
+            "m = pickle.loads(sys.stdin.buffer.read()); "
+            "assert m == [webtorch.nn.ReLU, webtorch.nn.Flatten, webtorch.bfloat16], m")
+    result = subprocess.run([sys.executable, "-c", code], input=blob, env=env, capture_output=True, timeout=300,
+                            cwd=ROOT)
+    assert result.returncode == 0, result.stderr.decode()[-4000:]
+
+
+def test_alias_refuses_after_real_torch_and_env_opt_in():
+    """install_as_torch() after real torch raises; WEBTORCH_AS_TORCH=1 installs the alias with no code."""
+    code = ("import torch, webtorch\ntry:\n    webtorch.install_as_torch()\nexcept RuntimeError as e:\n"
+            "    assert 'real torch is already imported' in str(e), e\nelse:\n    raise SystemExit('no refusal')\n"
+            "import sys; assert sys.modules['torch'] is torch")
+    _python(None, code=code)
+    env = dict(os.environ, PYTHONPATH=ROOT, WEBTORCH_AS_TORCH="1")
+    # at interpreter start: the wheel's webtorch_as_torch.pth imports webtorch when the variable is set
+    code = ("import site, sys; sys.path.insert(0, 'tests/as_torch'); from run import HideRealTorch; "
+            "sys.meta_path.insert(0, HideRealTorch()); assert 'webtorch' not in sys.modules; site.addsitedir('.'); "
+            "assert 'webtorch' in sys.modules; import torch, webtorch; assert torch is webtorch")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-4000:]
