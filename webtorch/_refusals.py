@@ -45,7 +45,7 @@ REST = "not built yet"
 CALLABLES = {
     COMPLEX: """
         angle ccol_indices_copy col_indices_copy complex conj conj_physical conj_physical_
-        crow_indices_copy dsmm hspmm imag indices_copy is_complex is_conj is_neg istft polar real
+        crow_indices_copy dsmm hspmm imag indices_copy is_conj is_neg istft polar real
         resize_as_sparse_ resolve_conj resolve_neg row_indices_copy saddmm smm sparse_bsc_tensor
         sparse_bsr_tensor sparse_compressed_tensor sparse_coo_tensor sparse_csc_tensor sparse_csr_tensor
         spmm sspaddmm stft values_copy vdot view_as_complex view_as_complex_copy view_as_real
@@ -190,8 +190,8 @@ CALLABLES = {
     OPTIM: """
         optim.Adafactor optim.ASGD optim.Muon optim.Rprop optim.swap_in_optimizer_params_and_state""",
     INIT: """
-        nn.init.constant nn.init.dirac nn.init.dirac_ nn.init.eye nn.init.kaiming_normal
-        nn.init.kaiming_uniform nn.init.normal nn.init.orthogonal nn.init.sparse nn.init.sparse_
+        nn.init.constant nn.init.dirac nn.init.eye nn.init.kaiming_normal
+        nn.init.kaiming_uniform nn.init.normal nn.init.orthogonal nn.init.sparse
         nn.init.uniform nn.init.xavier_normal nn.init.xavier_uniform""",
     REST: """
         absolute adaptive_avg_pool1d adaptive_max_pool1d addbmm addr affine_grid_generator alpha_dropout
@@ -244,12 +244,11 @@ CALLABLES = {
         nn.functional.native_channel_shuffle nn.functional.pdist nn.functional.rrelu
         nn.functional.soft_margin_loss nn.functional.softshrink
         nn.functional.triplet_margin_with_distance_loss nn.functional.upsample_bilinear
-        nn.functional.upsample_nearest utils.data.DistributedSampler""",
+        nn.functional.upsample_nearest""",
 }
 VALUES = {
     COMPLEX: """
-        cdouble cfloat chalf complex128 complex32 complex64 Tensor.imag Tensor.is_sparse
-        Tensor.is_sparse_csr Tensor.real""",
+        Tensor.imag Tensor.is_sparse Tensor.is_sparse_csr Tensor.real""",
     TORCHSCRIPT: """
         AVG cpp SUM""",
     QUANT: """
@@ -258,18 +257,16 @@ VALUES = {
     VENDOR: """
         Tensor.is_ipu Tensor.is_maia Tensor.is_mkldnn Tensor.is_mtia Tensor.is_vulkan Tensor.is_xla""",
     DTYPES: """
-        bit bits16 bits1x8 bits2x4 bits4x2 bits8 float4_e2m1fn_x2 float8_e4m3fn float8_e4m3fnuz
-        float8_e5m2 float8_e5m2fnuz float8_e8m0fnu int1 int2 int3 int4 int5 int6 int7 uint1 uint16 uint2
-        uint3 uint32 uint4 uint5 uint6 uint64 uint7""",
+        bit bits16 bits1x8 bits2x4 bits4x2 bits8 float4_e2m1fn_x2 int1 int2 int3 int4 int5 int6 int7 uint1
+        uint16 uint2 uint3 uint32 uint4 uint5 uint6 uint64 uint7""",
     SYMBOLIC: """
         export Tensor.grad_dtype Tensor.name Tensor.output_nr Tensor.volatile""",
     SETTINGS: """
-        e has_lapack has_mkl has_openmp has_spectral inf nan newaxis pi""",
+        has_lapack has_mkl has_openmp has_spectral""",
     OPTIM: """
         optim.swa_utils""",
     REST: """
-        nn.attention nn.common_types nn.grad nn.modules nn.parameter Tensor.is_nested Tensor.itemsize
-        Tensor.layout Tensor.nbytes""",
+        nn.common_types nn.grad Tensor.is_nested Tensor.itemsize Tensor.layout Tensor.nbytes""",
 }
 
 

@@ -606,10 +606,6 @@ def _cubic_weights(t, a=-0.75):
     return far(t + 1), near(t), near(1 - t), far(2 - t)
 
 
-def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    raise NotImplementedError("webtorch: F.grid_sample is not supported yet")
-
-
 @autocast_op
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
                 antialias=False):
