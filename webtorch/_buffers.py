@@ -161,3 +161,16 @@ def from_js(obj, dtype=None, *, device="webgpu"):
         raise ValueError(f"from_js: {view.nbytes} bytes is not a multiple of the element size of {dtype} "
                          f"({dtype.itemsize})")
     return tensor_from_bytes(view, dtype, (view.nbytes // dtype.itemsize,), device)
+
+
+def _array_wrap(x, array, context=None, return_scalar=False):
+    """numpy's result of a ufunc or operator over tensor x (`t + np.array(0.5)`: the tensor's operator
+    declines an array, numpy computes) back as a tensor, as torch's (bool results as uint8), on x's
+    device (torch's CUDA tensors refuse __array__; webtorch's webgpu ones are read back)."""
+    if array.dtype == bool:
+        array = array.astype("uint8")
+    out = from_numpy(array)
+    return out if x._storage.device_type == "cpu" else _transfer(out, x._storage.device_type)
+
+
+Tensor.__array_wrap__ = _array_wrap

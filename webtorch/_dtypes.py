@@ -8,6 +8,7 @@ wrapped or rounded to it); float64 has no GPU form and becomes float32 with a wa
 """
 import math
 import struct
+import sys
 
 
 class dtype:
@@ -144,6 +145,19 @@ def promote(a, b):
     return a if a.itemsize > b.itemsize else b
 
 
+def python_number(x):
+    """x, or for a numpy scalar the Python number torch's argument parser reads it as: a numpy integer
+    as an int, any other numpy scalar (np.float32, np.float16, and np.bool_, which is neither a Python
+    bool nor a numpy integer) as a float. numpy stays optional: never imported here."""
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(x, np.generic):
+        if isinstance(x, np.integer):
+            return int(x)
+        if isinstance(x, (np.floating, np.bool_)):
+            return float(x)
+    return x
+
+
 def scalar_dtype(x):
     if isinstance(x, bool):
         return bool_
@@ -151,6 +165,9 @@ def scalar_dtype(x):
         return int64
     if isinstance(x, float):
         return default_float
+    number = python_number(x)
+    if number is not x:
+        return scalar_dtype(number)
     raise TypeError(f"expected a Tensor or a Python number, got {type(x).__name__}")
 
 
@@ -163,7 +180,7 @@ def result_type(*operands):
     """
     groups = [None, None, None]  # dimensioned tensors, 0-d tensors, Python scalars
     for x in operands:
-        if hasattr(x, "dtype") and hasattr(x, "shape"):
+        if isinstance(getattr(x, "dtype", None), dtype):  # a tensor (a numpy scalar is a scalar)
             g, d = (0 if len(x.shape) else 1), x.dtype
         else:
             g, d = 2, scalar_dtype(x)

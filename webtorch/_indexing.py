@@ -16,6 +16,7 @@ asserts on the device instead, which WebGPU cannot do.
 """
 import builtins
 import math
+import sys
 
 from . import _dtypes as dt
 from . import _tape
@@ -23,7 +24,7 @@ from . import _ops
 from ._autocast import autocast_op
 from ._ops import (_device_of, _empty, _getitem, _is_tensor, _setitem, _wrap_dim, add, broadcast_shapes,
                    cast, elementwise, expand, mul, remainder, reshape, tensor, where)
-from ._tensor import Tensor, backend
+from ._tensor import _TYPE_NAMES, Tensor, backend
 from .backend import meta
 
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "index_add", "index_put",
@@ -222,7 +223,17 @@ def getitem(x, index):
     return _take(v, _advanced_offsets(v, adv))
 
 
+def _check_assignable(x, value):
+    """torch's x[...] = value takes a numpy integer or np.float64 (a Python float) as a number, and no
+    other numpy scalar or array (TypeError)."""
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, (np.ndarray, np.generic)) \
+            and not isinstance(value, (np.integer, float)):
+        raise TypeError(f"can't assign a numpy.{type(value).__name__} to a torch.{_TYPE_NAMES[x.dtype.name]}Tensor")
+
+
 def setitem(x, index, value):
+    _check_assignable(x, value)
     if not _is_advanced(index):
         return _setitem(x, index, value)
     items = index if isinstance(index, tuple) else (index,)

@@ -10,21 +10,34 @@ import functools
 
 from . import _indexing, _math_ops, _ops, _shape_ops, _tape
 from ._ops import _is_tensor, cast, check_writable
-from ._tensor import Tensor
-
-_TYPE_NAME = {"float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int", "bool": "Bool"}
+from . import _dtypes as dt
+from ._tensor import _TYPE_NAMES, Tensor
 
 __all__ = []  # the out= forms are added below
 
 
 def _check_castable(result, target):
-    if result.dtype.category > target.dtype.category:
-        raise RuntimeError(f"result type {_TYPE_NAME[result.dtype.name]} can't be cast to the desired output type "
-                           f"{_TYPE_NAME[target.dtype.name]}")
+    _check_castable_dtype(result.dtype, target)
+
+
+def _check_castable_dtype(dtype, target):
+    if dtype.category > target.dtype.category:
+        raise RuntimeError(f"result type {_TYPE_NAMES[dtype.name]} can't be cast to the desired output type "
+                           f"{_TYPE_NAMES[target.dtype.name]}")
+
+
+# Binary ops whose in-place form checks its operands' promoted dtype against self's before the op's
+# own dtype checks, as torch (int_tensor &= 0.5 is the cast's RuntimeError, not bitwise_and's refusal).
+_PROMOTING = set("add sub mul div pow fmod remainder floor_divide bitwise_and bitwise_or bitwise_xor atan2 "
+                 "hypot".split())
 
 
 def _inplace(fn):
+    promoting = fn.__name__ in _PROMOTING
+
     def method(x, *args, **kwargs):
+        if promoting and args:
+            _check_castable_dtype(dt.result_type(x, args[0]), x)
         check_writable(x, *args, *kwargs.values())
         source = x
         if _tape.is_grad_enabled() and (x.requires_grad or any(_is_tensor(a) and a.requires_grad for a in args)):

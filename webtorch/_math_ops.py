@@ -13,9 +13,9 @@ from . import _dtypes as dt
 from . import _ops, _tape
 from ._autocast import autocast_op
 from ._indexing import gather
-from ._ops import _binary, _is_tensor, _unary, _wrap_dim, add, cast, mul, sub, where
+from ._ops import _binary, _is_tensor, _tname, _unary, _wrap_dim, add, cast, mul, sub, where
 from ._shape_ops import flip, movedim
-from ._tensor import Tensor, backend
+from ._tensor import _TYPE_NAMES, Tensor, backend
 from .backend import meta
 
 __all__ = ["log1p", "expm1", "exp2", "log2", "log10", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
@@ -302,6 +302,13 @@ def baddbmm(input, batch1, batch2, beta=1, alpha=1):
 def lerp(start, end, weight):
     """PyTorch's two-sided formula, each side one fused multiply-add (torch's kernels): exact at weight
     0 and 1, and no overflow of weight * (end - start) where the result is finite."""
+    tensor_weight = _is_tensor(weight)
+    if not start.dtype.is_floating_point:
+        raise NotImplementedError(f'"lerp_kernel_{"tensor" if tensor_weight else "scalar"}" not implemented for '
+                                  f"'{_TYPE_NAMES[start.dtype.name]}'")
+    for name, t in (("end", end), ("weight", weight)):
+        if _is_tensor(t) and t.dtype is not start.dtype:
+            raise RuntimeError(f"expected dtype {_tname(start.dtype)} for `{name}` but got dtype {_tname(t.dtype)}")
     diff = sub(end, start)
     small = _ops.lt(_ops.abs(weight) if _is_tensor(weight) else builtins.abs(weight), 0.5)
     return where(small, _ops.elementwise("addcmul", start, weight, diff),

@@ -118,8 +118,9 @@ def _as_operand(x, device_type):
         return x
     if isinstance(x, (bool, int, float)):
         return x
-    if hasattr(x, "item") and hasattr(x, "dtype"):  # numpy scalar
-        return x.item()
+    number = dt.python_number(x)  # a numpy scalar
+    if number is not x:
+        return number
     raise TypeError(f"expected Tensor or number as operand, got {type(x).__name__}")
 
 
@@ -393,19 +394,24 @@ def _as_scalar_of(dtype, v):
     return v if dtype.is_floating_point else int(v)
 
 
-def _plus_alpha_times(x, other, alpha):
-    """x + alpha * other, in their result dtype (torch casts alpha to it), as one fused multiply-add
+def _plus_alpha_times(x, other, alpha, sign=1):
+    """x + sign * alpha * other, in their result dtype (torch casts alpha to it), as one fused multiply-add
     (torch's kernel: fma(other, alpha, x)): alpha * other may overflow where the sum does not."""
     dtype = dt.result_type(x, other)
+    alpha = dt.python_number(alpha)
     if isinstance(alpha, float) and not dtype.is_floating_point:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(alpha, bool) and dtype is not dt.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    alpha = alpha * sign
     if not _is_tensor(other) and not dtype.is_floating_point:
         return elementwise("add", x, _as_scalar_of(dtype, other * alpha))  # True * -1 is -1, not True
     return elementwise("addcmul", x, other, _as_scalar_of(dtype, alpha))
 
 
 def add(x, other, alpha=1):
-    return elementwise("add", x, other) if alpha == 1 else _plus_alpha_times(x, other, alpha)
+    return elementwise("add", x, other) if alpha.__class__ is int and alpha == 1 else \
+        _plus_alpha_times(x, other, alpha)
 
 
 def sub(x, other, alpha=1):
@@ -416,7 +422,8 @@ def sub(x, other, alpha=1):
     if builtins.any(kinds):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    return elementwise("sub", x, other) if alpha == 1 else _plus_alpha_times(x, other, -alpha)
+    return elementwise("sub", x, other) if alpha.__class__ is int and alpha == 1 else \
+        _plus_alpha_times(x, other, alpha, -1)
 
 
 subtract = sub
@@ -1215,7 +1222,10 @@ def matmul(a, b):
 
 
 def _tname(d):
-    return {"float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int", "bool": "bool"}[d.name]
+    """torch's C++ name of a dtype, as its dtype-mismatch errors print it."""
+    return {"float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int", "bool": "bool",
+            "float64": "double", "bfloat16": "c10::BFloat16", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char"}[d.name]
 
 
 @autocast_op
@@ -1288,13 +1298,17 @@ device.__enter__, device.__exit__ = _enter_device, _exit_device
 
 
 def _flatten_data(data, infer=True, dim=0):
-    """Nested sequences -> (flat list, shape). A sequence's length is its __len__ and its items what
-    iterating it gives (torch's PySequence_Fast); where the two disagree torch raises: IndexError from
-    its dtype inference (infer: no dtype given), which indexes up to __len__, else ValueError."""
+    """Nested sequences -> (flat list, shape, dtype): the dtype torch.tensor infers, the promotion of its
+    elements' types (a Python bool, int, float: bool, int64, the default float; a tensor, a numpy array
+    or scalar: its own dtype), None where there are no elements. A sequence's length is its __len__ and
+    its items what iterating it gives (torch's PySequence_Fast); where the two disagree torch raises:
+    IndexError from its dtype inference (infer: no dtype given), which indexes up to __len__, else
+    ValueError."""
     if _is_tensor(data):
-        return list(data._host_values()), tuple(data.shape)
+        return list(data._host_values()), tuple(data.shape), data.dtype
     if hasattr(data, "tolist") and hasattr(data, "shape"):  # numpy
-        return _flatten_data(data.tolist(), infer, dim)
+        values, shape, inferred = _flatten_data(data.tolist() if data.shape else [data.item()], infer, dim)
+        return values, shape[1:] if not data.shape else shape, _buffers.numpy_dtype(data) or inferred
     if isinstance(data, (list, tuple)) or _is_sequence(data):
         n = len(data)
         items = data if type(data) in (list, tuple) else list(itertools.islice(data, n + 1))  # n: no hang
@@ -1304,20 +1318,22 @@ def _flatten_data(data, infer=True, dim=0):
                                  f"{len(items)} items)")
             raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(items)})")
         if n == 0:
-            return [], (0,)
+            return [], (0,), None
         parts = [_flatten_data(d, infer, dim + 1) for d in items]
         shape = parts[0][1]
         for p in parts:
             if p[1] != shape:
                 raise ValueError(f"expected sequence of length {shape[0] if shape else 0} at dim {dim + 1} (got "
                                  f"{p[1][0] if p[1] else 0})")
-        return [v for p in parts for v in p[0]], (n,) + shape
+        kinds = [p[2] for p in parts if p[2] is not None]
+        return [v for p in parts for v in p[0]], (n,) + shape, functools.reduce(dt.promote, kinds) \
+            if kinds else None
     if isinstance(data, (bool, int, float)):
         if isinstance(data, int) and not -2 ** 63 <= data < 2 ** 63:
             raise ValueError("Overflow when unpacking long long")
-        return [data], ()
+        return [data], (), dt.scalar_dtype(data)
     if hasattr(data, "item"):
-        return [data.item()], ()
+        return [data.item()], (), None
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
@@ -1329,19 +1345,9 @@ def _is_sequence(data):
             and not isinstance(data, (str, bytes, bytearray)))
 
 
-def _infer_dtype(values):
-    if builtins.all(isinstance(v, bool) for v in values) and values:
-        return dt.bool_
-    if builtins.any(isinstance(v, float) for v in values):
-        return dt.default_float
-    return dt.int64 if values else dt.default_float
-
-
 def tensor(data, dtype=None, device=None, requires_grad=False):
-    if _is_tensor(data) and dtype is None:
-        dtype = data.dtype
-    values, shape = _flatten_data(data, infer=dtype is None)
-    dtype = dt.as_dtype(dtype) if dtype is not None else _infer_dtype(values)
+    values, shape, inferred = _flatten_data(data, infer=dtype is None)
+    dtype = dt.as_dtype(dtype) if dtype is not None else inferred or dt.default_float
     if dtype.category == 1:
         high = dt.iinfo(dtype).max
         low = -high if dtype is dt.uint8 else -high - 1  # PyTorch lets -255..-1 wrap into uint8
@@ -1419,6 +1425,7 @@ def empty_like(x, dtype=None, device=None, requires_grad=False):
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    start, end, step = (dt.python_number(v) for v in (start, end, step))
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -1539,7 +1546,16 @@ _BINARY_OPERATORS = {"add": add, "sub": sub, "mul": mul, "truediv": div, "floord
 for _name, _fn in _BINARY_OPERATORS.items():
     setattr(Tensor, f"__{_name}__", _fn)
     setattr(Tensor, f"__r{_name}__", _reflected(_fn))
-Tensor.__rdiv__ = Tensor.__rtruediv__  # Python 2's name, which torch keeps
+
+
+def _rtruediv(x, other):
+    """number / x as torch computes it: x's reciprocal times the number (not one rounded division: 3.0 / t
+    differs from div(3.0, t) in the last bit for a third of floats), through the `*` operator, so that
+    numpy computes np.array(0.5) / t as torch's does."""
+    return reciprocal(x) * other
+
+
+Tensor.__rtruediv__ = Tensor.__rdiv__ = _rtruediv  # __rdiv__: Python 2's name, which torch keeps
 for _name, _fn in {"eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "neg": neg, "abs": abs,
                    "invert": bitwise_not}.items():
     setattr(Tensor, f"__{_name}__", _fn)

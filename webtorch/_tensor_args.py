@@ -12,6 +12,7 @@ import functools
 import inspect
 import numbers
 
+from . import _buffers, _dtypes as dt, _ops
 from ._tensor import Tensor
 from .ops_table import ELEMENTWISE
 
@@ -49,7 +50,7 @@ def _is_int(x):
 _ACCEPTS = {
     "T": lambda x: isinstance(x, Tensor),
     "o": lambda x: x is None or isinstance(x, Tensor),
-    "n": lambda x: isinstance(x, (Tensor, numbers.Number)),
+    "n": lambda x: isinstance(x, (Tensor, numbers.Number)) or dt.python_number(x) is not x,
     "i": lambda x: isinstance(x, Tensor) or _is_int(x),
     "l": lambda x: isinstance(x, (Tensor, list, tuple)) or _is_int(x),
 }
@@ -102,10 +103,62 @@ def require_tensors(fn, name, kind):
     return checked
 
 
+# Python's binary operators on a Tensor: self op other, other op self (r), self op= other (i).
+_OPERATORS = ("add sub mul truediv floordiv mod pow matmul and or xor lshift rshift").split()
+_COMPARISONS = "eq ne lt le gt ge".split()
+_OPERANDS = {Tensor, bool, int, float}
+
+
+# Operators whose op is one elementwise kernel (the function's defaults): they launch it directly, so
+# the check below costs no Python call per op.
+_KERNELS = {"__add__": (_ops.add, "add"), "__mul__": (_ops.mul, "mul"), "__truediv__": (_ops.div, "div"),
+            "__and__": (_ops.bitwise_and, "bitwise_and"), "__or__": (_ops.bitwise_or, "bitwise_or"),
+            "__xor__": (_ops.bitwise_xor, "bitwise_xor"),
+            **{f"__{name}__": (getattr(_ops, name), name) for name in _COMPARISONS}}
+
+
+def _operator(fn, name):
+    """fn as torch's operator: a numpy scalar is read as a Python number; any other operand that is
+    neither a Tensor nor a number (a numpy array, a list, a str) gets NotImplemented, so Python
+    tries the other side (numpy computes `t + np.array(0.5)` and wraps its result in a tensor,
+    `t == "a"` is False). `t == np.array(...)` compares with the array as a tensor, as torch's."""
+    def other_operand(x, other):
+        number = dt.python_number(other)
+        if number is other:
+            if name == "__eq__" and _buffers.is_numpy(other):
+                return _buffers.from_numpy(_buffers.asarray(other))
+            return NotImplemented
+        return number
+
+    expected, kernel = _KERNELS.get(name, (None, None))
+    if fn is expected:
+        def dunder(x, other):
+            if other.__class__ not in _OPERANDS and not isinstance(other, Tensor):
+                other = other_operand(x, other)
+                if other is NotImplemented:
+                    return other
+            return _ops.elementwise(kernel, x, other)
+    else:
+        def dunder(x, other):
+            if other.__class__ not in _OPERANDS and not isinstance(other, Tensor):
+                other = other_operand(x, other)
+                if other is NotImplemented:
+                    return other
+            return fn(x, other)
+    return functools.wraps(fn)(dunder)
+
+
 def apply(namespace):
     """Wrap the op functions in namespace (webtorch's) and the Tensor methods of the same names.
     Unary elementwise ops take a Tensor too (torch.exp(2) is a TypeError); their methods need no
     check (self is a Tensor)."""
+    for name in _OPERATORS:
+        for form in ("__{}__", "__r{}__", "__i{}__"):
+            dunder = form.format(name)
+            if dunder in Tensor.__dict__ and dunder != "__rtruediv__":  # x.reciprocal() * other: an operator already
+                setattr(Tensor, dunder, _operator(Tensor.__dict__[dunder], dunder))
+    for name in _COMPARISONS:
+        setattr(Tensor, f"__{name}__", _operator(Tensor.__dict__[f"__{name}__"], f"__{name}__"))
     rows = dict(ARGS)
     for name, op in ELEMENTWISE.items():
         if op.arity == 1 and callable(namespace.get(name)):

@@ -819,7 +819,7 @@ def tanhshrink(x):
 
 
 def threshold(x, threshold, value, inplace=False):
-    return F.where(F.gt(x, threshold), x, value)
+    return F.where(F.gt(x, threshold), x, F._as_scalar_of(x.dtype, value))  # torch casts value to x's dtype
 
 
 def hardsigmoid(x, inplace=False):
