@@ -129,7 +129,8 @@ def test_gelu_zero_is_positive_and_log1p_keeps_the_smallest_subnormal(device):
     for t in (webtorch.tensor(x, device=device)[::2], webtorch.tensor(x, device=device)):
         assert all(math.copysign(1, v) == 1 for v in webtorch.nn.functional.gelu(t).tolist()[:2])
     tiny = [1.401298464324817e-45, -1.401298464324817e-45]
-    assert torch.log1p(torch.tensor(tiny)).tolist() == [0.0, 0.0]
+    # torch's vectorised log1p (AVX2, AVX512) gives 0, its scalar one (ATEN_CPU_CAPABILITY=default) x itself
+    assert torch.log1p(torch.tensor(tiny)).tolist() in ([0.0, 0.0], tiny)
     assert webtorch.log1p(webtorch.tensor(tiny, device=device)).tolist() == tiny
 
 
@@ -173,8 +174,11 @@ def test_add_alpha_is_one_fused_multiply_add(device):
     # webtorch fuses everywhere
     fused = 3.0000000054977558e+38
     x = torch.full((12,), -3e38)
-    assert torch.sub(x, x, alpha=2).tolist() == [fused] * 12
-    assert torch.sub(x, -3e38, alpha=2).tolist() == [fused] + [math.inf] * 8 + [fused] * 3
+    # which elements torch rounds alpha * other in first depends on its CPU path (AVX2: none for a tensor
+    # other, the 8 after the first for a broadcast one; ATEN_CPU_CAPABILITY=default, no fma: all): each is
+    # the fused value or that path's inf
+    assert set(torch.sub(x, x, alpha=2).tolist()) <= {fused, math.inf}
+    assert set(torch.sub(x, -3e38, alpha=2).tolist()) <= {fused, math.inf}
     w = webtorch.full((12,), -3e38, device=device)
     assert webtorch.sub(w, -3e38, alpha=2).tolist() == webtorch.sub(w, w[:1].expand(12), alpha=2).tolist() == [fused] * 12
     # index_add rounds alpha * source first: as torch for a 1-dim input (torch's rows of a 2-dim one fuse)

@@ -92,6 +92,8 @@ def _scan(op, x, dim, dtype):
         x = cast(x, dtype)
     elif x.dtype.category < 2:
         x = cast(x, dt.int64)
+    if x.dtype is dt.int64 and op in ("sum", "prod") and _ops.int64_may_leave_int32((x,), x.shape[dim] if x.dim() else 1, op):
+        return _ops.exact_on_host((x,), lambda h: _scan(op, h, dim, None))
     return _last_dim_op(x, dim, lambda m: [backend(m.device.type).scan(op, m)])[0]
 
 

@@ -483,10 +483,19 @@ def clamp(x, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if max is None:  # a NaN bound makes every result NaN, with no gradient (clamp's rule)
-        return elementwise("maximum", x, min) if not _is_nan_scalar(min) else elementwise("clamp", x, min, math.inf)
+        return _one_bound("maximum", x, min, math.inf) if not _is_nan_scalar(min) else elementwise("clamp", x, min, math.inf)
     if min is None:
-        return elementwise("minimum", x, max) if not _is_nan_scalar(max) else elementwise("clamp", x, -math.inf, max)
+        return _one_bound("minimum", x, -math.inf, max) if not _is_nan_scalar(max) else elementwise("clamp", x, -math.inf, max)
     return elementwise("clamp", x, min, max)
+
+
+def _one_bound(op, x, lo, hi):
+    """clamp with one bound: computed as maximum/minimum, differentiated by clamp's rule (as torch's
+    clamp_min/clamp_max: a NaN x and a tie x == bound give x's gradient wholly to x or to nothing,
+    where maximum's rule passes NaN and splits ties)."""
+    with _tape.no_grad():
+        out = elementwise(op, x, lo if op == "maximum" else hi)
+    return _tape.record("clamp", out, (x, lo, hi))
 
 
 def _is_nan_scalar(v):
@@ -874,7 +883,39 @@ def _reduced_shape(x, dim, keepdim):
     return found
 
 
+_INT32_MAX = (1 << 31) - 1
+
+
+def int64_may_leave_int32(operands, n_terms, op="sum"):
+    """Whether an int64 sum (op "sum") or product ("prod") of n_terms values, each a product of one
+    element of each operand, could leave int32 on webgpu, where int64 is i32 and a kernel's result
+    would wrap silently. The bound comes from what is known without reading the GPU: a bool is 0 or
+    1, an int tensor's uploaded values have a known range; anything else may overflow."""
+    bound = 1
+    for x in operands:
+        if x._storage.device_type != "webgpu":
+            return False
+        if x.dtype is dt.bool_:
+            continue
+        known = backend(x._storage.device_type).known_range(x._storage) if not x.dtype.is_floating_point else None
+        if known is None:
+            return True
+        bound *= builtins.max(-known[0], known[1])
+    if op == "sum":
+        return bound * n_terms > _INT32_MAX
+    return bound > 1 and (n_terms >= 31 or bound ** n_terms > _INT32_MAX)
+
+
+def exact_on_host(operands, compute):
+    """compute(*operands moved to "cpu"), moved back: an int64 result exact in 64 bits, and moving one
+    beyond int32 back raises "does not fit in int32", as creating one does (README Known limits)."""
+    return compute(*(t.to("cpu") for t in operands)).to(operands[0].device)
+
+
 def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_name=None):
+    if out_dtype is dt.int64 and op in ("sum", "prod") and x._storage.device_type == "webgpu":
+        if int64_may_leave_int32((x,), _reduced_shape(x, dim, keepdim)[3], op):
+            return exact_on_host((x,), lambda h: _reduce(op, h, dim, keepdim, acc_dtype, out_dtype, with_index, grad_name))
     dims, shape, stride, _ = _reduced_shape(x, dim, keepdim)
     values, indices = backend(x._storage.device_type).reduce(op, x, dims, acc_dtype, out_dtype, with_index)
     values = Tensor(values, shape, stride)
@@ -1018,6 +1059,7 @@ def _shifted_mean(x, dims):
         return mean(x, dims, keepdim=True)
     with _tape.no_grad():
         shift = x[tuple(slice(0, 1) if d in dims else slice(None) for d in range(x.dim()))]
+        shift = where(isfinite(shift), shift, 0.0)  # an inf first value would make inf - inf = NaN of an inf mean
     return add(mean(sub(x, shift), dims, keepdim=True), shift)
 
 
@@ -1069,20 +1111,24 @@ def _var_args(dim, unbiased):
 @autocast_op
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, unbiased = _var_args(dim, unbiased)
-    q, scales = _scaled_variance(x, dim, unbiased, correction, keepdim)
-    for s in scales:
-        q = mul(mul(q, s), s)
-    return q
+    with _tape.no_grad():  # one node with torch's rule: the scaled form's graph gave NaN where N - correction <= 0
+        q, scales = _scaled_variance(x, dim, unbiased, correction, keepdim)
+        for s in scales:
+            q = mul(mul(q, s), s)
+    return _tape.record("var", q, (x,), dims=_reduce_dims(x, dim), correction=_correction(unbiased, correction),
+                        keepdim=keepdim)
 
 
 @autocast_op
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, unbiased = _var_args(dim, unbiased)
-    q, scales = _scaled_variance(x, dim, unbiased, correction, keepdim)
-    q = _zero_safe_pow(q, 0.5)
-    for s in scales:
-        q = mul(q, s)
-    return q
+    with _tape.no_grad():
+        q, scales = _scaled_variance(x, dim, unbiased, correction, keepdim)
+        q = _zero_safe_pow(q, 0.5)
+        for s in scales:
+            q = mul(q, s)
+    return _tape.record("std", q, (x,), dims=_reduce_dims(x, dim), correction=_correction(unbiased, correction),
+                        keepdim=keepdim)
 
 
 @autocast_op
@@ -1213,7 +1259,10 @@ def matmul(a, b):
     device_type = a._storage.device_type
     if b._storage.device_type != device_type:
         raise _mixed_devices(device_type, b._storage.device_type)
-    out = _tape.record("matmul", Tensor(backend(device_type).matmul(a3, b3, a.dtype), (*batch, m, n)), (a3, b3))
+    if a.dtype is dt.int64 and int64_may_leave_int32((a3, b3), k):
+        out = exact_on_host((a3, b3), matmul)
+    else:
+        out = _tape.record("matmul", Tensor(backend(device_type).matmul(a3, b3, a.dtype), (*batch, m, n)), (a3, b3))
     if squeeze_a:
         out = squeeze(out, -2)
     if squeeze_b:

@@ -548,6 +548,20 @@ def _layer_norm_rule(grad, out, x, weight, bias, eps):
     return dx, grad * xhat if _needs_grad(weight) else None, grad if _needs_grad(bias) else None
 
 
+def _var_rule(grad, out, x, dims, correction, keepdim):
+    # torch's var_backward: g 2 (x - μ) / (N - correction) with N - correction as it is (the value
+    # divides by max(N - correction, 0)): zero or negative degrees of freedom give ±inf or sign-flipped
+    # gradients as in torch; 2 / 0 is inf (C's double division), and inf * 0 NaN
+    dof = math.prod(x.shape[d] for d in dims) - correction
+    scale = 2.0 / dof if dof else math.inf
+    return (_reduced_like(grad, x, dims, keepdim) * scale * (x - F.mean(x, dims, keepdim=True)),)
+
+
+def _std_rule(grad, out, x, dims, correction, keepdim):
+    # torch's std_backward: var's rule of g / (2 σ), with 0 where σ == 0
+    return _var_rule(F.where(F.eq(out, 0), 0.0, grad / (out * 2)), out, x, dims, correction, keepdim)
+
+
 def _conv2d_rule(grad, out, x, weight, bias, stride, pads, dilation, groups):
     nf = _conv_ops
     gx = nf._conv2d_input_grad(grad, weight, x.shape, stride, pads, dilation, groups) if _needs_grad(x) else None
@@ -658,6 +672,8 @@ BACKWARD.update({
     # fused softmax over the last dim (webtorch._ops._softmax)
     "softmax": lambda grad, out, x: (out * (grad - F.sum(grad * out, -1, keepdim=True)),),  # s ⊙ (g - Σ g s)
     "log_softmax": lambda grad, out, x: (grad - F.exp(out) * F.sum(grad, -1, keepdim=True),),  # g - e^out Σ g
+    "var": _var_rule,                                                         # g 2 (x - μ) / (N - correction)
+    "std": _std_rule,                                                         # var's rule of g / 2σ (0 where σ = 0)
     # fused layer_norm over the last dim (webtorch._ops._layer_norm)
     "layer_norm": _layer_norm_rule,                                           # r(g' - mean g' - x̂ mean g'x̂)
     # implicit-GEMM conv2d (webtorch._ops._conv2d): dx, dW are convolutions of grad; db = Σ grad

@@ -31,7 +31,13 @@ def leaky_relu(x, negative_slope=0.01, inplace=False):
 
 @autocast_op
 def elu(x, alpha=1.0, inplace=False):
-    return F.where(F.gt(x, 0), x, _math_ops.expm1(F.minimum(x, F.zeros_like(x))) * alpha)  # e^x - 1 exact near 0
+    return F.where(F.le(x, 0), _math_ops.expm1(_nonpositive_part(x)) * alpha, x)  # e^x - 1 exact near 0
+
+
+def _nonpositive_part(x):
+    """x where x <= 0, else 0: the input of elu's exponential branch. A NaN takes the x branch, with
+    gradient 1 as in torch's elu_backward (x <= 0 ? ... : g), and no NaN reaches this branch's chain."""
+    return F.where(F.le(x, 0), x, 0.0)
 
 
 @autocast_op
@@ -754,7 +760,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     t = target.reshape(-1) if log_p.dim() > 2 else target
     valid = F.cast(F.ne(t, ignore_index), lp.dtype)
     w = F.ones(c, device=lp.device) if weight is None else weight
-    smooth = -F.sum(lp * w, -1) * valid
+    smooth = F.where(F.ne(t, ignore_index), -F.sum(lp * w, -1), 0.0)  # an ignored row's NaN or inf stays out
     if reduction == "mean":
         if weight is None:
             smooth = F.sum(smooth) / F.sum(valid)
@@ -800,7 +806,7 @@ def selu(x, inplace=False):
 
 @autocast_op
 def celu(x, alpha=1.0, inplace=False):
-    return F.where(F.gt(x, 0), x, _math_ops.expm1(F.minimum(x, F.zeros_like(x)) / alpha) * alpha)
+    return F.where(F.le(x, 0), _math_ops.expm1(_nonpositive_part(x) / alpha) * alpha, x)
 
 
 @autocast_op
