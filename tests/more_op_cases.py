@@ -213,6 +213,20 @@ error("nn-interpolate-mode-dims", lambda T, d, x: NF(T).interpolate(x, 4, mode="
 case("erfinv", lambda T, d, a, e: (T.erfinv(a), a.erfinv(), T.special.erfinv(e)),
      I((3, 5), kind="uniform", low=-0.995, high=0.995),
      I((8,), values=[1.0, -1.0, 0.0, -0.0, 1.5, float("nan"), 0.999, -0.9999]), **TRANS)
+case("erfc", lambda T, d, a, e: (T.erfc(a), a.erfc(), T.special.erfc(e)),
+     I((3, 5), kind="uniform", low=-4, high=4),
+     I((10,), values=[0.0, -0.0, 0.5, -0.5, 0.75, -0.75, 5.0, -5.0, 12.0, float("nan")]), **TRANS)
+# the in-place forms of these ops (and the comparison aliases): the same values, written into the tensor
+case("special-inplace", lambda T, d, a, b: tuple(
+    getattr(a.detach().clone(), name)(*operands) for name, operands in [
+        ("erfc_", ()), ("erfinv_", ()), ("lgamma_", ()), ("digamma_", ()), ("i0_", ()), ("logit_", ()), ("sinc_", ()),
+        ("xlogy_", (b.detach(),)), ("copysign_", (-b.detach(),)), ("heaviside_", (b.detach(),)),
+        ("nextafter_", (b.detach(),)), ("arcsinh_", ()), ("arctanh_", ()), ("greater_", (b.detach(),)),
+        ("less_equal_", (b.detach(),)), ("not_equal_", (a.detach(),))]),
+     I((3, 5), kind="uniform", low=0.05, high=0.95), I((3, 5), kind="uniform", low=0.1, high=2), **TRANS)
+case("integer-inplace", lambda T, d, a, b: tuple(
+    getattr(a.clone(), name)(b) for name in ("gcd_", "lcm_", "bitwise_left_shift_", "bitwise_right_shift_")),
+     I((12,), I64, low=-30, high=30), I((12,), I64, low=0, high=12))
 case("lgamma-digamma", lambda T, d, a, e: (T.lgamma(a), a.digamma(), T.special.gammaln(e), T.digamma(e),
                                            T.special.psi(a)),
      I((3, 5), kind="uniform", low=0.1, high=12),

@@ -26,6 +26,7 @@ from ._buffers import frombuffer, from_js, from_numpy
 from ._tensor_types import *  # noqa: F401,F403  (FloatTensor, LongTensor, ...)
 from . import linalg
 from .linalg import det, slogdet, inv as inverse
+from ._foreach import *  # noqa: F401,F403  (torch._foreach_*: an op over each tensor of a list)
 from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors, hub
 from . import serialization
 from .serialization import load, save

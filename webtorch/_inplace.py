@@ -60,7 +60,8 @@ for _module, _names in [
            "logical_not add sub mul div pow fmod remainder floor_divide clamp clamp_min clamp_max clip bitwise_and "
            "bitwise_or bitwise_xor bitwise_not logical_and logical_or logical_xor eq ne lt le gt ge"),
     (_math_ops, "log1p expm1 exp2 log2 log10 tan asin acos atan sinh cosh asinh acosh atanh frac atan2 hypot lerp "
-                "addcmul addcdiv nan_to_num addmm baddbmm cumsum cumprod"),
+                "addcmul addcdiv nan_to_num addmm baddbmm addmv cumsum cumprod erfc erfinv lgamma digamma i0 logit sinc xlogy "
+                "copysign heaviside nextafter gcd lcm bitwise_left_shift bitwise_right_shift"),
     (_shape_ops, "tril triu"),
     (_indexing, "masked_fill"),
 ]:
@@ -72,6 +73,9 @@ Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_, Tensor.
     Tensor.sub_, Tensor.mul_, Tensor.div_, Tensor.div_, Tensor.neg_
 Tensor.arcsin_, Tensor.arccos_, Tensor.arctan_, Tensor.arctan2_ = Tensor.asin_, Tensor.acos_, Tensor.atan_, \
     Tensor.atan2_
+Tensor.arcsinh_, Tensor.arccosh_, Tensor.arctanh_ = Tensor.asinh_, Tensor.acosh_, Tensor.atanh_
+Tensor.greater_, Tensor.greater_equal_, Tensor.less_, Tensor.less_equal_, Tensor.not_equal_ = \
+    Tensor.gt_, Tensor.ge_, Tensor.lt_, Tensor.le_, Tensor.ne_
 Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__, Tensor.__ifloordiv__ = \
     Tensor.add_, Tensor.sub_, Tensor.mul_, Tensor.div_, Tensor.floor_divide_
 Tensor.__imod__, Tensor.__ipow__, Tensor.__iand__, Tensor.__ior__, Tensor.__ixor__ = \

@@ -25,7 +25,7 @@ __all__ = ["log1p", "expm1", "exp2", "log2", "log10", "tan", "asin", "acos", "at
            "aminmax", "logaddexp", "logaddexp2", "rsub", "std_mean", "var_mean", "heaviside", "copysign", "xlogy",
            "sinc", "logit", "isin", "isneginf", "isposinf", "nansum", "nanmean", "kthvalue", "mode", "quantile",
            "nanquantile", "searchsorted", "bucketize", "trace", "kron", "tensordot", "cross", "vander", "diff",
-           "histc", "bincount", "unique", "unique_consecutive", "signbit", "erfinv", "lgamma", "digamma", "i0",
+           "histc", "bincount", "unique", "unique_consecutive", "signbit", "erfc", "erfinv", "lgamma", "digamma", "i0",
            "nextafter", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "cummax", "cummin",
            "logcumsumexp"]
 
@@ -36,7 +36,7 @@ sinh, cosh, asinh, acosh, atanh = (_unary(n) for n in ("sinh", "cosh", "asinh", 
 frac = _unary("frac")
 atan2, hypot = _binary("atan2"), _binary("hypot")
 signbit = _unary("signbit")
-erfinv, lgamma, digamma, i0 = (_unary(n) for n in ("erfinv", "lgamma", "digamma", "i0"))
+erfc, erfinv, lgamma, digamma, i0 = (_unary(n) for n in ("erfc", "erfinv", "lgamma", "digamma", "i0"))
 _i1 = _unary("i1")  # torch.special.i1
 log1p, expm1, log2, log10, tan, asin, acos, sinh, cosh, erfinv, atan2 = map(
     autocast_op, (log1p, expm1, log2, log10, tan, asin, acos, sinh, cosh, erfinv, atan2))

@@ -364,6 +364,7 @@ ELEMENTWISE = {op.name: op for op in [
     E("reciprocal", 1, "1.0f / $a", lambda np, a: 1 / a, lambda a: _div(1.0, a), "float"),
     E("square", 1, "$a * $a", lambda np, a: a * a, lambda a: a * a),
     E("erf", 1, "wt_erf($a)", _np_erf, math.erf, "float"),
+    E("erfc", 1, "wt_erfc($a)", _np_scalar(math.erfc), math.erfc, "float"),
     E("logical_not", 1, "!$a", lambda np, a: ~a, operator.not_, "bool"),
     E("isnan", 1, {"f32": "wt_isnan($a)", "*": "false"}, lambda np, a: np.isnan(a), _isnan_f, out="bool"),
     E("isinf", 1, {"f32": "wt_isinf($a)", "*": "false"}, lambda np, a: np.isinf(a), _isinf_f, out="bool"),

@@ -595,6 +595,7 @@ BACKWARD.update({
     "reciprocal": lambda grad, out, a: (-grad * out * out,),                  # d 1/a = -1/a²
     "square": lambda grad, out, a: (2 * grad * a,),                           # d a² = 2a
     "erf": lambda grad, out, a: (grad * (2 / math.sqrt(math.pi)) * F.exp(-a * a),),  # 2/√π e^-a²
+    "erfc": lambda grad, out, a: (grad * (-2 / math.sqrt(math.pi)) * F.exp(-a * a),),  # erfc = 1 - erf
     "tan": lambda grad, out, a: (grad * (1 + out * out),),                    # d tan = 1 + tan²
     "asin": lambda grad, out, a: (grad * F.rsqrt(1 - a * a),),                # 1/√(1-a²)
     "acos": lambda grad, out, a: (-grad * F.rsqrt(1 - a * a),),               # -1/√(1-a²)

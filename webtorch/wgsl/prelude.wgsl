@@ -76,6 +76,14 @@ fn wt_erf(x: f32) -> f32 {
   let r = 1.0f - wt_erfc_tail(a);
   return select(r, -r, x < 0.0f);
 }
+fn wt_erfc(x: f32) -> f32 {  // the tail itself above 0.75: 1 - erf(x) would cancel to 0
+  if (wt_isnan(x)) { return x; }
+  let a = abs(x);
+  if (a < 0.75f) { return 1.0f - wt_erf(x); }
+  if (a > 10.0f) { return select(0.0f, 2.0f, x < 0.0f); }
+  let t = wt_erfc_tail(a);
+  return select(t, 2.0f - t, x < 0.0f);
+}
 
 // Round half to even, like torch.round.
 fn wt_round(x: f32) -> f32 {
