@@ -146,7 +146,7 @@ CALLABLES = {
     SPECIAL: """
         igamma igammac mvlgamma polygamma special.airy_ai special.bessel_j0 special.bessel_j1
         special.bessel_y0 special.bessel_y1 special.chebyshev_polynomial_t special.chebyshev_polynomial_u
-        special.chebyshev_polynomial_v special.chebyshev_polynomial_w special.entr special.erfc
+        special.chebyshev_polynomial_v special.chebyshev_polynomial_w special.entr
         special.erfcx special.gammainc special.gammaincc special.hermite_polynomial_h
         special.hermite_polynomial_he special.i0e special.i1e special.laguerre_polynomial_l
         special.legendre_polynomial_p special.log_ndtr special.modified_bessel_i0
@@ -164,15 +164,15 @@ CALLABLES = {
         feature_dropout_ fill_ fix_ floor_ frac_ gcd_ i0_ lcm_ ldexp_ log10_ log1p_ log2_ log_ logit_
         nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ resize_as_ round_ rrelu_ rsqrt_ selu_
         sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ threshold_ trunc_ xlogy_ zero_ Tensor.absolute_
-        Tensor.addbmm_ Tensor.addmv_ Tensor.addr_ Tensor.arccosh_ Tensor.arcsinh_ Tensor.arctanh_
-        Tensor.as_strided_ Tensor.bitwise_left_shift_ Tensor.bitwise_right_shift_ Tensor.cauchy_
-        Tensor.copysign_ Tensor.deg2rad_ Tensor.detach_ Tensor.digamma_ Tensor.erfc_ Tensor.erfinv_
-        Tensor.fill_diagonal_ Tensor.fix_ Tensor.float_power_ Tensor.gcd_ Tensor.geometric_
-        Tensor.greater_ Tensor.greater_equal_ Tensor.heaviside_ Tensor.i0_ Tensor.index_copy_
-        Tensor.index_reduce_ Tensor.lcm_ Tensor.ldexp_ Tensor.less_ Tensor.less_equal_ Tensor.lgamma_
-        Tensor.log_normal_ Tensor.logit_ Tensor.masked_scatter_ Tensor.nextafter_ Tensor.not_equal_
-        Tensor.rad2deg_ Tensor.renorm_ Tensor.sgn_ Tensor.sinc_ Tensor.swapaxes_ Tensor.swapdims_
-        Tensor.xlogy_ nn.functional.celu_ nn.functional.elu_ nn.functional.hardtanh_
+        Tensor.addbmm_ Tensor.addr_
+        Tensor.as_strided_ Tensor.cauchy_
+        Tensor.deg2rad_ Tensor.detach_
+        Tensor.fill_diagonal_ Tensor.fix_ Tensor.float_power_ Tensor.geometric_
+        Tensor.index_copy_
+        Tensor.index_reduce_ Tensor.ldexp_
+        Tensor.log_normal_ Tensor.masked_scatter_
+        Tensor.rad2deg_ Tensor.renorm_ Tensor.sgn_ Tensor.swapaxes_ Tensor.swapdims_
+        nn.functional.celu_ nn.functional.elu_ nn.functional.hardtanh_
         nn.functional.leaky_relu_ nn.functional.relu_ nn.functional.rrelu_ nn.functional.selu_
         nn.functional.threshold_""",
     COPY: """
@@ -201,7 +201,7 @@ CALLABLES = {
         binary_cross_entropy_with_logits binomial blackman_window can_cast celu channel_shuffle
         constant_pad_nd conv1d conv2d conv_tbc conv_transpose1d conv_transpose2d convolution corrcoef
         cosine_embedding_loss cosine_similarity count_nonzero cov ctc_loss cumulative_trapezoid deg2rad
-        diagflat diagonal_scatter dropout dsplit embedding embedding_bag empty_permuted empty_strided erfc
+        diagflat diagonal_scatter dropout dsplit embedding embedding_bag empty_permuted empty_strided
         feature_alpha_dropout feature_dropout fill fix float_power fmax fmin frexp get_device gradient
         grid_sampler grid_sampler_2d grid_sampler_3d group_norm gru gru_cell hamming_window hann_window
         hardshrink hinge_embedding_loss histogram histogramdd hsmm hsplit index_reduce inner instance_norm
@@ -222,7 +222,7 @@ CALLABLES = {
         nn.TripletMarginWithDistanceLoss nn.UpsamplingBilinear2d nn.UpsamplingNearest2d Tensor.absolute
         Tensor.addbmm Tensor.addr Tensor.as_strided Tensor.as_strided_scatter Tensor.corrcoef
         Tensor.count_nonzero Tensor.cov Tensor.deg2rad Tensor.diagflat Tensor.diagonal_scatter
-        Tensor.dsplit Tensor.erfc Tensor.fix Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
+        Tensor.dsplit Tensor.fix Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
         Tensor.get_device Tensor.hardshrink Tensor.histogram Tensor.hsplit Tensor.index Tensor.index_copy
         Tensor.index_reduce Tensor.inner Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero
         Tensor.is_same_size Tensor.is_signed Tensor.isreal Tensor.ldexp Tensor.masked_scatter
