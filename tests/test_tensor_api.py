@@ -221,3 +221,23 @@ def test_module_dtype_conversions(method):
     got, expected = _module_dtypes(webtorch, method), _module_dtypes(torch, method)
     assert got[:4] == expected[:4]
     assert torch.allclose(torch.tensor(got[4]), torch.tensor(expected[4]), rtol=1e-2, atol=1e-2)
+
+
+def _index_forms(T, device):
+    import numpy as np
+    a = T.arange(12.0, device=device).reshape(3, 4)
+    out = [a[range(1, 3)], a[:, range(0, 4, 2)], a[range(0)], a[[]], a[np.array([0, 2])],
+           a[np.array([True, False, True])], a[np.array([[0], [2]]), range(2)]]
+    for index, value in [((range(3), T.tensor([0, 1, 2], device=device)), -1.0), ((np.array([2, 0]), slice(None)), 5.0)]:
+        b = a.clone()
+        b[index] = value
+        out.append(b)
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_range_and_numpy_array_indices_like_torch(device):
+    """A range or numpy array as an index is the tensor torch makes of it (mnist_forward_forward's
+    x_[range(n), y] = ...); an empty one is int64."""
+    for a, e in zip(_index_forms(webtorch, device), _index_forms(torch, "cpu")):
+        assert a.tolist() == e.tolist() and tuple(a.shape) == tuple(e.shape)

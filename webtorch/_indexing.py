@@ -132,16 +132,24 @@ def _put(x, offsets, src, accumulate=False):
 
 
 # -- advanced __getitem__ / __setitem__ ------------------------------------------------------
+def _is_sequence_index(i):
+    """A list, range or numpy array (of 1 or more dims) as an index: torch indexes with the tensor made of it."""
+    np = sys.modules.get("numpy")
+    return isinstance(i, (list, range)) or (np is not None and isinstance(i, np.ndarray) and i.ndim > 0)
+
+
 def _is_advanced(index):
     items = index if isinstance(index, tuple) else (index,)
-    return builtins.any(_is_tensor(i) or isinstance(i, list) for i in items)
+    return builtins.any(_is_tensor(i) or _is_sequence_index(i) for i in items)
 
 
 def _parse(x, index):
     """Basic indexing first (a view v), plus [(dim of v, index tensor)] for the advanced part."""
     items = []
     for i in (index if isinstance(index, tuple) else (index,)):
-        if isinstance(i, list):
+        if isinstance(i, range) or isinstance(i, list) and not i:  # an empty sequence indexes as int64
+            i = tensor(list(i), dtype=dt.int64, device=x.device)
+        elif _is_sequence_index(i):
             i = tensor(i, device=x.device)
         elif _is_tensor(i) and i.device.type != x.device.type and i.dtype is not dt.bool_:
             i = i.to(x.device.type)  # a mask's coordinates are found where its values are (a meta x, a cpu mask)
