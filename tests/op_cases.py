@@ -1442,6 +1442,7 @@ case("cat-skips-empty-1d", lambda T, d, e, a: T.cat([e, a, e], 0), I((0,)), I((2
 
 import nn_cases  # noqa: E402,F401  (nn.functional cases join the table)
 import more_op_cases  # noqa: E402,F401  (issue 14's ops and APIs join the table)
+import api_cases  # noqa: E402,F401  (issue 22's API classes join the table)
 
 
 def _check_table():

@@ -59,6 +59,11 @@ def is_complex(x):
     return x.dtype.is_complex  # webtorch holds no complex tensors: False for every tensor
 
 
+def _assert(condition, message):
+    """torch._assert: a traceable assert (an AssertionError with message where condition is false)."""
+    assert condition, message
+
+
 def is_tensor(x):
     return isinstance(x, Tensor)
 

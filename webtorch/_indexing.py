@@ -29,7 +29,7 @@ from .backend import meta
 
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "index_add", "index_put",
            "index_put_", "masked_fill", "masked_select", "nonzero", "argwhere", "where", "take", "put", "index_fill",
-           "scatter_reduce"]
+           "scatter_reduce", "index_copy"]
 
 
 def _iota(n, stride, pos, ndim, device_type):
@@ -465,6 +465,16 @@ def index_select(x, dim, index):
     return _take_along(x, d, index)
 
 
+def _put_along_dim(x, d, index, src, accumulate=False):
+    """x's slices along dim d at the (in-range, non-negative) index vector = (or +=) src's slices."""
+    if x.dim() == 0:
+        return _put(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape), src, accumulate)
+    shape = list(x.shape)
+    shape[d] = index.shape[0]
+    idx = expand(reshape(index, [1] * d + [-1] + [1] * (x.dim() - d - 1)), *shape)
+    return _put(x, _along_offsets(x, shape, d, idx), src, accumulate)
+
+
 def index_add_(x, dim, index, source, alpha=1):
     d = _wrap_dim(dim, x.dim())
     index = _select_index("index_add", x, d, index)
@@ -480,13 +490,7 @@ def index_add_(x, dim, index, source, alpha=1):
         _check_bounds([(index, size, d)], IndexError, "index out of range in self", negative=False)
     else:
         _check_bounds([(index, size, d)], RuntimeError, negative=False)
-    if x.dim() == 0:
-        return _put(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape), mul(source, alpha), True)
-    shape = list(x.shape)
-    shape[d] = index.shape[0]
-    idx = expand(reshape(index, [1] * d + [-1] + [1] * (x.dim() - d - 1)), *shape)
-    src = source if alpha == 1 else mul(source, alpha)
-    return _put(x, _along_offsets(x, shape, d, idx), src, True)
+    return _put_along_dim(x, d, index, source if alpha == 1 else mul(source, alpha), True)
 
 
 def index_add(x, dim, index, source, alpha=1):
@@ -502,12 +506,43 @@ def index_fill_(x, dim, index, value):
     size = x.shape[d] if x.dim() else 1
     _check_bounds([(index, size, d)], IndexError, negative=True)
     index = _wrapped(index, size)
-    if x.dim() == 0:
-        return _put(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape), value)
-    shape = list(x.shape)
-    shape[d] = index.shape[0]
-    idx = expand(reshape(index, [1] * d + [-1] + [1] * (x.dim() - d - 1)), *shape)
-    return _put(x, _along_offsets(x, shape, d, idx), value)
+    return _put_along_dim(x, d, index, value)
+
+
+def index_copy_(x, dim, index, source):
+    """x's slices along dim at index = source's slices in order, through the indexed write (its autograd: x's
+    gradient without the overwritten slices, source's the gradient there). A repeated index writes one of
+    its slices (torch leaves which undefined)."""
+    if index.dim() > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
+    if index.dtype is not dt.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_TYPE_NAMES[index.dtype.name]}")
+    if source.dtype is not x.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{_TYPE_NAMES[x.dtype.name]} and (source) {_TYPE_NAMES[source.dtype.name]}")
+    d = _wrap_dim(dim, x.dim())
+    index = reshape(index, -1)
+    if x.dim() and source.dim():
+        if source.dim() != x.dim():
+            raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality "
+                             f"must match. Source dimensionality ({source.dim()}), destination dimensionality "
+                             f"({x.dim()})")
+        if builtins.any(a != b for i, (a, b) in enumerate(zip(x.shape, source.shape)) if i != d):
+            sliced = [" ".join(str(n) for i, n in enumerate(t.shape) if i != d) for t in (x, source)]
+            raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                               f"slice shape: {sliced[0]} at dimension {d} and source slice shape: {sliced[1]} at "
+                               f"dimension 0.")
+    if index.numel() != (source.shape[d] if source.dim() else 1):
+        raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal to source.size(dim) "
+                         f"({source.shape[d] if source.dim() else 1})")
+    size = x.shape[d] if x.dim() else 1
+    _check_bounds([(index, size, d)], IndexError, f"index_copy_(): index {{}} is out of bounds for dimension {d} "
+                                                  f"with size {size}", negative=False)
+    return _put_along_dim(x, d, index, source)
+
+
+def index_copy(x, dim, index, source):
+    return index_copy_(_ops.clone(x), dim, index, source)
 
 
 def index_fill(x, dim, index, value):
@@ -632,7 +667,8 @@ def where(condition, input=None, other=None):
 
 _METHODS = ["gather", "take_along_dim", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_select",
             "index_add", "index_add_", "index_put", "index_put_", "masked_fill", "masked_select", "nonzero",
-            "argwhere", "take", "put", "put_", "index_fill", "index_fill_", "scatter_reduce", "scatter_reduce_"]
+            "argwhere", "take", "put", "put_", "index_fill", "index_fill_", "scatter_reduce", "scatter_reduce_",
+            "index_copy", "index_copy_"]
 for _name in _METHODS:
     setattr(Tensor, _name, globals()[_name])
 Tensor.__getitem__ = getitem

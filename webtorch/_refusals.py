@@ -168,7 +168,6 @@ CALLABLES = {
         Tensor.as_strided_ Tensor.cauchy_
         Tensor.deg2rad_ Tensor.detach_
         Tensor.fill_diagonal_ Tensor.fix_ Tensor.float_power_ Tensor.geometric_
-        Tensor.index_copy_
         Tensor.index_reduce_ Tensor.ldexp_
         Tensor.log_normal_ Tensor.masked_scatter_
         Tensor.rad2deg_ Tensor.renorm_ Tensor.sgn_ Tensor.swapaxes_ Tensor.swapdims_
@@ -176,7 +175,7 @@ CALLABLES = {
         nn.functional.leaky_relu_ nn.functional.relu_ nn.functional.rrelu_ nn.functional.selu_
         nn.functional.threshold_""",
     COPY: """
-        alias_copy as_strided_copy detach_copy diagonal_copy expand_copy index_copy narrow_copy
+        alias_copy as_strided_copy detach_copy diagonal_copy expand_copy narrow_copy
         permute_copy select_copy slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy
         transpose_copy unbind_copy unfold_copy unsqueeze_copy view_copy""",
     LAZY: """
@@ -223,14 +222,14 @@ CALLABLES = {
         Tensor.addbmm Tensor.addr Tensor.as_strided Tensor.as_strided_scatter Tensor.corrcoef
         Tensor.count_nonzero Tensor.cov Tensor.deg2rad Tensor.diagflat Tensor.diagonal_scatter
         Tensor.dsplit Tensor.fix Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
-        Tensor.get_device Tensor.hardshrink Tensor.histogram Tensor.hsplit Tensor.index Tensor.index_copy
+        Tensor.get_device Tensor.hardshrink Tensor.histogram Tensor.hsplit Tensor.index
         Tensor.index_reduce Tensor.inner Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero
         Tensor.is_same_size Tensor.is_signed Tensor.isreal Tensor.ldexp Tensor.masked_scatter
         Tensor.nanmedian Tensor.narrow_copy Tensor.ndimension Tensor.new Tensor.new_empty_strided
         Tensor.nonzero_static Tensor.positive Tensor.prelu Tensor.rad2deg Tensor.ravel
         Tensor.register_post_accumulate_grad_hook Tensor.renorm Tensor.select_scatter Tensor.sgn
         Tensor.slice_inverse Tensor.slice_scatter Tensor.sum_to_size Tensor.to_padded_tensor
-        Tensor.type_as Tensor.unsafe_chunk Tensor.unsafe_split Tensor.unsafe_split_with_sizes
+        Tensor.unsafe_chunk Tensor.unsafe_split Tensor.unsafe_split_with_sizes
         Tensor.vsplit nn.functional.adaptive_max_pool1d_with_indices
         nn.functional.adaptive_max_pool2d_with_indices nn.functional.affine_grid
         nn.functional.assert_int_or_pair nn.functional.conv_tbc nn.functional.conv_transpose1d

@@ -278,10 +278,23 @@ class Tensor:
     def bool(self):
         return self.to(dt.bool_)
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False):
         if dtype is None:
             return "torch." + _TYPE_NAMES[self.dtype.name] + "Tensor"
-        return self.to(dtype)
+        if isinstance(dtype, str):  # torch's type names: "torch.FloatTensor", "torch.cuda.LongTensor"
+            kind = dtype.rsplit(".", 1)[-1]
+            names = {name + "Tensor": d for d, name in _TYPE_NAMES.items()}
+            if not dtype.startswith("torch.") or kind not in names:
+                raise ValueError(f"invalid type: '{dtype}'")
+            if ".cuda." in dtype:
+                raise _unsupported_device("cuda")
+            return self.to(dt.BY_NAME[names[kind]])
+        return self.to(getattr(dtype, "dtype", dtype))  # a dtype, or a legacy class (torch.FloatTensor)
+
+    def type_as(self, other):
+        """self with other's dtype and on other's device (torch's self.type(other.type()), whose type names
+        carry the device: `torch.zeros(n).type_as(x)` puts the zeros where x is)."""
+        return self.to(other.device, other.dtype)
 
     def _host_values(self):
         """The elements, row-major, as an array.array (synchronous readback on webgpu)."""

@@ -10,6 +10,7 @@ import warnings
 
 from .. import _dtypes as dt
 from .. import _indexing, _math_ops, _shape_ops
+from ..backends import cuda as _sdp_flags
 from .._autocast import autocast_op
 from .. import _ops as F
 from .._ops import gelu, linear, log_softmax, relu, sigmoid, silu, softmax, tanh  # noqa: F401
@@ -448,14 +449,16 @@ def _embedding_renorm_(weight, ids, max_norm, norm_type):
 @autocast_op
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
+    if not _sdp_flags.sdp_backends:
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
+                           "turning off both the math kernel and the fused kernels.")
+    if enable_gqa:  # grouped-query attention: each key/value head serves heads // its heads query heads, in order
+        heads = query.size(-3)
+        if heads % key.size(-3) or heads % value.size(-3):
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in ")  # torch's words
+        key = _shape_ops.repeat_interleave(key, heads // key.size(-3), -3)
+        value = _shape_ops.repeat_interleave(value, heads // value.size(-3), -3)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    if enable_gqa and key.dim() >= 3 and key.shape[-3] != query.shape[-3]:
-        # grouped-query attention: each key/value head serves query.heads // key.heads query heads
-        if query.shape[-3] % key.shape[-3] or query.shape[-3] % value.shape[-3]:
-            raise RuntimeError(f"Number of heads in key and value must divide the number of heads in query "
-                               f"(query {query.shape[-3]}, key {key.shape[-3]}, value {value.shape[-3]} heads)")
-        key = _shape_ops.repeat_interleave(key, query.shape[-3] // key.shape[-3], -3)
-        value = _shape_ops.repeat_interleave(value, query.shape[-3] // value.shape[-3], -3)
     scores = F.matmul(query, key.transpose(-2, -1)) * scale
     L, S = query.shape[-2], key.shape[-2]
     if is_causal:

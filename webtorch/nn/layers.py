@@ -392,6 +392,8 @@ class EmbeddingBag(Module):
 
 # -- normalisation ---------------------------------------------------------------------------
 class _BatchNorm(Module):
+    _version = 2  # torch's: version 2 added num_batches_tracked
+
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, bias=True):
         super().__init__()
@@ -417,6 +419,16 @@ class _BatchNorm(Module):
     def reset_parameters(self):
         self.reset_running_stats()
         _ones_zeros(self.weight, self.bias)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        """A checkpoint from before version 2 (or without metadata) may lack num_batches_tracked: the module's
+        own count stays, as torch's."""
+        version = local_metadata.get("version")
+        if (version is None or version < 2) and self.track_running_stats:
+            state_dict.setdefault(prefix + "num_batches_tracked", self.num_batches_tracked)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
 
     def forward(self, x):
         if x.dim() not in self._dims:

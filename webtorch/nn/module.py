@@ -1,4 +1,5 @@
 """nn.Module and nn.Parameter with PyTorch's protocol."""
+import functools
 import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -25,16 +26,22 @@ class Parameter(Tensor):
         return Parameter, (Tensor(self._storage, self.shape, self._stride, self._offset), self.requires_grad)
 
 
+# A module's hook tables (OrderedDicts of handle id -> hook), made by Module.__init__.
+_HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_state_dict_hooks", "_state_dict_pre_hooks",
+                "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks")
+
+
 class Module:
     training = True
+    _version = 1  # torch's: saved in a state_dict's _metadata, read back by _load_from_state_dict overrides
 
     def __init__(self, *args, **kwargs):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "_modules", OrderedDict())
-        object.__setattr__(self, "_forward_hooks", OrderedDict())
-        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        for table in _HOOK_TABLES:
+            object.__setattr__(self, table, OrderedDict())
         object.__setattr__(self, "training", True)
 
     # -- attributes ---------------------------------------------------------------------------
@@ -256,60 +263,125 @@ class Module:
     def bfloat16(self):
         return self._floats_to("bfloat16")
 
-    # -- state --------------------------------------------------------------------------------
-    def state_dict(self, destination=None, prefix="", keep_vars=False):
-        out = OrderedDict() if destination is None else destination
+    # -- state: torch's protocol (per module _save_to_state_dict / _load_from_state_dict, and hooks) ---
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, p in self._parameters.items():
             if p is not None:
-                out[prefix + name] = p if keep_vars else p.detach()
+                destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent:
-                out[prefix + name] = b if keep_vars else b.detach()
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        if args:  # torch's deprecated positional form: (destination, prefix, keep_vars)
+            destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars][len(args):])[:3]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
-                m.state_dict(out, prefix + name + ".", keep_vars)
-        return out
+                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
+                destination = result
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        """This module's own parameters and persistent buffers from state_dict (keys under prefix); its
+        load pre-hooks run first. assign (local_metadata["assign_to_params_buffers"]): the given tensors
+        become the parameters (wrapped as Parameter, keeping the module's requires_grad) and buffers."""
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        local_state = {k: v for k, v in self._parameters.items() if v is not None}
+        local_state.update((k, v) for k, v in self._buffers.items() if v is not None and k not in self._non_persistent)
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            src = state_dict[key]
+            if not isinstance(src, Tensor):
+                if not hasattr(src, "detach"):  # torch's is_tensor_like; a torch.Tensor loads its values
+                    error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
+                                      f"Tensor-like object from checkpoint but received {type(src)}")
+                    continue
+                src = F.tensor(src.detach().cpu().tolist(), dtype=param.dtype)
+            if param.dim() == 0 and tuple(src.shape) == (1,):  # torch's allowance for old checkpoints
+                src = src[0]
+            if tuple(src.shape) != tuple(param.shape):
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape torch.Size({list(src.shape)}) "
+                                  f"from checkpoint, the shape in current model is torch.Size({list(param.shape)}).")
+                continue
+            if param.is_meta and not src.is_meta and not assign:
+                warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in "
+                              "the current model, which is a no-op. (Did you mean to pass `assign=True` to assign items "
+                              "in the state dictionary to their corresponding key in the module instead of copying "
+                              "them in place?)", stacklevel=3)
+            try:
+                with no_grad():
+                    if not assign:
+                        F._copy_into(param, src.to(param.device.type))
+                    elif name in self._parameters:
+                        if not isinstance(src, Parameter):
+                            src = Parameter(src, requires_grad=param.requires_grad)
+                        else:
+                            src.requires_grad_(param.requires_grad)
+                        self._parameters[name] = src
+                    else:
+                        self._buffers[name] = src
+            except Exception as ex:  # noqa: BLE001 (torch reports any failure of the copy as this error)
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                                  f"{param.size()} and whose dimensions in the checkpoint are {src.size()}, an "
+                                  f"exception occurred : {ex.args}.")
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix):
+                    first, *rest = key[len(prefix):].split(".", 1)
+                    if (first not in self._modules) if rest else (first not in local_state):
+                        unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """torch's: every entry that can be loaded is, then the problems of the others (not a tensor, size
         mismatch; with strict, missing and unexpected keys) are raised together as one RuntimeError."""
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        for k, target in own.items():
-            if k not in state_dict:
-                continue
-            src = state_dict[k]
-            if not isinstance(src, Tensor):
-                if not hasattr(src, "detach"):  # torch's is_tensor_like; a torch.Tensor loads its values
-                    errors.append(f'While copying the parameter named "{k}", expected torch.Tensor or Tensor-like '
-                                  f"object from checkpoint but received {type(src)}")
-                    continue
-                src = F.tensor(src.detach().cpu().tolist(), dtype=target.dtype)
-            if target.dim() == 0 and tuple(src.shape) == (1,):  # torch's allowance for old checkpoints
-                src = src[0]
-            if tuple(src.shape) != tuple(target.shape):
-                errors.append(f"size mismatch for {k}: copying a param with shape torch.Size({list(src.shape)}) from "
-                              f"checkpoint, the shape in current model is torch.Size({list(target.shape)}).")
-                continue
-            if assign:  # the loaded tensor itself becomes the parameter or buffer (no copy)
-                path, _, name = k.rpartition(".")
-                owner = self.get_submodule(path) if path else self
-                if name in owner._parameters:
-                    owner._parameters[name] = Parameter(src, requires_grad=target.requires_grad)
-                else:
-                    owner._buffers[name] = src
-                continue
-            if target.is_meta and not src.is_meta:
-                warnings.warn(f"for {k}: copying from a non-meta parameter in the checkpoint to a meta parameter in the "
-                              "current model, which is a no-op. (Did you mean to pass `assign=True` to assign items in "
-                              "the state dictionary to their corresponding key in the module instead of copying them in "
-                              "place?)", stacklevel=2)
-            with no_grad():
-                F._copy_into(target, src.to(target.device.type))
+        missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)  # the pre-hooks may edit it: the caller's stays as it was
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
+                         child_prefix)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, keys) is not None:
+                    raise RuntimeError("Hooks registered with ``register_load_state_dict_post_hook`` are not expected "
+                                       "to return new values, if incompatible_keys need to be modified, it should be "
+                                       "done inplace.")
+
+        load(self, state_dict)
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
@@ -319,16 +391,47 @@ class Module:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
 
-    # -- calling ------------------------------------------------------------------------------
-    def register_forward_hook(self, hook):
-        handle = _Handle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
+    def _register_hook(self, table, hook):
+        handle = _Handle(getattr(self, table))
+        getattr(self, table)[handle.id] = hook
         return handle
 
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars), before the module's state_dict."""
+        return self._register_hook("_state_dict_pre_hooks", hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) -> None, after the module's state_dict."""
+        hook._from_public_api = True
+        return self._register_hook("_state_dict_hooks", hook)
+
+    def _register_state_dict_hook(self, hook):
+        """As register_state_dict_post_hook, but the hook may return the state_dict to use instead."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook that was previously "
+                               "registered via register_state_dict_post_hook")
+        return self._register_hook("_state_dict_hooks", hook)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs), with
+        the module first if with_module, before the module loads its own entries (it may edit state_dict)."""
+        return self._register_hook("_load_state_dict_pre_hooks",
+                                   functools.partial(hook, self) if with_module else hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) -> None, after the module and its children loaded; it may edit
+        incompatible_keys in place (before strict's check)."""
+        return self._register_hook("_load_state_dict_post_hooks", hook)
+
+    # -- calling ------------------------------------------------------------------------------
+    def register_forward_hook(self, hook):
+        return self._register_hook("_forward_hooks", hook)
+
     def register_forward_pre_hook(self, hook):
-        handle = _Handle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        return handle
+        return self._register_hook("_forward_pre_hooks", hook)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
