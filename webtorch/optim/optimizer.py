@@ -37,7 +37,7 @@ def _dense(t):
 class Optimizer:
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self.state = {}
+        self.state = defaultdict(dict)  # as torch's: a custom optimizer's step() writes self.state[p] on first use
         self.param_groups = []
         params = list(params)
         if not params:
@@ -100,7 +100,8 @@ class Optimizer:
                 index.setdefault(id(p), len(index))
                 packed["params"].append(index[id(p)])
             groups.append(packed)
-        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
+        state = {(index[id(p)] if isinstance(p, F.Tensor) else p): dict(s) for p, s in self.state.items()
+                 if id(p) in index or not isinstance(p, F.Tensor)}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
