@@ -9,7 +9,7 @@ import json
 import struct
 import zlib
 
-from checkpoint_cases import LEGACY_HEAD, _tensor_pickle, archive
+from checkpoint_cases import LEGACY_HEAD, _global, _str, _tensor_pickle, archive
 
 ONE_TO_FOUR = [1.0, 2.0, 3.0, 4.0]
 FIVE_TO_EIGHT = [5.0, 6.0, 7.0, 8.0]
@@ -41,6 +41,11 @@ def _members(weights=ONE_TO_FOUR, record=None, before=(), after=(), numel=4):
     data = _floats(weights) if record is None else record
     return [(b"archive/data.pkl", _tensor_pickle(numel=numel, size=(numel,))), (b"archive/byteorder", b"little"), *before,
             (b"archive/data/0", data), *after, (b"archive/version", b"3\n")]
+
+
+def _size(args):
+    """A checkpoint of torch.Size(args), args pickled as given."""
+    return archive(b"\x80\x02" + _global("torch", "Size") + args + b"\x85R.")
 
 
 def _tensor(metadata=None, **layout):
@@ -92,7 +97,25 @@ def checkpoints():
          ("UnpicklingError", "metadata")),  # torch sets the bit for any value
         ("conjugate-bit-on-real", _tensor({"conj": True}), None, ("UnpicklingError", "conj")),
         ("unknown-metadata-key", _tensor({"sparse": True}), ONE_TO_FOUR, ("UnpicklingError", "sparse")),
+        ("size-beyond-int64-in-tensor", archive(_tensor_pickle().replace(b"(J\x04\x00\x00\x00t", b"(\x8a\x09" + (
+            1 << 64).to_bytes(9, "little") + b"t", 1), [("data/0", _floats(ONE_TO_FOUR))]), None,
+         ("UnpicklingError", "beyond int64")),
+        # loose types: torch.Size's constructor takes ints (a bool as 0 or 1), nothing else
+        ("size-of-strings", _size(b"(" + _str("a") + _str("b") + b"t"), None,
+         ("UnpicklingError", "torch.Size() takes an iterable of 'int' (item 0 is 'str')")),
+        ("size-of-text", _size(_str("ab")), None, ("UnpicklingError", "item 0 is 'str'")),
+        ("size-of-floats", _size(b"(G" + struct.pack(">d", 2.0) + b"t"), None, ("UnpicklingError", "'float'")),
+        ("size-of-bools", _size(b"(\x88K\x02t"), [1, 2], [1, 2]),
+        ("size-by-newobj", archive(b"\x80\x02" + _global("torch", "Size") + b"(" + _str("a") + b"t\x85\x81."), None,
+         ("UnpicklingError", "item 0 is 'str'")),
+        ("size-beyond-int64", _size(b"(\x8a\x09" + (1 << 64).to_bytes(9, "little") + b"t"), "other",
+         ("UnpicklingError", "Overflow")),  # torch loads a Size whose repr raises
     ]
+
+
+def plain(loaded):
+    """A loaded tensor's values, a Size's items, anything else as it is."""
+    return loaded.tolist() if hasattr(loaded, "tolist") else list(loaded) if isinstance(loaded, tuple) else loaded
 
 
 def check_load(load, data, want, devices=("cpu", "webgpu")):
@@ -106,33 +129,34 @@ def check_load(load, data, want, devices=("cpu", "webgpu")):
             if isinstance(want, list) or type(e).__name__ != want[0] or want[1] not in str(e):
                 failures.append(f"{device}: {type(e).__name__}: {e} (want {want})")
             continue
-        values = got.tolist() if hasattr(got, "tolist") else got
-        if not isinstance(want, list) or got.device.type != device or values != want:
-            failures.append(f"{device}: loaded {values!r} (want {want})")
+        values, on = plain(got), getattr(getattr(got, "device", None), "type", device)
+        if not isinstance(want, list) or on != device or values != want:
+            failures.append(f"{device}: loaded {values!r} on {on} (want {want})")
     return failures
 
 
 def safetensors_files():
-    """(name, bytes, what webtorch must raise: (exception name, text)); the safetensors package refuses
-    each (the host test checks that)."""
+    """(name, bytes, text of webtorch's SafetensorError); the safetensors package refuses each too (the
+    host test checks that)."""
     def raw(text, data):
         return struct.pack("<Q", len(text)) + text + data
 
     def file(header, data=bytes(16)):
         return raw(json.dumps(header).encode(), data)
 
-    deep = b"[" * 100_000 + b"]" * 100_000
     entry = {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}
+    deep = b"[" * 100_000 + b"]" * 100_000
+    loose = "non-negative integers"
     return [
-        ("bool-in-shape", file({"x": {**entry, "shape": [True, 4]}}, bytes(16)), "shape"),
-        ("bool-shape-true", file({"x": {**entry, "shape": [True]}}, bytes(4)), "shape"),
-        ("bool-in-offsets", file({"x": {**entry, "shape": [], "data_offsets": [False, 4]}}, bytes(4)), "offsets"),
-        ("bool-end-offset", file({"x": {"dtype": "U8", "shape": [1], "data_offsets": [0, True]}}, bytes(1)),
-         "offsets"),
-        ("float-in-shape", file({"x": {**entry, "shape": [4.0]}}), "shape"),
-        ("deep-nesting", raw(b'{"x": ' + deep + b"}", b""), "JSON"),
-        ("deep-nesting-in-metadata", raw(b'{"__metadata__": {"a": ' + deep + b'}, "x": ' + json.dumps(entry).encode() +
-                                         b"}", bytes(16)), "JSON"),
+        ("bool-in-shape", file({"x": {**entry, "shape": [True, 4]}}), loose),  # [1, 4]: 16 bytes
+        ("bool-shape", file({"x": {**entry, "shape": [True], "data_offsets": [0, 4]}}, bytes(4)), loose),
+        ("bool-begin-offset", file({"x": {**entry, "shape": [], "data_offsets": [False, 4]}}, bytes(4)), loose),
+        ("bool-end-offset", file({"x": {"dtype": "U8", "shape": [1], "data_offsets": [0, True]}}, bytes(1)), loose),
+        ("float-in-shape", file({"x": {**entry, "shape": [4.0]}}), loose),
+        ("dtype-not-a-string", file({"x": {**entry, "dtype": ["F32"]}}), "dtype must be a string"),
+        ("deep-nesting", raw(b'{"x": ' + deep + b"}", b""), "recursion limit"),
+        ("deep-nesting-in-metadata", raw(b'{"__metadata__": {"a": ' + deep + b'}, "x": ' +
+                                         json.dumps(entry).encode() + b"}", bytes(16)), "recursion limit"),
     ]
 
 

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 import webtorch
-from forged_inputs import (MODULE_STATES, ONE_TO_FOUR, OPTIMIZER_STATES, OPTIMIZERS, check_load, checkpoints,
-                           SEQUENCES, module_and_state)
+from forged_inputs import (MODULE_STATES, ONE_TO_FOUR, OPTIMIZER_STATES, OPTIMIZERS, SEQUENCES, check_load,
+                           checkpoints, module_and_state, plain, safetensors_files)
 
 CHECKPOINTS = checkpoints()
 
@@ -18,7 +18,7 @@ def _torch_load(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return torch.load(io.BytesIO(data), weights_only=True).tolist()
+            return plain(torch.load(io.BytesIO(data), weights_only=True))
         except Exception:  # noqa: BLE001 - any refusal
             return None
 
@@ -196,3 +196,16 @@ def test_tensor_of_a_sequence_whose_len_lies(name, make, stricter, dtype):
         assert want != stricter[given]  # torch does otherwise (returns, or fails to allocate)
         want = stricter[given]
     assert _tensor_outcome(webtorch, make(), dtype) == want
+
+
+# -- safetensors headers --------------------------------------------------------------------------------
+SAFETENSORS = safetensors_files()
+
+
+@pytest.mark.parametrize("name,data,text", SAFETENSORS, ids=[s[0] for s in SAFETENSORS])
+def test_forged_safetensors_are_refused_as_the_safetensors_package_refuses_them(name, data, text):
+    import safetensors.torch
+    with pytest.raises(Exception, match="Error while deserializing"):
+        safetensors.torch.load(data)
+    with pytest.raises(webtorch.safetensors.SafetensorError, match=text):
+        webtorch.safetensors.load(data)

@@ -11,6 +11,8 @@ to the GPU one tensor at a time. On "webgpu" the bytes are uploaded from where t
 object, or in Pyodide a fetched JS ArrayBuffer: from JS memory, no copy through Python); on "cpu" each
 tensor gets its own writable copy.
 """
+import array
+import itertools
 import json
 import os
 import struct
@@ -22,6 +24,7 @@ from ._tensor import Tensor
 __all__ = ["SafetensorError", "load", "load_file", "safe_open", "save", "save_file"]
 
 MAX_HEADER_SIZE = 100_000_000  # the reference implementation's limit
+MAX_JSON_DEPTH = 128  # its JSON parser's (serde_json's) recursion limit
 # safetensors dtype codes -> webtorch dtype names (codes of dtypes webtorch lacks fail when read)
 _DTYPE_NAMES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",
                 "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool"}
@@ -94,6 +97,9 @@ def _parse_header(source):
     raw = bytes(_tobytes(source.read(8, 8 + n)))
     if not raw.startswith(b"{"):
         raise SafetensorError("invalid header start: the JSON header must begin with '{'")
+    if _nesting(raw) > MAX_JSON_DEPTH:  # before json.loads: deep nesting exhausts Pyodide's stack (fatal there)
+        raise SafetensorError(f"invalid header: invalid JSON in header: recursion limit exceeded (nested deeper "
+                              f"than {MAX_JSON_DEPTH} levels)")
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
@@ -111,10 +117,10 @@ def _parse_header(source):
         except (TypeError, KeyError, ValueError):
             raise SafetensorError(f"invalid header entry for {name!r}: needs dtype, shape and data_offsets "
                                   "[begin, end]") from None
-        if not (isinstance(shape, list) and all(isinstance(s, int) and s >= 0 for s in shape)
-                and all(isinstance(o, int) and o >= 0 for o in (begin, end))):
-            raise SafetensorError(f"invalid header entry for {name!r}: shape and offsets must be non-negative "
-                                  "integers")
+        if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)
+                and all(type(o) is int and o >= 0 for o in (begin, end)) and type(code) is str):
+            raise SafetensorError(f"invalid header entry for {name!r}: dtype must be a string, shape and offsets "
+                                  "non-negative integers (not booleans: JSON true is no usize)")
         entries[name] = (_dtype_of(code, name), tuple(shape), begin, end)
     expected = 0
     for name, (dtype, shape, begin, end) in sorted(entries.items(), key=lambda kv: (kv[1][2], kv[1][3])):
@@ -133,6 +139,18 @@ def _parse_header(source):
                               f"{source.nbytes - 8 - n} follow the header")
     base = 8 + n
     return metadata, {k: (d, s, base + b, base + e) for k, (d, s, b, e) in entries.items()}
+
+
+# JSON brackets as signed steps (+1 opening, -1 closing), every other byte deleted
+_BRACKET_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+
+
+def _nesting(raw):
+    """How deep the JSON text's arrays and objects nest, brackets inside strings left out; linear, in C
+    loops (strings cut out by splitting at their quotes once escapes are gone)."""
+    outside = b"".join(raw.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')[::2])
+    return max(itertools.accumulate(array.array("b", outside.translate(_BRACKET_STEPS, _NOT_BRACKETS))), default=0)
 
 
 def _tobytes(view):

@@ -411,6 +411,8 @@ def _check_view(flat, offset, size, stride):
         raise pickle.UnpicklingError("malformed tensor layout")
     if offset < 0 or any(v < 0 for v in (*size, *stride)):
         raise pickle.UnpicklingError("negative tensor size, stride or offset")
+    if offset >= 1 << 63 or any(v >= 1 << 63 for v in (*size, *stride)):  # torch's int64; nor slow big-int math
+        raise pickle.UnpicklingError("tensor size, stride or offset beyond int64")
     if math.prod(size) and offset + sum((n - 1) * s for n, s in zip(size, stride)) >= flat.numel():
         raise pickle.UnpicklingError(f"tensor of size {list(size)}, stride {list(stride)} and offset {offset} "
                                      f"reaches beyond its storage of {flat.numel()} elements")
@@ -472,6 +474,19 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     return func(*args)
 
 
+def _size(sizes=()):
+    """torch.Size as a checkpoint rebuilds it: torch's constructor checks, ints only (a bool is 0 or 1),
+    each within int64 (webtorch.Size itself, built on every tensor, does not check)."""
+    items = []
+    for i, s in enumerate(sizes):
+        if type(s) not in (int, bool):
+            raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')")
+        if not -2 ** 63 <= s < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+        items.append(int(s))
+    return Size(items)
+
+
 def _encode(text, encoding="latin1"):
     """_codecs.encode as protocol 2 pickles bytes: latin-1 text to bytes (nothing else)."""
     if type(text) is not str or encoding not in ("latin1", "latin-1"):
@@ -514,7 +529,7 @@ _SAFE_GLOBALS = {
     "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
     "torch.nn.parameter.Parameter": Parameter,
     "torch.Tensor": _TensorType,
-    "torch.Size": Size,
+    "torch.Size": _size,
     "torch.device": _device,
     "_codecs.encode": _encode,
     "builtins.set": set,
@@ -524,8 +539,8 @@ _SAFE_GLOBALS = {
     **{f"torch.{name}": _StorageType(d) for name, d in _STORAGE_DTYPES.items()},
     **_UNSUPPORTED_TORCH,
 }
-# Classes a NEWOBJ may instantiate (cls.__new__(cls, *args)); a Parameter is built whole.
-_NEWOBJ_CLASSES = (OrderedDict, Counter, set, complex, Size)
+# Classes a NEWOBJ may instantiate (cls.__new__(cls, *args)); a Parameter and a Size are built whole.
+_NEWOBJ_CLASSES = (OrderedDict, Counter, set, complex)
 # pickle's Python 2 names, as torch maps them
 _RENAMED_MODULES = {"__builtin__": "builtins", "copy_reg": "copyreg"}
 
@@ -693,8 +708,8 @@ class _SafeUnpickler:
                 args, cls = stack.pop(), stack.pop()
                 if type(args) is not tuple:
                     raise pickle.UnpicklingError("NEWOBJ arguments must be a tuple")
-                if cls is Parameter:
-                    stack.append(Parameter(*args))
+                if cls is Parameter or cls is _size:
+                    stack.append(cls(*args))
                 elif any(cls is c for c in _NEWOBJ_CLASSES):
                     stack.append(cls.__new__(cls, *args))
                 else:

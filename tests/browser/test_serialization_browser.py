@@ -109,3 +109,26 @@ assert len(rows) >= 20
 [f"{name}: {failure}" for name, data, _, want in rows for failure in check_load(webtorch.load, data, want)]
 """)
     assert list(failures) == []
+
+
+def test_forged_safetensors_are_refused_in_pyodide(py_page):
+    """tests/forged_inputs.py's safetensors headers (JSON booleans as integers, deep nesting): refused with
+    SafetensorError naming the problem, as on the host."""
+    py_page.put_test_module("checkpoint_cases.py")
+    py_page.put_test_module("forged_inputs.py")
+    failures = py_page.run("""
+import webtorch.safetensors as st
+from forged_inputs import safetensors_files
+failures = []
+for name, data, text in safetensors_files():
+    try:
+        st.load(data)
+        failures.append(f"{name}: loaded")
+    except st.SafetensorError as e:
+        if text not in str(e):
+            failures.append(f"{name}: {e}")
+    except Exception as e:
+        failures.append(f"{name}: {type(e).__name__}: {e}")
+failures
+""")
+    assert list(failures) == []
