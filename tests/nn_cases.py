@@ -34,6 +34,43 @@ case("nn-conv1d", lambda T, d, x, w, b: NF(T).conv1d(x, w, b, stride=2, padding=
 case("nn-conv_transpose2d", lambda T, d, x, w, b: NF(T).conv_transpose2d(x, w, b, stride=2, padding=1,
                                                                           output_padding=1),
      I((2, 3, 4, 4)), I((3, 2, 3, 3)), I((2,)), atol=1e-4, rtol=1e-4)
+# The 3-d family (issue 22: torchvision's ops.misc, video models), the 1-d and 2-d forms' N-d code:
+# groups, stride, padding (incl. "same" with an even kernel), dilation, bias; transposed with
+# output_padding, groups and dilation; pooling with ceil_mode, count_include_pad, divisor_override,
+# return_indices (flat offsets into D*H*W), unbatched; adaptive windows of unequal length.
+case("nn-conv3d", lambda T, d, x, w, b: NF(T).conv3d(x, w, b, stride=(1, 2, 1), padding=(1, 0, 2), dilation=(2, 1, 1),
+                                                     groups=2),
+     I((2, 4, 5, 4, 3)), I((6, 2, 3, 2, 2)), I((6,)), atol=1e-4, rtol=1e-4)
+case("nn-conv3d-same-unbatched", lambda T, d, x, w: NF(T).conv3d(x, w, padding="same"), I((2, 3, 4, 5)),
+     I((3, 2, 2, 3, 2)), atol=1e-4, rtol=1e-4)
+case("nn-conv_transpose3d", lambda T, d, x, w, b: NF(T).conv_transpose3d(x, w, b, stride=2, padding=1,
+                                                                          output_padding=(1, 0, 1)),
+     I((1, 4, 3, 2, 3)), I((4, 3, 2, 3, 2)), I((3,)), atol=1e-4, rtol=1e-4)
+case("nn-conv_transpose3d-groups-dilation", lambda T, d, x, w: NF(T).conv_transpose3d(x, w, stride=(1, 2, 1), groups=2,
+                                                                                     dilation=(1, 1, 2)),
+     I((1, 4, 2, 3, 2)), I((4, 2, 2, 2, 2)), atol=1e-4, rtol=1e-4)
+case("nn-conv_transpose1d", lambda T, d, x, w, b: NF(T).conv_transpose1d(x, w, b, stride=2, padding=1,
+                                                                          output_padding=1),
+     I((2, 4, 5)), I((4, 3, 3)), I((3,)), atol=1e-4, rtol=1e-4)
+case("nn-max_pool3d-indices", lambda T, d, x: NF(T).max_pool3d(x, 3, stride=2, padding=1, return_indices=True),
+     I((2, 2, 5, 4, 5), kind="unique"))
+case("nn-max_pool3d-ceil-dilation", lambda T, d, x: NF(T).max_pool3d(x, (2, 3, 2), stride=(2, 2, 3), dilation=(1, 1, 2),
+                                                                     ceil_mode=True, return_indices=True),
+     I((1, 2, 5, 6, 7), kind="unique"))
+case("nn-max_pool3d-unbatched", lambda T, d, x: NF(T).max_pool3d(x, 2), I((2, 4, 4, 5), kind="unique"))
+case("nn-avg_pool3d", lambda T, d, x: (NF(T).avg_pool3d(x, 3, stride=2, padding=1),
+                                       NF(T).avg_pool3d(x, 3, stride=2, padding=1, count_include_pad=False,
+                                                        ceil_mode=True),
+                                       NF(T).avg_pool3d(x, 2, divisor_override=3)), I((2, 2, 5, 4, 6)))
+case("nn-adaptive_pool3d", lambda T, d, x: (NF(T).adaptive_avg_pool3d(x, (2, None, 3)),
+                                            NF(T).adaptive_max_pool3d(x, (3, 2, 4))), I((2, 2, 5, 4, 7), kind="unique"),
+     atol=1e-5, rtol=1e-4)
+case("nn-pool-indices-1d-2d", lambda T, d, x: (NF(T).max_pool1d(x[:, :, 0], 3, 2, padding=1, return_indices=True),
+                                               NF(T).max_pool2d(x, 3, 2, padding=1, return_indices=True,
+                                                                ceil_mode=True),
+                                               NF(T).avg_pool1d(x[:, :, 0], 3, 2, padding=1,
+                                                                count_include_pad=False)),
+     I((2, 3, 6, 7), kind="unique"))
 case("nn-max_pool2d", lambda T, d, x: NF(T).max_pool2d(x, 2), I((2, 3, 6, 6), kind="unique"))
 case("nn-max_pool2d-stride-pad", lambda T, d, x: NF(T).max_pool2d(x, 3, stride=2, padding=1),
      I((1, 2, 7, 6), kind="unique"))

@@ -23,7 +23,28 @@ def constructions(T):
             nn.AdaptiveAvgPool1d(3), nn.AdaptiveMaxPool1d(2), nn.AdaptiveMaxPool2d((2, 3)), nn.LPPool2d(2, 3),
             nn.LPPool1d(2, 3), nn.EmbeddingBag(5, 3, mode="sum"), nn.CosineEmbeddingLoss(), nn.MarginRankingLoss(0.5),
             nn.TripletMarginLoss(), nn.MultiLabelSoftMarginLoss(), nn.PoissonNLLLoss(), nn.GaussianNLLLoss(),
-            nn.CTCLoss()]
+            nn.CTCLoss(), nn.Conv3d(4, 6, (3, 2, 1), stride=2, padding=1, groups=2, bias=False),
+            nn.Conv3d(2, 4, 3, padding_mode="circular"), nn.Conv2d(2, 3, 3, padding="same", padding_mode="reflect"),
+            nn.ConvTranspose3d(4, 2, 3, stride=2, output_padding=1, dilation=2), nn.ConvTranspose1d(3, 2, 4),
+            nn.MaxPool3d(3, 2, 1, ceil_mode=True), nn.AvgPool3d((2, 3, 2), count_include_pad=False),
+            nn.AdaptiveAvgPool3d((2, None, 3)), nn.AdaptiveMaxPool3d(2), nn.BatchNorm3d(4, momentum=0.2),
+            nn.InstanceNorm3d(3, affine=True), nn.ReflectionPad3d(1), nn.ReplicationPad3d((1, 0, 2, 1, 0, 1)),
+            nn.ZeroPad3d(2)]
+
+
+def test_conv_argument_errors_match_torch():
+    for args in [dict(padding_mode="wrap"), dict(groups=0)]:
+        with pytest.raises(ValueError):
+            torch.nn.Conv3d(4, 4, 3, **args)
+        with pytest.raises(ValueError):
+            webtorch.nn.Conv3d(4, 4, 3, **args)
+    for T in (torch, webtorch):
+        with pytest.raises(ValueError, match="zeros"):
+            T.nn.ConvTranspose3d(2, 2, 3, padding_mode="reflect")
+        with pytest.raises(ValueError, match="expected 5D input"):
+            T.nn.BatchNorm3d(2)(T.ones(2, 2, 3, 3))
+        with pytest.raises(ValueError, match="valid sizes range from"):
+            T.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)(T.ones(1, 2, 4, 5), output_size=(9, 9))
 
 
 def test_construction_matches_torch():
@@ -53,6 +74,35 @@ MODULES = {
                               lambda: [torch.randn(1, 2, 4, 4)]),
     "weight-norm-dim-none": (lambda T: T.nn.utils.parametrizations.weight_norm(T.nn.Linear(2, 2), dim=None),
                              lambda: [torch.randn(3, 2)]),
+    # the 3-d family, and padding modes other than zeros (torch pads with F.pad first, then convolves)
+    "conv3d-groups-stride": (lambda T: T.nn.Conv3d(4, 6, (3, 2, 2), stride=(2, 1, 2), padding=1, dilation=(1, 2, 1),
+                                                   groups=2), lambda: [torch.randn(2, 4, 5, 5, 4)]),
+    "conv3d-padding-modes": (lambda T: T.nn.Sequential(T.nn.Conv3d(2, 3, 3, padding=1, padding_mode="reflect"),
+                                                       T.nn.Conv3d(3, 2, (2, 3, 3), padding="same",
+                                                                   padding_mode="replicate"),
+                                                       T.nn.Conv3d(2, 2, 3, padding=(0, 1, 2), padding_mode="circular")),
+                             lambda: [torch.randn(1, 2, 4, 5, 4)]),
+    "conv2d-conv1d-padding-modes": (lambda T: T.nn.Sequential(T.nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"),
+                                                              T.nn.Conv2d(3, 2, 2, padding="same",
+                                                                          padding_mode="circular"),
+                                                              T.nn.Flatten(2),
+                                                              T.nn.Conv1d(2, 2, 3, padding=2, padding_mode="replicate")),
+                                    lambda: [torch.randn(2, 2, 4, 5)]),
+    "conv-transpose-3d-1d": (lambda T: T.nn.Sequential(T.nn.ConvTranspose3d(4, 2, 3, stride=2, padding=1,
+                                                                              output_padding=1, groups=2),
+                                                       T.nn.Flatten(2), T.nn.ConvTranspose1d(2, 3, 3, stride=2)),
+                             lambda: [torch.randn(1, 4, 2, 3, 2)]),
+    "conv-transpose-output-size": (lambda T: T.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1),
+                                   lambda: [torch.randn(1, 2, 4, 5)], lambda T, m, x: (m(x, output_size=(8, 10)),
+                                                                                      m(x, output_size=[1, 3, 7, 9]))),
+    "pool3d": (lambda T: T.nn.Sequential(T.nn.MaxPool3d(2, 1, ceil_mode=True), T.nn.AvgPool3d(3, 2, 1),
+                                         T.nn.AdaptiveAvgPool3d((3, 2, None)), T.nn.AdaptiveMaxPool3d((2, 1, 2))),
+               lambda: [torch.randn(2, 3, 6, 5, 6)]),
+    "pads-3d": (lambda T: T.nn.Sequential(T.nn.ReflectionPad3d((1, 0, 2, 1, 0, 1)), T.nn.ReplicationPad3d(1),
+                                          T.nn.ZeroPad3d((0, 1, 0, 0, 2, 0))), lambda: [torch.randn(1, 2, 2, 3, 3)]),
+    "batch-norm-3d-train": (lambda T: T.nn.BatchNorm3d(3, momentum=0.3), lambda: [torch.randn(2, 3, 3, 4, 2)]),
+    "instance-norm-3d-affine": (lambda T: T.nn.InstanceNorm3d(3, affine=True, track_running_stats=True),
+                                lambda: [torch.randn(2, 3, 3, 2, 4)]),
     "upsample-fold-unfold": (lambda T: T.nn.Sequential(T.nn.Upsample(scale_factor=2, mode="bilinear"),
                                                        T.nn.Unfold(2, stride=2), T.nn.Fold((4, 6), 2, stride=2)),
                              lambda: [torch.randn(1, 2, 2, 3)]),
@@ -69,8 +119,8 @@ def call(T, m, x, *rest):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name", list(MODULES))
 def test_module_matches_torch(name, device):
-    build, make_inputs = MODULES[name]
-    compare(build, make_inputs, device, call, train=True)
+    build, make_inputs, *own_call = MODULES[name]  # a third item: how to call the module
+    compare(build, make_inputs, device, own_call[0] if own_call else call, train=True)
 
 
 def test_instance_norm_running_stats_and_eval_match_torch():

@@ -22,7 +22,8 @@ import functools
 
 from . import _dtypes as dt
 
-_CUDA_LOWER = ("matmul mm mv bmm baddbmm addmm addmv einsum linear conv1d conv2d conv_transpose2d prelu "
+_CUDA_LOWER = ("matmul mm mv bmm baddbmm addmm addmv einsum linear conv1d conv2d conv3d conv_transpose1d "
+               "conv_transpose2d conv_transpose3d prelu "
                "scaled_dot_product_attention")
 _CUDA_FP32 = ("acos asin cosh erfinv exp expm1 log log10 log2 log1p reciprocal rsqrt sinh tan pow softplus layer_norm "
               "group_norm norm cosine_similarity poisson_nll_loss cosine_embedding_loss nll_loss kl_div l1_loss "
@@ -30,7 +31,8 @@ _CUDA_FP32 = ("acos asin cosh erfinv exp expm1 log log10 log2 log1p reciprocal r
               "binary_cross_entropy_with_logits dist cdist logsumexp interpolate")
 _CUDA_FP32_DTYPE = "prod softmax log_softmax cumprod cumsum vector_norm matrix_norm sum"
 _CUDA_PROMOTE = "addcdiv addcmul atan2 bilinear cross dot index_put tensordot scatter_add cat stack"
-_CPU_LOWER = "conv1d conv2d bmm mm baddbmm addmm linear matmul conv_transpose2d prelu scaled_dot_product_attention"
+_CPU_LOWER = ("conv1d conv2d conv3d bmm mm baddbmm addmm linear matmul conv_transpose1d conv_transpose2d "
+              "conv_transpose3d prelu scaled_dot_product_attention")
 _CPU_FP32 = ("binary_cross_entropy prod quantile nanquantile cdist trace cholesky inv mse_loss cosine_embedding_loss "
              "nll_loss poisson_nll_loss smooth_l1_loss cross_entropy l1_loss huber_loss margin_ranking_loss "
              "triplet_margin_loss ctc_loss kl_div binary_cross_entropy_with_logits solve qr svd svdvals eigh eigvalsh "
@@ -40,7 +42,8 @@ _CPU_NATIVE = "mv dot"  # webtorch's go through matmul, on CPU's lower-precision
 # Ops torch runs as one kernel, on no list, that webtorch composes from listed ones (mean from sum):
 # nothing is cast, and autocast is off inside, so they keep their inputs' dtype as torch's do.
 _NATIVE = ("mean var std var_mean std_mean nanmean trace logit xlogy elu selu celu mish logsigmoid batch_norm "
-           "instance_norm avg_pool1d avg_pool2d adaptive_avg_pool1d adaptive_avg_pool2d embedding_bag")
+           "instance_norm avg_pool1d avg_pool2d avg_pool3d adaptive_avg_pool1d adaptive_avg_pool2d adaptive_avg_pool3d "
+           "embedding_bag")
 
 
 def _table(**lists):

@@ -55,12 +55,9 @@ def _conv2d_input_grad(grad, weight, x_shape, stride, pads, dilation, groups):
     """dL/dx of conv2d (the _conv2d primitive's backward): a stride-1 conv2d of grad, with zeros
     between its elements where stride > 1, by the flipped kernel with in and out channels swapped
     per group; x's element ih gathers grad at (ih + pt - kh*d) / s, i.e. padding d*(KH-1) - pt."""
-    n, o, oh, ow = grad.shape
     cout_g, cg, kh, kw = weight.shape[0] // groups, weight.shape[1], weight.shape[2], weight.shape[3]
-    if stride != (1, 1):
-        zeros = F.zeros(n, o, (oh - 1) * stride[0] + 1, (ow - 1) * stride[1] + 1, dtype=grad.dtype, device=grad.device)
-        grad = _scatter_strided(zeros, grad, stride)
-    wt = _flip2(weight.reshape(groups, cout_g, cg, kh, kw).transpose(1, 2).reshape(groups * cg, cout_g, kh, kw))
+    grad = _dilate(grad, stride)
+    wt = _flip_spatial(weight.reshape(groups, cout_g, cg, kh, kw).transpose(1, 2).reshape(groups * cg, cout_g, kh, kw))
     return F._conv2d(grad, wt, None, (1, 1), (dilation[0] * (kh - 1) - pads[0], dilation[1] * (kw - 1) - pads[1]),
                      dilation, groups, tuple(x_shape[2:]))
 
@@ -84,16 +81,24 @@ def _conv2d_weight_grad(grad, x, weight_shape, stride, pads, dilation, groups):
     return F.sum(F.matmul(g, cols.mT), 0).reshape(weight_shape)
 
 
-def _flip2(w):
-    kh, kw = w.shape[2], w.shape[3]
-    rows = F.stack([w[:, :, kh - 1 - i] for i in range(kh)], 2)
-    return F.stack([rows[:, :, :, kw - 1 - j] for j in range(kw)], 3)
+def _flip_spatial(w):
+    """w (O, I, *kernel) with its kernel dims reversed: slices restacked (views and a stack, whose
+    gradient is the same restacking)."""
+    for d in range(2, w.dim()):
+        n = w.shape[d]
+        w = F.stack([_shape_ops.select(w, d, n - 1 - i) for i in range(n)], d)
+    return w
 
 
-def _scatter_strided(zeros, x, stride):
-    """zeros with x written at every stride-th position (differentiable: a sum of shifted pads)."""
-    n, c, h, w = x.shape
-    rows = F.stack([x] + [F.zeros_like(x)] * (stride[0] - 1), 3).reshape(n, c, h * stride[0], w)
-    rows = F.narrow(rows, 2, 0, zeros.shape[2])
-    cols = F.stack([rows] + [F.zeros_like(rows)] * (stride[1] - 1), 4).reshape(n, c, rows.shape[2], w * stride[1])
-    return F.narrow(cols, 3, 0, zeros.shape[3])
+def _dilate(x, stride):
+    """x (N, C, *spatial) with stride[i] - 1 zeros between neighbours along spatial dim i (each dim of
+    size n becomes (n - 1) * stride[i] + 1): each dim stacked with zeros after each element, then the
+    trailing zeros cut (differentiable)."""
+    for i, s in enumerate(stride):
+        if s == 1:
+            continue
+        d = 2 + i
+        n = x.shape[d]
+        spread = F.stack([x] + [F.zeros_like(x)] * (s - 1), d + 1)
+        x = F.narrow(spread.reshape(*x.shape[:d], n * s, *x.shape[d + 1:]), d, 0, (n - 1) * s + 1)
+    return x

@@ -17,7 +17,7 @@ from .._ops import gelu, linear, log_softmax, relu, sigmoid, silu, softmax, tanh
 from .._indexing import _check_bounds, _gather, _known_in_range
 from .._math_ops import log1p, vector_norm
 from .._random import rand
-from .._conv_ops import _conv2d_input_grad, _conv2d_weight_grad, _flip2, _scatter_strided, _windows, pad  # noqa: F401
+from .._conv_ops import _conv2d_input_grad, _conv2d_weight_grad, _windows, _dilate, _flip_spatial, pad  # noqa: F401
 from ..autograd import no_grad
 
 
@@ -230,36 +230,52 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 @autocast_op
-def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """As a convolution of the stride-dilated input with the flipped, transposed kernel."""
+def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(x, weight, bias, stride, padding, dilation, groups, 3)
+
+
+def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation, nd):
+    """conv_transpose{nd}d as a convolution of the stride-dilated input with the flipped, transposed
+    kernel."""
     if weight.numel() == 0:
-        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {list(weight.shape)}")
-    stride, padding, output_padding, dilation = (_pair(v) for v in (stride, padding, output_padding, dilation))
-    unbatched = x.dim() == 3
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {list(weight.shape)}" if nd == 2 else
+                           f"Given groups={groups}, expected weight to be at least 1 at dimension 0, but got weight of "
+                           f"size {list(weight.shape)} instead")
+    stride, padding, output_padding, dilation = (_pair(v, nd) for v in (stride, padding, output_padding, dilation))
+    unbatched = x.dim() == nd + 1
     if unbatched:
         x = F.unsqueeze(x, 0)
-    n, c, h, w_ = x.shape
-    kh, kw = weight.shape[2], weight.shape[3]
+    n, c, spatial, kernel = x.shape[0], x.shape[1], x.shape[2:], weight.shape[2:]
     if x.numel() == 0 and n and c:
         raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {list(x.shape)}")
     out_size = [(s - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) + output_padding[i] + 1
-                for i, (s, k) in enumerate(((h, kh), (w_, kw)))]
+                for i, (s, k) in enumerate(zip(spatial, kernel))]
     if any(o <= 0 for o in out_size):
-        raise RuntimeError(f"Given input size per channel: ({h} x {w_}). Calculated output size per channel: "
-                           f"({out_size[0]} x {out_size[1]}). Output size is too small")
-    if stride != (1, 1):  # insert stride-1 zeros between input elements
-        dilated = F.zeros(n, c, (h - 1) * stride[0] + 1, (w_ - 1) * stride[1] + 1, dtype=x.dtype, device=x.device)
-        up = _scatter_strided(dilated, x, stride)
-    else:
-        up = x
-    ph = dilation[0] * (kh - 1) - padding[0]
-    pw = dilation[1] * (kw - 1) - padding[1]
-    up = pad(up, [pw, pw + output_padding[1], ph, ph + output_padding[0]])
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, spatial))}). Calculated output size "
+                           f"per channel: ({' x '.join(map(str, out_size))}). Output size is too small")
+    up = _dilate(x, stride)  # stride - 1 zeros between input elements
+    edges = [dilation[i] * (k - 1) - padding[i] for i, k in enumerate(kernel)]
+    up = pad(up, [v for i in reversed(range(nd)) for v in (edges[i], edges[i] + output_padding[i])])
     cin, cout_g = weight.shape[0], weight.shape[1]
-    wt = weight.reshape(groups, cin // groups, cout_g, kh, kw).transpose(1, 2)
-    wt = _flip2(wt.reshape(groups * cout_g, cin // groups, kh, kw))
-    out = conv2d(up, wt, bias, 1, 0, dilation, groups)
+    wt = weight.reshape(groups, cin // groups, cout_g, *kernel).transpose(1, 2)
+    wt = _flip_spatial(wt.reshape(groups * cout_g, cin // groups, *kernel))
+    out = _conv(up, wt, bias, 1, 0, dilation, groups, nd)
     return F.squeeze(out, 0) if unbatched else out
+
+
+@autocast_op
+def conv_transpose1d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation, 1)
+
+
+@autocast_op
+def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+@autocast_op
+def conv_transpose3d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation, 3)
 
 
 def _pool_geometry(size, k, s, p, d, ceil_mode):
@@ -282,14 +298,16 @@ def _check_pool_input(x, name, dims):
                            f"{list(x.shape)}")
 
 
-def _pool(x, kernel_size, stride, padding, dilation, ceil_mode, pad_value):
-    """The windows of a (N, C, H, W) or (C, H, W) input: (batched x, cols (N, C, K, OH, OW), geometry)."""
-    unbatched = x.dim() == 3
+def _pool(x, nd, name, kernel_size, stride, padding, dilation, ceil_mode, pad_value):
+    """The windows of an (N, C, *spatial) or (C, *spatial) input over its nd spatial dims: (batched x,
+    cols (N, C, K, *out), geometry)."""
+    _check_pool_input(x, name, (nd + 1, nd + 2))
+    unbatched = x.dim() == nd + 1
     if unbatched:
         x = F.unsqueeze(x, 0)
-    kernel = _pair(kernel_size)
-    stride = _pair(stride if stride is not None and stride != [] else kernel_size)
-    padding, dilation = _pair(padding), _pair(dilation)
+    kernel = _pair(kernel_size, nd)
+    stride = _pair(stride if stride is not None and stride != [] else kernel_size, nd)
+    padding, dilation = _pair(padding, nd), _pair(dilation, nd)
     if any(p < 0 for p in padding):
         raise RuntimeError(f"pad must be non-negative, but got pad: {min(padding)}")
     if not all(stride):
@@ -297,60 +315,91 @@ def _pool(x, kernel_size, stride, padding, dilation, ceil_mode, pad_value):
     if any(p > k // 2 for p, k in zip(padding, kernel)):
         raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={padding[0]}, "
                            f"kernel_size={kernel[0]} and dilation={dilation[0]}")
-    geo = [_pool_geometry(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode) for i in range(2)]
+    geo = [_pool_geometry(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode) for i in range(nd)]
     padded = x
     if any(padding) or any(e for _, e in geo):
-        padded = pad(x, [padding[1], padding[1] + geo[1][1], padding[0], padding[0] + geo[0][1]], value=pad_value)
+        padded = pad(x, [v for i in reversed(range(nd)) for v in (padding[i], padding[i] + geo[i][1])],
+                     value=pad_value)
     cols, _ = _windows(padded, kernel, stride, dilation)
-    return unbatched, cols, (kernel, stride, padding, dilation, [o for o, _ in geo])
+    return x, unbatched, cols, (kernel, stride, padding, dilation, [o for o, _ in geo])
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    _check_pool_input(x, "max_pool2d", (3, 4))
-    unbatched, cols, (kernel, stride, padding, dilation, out) = _pool(x, kernel_size, stride, padding, dilation,
-                                                                      ceil_mode, _indexing._extreme_identity(x, "amax"))
+def _max_pool(x, nd, name, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    x, unbatched, cols, (kernel, stride, padding, dilation, out) = _pool(
+        x, nd, name, kernel_size, stride, padding, dilation, ceil_mode, _indexing._extreme_identity(x, "amax"))
     values, k = F.max(cols, 2)
     result = F.squeeze(values, 0) if unbatched else values
     if not return_indices:
         return result
-    # the window offset k -> the input's flat h * W + w (torch's indices)
-    w_in = x.shape[-1]
-    kh, kw = F.floor_divide(k, kernel[1]), F.remainder(k, kernel[1])
-    rows = F.arange(out[0], device=x.device).reshape(-1, 1) * stride[0] - padding[0]
-    cols_ = F.arange(out[1], device=x.device) * stride[1] - padding[1]
-    index = (rows + kh * dilation[0]) * w_in + cols_ + kw * dilation[1]
+    # torch's indices: the input's flat spatial offset of each max. The window offset k holds one
+    # kernel offset per dim (row-major); dim i's input position is o * stride - padding + k_i * dilation.
+    index, inner, after = 0, 1, 1  # inner: input elements per step of dim i; after: kernel offsets per step
+    for i in reversed(range(nd)):
+        k_i = F.remainder(F.floor_divide(k, after), kernel[i]) if nd > 1 else k
+        starts = (F.arange(out[i], device=x.device) * stride[i] - padding[i]).reshape(-1, *[1] * (nd - 1 - i))
+        index = index + (starts + k_i * dilation[i]) * inner
+        inner, after = inner * x.shape[2 + i], after * kernel[i]
     return result, (F.squeeze(index, 0) if unbatched else index)
 
 
-@autocast_op
-def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    _check_pool_input(x, "avg_pool2d", (3, 4))
-    unbatched, cols, (kernel, stride, padding, _, out) = _pool(x, kernel_size, stride, padding, 1, ceil_mode, 0.0)
+def _avg_pool(x, nd, name, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    x, unbatched, cols, (kernel, stride, padding, _, out) = _pool(x, nd, name, kernel_size, stride, padding, 1,
+                                                                   ceil_mode, 0.0)
     total = F.sum(cols, 2)
     # integer inputs give integer means, truncated as torch's integer division
     divide = (lambda a, b: a / b) if x.dtype.is_floating_point else (lambda a, b: F.div(a, b, rounding_mode="trunc"))
     if divisor_override:
         mean = divide(total, divisor_override)
     else:  # torch's divisor: the window clipped to the padded input (count_include_pad) or to the input
-        size = x.shape[-2:]
-        counts = []
-        for i in range(2):
+        size = x.shape[2:]
+        divisor = None
+        for i in range(nd):
             lo_bound, hi_bound = (-padding[i], size[i] + padding[i]) if count_include_pad else (0, size[i])
             starts = [o * stride[i] - padding[i] for o in range(out[i])]
-            counts.append([min(s + kernel[i], hi_bound, size[i] + padding[i]) - max(s, lo_bound) for s in starts])
-        divisor = F.tensor([[a * b for b in counts[1]] for a in counts[0]], dtype=total.dtype, device=x.device)
+            counts = [min(s + kernel[i], hi_bound, size[i] + padding[i]) - max(s, lo_bound) for s in starts]
+            counts = F.tensor(counts, dtype=total.dtype, device=x.device).reshape(-1, *[1] * (nd - 1 - i))
+            divisor = counts if divisor is None else divisor * counts
         mean = divide(total, divisor)
     return F.squeeze(mean, 0) if unbatched else mean
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _max_pool(input, 1, "max_pool1d", kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _max_pool(x, 2, "max_pool2d", kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _max_pool(input, 3, "max_pool3d", kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+@autocast_op
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _avg_pool(input, 1, "avg_pool1d", kernel_size, stride, padding, ceil_mode, count_include_pad, None)
+
+
+@autocast_op
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return _avg_pool(x, 2, "avg_pool2d", kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+@autocast_op
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _avg_pool(input, 3, "avg_pool3d", kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
 
 
 def _adaptive_size(x, output_size, name, n):
     """output_size as n ints (None: the input's size), after torch's checks of it and of x's rank."""
     size = _pair(output_size, n)
-    if n == 2 and isinstance(output_size, (tuple, list)) and x.dim() <= len(size):  # torch's Python-side check
+    if n > 1 and isinstance(output_size, (tuple, list)) and x.dim() <= len(size):  # torch's Python-side check
         raise ValueError(f"Input dimension should be at least {len(size) + 1}")
     if len(size) != n:
-        raise RuntimeError(f"{name}() argument 'output_size' should contain {'one int' if n == 1 else n} "
-                           f"(got {len(size)})")
+        raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(size)})" if n == 1
+                           else f"{name}: output_size must be {n}")
     _check_pool_input(x, name, (n + 1, n + 2))
     if any(s is not None and s < 0 for s in size):
         raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 but received "
@@ -358,12 +407,25 @@ def _adaptive_size(x, output_size, name, n):
     return [s if s is not None else x.shape[x.dim() - n + i] for i, s in enumerate(size)]
 
 
+def _adaptive_pool(x, output_size, nd, name, pool_dim):
+    """An adaptive pool over x's last nd dims, one dim at a time (a box's mean or max is the mean or max
+    over each of its dims in turn): pool_dim(x, dim, out) pools dim to out windows."""
+    sizes = _adaptive_size(x, output_size, name, nd)
+    if 0 in sizes:
+        return F.zeros(*x.shape[:-nd], *sizes, dtype=x.dtype, device=x.device)
+    for i, out in enumerate(sizes):
+        x = pool_dim(x, x.dim() - nd + i, out)
+    return x
+
+
 @autocast_op
 def adaptive_avg_pool2d(x, output_size):
-    oh, ow = _adaptive_size(x, output_size, "adaptive_avg_pool2d", 2)
-    if 0 in (oh, ow):
-        return F.zeros(*x.shape[:-2], oh, ow, dtype=x.dtype, device=x.device)
-    return _adaptive_mean(_adaptive_mean(x, x.dim() - 2, oh), x.dim() - 1, ow)
+    return _adaptive_pool(x, output_size, 2, "adaptive_avg_pool2d", _adaptive_mean)
+
+
+@autocast_op
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive_pool(input, output_size, 3, "adaptive_avg_pool3d", _adaptive_mean)
 
 
 def _adaptive_mean(x, dim, out):
@@ -929,8 +991,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     for offset in range(k):
         i, j = divmod(offset, kernel[1])
         block = cols[:, :, offset]
-        if stride != (1, 1):
-            block = _scatter_strided(F.zeros(n, c, *span, dtype=block.dtype, device=block.device), block, stride)
+        block = _dilate(block, stride)
         top, left = i * dilation[0], j * dilation[1]
         placed = pad(block, [left, wp - left - span[1], top, hp - top - span[0]])
         out = placed if out is None else out + placed
@@ -1001,54 +1062,36 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 # -- more pooling ----------------------------------------------------------------------------
-def _as_2d(x, fn2d, *args):
-    """A 1-d pool through its 2-d form on a (N, C, 1, L) view."""
-    out = fn2d(F.unsqueeze(x, -2), *args)
-    return tuple(F.squeeze(o, -2) for o in out) if isinstance(out, tuple) else F.squeeze(out, -2)
-
-
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    one = lambda v: (1, v[0] if isinstance(v, (tuple, list)) else v)  # noqa: E731
-    _check_pool_input(input, "max_pool1d", (2, 3))
-    return _as_2d(input, max_pool2d, one(kernel_size), one(stride if stride is not None else kernel_size),
-                  (0, padding if not isinstance(padding, (tuple, list)) else padding[0]), one(dilation), ceil_mode,
-                  return_indices)
-
-
-@autocast_op
-def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    one = lambda v: (1, v[0] if isinstance(v, (tuple, list)) else v)  # noqa: E731
-    _check_pool_input(input, "avg_pool1d", (2, 3))
-    return _as_2d(input, avg_pool2d, one(kernel_size), one(stride if stride is not None else kernel_size),
-                  (0, padding if not isinstance(padding, (tuple, list)) else padding[0]), ceil_mode,
-                  count_include_pad)
-
-
 @autocast_op
 def adaptive_avg_pool1d(input, output_size):
-    size, = _adaptive_size(input, output_size, "adaptive_avg_pool1d", 1)
-    return _as_2d(input, adaptive_avg_pool2d, (1, size))
+    return _adaptive_pool(input, output_size, 1, "adaptive_avg_pool1d", _adaptive_mean)
+
+
+def _adaptive_max(x, dim, out):
+    """Maxima of x over torch's adaptive windows along dim (window i: [floor(i*n/out), ceil((i+1)*n/out)))."""
+    n = x.shape[dim]
+    return F.stack([F.amax(F.narrow(x, dim, (i * n) // out, -((-(i + 1) * n) // out) - (i * n) // out), dim)
+                    for i in range(out)], dim)
+
+
+def _no_adaptive_indices(name, return_indices):
+    if return_indices:
+        raise NotImplementedError(f"{name}(return_indices=True) is not supported by webtorch yet")
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    """Output cell (i, j) is the max over rows floor(i*H/oh) .. ceil((i+1)*H/oh) (and the same for columns)."""
-    if return_indices:
-        raise NotImplementedError("adaptive_max_pool2d(return_indices=True) is not supported by webtorch yet")
-    oh, ow = _adaptive_size(input, output_size, "adaptive_max_pool2d", 2)
-    if 0 in (oh, ow):
-        return F.zeros(*input.shape[:-2], oh, ow, dtype=input.dtype, device=input.device)
-    h, w = input.shape[-2], input.shape[-1]
-    rows = []
-    for i in range(oh):
-        h0, h1 = (i * h) // oh, -((-(i + 1) * h) // oh)
-        band = F.amax(input[..., h0:h1, :], -2)
-        rows.append(F.stack([F.amax(band[..., (j * w) // ow:-((-(j + 1) * w) // ow)], -1) for j in range(ow)], -1))
-    return F.stack(rows, -2)
+    _no_adaptive_indices("adaptive_max_pool2d", return_indices)
+    return _adaptive_pool(input, output_size, 2, "adaptive_max_pool2d", _adaptive_max)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    _no_adaptive_indices("adaptive_max_pool3d", return_indices)
+    return _adaptive_pool(input, output_size, 3, "adaptive_max_pool3d", _adaptive_max)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    size, = _adaptive_size(input, output_size, "adaptive_max_pool1d", 1)
-    return _as_2d(input, adaptive_max_pool2d, (1, size), return_indices)
+    _no_adaptive_indices("adaptive_max_pool1d", return_indices)
+    return _adaptive_pool(input, output_size, 1, "adaptive_max_pool1d", _adaptive_max)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):

@@ -114,13 +114,21 @@ class Embedding(Module):
 
 # -- convolution, pooling --------------------------------------------------------------------
 class _ConvNd(Module):
+    """Conv{1,2,3}d and ConvTranspose{1,2,3}d: nd spatial dims, `function` the functional form."""
     nd = 2
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None, transposed=False, output_padding=0):
         super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
         if in_channels % groups or out_channels % groups:
             raise ValueError("in_channels and out_channels must be divisible by groups")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError("padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got "
+                             f"padding_mode='{padding_mode}'")
+        if transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         pair = lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,) * self.nd  # noqa: E731
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size, self.stride, self.dilation = pair(kernel_size), pair(stride), pair(dilation)
@@ -151,30 +159,78 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
+
+    def _mode_padding(self):
+        """F.pad's list for a padding_mode other than "zeros" (torch's _reversed_padding_repeated_twice):
+        (left, right) per spatial dim, last dim first; "same" puts the odd one on the right."""
+        if self.padding == "valid":
+            return [0] * (2 * self.nd)
+        if self.padding == "same":
+            total = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+            return [v for t in reversed(total) for v in (t // 2, t - t // 2)]
+        return [v for p in reversed(self.padding) for v in (p, p)]
+
+    def forward(self, x):
+        if self.padding_mode != "zeros":
+            x = fn.pad(x, self._mode_padding(), mode=self.padding_mode)
+            return self.function(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return self.function(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
 class Conv1d(_ConvNd):
-    nd = 1
-
-    def forward(self, x):
-        return fn.conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    nd, function = 1, staticmethod(fn.conv1d)
 
 
 class Conv2d(_ConvNd):
-    def forward(self, x):
-        return fn.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    function = staticmethod(fn.conv2d)
 
 
-class ConvTranspose2d(_ConvNd):
+class Conv3d(_ConvNd):
+    nd, function = 3, staticmethod(fn.conv3d)
+
+
+class _ConvTransposeNd(_ConvNd):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                          padding_mode, device, dtype, transposed=True, output_padding=output_padding)
 
-    def forward(self, x):
-        return fn.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
-                                   self.groups, self.dilation)
+    def forward(self, x, output_size=None):
+        return self.function(x, self.weight, self.bias, self.stride, self.padding, self._output_padding(x, output_size),
+                             self.groups, self.dilation)
+
+    def _output_padding(self, x, output_size):
+        """output_padding, or for an output_size (torch's forward argument: the spatial sizes, or with
+        the batch and channel dims too) what it must be: each size less the smallest output."""
+        if output_size is None:
+            return self.output_padding
+        size = list(output_size)[-self.nd:]
+        if len(output_size) not in (self.nd, x.dim()):
+            raise ValueError(f"ConvTranspose{self.nd}D: for {x.dim()}D input, output_size must have {self.nd} or "
+                             f"{x.dim()} elements (got {len(output_size)})")
+        spatial = x.shape[x.dim() - self.nd:]
+        least = [(n - 1) * s - 2 * p + d * (k - 1) + 1
+                 for n, s, p, d, k in zip(spatial, self.stride, self.padding, self.dilation, self.kernel_size)]
+        most = [m + max(s, d) - 1 for m, s, d in zip(least, self.stride, self.dilation)]
+        if not all(lo <= want <= hi for lo, want, hi in zip(least, size, most)):
+            raise ValueError(f"requested an output size of {size}, but valid sizes range from {least} to {most} "
+                             f"(for an input of {spatial})")
+        return tuple(want - lo for want, lo in zip(size, least))
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    nd, function = 1, staticmethod(fn.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    function = staticmethod(fn.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    nd, function = 3, staticmethod(fn.conv_transpose3d)
 
 
 class MaxPool2d(Module):
@@ -184,8 +240,10 @@ class MaxPool2d(Module):
         self.padding, self.dilation, self.ceil_mode = padding, dilation, ceil_mode
         self.return_indices = return_indices
 
+    function = staticmethod(fn.max_pool2d)
+
     def forward(self, x):
-        return fn.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+        return self.function(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                              return_indices=self.return_indices)
 
     def extra_repr(self):
@@ -201,8 +259,10 @@ class AvgPool2d(Module):
         self.padding, self.ceil_mode = padding, ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
+    function = staticmethod(fn.avg_pool2d)
+
     def forward(self, x):
-        return fn.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+        return self.function(x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
                              self.divisor_override)
 
     def extra_repr(self):
@@ -222,9 +282,20 @@ class AdaptiveAvgPool2d(Module):
 
 
 class MaxPool1d(MaxPool2d):
+    function = staticmethod(fn.max_pool1d)
+
+
+class MaxPool3d(MaxPool2d):
+    function = staticmethod(fn.max_pool3d)
+
+
+class AvgPool3d(AvgPool2d):
+    function = staticmethod(fn.avg_pool3d)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
     def forward(self, x):
-        return fn.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-                             return_indices=self.return_indices)
+        return fn.adaptive_avg_pool3d(x, self.output_size)
 
 
 class AvgPool1d(Module):
@@ -312,11 +383,11 @@ def _pad_module(name, nd, mode):
         self, padding)})
 
 
-ReflectionPad1d, ReflectionPad2d = _pad_module("ReflectionPad1d", 1, "reflect"), _pad_module("ReflectionPad2d", 2,
-                                                                                              "reflect")
-ReplicationPad1d, ReplicationPad2d = _pad_module("ReplicationPad1d", 1, "replicate"), \
-    _pad_module("ReplicationPad2d", 2, "replicate")
-ZeroPad1d, ZeroPad2d = _pad_module("ZeroPad1d", 1, "constant"), _pad_module("ZeroPad2d", 2, "constant")
+ReflectionPad1d, ReflectionPad2d, ReflectionPad3d = (_pad_module(f"ReflectionPad{n}d", n, "reflect")
+                                                     for n in (1, 2, 3))
+ReplicationPad1d, ReplicationPad2d, ReplicationPad3d = (_pad_module(f"ReplicationPad{n}d", n, "replicate")
+                                                        for n in (1, 2, 3))
+ZeroPad1d, ZeroPad2d, ZeroPad3d = (_pad_module(f"ZeroPad{n}d", n, "constant") for n in (1, 2, 3))
 ConstantPad1d, ConstantPad2d, ConstantPad3d = (_pad_module(f"ConstantPad{n}d", n, "constant") for n in (1, 2, 3))
 
 
@@ -453,6 +524,10 @@ class BatchNorm2d(_BatchNorm):
     _dims = (4,)
 
 
+class BatchNorm3d(_BatchNorm):
+    _dims = (5,)
+
+
 class _InstanceNorm(_BatchNorm):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
                  dtype=None):
@@ -476,6 +551,10 @@ class InstanceNorm1d(_InstanceNorm):
 
 class InstanceNorm2d(_InstanceNorm):
     _dims = (3, 4)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _dims = (4, 5)
 
 
 class LayerNorm(Module):
@@ -585,6 +664,8 @@ AdaptiveAvgPool1d = _activation("AdaptiveAvgPool1d", fn.adaptive_avg_pool1d, (("
 AdaptiveMaxPool1d = _activation("AdaptiveMaxPool1d", fn.adaptive_max_pool1d, (("output_size", None),
                                                                               ("return_indices", False)))
 AdaptiveMaxPool2d = _activation("AdaptiveMaxPool2d", fn.adaptive_max_pool2d, (("output_size", None),
+                                                                              ("return_indices", False)))
+AdaptiveMaxPool3d = _activation("AdaptiveMaxPool3d", fn.adaptive_max_pool3d, (("output_size", None),
                                                                               ("return_indices", False)))
 
 
