@@ -50,6 +50,10 @@ CASES = [
     "torch.equal(x, x)", "torch.allclose(x, x)", "i.bincount()",
     # mixing devices
     "x + torch.ones(2, 3)", "torch.ones(2, 3) + x", "torch.cat([x, torch.ones(2, 3)])",
+    # initialisation in place (nothing drawn, nothing written)
+    "torch.nn.init.trunc_normal_(x)", "torch.nn.init.kaiming_uniform_(w, a=5 ** 0.5)", "torch.nn.init.xavier_normal_(w)",
+    "torch.nn.init.orthogonal_(w)", "torch.nn.init.zeros_(x)", "torch.nn.init.eye_(w)", "x.uniform_(-1, 1)",
+    "x.normal_()", "x.fill_(2.0)", "x.zero_()", "x.copy_(torch.ones(2, 3))",
     # autograd: gradients' shapes
     "torch.autograd.grad((g * 2).exp().sum(), g)", "torch.autograd.grad((g @ w.T).softmax(-1).sum(), g)",
 ]
@@ -128,6 +132,20 @@ def test_default_device_meta():
         with module.device("meta"):
             assert module.nn.Linear(2, 3).weight.is_meta
         assert not module.ones(2).is_meta
+
+
+def test_load_onto_meta_like_torch():
+    """torch.load(map_location="meta") and safetensors' device="meta": the tensors' shapes and dtypes
+    (a big checkpoint inspected without its bytes on any device)."""
+    import io
+    import safetensors.torch
+    buf = io.BytesIO()
+    torch.save({"w": torch.randn(3, 4), "i": torch.arange(3)[1:], "h": torch.ones(2, dtype=torch.float16)}, buf)
+    expected = torch.load(io.BytesIO(buf.getvalue()), map_location="meta")
+    got = webtorch.load(buf.getvalue(), map_location="meta")
+    assert {k: _summary(v, webtorch) for k, v in got.items()} == {k: _summary(v, torch) for k, v in expected.items()}
+    loaded = webtorch.safetensors.load(safetensors.torch.save({"w": torch.randn(3, 4)}), device="meta")
+    assert loaded["w"].is_meta and loaded["w"].shape == (3, 4)
 
 
 def test_deepcopy_stays_meta():

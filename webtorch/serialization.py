@@ -384,9 +384,9 @@ class _StorageLoader:
         kind = name.split(":", 1)[0]
         if kind in _GPU_LOCATIONS:
             kind = "webgpu"
-        elif kind != "cpu":
+        elif kind not in ("cpu", "meta"):  # "meta": the tensors' shapes and dtypes only, as torch's
             raise RuntimeError(f"webtorch.load: don't know how to restore data location {name!r}: use "
-                               "map_location='cpu' or 'webgpu'")
+                               "map_location='cpu', 'webgpu' or 'meta'")
         if kind == "webgpu" and d is dt.float16 and not webgpu.has_float16():
             warnings.warn("webtorch.load: this GPU adapter has no float16 (WebGPU 'shader-f16'); float16 tensors "
                           "load on 'webgpu' as float32", UserWarning)
