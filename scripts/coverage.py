@@ -4,12 +4,15 @@ and the refusals per reason (the table: webtorch/_refusals.py).
 
   python scripts/coverage.py            print the table
   python scripts/coverage.py --write    write it into README.md between its markers
+  python scripts/coverage.py --prune    delete the refusals of names webtorch now implements (stale entries)
 
 tests/test_namespace_coverage.py fails while README's table differs from what this produces.
 """
 import collections
 import os
+import re
 import sys
+import textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -49,7 +52,25 @@ def readme_table(text):
     return text[text.index(START):text.index(END) + len(END)]
 
 
+def prune():
+    """Delete every stale entry (a refused name webtorch now implements) from webtorch/_refusals.py."""
+    stale = {path for path, _, _ in _refusals.entries() if namespace_walk.status(path) == "implemented"}
+    path = os.path.join(ROOT, "webtorch", "_refusals.py")
+    text = open(path, encoding="utf-8").read()
+    def refill(block):
+        names = [n for n in block.group(1).split() if n not in stale]
+        return '"""\n' + textwrap.fill(" ".join(names), 106, initial_indent=" " * 8, subsequent_indent=" " * 8) + '"""'
+    text = re.sub(r'"""\n( {8}[^"]*)"""', refill, text)
+    text = re.sub(r'\n    [A-Z_]+: """\n""",', "", text)  # a reason left without names
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"webtorch/_refusals.py: {len(stale)} stale entries deleted: {sorted(stale)}")
+
+
 def main(argv):
+    if "--prune" in argv:
+        prune()
+        return 0
     new = table()
     if "--write" not in argv:
         print(new)

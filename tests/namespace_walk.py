@@ -53,6 +53,20 @@ def public_names(prefix):
     return {n: callable(getattr(owner, n)) and not inspect.ismodule(getattr(owner, n)) for n in names}
 
 
+def torch_kind(path):
+    """True for a callable, False for a value, None where torch 2.13 has no such path (outside the walk)."""
+    obj = torch
+    for part in path.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            try:
+                obj = importlib.import_module(obj.__name__ + "." + part)
+            except (ImportError, AttributeError):
+                return None
+    return callable(obj) and not inspect.ismodule(obj)
+
+
 def webtorch_object(prefix):
     obj = webtorch
     for part in prefix.split(".") if prefix else []:

@@ -28,7 +28,7 @@ LAYERS = [
     ("libraries", ["linalg", "_foreach", "fft", "nn", "optim", "amp", "cuda", "distributions", "utils", "serialization", "safetensors",
                    "hub", "webgpu", "accelerator", "backends", "jit", "distributed", "library", "fx", "ao", "onnx",
                    "multiprocessing", "compiler", "_dynamo", "version", "torch_version"]),
-    ("tools", ["_compile", "profiler"]),
+    ("tools", ["_compile", "profiler", "_forms", "_settings"]),
     ("package", [""]),
 ]
 

@@ -38,6 +38,8 @@ from .amp import autocast
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .errors import OutOfMemoryError  # torch.OutOfMemoryError
 from ._compile import compile  # noqa: A001 (torch.compile shadows the builtin too)
+from ._settings import *  # noqa: F401,F403  (thread counts, deterministic algorithms, typename)
+from .amp import GradScaler  # noqa: F401  (torch.GradScaler)
 
 float = float32
 half = float16
@@ -138,10 +140,12 @@ def install_as_torch():
 from . import _tensor_args  # noqa: E402  (last: it wraps the public names defined above)
 _tensor_args.apply(globals())
 
+from . import _forms  # noqa: E402
+_forms.attach(_sys.modules[__name__])
 from . import _refusals  # noqa: E402  (after every implemented name: it fills in only what is missing)
 _refusals.install({"": _sys.modules[__name__], "Tensor": Tensor, "nn": nn, "nn.functional": nn.functional,
                    "linalg": linalg, "fft": fft, "special": special, "nn.init": nn.init, "optim": optim,
-                   "utils.data": utils.data},
+                   "utils.data": utils.data, "distributed": distributed, "cuda": cuda},
                   {"nn": nn.Module, "optim": optim.Optimizer, "utils.data": utils.data.Sampler})
 if __import__("os").environ.get("WEBTORCH_AS_TORCH") == "1":  # the opt-in that needs no code
     install_as_torch()

@@ -41,21 +41,22 @@ DATAPIPES = "DataPipes (deprecated in torch) not built"
 OPTIM = "an optimizer not built yet"
 INIT = "the deprecated nn.init aliases without a trailing underscore not built yet"
 REST = "not built yet"
+ONE_PROCESS = "multi-process and multi-device training: webtorch runs in one process on one WebGPU device"
+OTHER_DEVICE = "a device runtime webtorch does not drive (CUDA, XPU, MPS): webtorch runs on WebGPU and numpy"
+OP_REGISTRY = "torch's C++ operator registry and custom-op library: webtorch's ops are Python functions"
 
 CALLABLES = {
     COMPLEX: """
-        angle ccol_indices_copy col_indices_copy complex conj conj_physical conj_physical_
-        crow_indices_copy dsmm hspmm imag indices_copy is_conj is_neg istft polar real
-        resize_as_sparse_ resolve_conj resolve_neg row_indices_copy saddmm smm sparse_bsc_tensor
-        sparse_bsr_tensor sparse_compressed_tensor sparse_coo_tensor sparse_csc_tensor sparse_csr_tensor
-        spmm sspaddmm stft values_copy vdot view_as_complex view_as_complex_copy view_as_real
-        view_as_real_copy fft.fft fft.fft2 fft.fftfreq fft.fftn fft.fftshift fft.hfft fft.ifft fft.ifft2
-        fft.ifftn fft.ifftshift fft.ihfft fft.irfft fft.irfft2 fft.irfftn fft.rfft fft.rfft2 fft.rfftfreq
-        fft.rfftn linalg.eig linalg.eigvals Tensor.angle Tensor.ccol_indices Tensor.cdouble
-        Tensor.cfloat Tensor.chalf Tensor.coalesce Tensor.col_indices Tensor.conj Tensor.conj_physical
+        angle ccol_indices_copy col_indices_copy complex conj_physical conj_physical_ crow_indices_copy
+        dsmm hspmm imag indices_copy istft polar real resize_as_sparse_ row_indices_copy saddmm smm
+        sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor sparse_coo_tensor sparse_csc_tensor
+        sparse_csr_tensor spmm sspaddmm stft values_copy vdot view_as_complex view_as_complex_copy
+        view_as_real view_as_real_copy fft.fft fft.fft2 fft.fftfreq fft.fftn fft.fftshift fft.hfft
+        fft.ifft fft.ifft2 fft.ifftn fft.ifftshift fft.ihfft fft.irfft fft.irfft2 fft.irfftn fft.rfft
+        fft.rfft2 fft.rfftfreq fft.rfftn linalg.eig linalg.eigvals Tensor.angle Tensor.ccol_indices
+        Tensor.cdouble Tensor.cfloat Tensor.chalf Tensor.coalesce Tensor.col_indices Tensor.conj_physical
         Tensor.conj_physical_ Tensor.crow_indices Tensor.dense_dim Tensor.indices Tensor.is_coalesced
-        Tensor.is_complex Tensor.is_conj Tensor.is_neg Tensor.istft Tensor.resize_as_sparse_
-        Tensor.resolve_conj Tensor.resolve_neg Tensor.row_indices Tensor.smm Tensor.sparse_dim
+        Tensor.istft Tensor.resize_as_sparse_ Tensor.row_indices Tensor.smm Tensor.sparse_dim
         Tensor.sparse_mask Tensor.sparse_resize_ Tensor.sparse_resize_and_clear_ Tensor.sspaddmm
         Tensor.stft Tensor.to_dense Tensor.to_sparse Tensor.to_sparse_bsc Tensor.to_sparse_bsr
         Tensor.to_sparse_coo Tensor.to_sparse_csc Tensor.to_sparse_csr Tensor.values Tensor.vdot""",
@@ -111,27 +112,20 @@ CALLABLES = {
     STREAMS: """
         Event Stream Tensor.record_stream""",
     SETTINGS: """
-        AcceleratorError are_deterministic_algorithms_enabled autocast_decrement_nesting
-        autocast_increment_nesting FatalError get_autocast_gpu_dtype get_autocast_ipu_dtype
-        get_autocast_xla_dtype get_deterministic_debug_mode get_device_module get_num_interop_threads
-        get_num_threads GradScaler init_num_threads is_anomaly_check_nan_enabled is_anomaly_enabled
-        is_autocast_ipu_enabled is_autocast_xla_enabled is_deterministic_algorithms_warn_only_enabled
-        is_inference_mode_enabled is_warn_always_enabled layout memory_format set_anomaly_enabled
-        set_autocast_cpu_dtype set_autocast_cpu_enabled set_autocast_gpu_dtype set_autocast_ipu_dtype
-        set_autocast_ipu_enabled set_autocast_xla_dtype set_autocast_xla_enabled set_default_tensor_type
-        set_deterministic_debug_mode set_flush_denormal set_num_interop_threads set_num_threads
-        set_printoptions set_warn_always thread_safe_generator typename use_deterministic_algorithms
-        utils.data.guaranteed_datapipes_determinism utils.data.non_deterministic""",
+        autocast_decrement_nesting autocast_increment_nesting FatalError get_autocast_gpu_dtype
+        get_autocast_ipu_dtype get_autocast_xla_dtype get_device_module init_num_threads
+        is_anomaly_check_nan_enabled is_anomaly_enabled is_autocast_ipu_enabled is_autocast_xla_enabled
+        is_inference_mode_enabled layout memory_format set_anomaly_enabled set_autocast_cpu_dtype
+        set_autocast_cpu_enabled set_autocast_gpu_dtype set_autocast_ipu_dtype set_autocast_ipu_enabled
+        set_autocast_xla_dtype set_autocast_xla_enabled set_default_tensor_type set_flush_denormal
+        set_printoptions thread_safe_generator utils.data.guaranteed_datapipes_determinism
+        utils.data.non_deterministic""",
     THREED: """
-        conv3d conv_transpose3d max_pool3d nn.AdaptiveAvgPool3d nn.AdaptiveMaxPool3d nn.AvgPool3d
-        nn.BatchNorm3d nn.CircularPad3d nn.Conv3d nn.ConvTranspose3d nn.Dropout3d nn.FractionalMaxPool3d
-        nn.InstanceNorm3d nn.LazyBatchNorm3d nn.LazyConv3d nn.LazyConvTranspose3d nn.LazyInstanceNorm3d
-        nn.LPPool3d nn.MaxPool3d nn.MaxUnpool3d nn.ReflectionPad3d nn.ReplicationPad3d nn.ZeroPad3d
-        nn.functional.adaptive_avg_pool3d nn.functional.adaptive_max_pool3d
-        nn.functional.adaptive_max_pool3d_with_indices nn.functional.avg_pool3d nn.functional.conv3d
-        nn.functional.conv_transpose3d nn.functional.dropout3d nn.functional.fractional_max_pool3d
-        nn.functional.fractional_max_pool3d_with_indices nn.functional.lp_pool3d nn.functional.max_pool3d
-        nn.functional.max_pool3d_with_indices nn.functional.max_unpool3d""",
+        conv3d conv_transpose3d max_pool3d nn.CircularPad3d nn.Dropout3d nn.FractionalMaxPool3d
+        nn.LazyBatchNorm3d nn.LazyConv3d nn.LazyConvTranspose3d nn.LazyInstanceNorm3d nn.LPPool3d
+        nn.MaxUnpool3d nn.functional.adaptive_max_pool3d_with_indices nn.functional.dropout3d
+        nn.functional.fractional_max_pool3d nn.functional.fractional_max_pool3d_with_indices
+        nn.functional.lp_pool3d nn.functional.max_pool3d_with_indices nn.functional.max_unpool3d""",
     LINALG: """
         chain_matmul cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet lu_solve
         lu_unpack matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
@@ -146,38 +140,29 @@ CALLABLES = {
     SPECIAL: """
         igamma igammac mvlgamma polygamma special.airy_ai special.bessel_j0 special.bessel_j1
         special.bessel_y0 special.bessel_y1 special.chebyshev_polynomial_t special.chebyshev_polynomial_u
-        special.chebyshev_polynomial_v special.chebyshev_polynomial_w special.entr
-        special.erfcx special.gammainc special.gammaincc special.hermite_polynomial_h
-        special.hermite_polynomial_he special.i0e special.i1e special.laguerre_polynomial_l
-        special.legendre_polynomial_p special.log_ndtr special.modified_bessel_i0
-        special.modified_bessel_i1 special.modified_bessel_k0 special.modified_bessel_k1
-        special.multigammaln special.ndtr special.ndtri special.polygamma special.round
-        special.scaled_modified_bessel_k0 special.scaled_modified_bessel_k1
+        special.chebyshev_polynomial_v special.chebyshev_polynomial_w special.entr special.erfcx
+        special.gammainc special.gammaincc special.hermite_polynomial_h special.hermite_polynomial_he
+        special.i0e special.i1e special.laguerre_polynomial_l special.legendre_polynomial_p
+        special.log_ndtr special.modified_bessel_i0 special.modified_bessel_i1 special.modified_bessel_k0
+        special.modified_bessel_k1 special.multigammaln special.ndtr special.ndtri special.polygamma
+        special.round special.scaled_modified_bessel_k0 special.scaled_modified_bessel_k1
         special.shifted_chebyshev_polynomial_t special.shifted_chebyshev_polynomial_u
         special.shifted_chebyshev_polynomial_v special.shifted_chebyshev_polynomial_w
         special.spherical_bessel_j0 special.xlog1py special.zeta Tensor.igamma Tensor.igamma_
         Tensor.igammac Tensor.igammac_ Tensor.mvlgamma Tensor.mvlgamma_ Tensor.polygamma Tensor.polygamma_""",
     INPLACE_ALIAS: """
-        abs_ acos_ acosh_ addmv_ alpha_dropout_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_
-        as_strided_ asin_ asinh_ atan_ atanh_ ceil_ celu_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_
-        deg2rad_ detach_ dropout_ embedding_renorm_ erf_ erfc_ exp2_ exp_ expm1_ feature_alpha_dropout_
-        feature_dropout_ fill_ fix_ floor_ frac_ gcd_ i0_ lcm_ ldexp_ log10_ log1p_ log2_ log_ logit_
-        nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ resize_as_ round_ rrelu_ rsqrt_ selu_
-        sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ threshold_ trunc_ xlogy_ zero_ Tensor.absolute_
-        Tensor.addbmm_ Tensor.addr_
-        Tensor.as_strided_ Tensor.cauchy_
-        Tensor.deg2rad_ Tensor.detach_
-        Tensor.fill_diagonal_ Tensor.fix_ Tensor.float_power_ Tensor.geometric_
-        Tensor.index_reduce_ Tensor.ldexp_
-        Tensor.log_normal_ Tensor.masked_scatter_
-        Tensor.rad2deg_ Tensor.renorm_ Tensor.sgn_ Tensor.swapaxes_ Tensor.swapdims_
-        nn.functional.celu_ nn.functional.elu_ nn.functional.hardtanh_
-        nn.functional.leaky_relu_ nn.functional.relu_ nn.functional.rrelu_ nn.functional.selu_
-        nn.functional.threshold_""",
+        addmv_ alpha_dropout_ as_strided_ celu_ deg2rad_ detach_ dropout_ embedding_renorm_ erfc_
+        feature_alpha_dropout_ feature_dropout_ fix_ gcd_ i0_ lcm_ ldexp_ logit_ rad2deg_ resize_as_
+        rrelu_ selu_ sinc_ threshold_ xlogy_ Tensor.addbmm_ Tensor.addr_ Tensor.as_strided_ Tensor.cauchy_
+        Tensor.deg2rad_ Tensor.detach_ Tensor.fill_diagonal_ Tensor.float_power_ Tensor.geometric_
+        Tensor.index_reduce_ Tensor.ldexp_ Tensor.log_normal_ Tensor.masked_scatter_ Tensor.rad2deg_
+        Tensor.renorm_ Tensor.sgn_ Tensor.swapaxes_ Tensor.swapdims_ nn.functional.celu_
+        nn.functional.elu_ nn.functional.hardtanh_ nn.functional.leaky_relu_ nn.functional.relu_
+        nn.functional.rrelu_ nn.functional.selu_ nn.functional.threshold_""",
     COPY: """
-        alias_copy as_strided_copy detach_copy diagonal_copy expand_copy narrow_copy
-        permute_copy select_copy slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy
-        transpose_copy unbind_copy unfold_copy unsqueeze_copy view_copy""",
+        alias_copy as_strided_copy detach_copy diagonal_copy expand_copy narrow_copy permute_copy
+        select_copy slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy transpose_copy
+        unbind_copy unfold_copy unsqueeze_copy view_copy""",
     LAZY: """
         nn.LazyBatchNorm1d nn.LazyBatchNorm2d nn.LazyConv1d nn.LazyConv2d nn.LazyConvTranspose1d
         nn.LazyConvTranspose2d nn.LazyInstanceNorm1d nn.LazyInstanceNorm2d nn.LazyLinear
@@ -189,50 +174,45 @@ CALLABLES = {
     OPTIM: """
         optim.Adafactor optim.ASGD optim.Muon optim.Rprop optim.swap_in_optimizer_params_and_state""",
     INIT: """
-        nn.init.constant nn.init.dirac nn.init.eye nn.init.kaiming_normal
-        nn.init.kaiming_uniform nn.init.normal nn.init.orthogonal nn.init.sparse
-        nn.init.uniform nn.init.xavier_normal nn.init.xavier_uniform""",
+        nn.init.constant nn.init.dirac nn.init.eye nn.init.kaiming_normal nn.init.kaiming_uniform
+        nn.init.normal nn.init.orthogonal nn.init.sparse nn.init.uniform nn.init.xavier_normal
+        nn.init.xavier_uniform""",
     REST: """
-        absolute adaptive_avg_pool1d adaptive_max_pool1d addbmm addr affine_grid_generator alpha_dropout
-        as_strided as_strided_scatter asarray avg_pool1d bartlett_window batch_norm
-        batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt batch_norm_gather_stats
-        batch_norm_gather_stats_with_counts batch_norm_stats batch_norm_update_stats bilinear
-        binary_cross_entropy_with_logits binomial blackman_window can_cast celu channel_shuffle
-        constant_pad_nd conv1d conv2d conv_tbc conv_transpose1d conv_transpose2d convolution corrcoef
-        cosine_embedding_loss cosine_similarity count_nonzero cov ctc_loss cumulative_trapezoid deg2rad
-        diagflat diagonal_scatter dropout dsplit embedding embedding_bag empty_permuted empty_strided
-        feature_alpha_dropout feature_dropout fill fix float_power fmax fmin frexp get_device gradient
-        grid_sampler grid_sampler_2d grid_sampler_3d group_norm gru gru_cell hamming_window hann_window
-        hardshrink hinge_embedding_loss histogram histogramdd hsmm hsplit index_reduce inner instance_norm
-        is_distributed is_inference is_nonzero is_same_size is_signed isreal kaiser_window kl_div
-        layer_norm ldexp logspace lstm lstm_cell margin_ranking_loss masked_scatter max_pool1d
-        max_pool1d_with_indices max_pool2d nanmedian native_batch_norm native_channel_shuffle
-        native_dropout native_group_norm native_layer_norm native_norm nonzero_static norm_except_dim
-        pairwise_distance pdist pixel_shuffle pixel_unshuffle poisson poisson_nll_loss positive prelu
-        rad2deg range ravel renorm rms_norm rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu
-        scalar_tensor select_scatter selu sgn slice_inverse slice_scatter threshold trapezoid trapz
-        tril_indices triplet_margin_loss triu_indices Type unravel_index unsafe_chunk unsafe_split
+        adaptive_max_pool1d addbmm addr affine_grid_generator as_strided as_strided_scatter asarray
+        bartlett_window batch_norm batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt
+        batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats
+        batch_norm_update_stats binary_cross_entropy_with_logits binomial blackman_window can_cast
+        constant_pad_nd conv_tbc conv_transpose1d convolution corrcoef cosine_embedding_loss count_nonzero
+        cov ctc_loss cumulative_trapezoid deg2rad diagflat diagonal_scatter dropout dsplit embedding
+        embedding_bag empty_permuted empty_strided feature_alpha_dropout feature_dropout fill float_power
+        fmax fmin frexp get_device gradient grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell
+        hamming_window hann_window hardshrink hinge_embedding_loss histogram histogramdd hsmm hsplit
+        index_reduce inner instance_norm is_distributed is_inference is_nonzero is_same_size is_signed
+        isreal kaiser_window kl_div ldexp logspace lstm lstm_cell margin_ranking_loss masked_scatter
+        max_pool1d_with_indices nanmedian native_batch_norm native_channel_shuffle native_dropout
+        native_group_norm native_layer_norm native_norm nonzero_static norm_except_dim pdist poisson
+        poisson_nll_loss positive rad2deg range renorm rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu
+        scalar_tensor select_scatter sgn slice_inverse slice_scatter trapezoid trapz tril_indices
+        triplet_margin_loss triu_indices Type unravel_index unsafe_chunk unsafe_split
         unsafe_split_with_sizes vsplit nn.AdaptiveLogSoftmaxWithLoss nn.Buffer nn.CircularPad1d
-        nn.CircularPad2d nn.Container nn.ConvTranspose1d nn.CrossMapLRN2d nn.factory_kwargs
-        nn.FeatureAlphaDropout nn.FractionalMaxPool2d nn.Hardshrink nn.HingeEmbeddingLoss
-        nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions nn.LocalResponseNorm nn.MaxUnpool1d
-        nn.MaxUnpool2d nn.MultiLabelMarginLoss nn.MultiMarginLoss nn.NLLLoss2d nn.PairwiseDistance
-        nn.ParameterDict nn.ParameterList nn.RReLU nn.SoftMarginLoss nn.Softshrink nn.SyncBatchNorm
-        nn.TripletMarginWithDistanceLoss nn.UpsamplingBilinear2d nn.UpsamplingNearest2d Tensor.absolute
-        Tensor.addbmm Tensor.addr Tensor.as_strided Tensor.as_strided_scatter Tensor.corrcoef
-        Tensor.count_nonzero Tensor.cov Tensor.deg2rad Tensor.diagflat Tensor.diagonal_scatter
-        Tensor.dsplit Tensor.fix Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
-        Tensor.get_device Tensor.hardshrink Tensor.histogram Tensor.hsplit Tensor.index
-        Tensor.index_reduce Tensor.inner Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero
-        Tensor.is_same_size Tensor.is_signed Tensor.isreal Tensor.ldexp Tensor.masked_scatter
-        Tensor.nanmedian Tensor.narrow_copy Tensor.ndimension Tensor.new Tensor.new_empty_strided
-        Tensor.nonzero_static Tensor.positive Tensor.prelu Tensor.rad2deg Tensor.ravel
+        nn.CircularPad2d nn.Container nn.CrossMapLRN2d nn.factory_kwargs nn.FeatureAlphaDropout
+        nn.FractionalMaxPool2d nn.Hardshrink nn.HingeEmbeddingLoss nn.LinearCrossEntropyLoss
+        nn.LinearCrossEntropyOptions nn.LocalResponseNorm nn.MaxUnpool1d nn.MaxUnpool2d
+        nn.MultiLabelMarginLoss nn.MultiMarginLoss nn.NLLLoss2d nn.PairwiseDistance nn.ParameterDict
+        nn.ParameterList nn.RReLU nn.SoftMarginLoss nn.Softshrink nn.SyncBatchNorm
+        nn.TripletMarginWithDistanceLoss nn.UpsamplingBilinear2d nn.UpsamplingNearest2d Tensor.addbmm
+        Tensor.addr Tensor.as_strided Tensor.as_strided_scatter Tensor.corrcoef Tensor.count_nonzero
+        Tensor.cov Tensor.deg2rad Tensor.diagflat Tensor.diagonal_scatter Tensor.dsplit Tensor.float_power
+        Tensor.fmax Tensor.fmin Tensor.frexp Tensor.get_device Tensor.hardshrink Tensor.histogram
+        Tensor.hsplit Tensor.index Tensor.index_reduce Tensor.inner Tensor.is_distributed
+        Tensor.is_inference Tensor.is_nonzero Tensor.is_same_size Tensor.is_signed Tensor.isreal
+        Tensor.ldexp Tensor.masked_scatter Tensor.nanmedian Tensor.narrow_copy Tensor.new
+        Tensor.new_empty_strided Tensor.nonzero_static Tensor.positive Tensor.prelu Tensor.rad2deg
         Tensor.register_post_accumulate_grad_hook Tensor.renorm Tensor.select_scatter Tensor.sgn
         Tensor.slice_inverse Tensor.slice_scatter Tensor.sum_to_size Tensor.to_padded_tensor
-        Tensor.unsafe_chunk Tensor.unsafe_split Tensor.unsafe_split_with_sizes
-        Tensor.vsplit nn.functional.adaptive_max_pool1d_with_indices
-        nn.functional.adaptive_max_pool2d_with_indices nn.functional.affine_grid
-        nn.functional.assert_int_or_pair nn.functional.conv_tbc nn.functional.conv_transpose1d
+        Tensor.unsafe_chunk Tensor.unsafe_split Tensor.unsafe_split_with_sizes Tensor.vsplit
+        nn.functional.adaptive_max_pool1d_with_indices nn.functional.adaptive_max_pool2d_with_indices
+        nn.functional.affine_grid nn.functional.assert_int_or_pair nn.functional.conv_tbc
         nn.functional.feature_alpha_dropout nn.functional.fractional_max_pool2d
         nn.functional.fractional_max_pool2d_with_indices nn.functional.grid_sample
         nn.functional.grouped_mm nn.functional.gumbel_softmax nn.functional.hardshrink
@@ -246,15 +226,16 @@ CALLABLES = {
         nn.functional.upsample_nearest""",
 }
 VALUES = {
+    OTHER_DEVICE: """
+        xpu mps""",
+    OP_REGISTRY: """
+        classes""",
     COMPLEX: """
-        Tensor.imag Tensor.is_sparse Tensor.is_sparse_csr Tensor.real""",
+        sparse Tensor.imag Tensor.real""",
     TORCHSCRIPT: """
         AVG cpp SUM""",
     QUANT: """
-        qint32 qint8 quint2x4 quint4x2 quint8 nn.intrinsic nn.qat nn.quantizable nn.quantized
-        Tensor.is_quantized""",
-    VENDOR: """
-        Tensor.is_ipu Tensor.is_maia Tensor.is_mkldnn Tensor.is_mtia Tensor.is_vulkan Tensor.is_xla""",
+        quantization qint32 qint8 quint2x4 quint4x2 quint8 nn.intrinsic nn.qat nn.quantizable nn.quantized""",
     DTYPES: """
         bit bits16 bits1x8 bits2x4 bits4x2 bits8 float4_e2m1fn_x2 int1 int2 int3 int4 int5 int6 int7 uint1
         uint16 uint2 uint3 uint32 uint4 uint5 uint6 uint64 uint7""",
@@ -265,7 +246,13 @@ VALUES = {
     OPTIM: """
         optim.swa_utils""",
     REST: """
-        nn.common_types nn.grad Tensor.is_nested Tensor.itemsize Tensor.layout Tensor.nbytes""",
+        nn.common_types nn.grad Tensor.layout""",
+}
+# Whole namespaces: every public name of these torch modules that webtorch's module lacks is refused for
+# this reason (as a value: hasattr() answers False, a use raises Refused naming the name).
+NAMESPACES = {
+    "distributed": ONE_PROCESS,
+    "cuda": OTHER_DEVICE,
 }
 
 
@@ -309,13 +296,16 @@ def _property(text):
     return property(refused, doc=text)
 
 
-def _module_getattr(module, texts):
-    """A module __getattr__ raising Refused for the refused values, then deferring to the module's own."""
+def _module_getattr(module, texts, prefix, namespace_reason):
+    """A module __getattr__ raising Refused for the refused values (and, for a refused namespace, any
+    public name), then deferring to the module's own."""
     fallback = vars(module).get("__getattr__")
 
     def __getattr__(name):
         if name in texts:
             raise Refused(texts[name])
+        if namespace_reason is not None and not name.startswith("_"):
+            raise Refused(message(f"{prefix}.{name}", namespace_reason))
         if fallback is not None:
             return fallback(name)
         raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
@@ -342,6 +332,8 @@ def install(namespaces, class_bases):
             setattr(owner, name, _class(name, text, reason, class_bases.get(prefix, object)))
         else:
             setattr(owner, name, _function(name, text, reason))
+    for prefix, reason in NAMESPACES.items():
+        values.setdefault(prefix, {})
     for prefix, texts in values.items():
         module = namespaces[prefix]
-        module.__getattr__ = _module_getattr(module, texts)
+        module.__getattr__ = _module_getattr(module, texts, prefix, NAMESPACES.get(prefix))

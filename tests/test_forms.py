@@ -1,0 +1,109 @@
+"""webtorch/_forms.py: torch's other spellings of implemented ops give torch's values, dtypes, shapes and
+identity (an in-place form returns its input), on webgpu and cpu."""
+import numpy as np
+import pytest
+import torch
+
+import webtorch
+from webtorch import _forms
+
+from compare import assert_close, to_plain
+
+DEVICES = ["webgpu", "cpu"]
+X = np.array([[-1.7, 0.3, 2.5], [0.9, -0.2, 4.0]], dtype=np.float32)
+POSITIVE = np.abs(X) + 0.5
+UNIT = np.clip(X / 5, -0.9, 0.9)
+
+
+def _input(fn_name):
+    if fn_name.startswith(("log", "sqrt", "rsqrt", "acosh", "arccosh")):
+        return POSITIVE + (1.0 if "acosh" in fn_name else 0.0)
+    if fn_name.startswith(("asin", "acos", "atanh", "arcsin", "arccos", "arctanh")):
+        return UNIT
+    return X
+
+
+INPLACE_ARGS = {"clamp_": (-1.0, 1.0), "clip_": (-1.0, 1.0), "clamp_max_": (0.5,), "clamp_min_": (0.5,),
+                "fill_": (2.5,)}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", _forms.INPLACE_FUNCTIONS.split())
+def test_inplace_function_form(name, device):
+    data, args = _input(name), INPLACE_ARGS.get(name, ())
+    expected_input = torch.tensor(data)
+    expected = getattr(torch, name)(expected_input, *args)
+    x = webtorch.tensor(data, device=device)
+    got = getattr(webtorch, name)(x, *args)
+    assert got is x and expected is expected_input
+    assert_close(to_plain(got), to_plain(expected), name=name)
+
+
+def _functional_case(name, T):
+    x4 = T.tensor(np.linspace(-2, 2, 2 * 4 * 4 * 4, dtype=np.float32).reshape(2, 4, 4, 4))
+    x3 = x4[:, :, 0]
+    w = T.tensor(np.linspace(-1, 1, 3 * 4 * 3, dtype=np.float32).reshape(3, 4, 3))
+    cases = {
+        "conv1d": lambda: T.conv1d(x3, w, None, 1, 1),
+        "conv2d": lambda: T.conv2d(x4, w.reshape(3, 4, 3, 1), None, 1, (1, 0)),
+        "conv_transpose2d": lambda: T.conv_transpose2d(x4, w.reshape(4, 3, 3, 1), None, 2),
+        "layer_norm": lambda: T.layer_norm(x4, [4], None, None, 1e-5),
+        "group_norm": lambda: T.group_norm(x4, 2),
+        "rms_norm": lambda: T.rms_norm(x4, [4, 4]),
+        "pixel_shuffle": lambda: T.pixel_shuffle(x4, 2),
+        "pixel_unshuffle": lambda: T.pixel_unshuffle(x4, 2),
+        "cosine_similarity": lambda: T.cosine_similarity(x3, x3.flip(2), 1),
+        "pairwise_distance": lambda: T.pairwise_distance(x3[0], x3[1]),
+        "bilinear": lambda: T.bilinear(x3[0], x3[1], x4[0, :2] / 4, None),
+        "prelu": lambda: T.prelu(x4, T.tensor([0.25])),
+        "selu": lambda: T.selu(x4),
+        "celu": lambda: T.celu(x4, 0.5),
+        "threshold": lambda: T.threshold(x4, 0.1, -3.0),
+        "max_pool1d": lambda: T.max_pool1d(x3, 2),
+        "max_pool2d": lambda: T.max_pool2d(x4, 2, 1),
+        "avg_pool1d": lambda: T.avg_pool1d(x3, 2),
+        "adaptive_avg_pool1d": lambda: T.adaptive_avg_pool1d(x3, 3),
+        "channel_shuffle": lambda: T.channel_shuffle(x4, 2),
+        "alpha_dropout": lambda: T.alpha_dropout(x4, 0.5, False),
+    }
+    return cases[name]()
+
+
+@pytest.mark.parametrize("name", _forms.FUNCTIONAL_FORMS.split())
+def test_functional_form_is_torchs(name):
+    assert_close(to_plain(_functional_case(name, webtorch)), to_plain(_functional_case(name, torch)), name=name,
+                 atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(_forms.TENSOR_ALIASES))
+def test_tensor_alias(name, device):
+    if name.endswith("_"):
+        args = (0.3,) if name.rstrip("_") in ("greater", "greater_equal", "less", "less_equal", "not_equal") else ()
+        data = UNIT if name.startswith("arcsinh") else (POSITIVE + 1 if name.startswith("arccosh") else UNIT)
+        ex, got = torch.tensor(data), webtorch.tensor(data, device=device)
+        r_ex, r_got = getattr(ex, name)(*args), getattr(got, name)(*args)
+        assert r_got is got and r_ex is ex
+    else:
+        r_ex, r_got = getattr(torch.tensor(X), name)(), getattr(webtorch.tensor(X, device=device), name)()
+    assert_close(to_plain(r_got), to_plain(r_ex), name=name)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "int32", "uint8", "bool", "float64"])
+def test_constant_properties_and_sizes(dtype):
+    ex, got = torch.zeros(3, 5, dtype=getattr(torch, dtype)), webtorch.zeros(3, 5, dtype=getattr(webtorch, dtype))
+    for name in _forms.ALWAYS_FALSE.split():
+        assert getattr(got, name) is getattr(ex, name) is False, name
+    for name in ("is_complex", "is_conj", "is_neg"):
+        assert getattr(got, name)() is getattr(ex, name)() is False
+    assert (got.itemsize, got.nbytes) == (ex.itemsize, ex.nbytes)
+    assert got.resolve_conj() is got and got.conj() is got and ex.conj() is ex
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_ravel_of_a_view(device):
+    t = torch.arange(12.0).reshape(3, 4).t()
+    w = webtorch.arange(12.0, device=device).reshape(3, 4).t()
+    assert_close(to_plain(w.ravel()), to_plain(t.ravel()))
+    assert_close(to_plain(webtorch.ravel(w)), to_plain(torch.ravel(t)))
+    assert webtorch.absolute is webtorch.abs and webtorch.fix is webtorch.trunc
