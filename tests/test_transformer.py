@@ -42,6 +42,12 @@ MHA = {
                                      lambda: [torch.randn(4, 2, 6), torch.randn(5, 2, 6), torch.randn(5, 2, 6)],
                                      dict(need_weights=False, attn_mask=[[j > i + 1 for j in range(5)]
                                                                          for i in range(4)])),
+    # a query whose every key is masked: torch attends through SDPA when the weights are not asked
+    # for, and its fully masked rows are 0s (a decoder step whose target starts with padding)
+    "no-weights-fully-masked-row": (lambda T: T.nn.MultiheadAttention(8, 2),
+                                    lambda: [torch.randn(4, 2, 8), torch.randn(5, 2, 8), torch.randn(5, 2, 8)],
+                                    dict(need_weights=False, key_padding_mask=[[True] * 5, KEY_PAD[1]],
+                                         attn_mask=CAUSAL_FLOAT)),
     "unbatched-kdim": (lambda T: T.nn.MultiheadAttention(4, 2, kdim=2, vdim=2, add_zero_attn=True),
                        lambda: [torch.randn(3, 4), torch.randn(5, 2), torch.randn(5, 2)], dict()),
 }
@@ -142,3 +148,23 @@ def test_self_attention_one_in_projection_with_3d_mask_matches_torch(batch_first
                  average_attn_weights=False)
     compare(lambda T: T.nn.MultiheadAttention(8, 4, batch_first=batch_first),
             lambda: [torch.randn(2, 5, 8) if batch_first else torch.randn(5, 2, 8)], device, call)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("boolean", [True, False])
+def test_sdpa_fully_masked_rows_give_zeros_and_zero_gradients(boolean, device):
+    """A query row whose keys are all masked (bool False or float -inf): torch's _safe_softmax gives 0s
+    and passes back 0 gradients (a softmax of -inf alone is NaN, and so was its derivative)."""
+    allowed = [[True, True, True], [False, True, False], [False, False, False]]
+    grads = []
+    for T, dev in ((torch, "cpu"), (webtorch, device)):
+        torch.manual_seed(0)
+        q, k, v = (T.tensor(torch.randn(1, 2, 3, 4).tolist(), device=dev, requires_grad=True) for _ in range(3))
+        m = T.tensor(allowed, device=dev)
+        m = m if boolean else T.zeros(3, 3, device=dev).masked_fill(~m, float("-inf"))
+        out = T.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m)
+        (out * T.arange(4.0, device=dev)).sum().backward()
+        grads.append([out.tolist()] + [t.grad.tolist() for t in (q, k, v)])
+    for a, e in zip(*grads):
+        assert torch.tensor(a).isfinite().all()
+        torch.testing.assert_close(torch.tensor(a), torch.tensor(e), rtol=1e-4, atol=1e-5)

@@ -528,12 +528,18 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         scores = F.where(causal, scores, -math.inf)
     if attn_mask is not None:
         scores = F.where(attn_mask, scores, -math.inf) if attn_mask.dtype is dt.bool_ else scores + attn_mask
-    weights = softmax(scores, -1)
-    # as torch (its _safe_softmax): a row whose every score is masked out attends to nothing (0s, not NaN)
-    weights = F.where(F.all(F.eq(scores, -math.inf), -1, keepdim=True), 0.0, weights)
+    weights = _safe_softmax(scores)
     if dropout_p:
         weights = dropout(weights, dropout_p)
     return F.matmul(weights, value)
+
+
+def _safe_softmax(scores):
+    """softmax over the last dim, as torch's SDPA (its _safe_softmax): a row whose every score is
+    masked out attends to nothing (0s, not NaN), and passes back 0 gradients: such a row is softmaxed
+    as zeros (finite weights, finite derivatives) and then dropped."""
+    dead = F.all(F.eq(scores, -math.inf), -1, keepdim=True)
+    return F.where(dead, 0.0, softmax(F.where(dead, 0.0, scores), -1))
 
 
 def _mask_as_float(mask, dtype):
@@ -615,7 +621,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         scores = scores + (attn_mask if attn_mask.dim() == 2 else attn_mask.reshape(N, num_heads, L, S))
     if key_padding_mask is not None:
         scores = scores + key_padding_mask.reshape(N, 1, 1, S)
-    weights = softmax(scores, -1)
+    # torch returns the weights from a plain softmax (NaN rows where all is masked), else it attends
+    # through scaled_dot_product_attention, whose fully masked rows are 0s
+    weights = softmax(scores, -1) if need_weights else _safe_softmax(scores)
     if dropout_p and training:
         weights = dropout(weights, dropout_p)
     attn = F.matmul(weights, v)                                                     # (N, H, L, D)
