@@ -107,7 +107,8 @@ def torchvision(T):
         kwargs[param] = new_value
 
     transforms = _module("torchvision.transforms", Compose=Compose, ToTensor=ToTensor, Normalize=Normalize,
-                         Resize=lambda size: (lambda picture: picture), CenterCrop=lambda size: (lambda picture: picture))
+                         Resize=lambda size: (lambda picture: picture), CenterCrop=lambda size: (lambda picture: picture),
+                         Lambda=lambda function: function)
     stubs = {
         "torchvision.datasets": _module("torchvision.datasets", MNIST=MNIST, FakeData=FakeData),
         "torchvision.transforms": transforms,
