@@ -34,17 +34,25 @@ def _str(s):
     return b"X" + struct.pack("<I", len(data)) + data
 
 
+def _int(v):
+    """An int as pickle writes it: BININT within int32, else LONG1."""
+    if -(1 << 31) <= v < 1 << 31:
+        return b"J" + struct.pack("<i", v)
+    data = v.to_bytes((v.bit_length() + 8) // 8, "little", signed=True)
+    return b"\x8a" + bytes([len(data)]) + data
+
+
 def _tensor_pickle(storage_type="FloatStorage", key="0", numel=4, size=(4,), stride=(1,), offset=0, location="cpu",
                    metadata=None):
     """A protocol-2 pickle of one _rebuild_tensor_v2 call, as torch writes it (metadata: the dict torch
     adds for a tensor with its negative or conjugate bit set)."""
     def ints(values):
-        return b"(" + b"".join(b"J" + struct.pack("<i", v) for v in values) + b"t"
+        return b"(" + b"".join(_int(v) for v in values) + b"t"
     extra = b"" if metadata is None else \
         b"}(" + b"".join(_str(k) + (b"\x88" if v else b"\x89") for k, v in metadata.items()) + b"u"
     return (b"\x80\x02" + _global("torch._utils", "_rebuild_tensor_v2") + b"(" +
             b"(" + _str("storage") + _global("torch", storage_type) + _str(key) + _str(location) +
-            b"J" + struct.pack("<i", numel) + b"tQ" + b"J" + struct.pack("<i", offset) + ints(size) + ints(stride) +
+            _int(numel) + b"tQ" + _int(offset) + ints(size) + ints(stride) +
             b"\x89" + _global("collections", "OrderedDict") + b")R" + extra + b"t" + b"R.")
 
 

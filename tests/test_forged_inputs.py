@@ -1,6 +1,8 @@
 """Forged inputs (tests/forged_inputs.py) against torch 2.13: each row's torch column is what torch does
 with the input, and webtorch does the same or refuses with a clear error, never reads other data."""
 import io
+import pickle
+import time
 import warnings
 import zipfile
 
@@ -9,7 +11,7 @@ import torch
 
 import webtorch
 from forged_inputs import (MODULE_STATES, ONE_TO_FOUR, OPTIMIZER_STATES, OPTIMIZERS, SEQUENCES, check_load,
-                           checkpoints, module_and_state, plain, safetensors_files)
+                           checkpoints, long_pickle, module_and_state, pathological, plain, safetensors_files)
 
 CHECKPOINTS = checkpoints()
 
@@ -209,3 +211,23 @@ def test_forged_safetensors_are_refused_as_the_safetensors_package_refuses_them(
         safetensors.torch.load(data)
     with pytest.raises(webtorch.safetensors.SafetensorError, match=text):
         webtorch.safetensors.load(data)
+
+
+# -- the unpickler's step budget ----------------------------------------------------------------------------
+PATHOLOGICAL = pathological()
+
+
+@pytest.mark.parametrize("name,data,text", PATHOLOGICAL, ids=[p[0] for p in PATHOLOGICAL])
+def test_pickle_that_would_hash_for_hours_is_refused_at_once(name, data, text):
+    start = time.perf_counter()
+    with pytest.raises(pickle.UnpicklingError, match=text):
+        webtorch.load(data)
+    assert time.perf_counter() - start < 5
+
+
+def test_step_budget(monkeypatch):
+    assert webtorch.load(long_pickle(10_000)) is None
+    monkeypatch.setattr(webtorch.serialization, "MAX_UNPICKLE_STEPS", 5_000)
+    with pytest.raises(pickle.UnpicklingError, match="more than 5000 steps"):
+        webtorch.load(long_pickle(10_000))
+    assert webtorch.load(long_pickle(4_000)) is None

@@ -416,6 +416,11 @@ def _check_view(flat, offset, size, stride):
     if math.prod(size) and offset + sum((n - 1) * s for n, s in zip(size, stride)) >= flat.numel():
         raise pickle.UnpicklingError(f"tensor of size {list(size)}, stride {list(stride)} and offset {offset} "
                                      f"reaches beyond its storage of {flat.numel()} elements")
+    # An empty view past its storage's end: torch keeps it, but no slicing makes one and the GPU kernels
+    # hold offsets in 32 bits (its clone() raised OverflowError on webgpu): refused.
+    if offset > flat.numel():
+        raise pickle.UnpicklingError(f"empty tensor at offset {offset}, beyond the end of its storage of "
+                                     f"{flat.numel()} elements")
     return _storage_view(flat, size, stride, offset)
 
 
@@ -539,6 +544,12 @@ _SAFE_GLOBALS = {
     **{f"torch.{name}": _StorageType(d) for name, d in _STORAGE_DTYPES.items()},
     **_UNSUPPORTED_TORCH,
 }
+# The work one weights-only load may do: opcodes, and the tuple nodes Python's hash visits in dict keys
+# and set items. torch has no limit; a pickle that would loop longer (a few seconds; in a browser tab a
+# freeze) is refused. A checkpoint's pickle takes about one step per byte: 10 MB of pickle, not weights.
+MAX_UNPICKLE_STEPS = 10_000_000
+# What REDUCE may call that hashes the items of its first argument
+_HASHING_CONSTRUCTORS = (set, OrderedDict, Counter)
 # Classes a NEWOBJ may instantiate (cls.__new__(cls, *args)); a Parameter and a Size are built whole.
 _NEWOBJ_CLASSES = (OrderedDict, Counter, set, complex)
 # pickle's Python 2 names, as torch maps them
@@ -617,7 +628,28 @@ class _SafeUnpickler:
                 raise pickle.UnpicklingError(f"SETITEM(S) on a {type(target).__name__}, not a dict")
             return target
 
+        def hashed(items):
+            """items, about to be hashed (dict keys, set items): the tuple nodes Python's hash will visit,
+            again for every reference (a tuple of two references to the one below, 40 deep, is a few bytes
+            and 2**40 visits), are charged to the budget first."""
+            nonlocal steps
+            for x in items:
+                if type(x) is tuple:
+                    steps += _tuple_nodes(x, tuple_nodes)
+                    if steps > budget:
+                        over_budget()
+            return items
+
+        def over_budget():
+            raise pickle.UnpicklingError(f"pathological pickle: loading it takes more than {budget} steps "
+                                         "(webtorch.serialization.MAX_UNPICKLE_STEPS; torch has no limit and would "
+                                         "spend as long)")
+
+        steps, budget, tuple_nodes = 0, MAX_UNPICKLE_STEPS, {}
         while True:
+            steps += 1
+            if steps > budget:
+                over_budget()
             op = read(1)
             if op == b"q":
                 memo[read(1)[0]] = stack[-1]
@@ -639,6 +671,8 @@ class _SafeUnpickler:
                 check_callable(func)
                 if type(args) is not tuple:
                     raise pickle.UnpicklingError("REDUCE arguments must be a tuple")
+                if func in _HASHING_CONSTRUCTORS and args and type(args[0]) in (list, tuple):
+                    hashed(args[0])
                 stack[-1] = func(*args)
             elif op == b"c":
                 module, name = self.readline().decode("utf-8"), self.readline().decode("utf-8")
@@ -673,12 +707,13 @@ class _SafeUnpickler:
                 stack.append(set())
             elif op == b"s":
                 value, key = stack.pop(), stack.pop()
-                set_target()[key] = value
+                set_target()[hashed((key,))[0]] = value
             elif op == b"u":
                 items = pop_mark()
                 target = set_target()
                 if len(items) % 2:
                     raise pickle.UnpicklingError("SETITEMS with an odd number of items")
+                hashed(items[::2])
                 for i in range(0, len(items), 2):
                     target[items[i]] = items[i + 1]
             elif op == b"a":
@@ -695,7 +730,7 @@ class _SafeUnpickler:
                 items = pop_mark()
                 if type(stack[-1]) is not set:
                     raise pickle.UnpicklingError("ADDITEMS to a non-set")
-                stack[-1].update(items)
+                stack[-1].update(hashed(items))
             elif op == b"b":
                 state = stack.pop()
                 target = stack[-1]
@@ -759,6 +794,24 @@ class _SafeUnpickler:
                 raise pickle.UnpicklingError("pickle data was truncated")
             else:
                 raise pickle.UnpicklingError(f"Unsupported operand {op[0]} ({op!r}) in a weights-only load")
+
+
+def _tuple_nodes(root, known):
+    """The tuple nodes of root counted as a walk visits them (each reference again), in time linear in
+    the distinct tuples; known: {id: (count, tuple)} shared by one load (the tuple kept: its id stays)."""
+    pending = [root]
+    while pending:
+        t = pending[-1]
+        if id(t) in known:
+            pending.pop()
+            continue
+        inner = [x for x in t if type(x) is tuple and id(x) not in known]
+        if inner:
+            pending += inner
+            continue
+        known[id(t)] = (1 + sum(known[id(x)][0] for x in t if type(x) is tuple), t)
+        pending.pop()
+    return known[id(root)][0]
 
 
 class _FullUnpickler(pickle.Unpickler):
