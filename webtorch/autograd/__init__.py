@@ -634,6 +634,8 @@ BACKWARD.update({
     "floor_divide_op": _no_derivative("floor_divide"),                      # torch.floor_divide: none
     "heaviside": _no_derivative("heaviside"),                                # torch.heaviside: none
     "clamp": _clamp_rule,                                                     # to x inside [lo, hi], else to the bound
+    "hardtanh": lambda grad, out, x, lo, hi: (                                # torch's hardtanh_backward: to x
+        F.where(F.logical_and(F.gt(x, lo), F.lt(x, hi)), grad, 0.0), None, None),  # strictly inside (lo, hi)
     "addcmul": lambda grad, out, a, b, c: (                                   # d(a + bc) = 1, c, b
         grad, grad * c if _needs_grad(b) else None, grad * b if _needs_grad(c) else None),
     "where": lambda grad, out, c, a, b: (None, F.where(c, grad, 0.0), F.where(c, 0.0, grad)),  # by condition

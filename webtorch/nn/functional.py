@@ -5,15 +5,17 @@ its own. Convolution and pooling gather their windows with strided slices (im2co
 matmul or a reduction.
 """
 import functools
+import inspect
 import math
 import warnings
 
 from .. import _dtypes as dt
-from .. import _indexing, _math_ops, _shape_ops
+from .. import _indexing, _math_ops, _shape_ops, _tape
 from ..backends import cuda as _sdp_flags
 from .._autocast import autocast_op
 from .. import _ops as F
-from .._ops import gelu, linear, log_softmax, relu, sigmoid, silu, softmax, tanh  # noqa: F401
+from .._ops import gelu, linear, log_softmax, sigmoid, softmax, tanh  # noqa: F401
+from .._inplace import _inplace
 from .._indexing import _check_bounds, _gather, _known_in_range
 from .._math_ops import log1p, vector_norm
 from .._random import rand
@@ -26,10 +28,37 @@ def _pair(v, n=2):
 
 
 # -- activations -----------------------------------------------------------------------------
+def _inplace_option(fn):
+    """torch's `inplace=True` (keyword or positional): fn's result is written into x as an in-place op
+    (as Tensor.relu_: autograd's version check, views write through to their base) and x returned."""
+    position = list(inspect.signature(fn).parameters).index("inplace")
+    written = _inplace(fn)
+
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        inplace = kwargs.pop("inplace", False) if len(args) <= position else args[position]
+        if not inplace:
+            return fn(*args[:position], *args[position + 1:], **kwargs)
+        return written(*args[:position], *args[position + 1:], **kwargs)
+    return op
+
+
+@_inplace_option
+def relu(x, inplace=False):
+    return F.relu(x)
+
+
+@_inplace_option
+def silu(x, inplace=False):
+    return F.silu(x)
+
+
+@_inplace_option
 def leaky_relu(x, negative_slope=0.01, inplace=False):
     return F.where(F.gt(x, 0), x, x * negative_slope)
 
 
+@_inplace_option
 @autocast_op
 def elu(x, alpha=1.0, inplace=False):
     return F.where(F.le(x, 0), _math_ops.expm1(_nonpositive_part(x)) * alpha, x)  # e^x - 1 exact near 0
@@ -47,22 +76,28 @@ def softplus(x, beta=1.0, threshold=20.0):
     return F.where(F.gt(scaled, threshold), x, log1p(F.exp(F.minimum(scaled, F.full_like(x, threshold)))) / beta)
 
 
+@_inplace_option
 def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if not x.dtype.is_floating_point:  # torch casts the bounds to the integer dtype
         min_val, max_val = int(min_val), int(max_val)
-    return F.clamp(x, min_val, max_val)
+    with no_grad():
+        out = F.clamp(x, min_val, max_val)
+    return _tape.record("hardtanh", out, (x, min_val, max_val))  # clamp's values, hardtanh's gradient
 
 
+@_inplace_option
 def relu6(x, inplace=False):
     return hardtanh(x, 0.0, 6.0)
 
 
+@_inplace_option
 def hardswish(x, inplace=False):
-    return x * F.clamp(x + 3, 0.0, 6.0) / 6
+    return x * relu6(x + 3) / 6  # relu6: torch's one-sided derivative at -3 and 3
 
 
+@_inplace_option
 @autocast_op
 def mish(x, inplace=False):
     return x * F.tanh(softplus(x))
@@ -82,6 +117,7 @@ def _keep_mask(x, p, training, shape):
     return F.cast(F.ge(rand(*shape, device=x.device), p), x.dtype)
 
 
+@_inplace_option
 def dropout(x, p=0.5, training=True, inplace=False):
     keep = _keep_mask(x, p, training, x.shape)
     if keep is None:
@@ -872,11 +908,13 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
+@_inplace_option
 @autocast_op
 def selu(x, inplace=False):
     return elu(x, _SELU_ALPHA) * _SELU_SCALE
 
 
+@_inplace_option
 @autocast_op
 def celu(x, alpha=1.0, inplace=False):
     return F.where(F.le(x, 0), _math_ops.expm1(_nonpositive_part(x) / alpha) * alpha, x)
@@ -897,10 +935,12 @@ def tanhshrink(x):
     return x - F.tanh(x)
 
 
+@_inplace_option
 def threshold(x, threshold, value, inplace=False):
     return F.where(F.gt(x, threshold), x, F._as_scalar_of(x.dtype, value))  # torch casts value to x's dtype
 
 
+@_inplace_option
 def hardsigmoid(x, inplace=False):
     return relu6(x + 3) / 6
 
@@ -1044,6 +1084,7 @@ def _feature_dropout(x, p, training, batched_dims):
     return x * keep / (1 - p) if p < 1 else x * keep
 
 
+@_inplace_option
 def dropout1d(input, p=0.5, training=True, inplace=False):
     if input.dim() not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
@@ -1052,10 +1093,12 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, 3)
 
 
+@_inplace_option
 def dropout2d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, 4)
 
 
+@_inplace_option
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU's mean and variance: dropped units take SELU's negative saturation,
     then an affine map restores the moments (PyTorch's constants)."""

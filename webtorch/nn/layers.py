@@ -618,43 +618,49 @@ class GroupNorm(Module):
 
 
 # -- activations and simple layers -----------------------------------------------------------
-def _activation(name, function, repr_fields=()):
+def _activation(name, function, repr_fields=(), inplace=None):
+    """A module calling function with its fields. inplace: None where torch's module has no `inplace`;
+    "shown" where its repr ends in `inplace=True` when set; "hidden" where it takes the flag but never
+    shows it (Hardswish, Hardsigmoid)."""
+    fields = tuple(repr_fields) + ((("inplace", False),) if inplace else ())
+
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
-        for (field, default), value in zip(repr_fields, args):
+        for (field, default), value in zip(fields, args):
             kwargs.setdefault(field, value)
-        for field, default in repr_fields:
+        for field, default in fields:
             setattr(self, field, kwargs.get(field, default))
 
     def forward(self, x):
-        return function(x, **{f: getattr(self, f) for f, _ in repr_fields if f != "inplace"})
+        return function(x, **{f: getattr(self, f) for f, _ in fields})
 
     def extra_repr(self):
-        return ", ".join(f"{f}={getattr(self, f)!r}" for f, _ in repr_fields if f not in ("inplace", "return_indices"))
+        shown = [f"{f}={getattr(self, f)!r}" for f, _ in repr_fields if f != "return_indices"]
+        return ", ".join(shown + (["inplace=True"] if inplace == "shown" and self.inplace else []))
     return type(name, (Module,), {"__init__": __init__, "forward": forward, "extra_repr": extra_repr})
 
 
-ReLU = _activation("ReLU", fn.relu)
+ReLU = _activation("ReLU", fn.relu, inplace="shown")
 Tanh = _activation("Tanh", fn.tanh)
 Sigmoid = _activation("Sigmoid", fn.sigmoid)
-SiLU = _activation("SiLU", fn.silu)
-Mish = _activation("Mish", fn.mish)
-Hardswish = _activation("Hardswish", fn.hardswish)
-ReLU6 = _activation("ReLU6", fn.relu6)
+SiLU = _activation("SiLU", fn.silu, inplace="shown")
+Mish = _activation("Mish", fn.mish, inplace="shown")
+Hardswish = _activation("Hardswish", fn.hardswish, inplace="hidden")
+ReLU6 = _activation("ReLU6", fn.relu6, inplace="shown")
 GELU = _activation("GELU", fn.gelu, (("approximate", "none"),))
-LeakyReLU = _activation("LeakyReLU", fn.leaky_relu, (("negative_slope", 0.01), ("inplace", False)))
-ELU = _activation("ELU", fn.elu, (("alpha", 1.0), ("inplace", False)))
+LeakyReLU = _activation("LeakyReLU", fn.leaky_relu, (("negative_slope", 0.01),), inplace="shown")
+ELU = _activation("ELU", fn.elu, (("alpha", 1.0),), inplace="shown")
 Softplus = _activation("Softplus", fn.softplus, (("beta", 1.0), ("threshold", 20.0)))
-Hardtanh = _activation("Hardtanh", fn.hardtanh, (("min_val", -1.0), ("max_val", 1.0)))
+Hardtanh = _activation("Hardtanh", fn.hardtanh, (("min_val", -1.0), ("max_val", 1.0)), inplace="shown")
 Softmax = _activation("Softmax", fn.softmax, (("dim", None),))
 LogSoftmax = _activation("LogSoftmax", fn.log_softmax, (("dim", None),))
-SELU = _activation("SELU", fn.selu, (("inplace", False),))
-CELU = _activation("CELU", fn.celu, (("alpha", 1.0), ("inplace", False)))
+SELU = _activation("SELU", fn.selu, inplace="shown")
+CELU = _activation("CELU", fn.celu, (("alpha", 1.0),), inplace="shown")
 LogSigmoid = _activation("LogSigmoid", fn.logsigmoid)
 Softsign = _activation("Softsign", fn.softsign)
 Tanhshrink = _activation("Tanhshrink", fn.tanhshrink)
-Threshold = _activation("Threshold", fn.threshold, (("threshold", None), ("value", None), ("inplace", False)))
-Hardsigmoid = _activation("Hardsigmoid", fn.hardsigmoid, (("inplace", False),))
+Threshold = _activation("Threshold", fn.threshold, (("threshold", None), ("value", None)), inplace="shown")
+Hardsigmoid = _activation("Hardsigmoid", fn.hardsigmoid, inplace="hidden")
 Softmin = _activation("Softmin", fn.softmin, (("dim", None),))
 GLU = _activation("GLU", fn.glu, (("dim", -1),))
 PixelShuffle = _activation("PixelShuffle", fn.pixel_shuffle, (("upscale_factor", None),))
@@ -701,7 +707,7 @@ class Dropout(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, x):
-        return fn.dropout(x, self.p, self.training)
+        return fn.dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -709,17 +715,17 @@ class Dropout(Module):
 
 class Dropout1d(Dropout):
     def forward(self, x):
-        return fn.dropout1d(x, self.p, self.training)
+        return fn.dropout1d(x, self.p, self.training, self.inplace)
 
 
 class Dropout2d(Dropout):
     def forward(self, x):
-        return fn.dropout2d(x, self.p, self.training)
+        return fn.dropout2d(x, self.p, self.training, self.inplace)
 
 
 class AlphaDropout(Dropout):
     def forward(self, x):
-        return fn.alpha_dropout(x, self.p, self.training)
+        return fn.alpha_dropout(x, self.p, self.training, self.inplace)
 
 
 class Flatten(Module):
