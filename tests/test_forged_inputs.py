@@ -68,7 +68,7 @@ def test_conjugated_complex_tensor_is_refused():
 
 def test_real_checkpoints_read_through_the_zip_reader():
     """torch's own archives (data descriptors, alignment padding, a serialization id) read as before;
-    a zip64 archive (Python's writer, forced) reads too."""
+    zip64 archives (Python's writer: a forced zip64 record; 65537 records) read too."""
     buf = io.BytesIO()
     torch.save({"a": torch.arange(10.0), "b": torch.ones(3, dtype=torch.int64)}, buf)
     got = webtorch.load(buf.getvalue())
@@ -78,6 +78,12 @@ def test_real_checkpoints_read_through_the_zip_reader():
         with z.open("archive/data.pkl", "w", force_zip64=True) as f:
             f.write(b"\x80\x02K\x07.")
     assert webtorch.load(out.getvalue()) == 7
+    out = io.BytesIO()  # more than 65535 records: zip64 end records
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("archive/data.pkl", b"\x80\x02K\x07.")
+        for i in range(1 << 16):
+            z.writestr(f"archive/r/{i}", b"")
+    assert b"PK\x06\x06" in out.getvalue() and webtorch.load(out.getvalue()) == 7
 
 
 # -- Optimizer.load_state_dict -------------------------------------------------------------------------
