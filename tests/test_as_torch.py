@@ -45,15 +45,16 @@ _reference = {}
 
 def run_library(program, tmp_path_factory, devices=("cpu", "webgpu")):
     """The program under real torch (once per session), then under webtorch-as-torch on each device."""
+    name = program.partition(":")[0]
     if program not in _reference:
-        workdir = str(tmp_path_factory.mktemp(program))
+        workdir = str(tmp_path_factory.mktemp(name))
         _python([RUN, "torch", program, "cpu", workdir])
-        with open(os.path.join(workdir, f"{program}-torch-cpu.pkl"), "rb") as f:
+        with open(os.path.join(workdir, f"{name}-torch-cpu.pkl"), "rb") as f:
             _reference[program] = workdir, pickle.load(f)
     workdir, expected = _reference[program]
     for device in devices:
         _python([RUN, "webtorch", program, device, workdir])
-        with open(os.path.join(workdir, f"{program}-webtorch-{device}.pkl"), "rb") as f:
+        with open(os.path.join(workdir, f"{name}-webtorch-{device}.pkl"), "rb") as f:
             compare(pickle.load(f), expected, f"{program} on {device}")
 
 
@@ -142,3 +143,10 @@ def test_alias_refuses_after_real_torch_and_env_opt_in():
             "assert 'webtorch' in sys.modules; import torch, webtorch; assert torch is webtorch")
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-4000:]
+
+
+@needs("transformers")
+def test_transformers(tmp_path_factory):
+    """BERT, GPT-2, Llama, Qwen2 (grouped-query attention), T5 and BART from tiny configs: logits,
+    generate() tokens, a training step, save_pretrained -> from_pretrained."""
+    run_library("lib_transformers:bert,gpt2,llama,qwen2,t5,bart", tmp_path_factory)

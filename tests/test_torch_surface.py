@@ -239,3 +239,76 @@ def test_flex_attention_dense_as_torch(device):
 def test_pickled_dtype_without_alias():
     assert pickle.loads(pickle.dumps(webtorch.float16)) is webtorch.float16 and str(webtorch.float16) == \
         "webtorch.float16"
+
+
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+def test_view_dtype_as_torch(device):
+    x = torch.arange(12, dtype=torch.float32).reshape(3, 4) - 5.5
+    ours = W(x, device)
+    wide = ("int64", "float64") if device == "cpu" else ()  # 32 bits on the GPU (README Known limits)
+    for target in ("int32", "uint8", "float16", "bfloat16", "int16") + wide:
+        expected = x.view(getattr(torch, target))
+        got = ours.view(getattr(webtorch, target))
+        assert tuple(got.shape) == tuple(expected.shape) and got.dtype is getattr(webtorch, target)
+        assert got.cpu().tolist() == expected.tolist()  # NaN-free bit patterns: exact
+    assert ours[:, :2].view(dtype=webtorch.int16).tolist() == x[:, :2].view(dtype=torch.int16).tolist()
+    with pytest.raises(RuntimeError, match="stride"):
+        ours.t().view(webtorch.uint8)
+    with pytest.raises(RuntimeError, match="dim"):
+        ours[0, 0].view(webtorch.uint8)
+
+
+def test_view_dtype_shares_cpu_memory_and_data_ptr_reads_bytes():
+    import ctypes
+    x = webtorch.arange(8.0)
+    bits = x.view(webtorch.int32)
+    bits[0] = 1065353216  # 1.0f's bits: written through the view, as torch
+    assert x[0].item() == 1.0
+    assert x[2:].data_ptr() - x.data_ptr() == 8 and x.untyped_storage().data_ptr() == x[3:].untyped_storage().data_ptr()
+    assert list((ctypes.c_float * 3).from_address(x[1:].data_ptr())) == [1.0, 2.0, 3.0]
+    assert x.untyped_storage().nbytes() == 32 and x.nbytes == 32 and x.itemsize == 4 and x.layout is webtorch.strided
+    g, h = webtorch.ones(4, device="webgpu"), webtorch.ones(4, device="webgpu")  # GPU storages: distinct ranges
+    assert g.untyped_storage() != h.untyped_storage() and abs(g.data_ptr() - h.data_ptr()) >= 16
+    assert g[1:].data_ptr() - g.data_ptr() == 4
+    with pytest.raises(NotImplementedError, match="float16"):
+        webtorch.ones(2, dtype=webtorch.float16).data_ptr()  # held as float32: no float16 bytes to point at
+
+
+def test_untyped_storage_from_file_and_asarray(tmp_path):
+    path = tmp_path / "bytes.bin"
+    path.write_bytes(np.arange(6, dtype=np.float32).tobytes())
+    ours, theirs = webtorch.UntypedStorage.from_file(str(path), False, 24), torch.UntypedStorage.from_file(
+        str(path), False, 24)
+    assert ours.nbytes() == theirs.nbytes() == 24
+    a = webtorch.asarray(ours[4:16], dtype=webtorch.uint8).view(dtype=webtorch.float32)
+    b = torch.asarray(theirs[4:16], dtype=torch.uint8).view(dtype=torch.float32)
+    assert a.tolist() == b.tolist() == [1.0, 2.0, 3.0]
+    t = webtorch.ones(3)
+    assert webtorch.asarray(t) is t and webtorch.asarray(t, copy=True) is not t
+    assert webtorch.asarray([1, 2], dtype=webtorch.float32).tolist() == [1.0, 2.0]
+
+
+def test_module_buffer_lookups_cuda_and_memory_format():
+    for T in (torch, webtorch):
+        class M(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = T.nn.Linear(2, 2)
+                self.a = T.nn.Buffer(T.ones(2), persistent=False)
+                self.b = T.nn.Buffer(T.zeros(1))
+        m = M()
+        assert list(m.state_dict()) == ["b", "lin.weight", "lin.bias"] and m._non_persistent_buffers_set == {"a"}
+        assert m.get_parameter("lin.weight") is m.lin.weight and m.get_buffer("a") is m.a
+        with pytest.raises(AttributeError, match="not an nn.Parameter"):
+            m.get_parameter("a")
+        with pytest.raises(AttributeError, match="not a buffer"):
+            m.get_buffer("lin.bias")
+        with pytest.raises(AssertionError, match="not compiled with CUDA"):
+            m.cuda()
+        assert T.nn.ReLU().cuda() is not None
+        x = T.ones(2, 3, 4, 5)
+        assert x.clone(memory_format=T.contiguous_format).is_contiguous()
+        assert not x.is_contiguous(memory_format=T.channels_last)
+        assert x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2).is_contiguous(memory_format=T.channels_last)
+    with pytest.raises(NotImplementedError, match="channels_last"):
+        webtorch.ones(1, 2, 2, 2).contiguous(memory_format=webtorch.channels_last)

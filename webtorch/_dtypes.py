@@ -51,11 +51,14 @@ float8_e4m3fnuz = dtype("float8_e4m3fnuz", 2, 1, None)
 float8_e5m2 = dtype("float8_e5m2", 2, 1, None)
 float8_e5m2fnuz = dtype("float8_e5m2fnuz", 2, 1, None)
 float8_e8m0fnu = dtype("float8_e8m0fnu", 2, 1, None, is_signed=False)
+uint16 = dtype("uint16", 1, 2, None, is_signed=False)
+uint32 = dtype("uint32", 1, 4, None, is_signed=False)
+uint64 = dtype("uint64", 1, 8, None, is_signed=False)
 complex32 = dtype("complex32", 3, 4, None)
 complex64 = dtype("complex64", 3, 8, None)
 complex128 = dtype("complex128", 3, 16, None)
-WITHOUT_STORAGE = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, complex32, complex64,
-                   complex128)
+WITHOUT_STORAGE = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, uint16, uint32,
+                   uint64, complex32, complex64, complex128)
 
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 BY_NAME = {d.name: d for d in ALL}

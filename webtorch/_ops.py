@@ -10,7 +10,7 @@ from collections import namedtuple
 from . import _dtypes as dt
 from . import _buffers
 from ._autocast import autocast_op
-from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, _from_host_values, _wrap_dim, backend, check_size,
+from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, check_memory_format, _from_host_values, _wrap_dim, backend, check_size,
                       contiguous_strides, device)
 from .backend import meta
 from .ops_table import ELEMENTWISE
@@ -298,7 +298,8 @@ def cast(x, dtype):
     return _tape.record("copy", out, (x,)) if dtype.is_floating_point else out
 
 
-def contiguous(x):
+def contiguous(x, memory_format=None):
+    check_memory_format(memory_format)
     if x.is_contiguous():
         return x
     return clone(x)
@@ -308,7 +309,8 @@ def detach(x):
     return x._view(x.shape, x._stride)
 
 
-def clone(x):
+def clone(x, *, memory_format=None):
+    check_memory_format(memory_format)
     return _tape.record("copy", _copy_into(_empty(x.shape, x.dtype, x._storage.device_type), x), (x,))
 
 
@@ -609,9 +611,14 @@ def _view_strides(x, shape):
     return new_strides
 
 
-def view(x, *shape):
+view_as_dtype = None  # Tensor.view(dtype): _storage.view_as_dtype, attached by it (it reads the bytes)
+
+
+def view(x, *shape, dtype=None):
+    if dtype is not None:
+        shape = (dtype,)
     if len(shape) == 1 and isinstance(shape[0], (dt.dtype, type)):
-        raise NotImplementedError("view(dtype) is not supported by webtorch")
+        return view_as_dtype(x, shape[0])
     shape = _infer_size(_shape_arg(shape), x.numel())
     strides = _view_strides(x, shape)
     if strides is None:
@@ -1457,19 +1464,23 @@ def _like(x, dtype, device):
     return dict(dtype=dtype or x.dtype, device=device or x.device)
 
 
-def zeros_like(x, dtype=None, device=None, requires_grad=False):
+def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+    check_memory_format(memory_format)
     return full(x.shape, 0, **_like(x, dtype, device), requires_grad=requires_grad)
 
 
-def ones_like(x, dtype=None, device=None, requires_grad=False):
+def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+    check_memory_format(memory_format)
     return full(x.shape, 1, **_like(x, dtype, device), requires_grad=requires_grad)
 
 
-def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
+def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+    check_memory_format(memory_format)
     return full(x.shape, fill_value, **_like(x, dtype, device), requires_grad=requires_grad)
 
 
-def empty_like(x, dtype=None, device=None, requires_grad=False):
+def empty_like(x, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+    check_memory_format(memory_format)
     return empty(*x.shape, **_like(x, dtype, device), requires_grad=requires_grad)
 
 

@@ -100,11 +100,10 @@ CALLABLES = {
         Tensor.xpu""",
     STORAGE: """
         BoolStorage ByteStorage CharStorage DoubleStorage FloatStorage from_file IntStorage is_storage
-        LongStorage ShortStorage TypedStorage UntypedStorage Tensor.apply_ Tensor.const_data_ptr
-        Tensor.data_ptr Tensor.is_pinned Tensor.is_set_to Tensor.is_shared Tensor.map2_ Tensor.map_
+        LongStorage ShortStorage TypedStorage Tensor.apply_ Tensor.const_data_ptr
+        Tensor.is_pinned Tensor.is_set_to Tensor.is_shared Tensor.map2_ Tensor.map_
         Tensor.module_load Tensor.pin_memory Tensor.resize Tensor.resize_ Tensor.resize_as
-        Tensor.resize_as_ Tensor.set_ Tensor.share_memory_ Tensor.storage Tensor.storage_type
-        Tensor.untyped_storage""",
+        Tensor.resize_as_ Tensor.set_ Tensor.share_memory_ Tensor.storage Tensor.storage_type""",
     SYMBOLIC: """
         cond hash_tensor sym_constrain_range sym_constrain_range_for_size sym_float sym_fresh_size sym_int
         sym_ite sym_max sym_min sym_not sym_sqrt sym_sum SymBool SymFloat SymInt vmap Tensor.as_subclass
@@ -115,7 +114,7 @@ CALLABLES = {
         autocast_decrement_nesting autocast_increment_nesting FatalError get_autocast_gpu_dtype
         get_autocast_ipu_dtype get_autocast_xla_dtype get_device_module init_num_threads
         is_anomaly_check_nan_enabled is_anomaly_enabled is_autocast_ipu_enabled is_autocast_xla_enabled
-        is_inference_mode_enabled layout memory_format set_anomaly_enabled set_autocast_cpu_dtype
+        is_inference_mode_enabled set_anomaly_enabled set_autocast_cpu_dtype
         set_autocast_cpu_enabled set_autocast_gpu_dtype set_autocast_ipu_dtype set_autocast_ipu_enabled
         set_autocast_xla_dtype set_autocast_xla_enabled set_default_tensor_type set_flush_denormal
         set_printoptions thread_safe_generator utils.data.guaranteed_datapipes_determinism
@@ -178,7 +177,7 @@ CALLABLES = {
         nn.init.normal nn.init.orthogonal nn.init.sparse nn.init.uniform nn.init.xavier_normal
         nn.init.xavier_uniform""",
     REST: """
-        adaptive_max_pool1d addbmm addr affine_grid_generator as_strided as_strided_scatter asarray
+        adaptive_max_pool1d addbmm addr affine_grid_generator as_strided as_strided_scatter
         bartlett_window batch_norm batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt
         batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats
         batch_norm_update_stats binary_cross_entropy_with_logits binomial blackman_window can_cast
@@ -194,7 +193,7 @@ CALLABLES = {
         poisson_nll_loss positive rad2deg range renorm rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu
         scalar_tensor select_scatter sgn slice_inverse slice_scatter trapezoid trapz tril_indices
         triplet_margin_loss triu_indices Type unravel_index unsafe_chunk unsafe_split
-        unsafe_split_with_sizes vsplit nn.AdaptiveLogSoftmaxWithLoss nn.Buffer nn.CircularPad1d
+        unsafe_split_with_sizes vsplit nn.AdaptiveLogSoftmaxWithLoss nn.CircularPad1d
         nn.CircularPad2d nn.Container nn.CrossMapLRN2d nn.factory_kwargs nn.FeatureAlphaDropout
         nn.FractionalMaxPool2d nn.Hardshrink nn.HingeEmbeddingLoss nn.LinearCrossEntropyLoss
         nn.LinearCrossEntropyOptions nn.LocalResponseNorm nn.MaxUnpool1d nn.MaxUnpool2d
@@ -238,7 +237,7 @@ VALUES = {
         quantization qint32 qint8 quint2x4 quint4x2 quint8 nn.intrinsic nn.qat nn.quantizable nn.quantized""",
     DTYPES: """
         bit bits16 bits1x8 bits2x4 bits4x2 bits8 float4_e2m1fn_x2 int1 int2 int3 int4 int5 int6 int7 uint1
-        uint16 uint2 uint3 uint32 uint4 uint5 uint6 uint64 uint7""",
+        uint2 uint3 uint4 uint5 uint6 uint7""",
     SYMBOLIC: """
         export Tensor.grad_dtype Tensor.name Tensor.output_nr Tensor.volatile""",
     SETTINGS: """
@@ -246,7 +245,7 @@ VALUES = {
     OPTIM: """
         optim.swa_utils""",
     REST: """
-        nn.common_types nn.grad Tensor.layout""",
+        nn.common_types nn.grad""",
 }
 # Whole namespaces: every public name of these torch modules that webtorch's module lacks is refused for
 # this reason (as a value: hasattr() answers False, a use raises Refused naming the name).

@@ -32,6 +32,44 @@ _TORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl"
 _DEVICE_TYPES = ("cpu", "webgpu") + _TORCH_DEVICE_TYPES[1:]
 
 
+class _Named:
+    """torch.layout / torch.memory_format values: named constants, repr from the class's package."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"{type(self).__module__.split('.')[0]}.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+
+class layout(_Named):
+    __slots__ = ()
+
+
+class memory_format(_Named):
+    __slots__ = ()
+
+
+# Every webtorch tensor is strided; the other layouts are names torch code compares against.
+strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn, jagged = (
+    layout(n) for n in ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn",
+                        "jagged"))
+contiguous_format, channels_last, channels_last_3d, preserve_format = (
+    memory_format(n) for n in ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format"))
+
+
+def check_memory_format(memory_format):
+    """The memory formats webtorch makes tensors in: row-major (contiguous_format; preserve_format too,
+    as the values are the same). channels_last results would differ only in strides: refused."""
+    if memory_format not in (None, contiguous_format, preserve_format):
+        raise NotImplementedError(f"webtorch makes tensors in the contiguous (row-major) layout only: "
+                                  f"memory_format={memory_format} is not supported")
+
+
 class device:
     __slots__ = ("type", "index")
 
@@ -197,14 +235,31 @@ class Tensor:
     def element_size(self):
         return self.dtype.itemsize
 
-    def is_contiguous(self):
+    @property
+    def layout(self):
+        return strided
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    def is_contiguous(self, memory_format=None):
         if self.numel() == 0:
             return True
-        expected = 1
-        for size, stride in zip(reversed(self.shape), reversed(self._stride)):
-            if size != 1 and stride != expected:
+        order = range(self.dim() - 1, -1, -1)  # innermost first
+        if memory_format in (channels_last, channels_last_3d):
+            if self.dim() != (4 if memory_format is channels_last else 5):
                 return False
-            expected *= size
+            order = [1] + list(range(self.dim() - 1, 1, -1)) + [0]  # C, then W, H (D), then N
+        expected = 1
+        for d in order:
+            if self.shape[d] != 1 and self._stride[d] != expected:
+                return False
+            expected *= self.shape[d]
         return True
 
     def is_floating_point(self):
@@ -487,7 +542,7 @@ def check_size(shape, dtype, device_type):
     if len(shape) > MAX_DIMS:
         _too_many_dims(shape)
     if dtype.typecode is None:  # _dtypes.WITHOUT_STORAGE
-        raise NotImplementedError(f"webtorch holds no {dtype.name} tensors (float8 and complex dtypes are names only)")
+        raise NotImplementedError(f"webtorch holds no {dtype.name} tensors (its float8, uint16/32/64 and complex dtypes are names only)")
     n = 1
     for s in shape:
         if s < 0:

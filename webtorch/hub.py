@@ -17,6 +17,7 @@ import shutil
 import sys
 import tempfile
 import urllib.parse
+from urllib.parse import urlparse  # noqa: F401  (torch.hub's name; timm imports it from there)
 import urllib.request
 
 __all__ = ["download_url_to_file", "get_dir", "help", "list", "load", "load_state_dict_from_url",

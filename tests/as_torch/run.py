@@ -1,9 +1,9 @@
 """Runs one library program of tests/as_torch/ in this process, under real torch or under webtorch
 aliased as torch (real torch hidden by a meta-path blocker, then only webtorch.install_as_torch()):
 
-    python tests/as_torch/run.py torch|webtorch PROGRAM DEVICE WORKDIR
+    python tests/as_torch/run.py torch|webtorch PROGRAM[:ARG,ARG...] DEVICE WORKDIR
 
-PROGRAM (lib_<name>.py) defines run(ctx). ctx.same_weights(model, key) makes both runs start from the
+PROGRAM (lib_<name>.py) defines run(ctx); ctx.args are the ARGs (say, model families). ctx.same_weights(model, key) makes both runs start from the
 same weights (the torch run saves its initial state_dict in WORKDIR with torch.save, the webtorch run
 loads it), ctx.out(name, value) records a result; the results go to WORKDIR/<program>-<mode>-<device>.pkl
 as numpy arrays and plain values (tests/test_as_torch.py compares them)."""
@@ -26,8 +26,8 @@ class HideRealTorch(importlib.abc.MetaPathFinder):
 
 
 class Context:
-    def __init__(self, mode, device, workdir, program):
-        self.mode, self.device, self.workdir, self.program = mode, device, workdir, program
+    def __init__(self, mode, device, workdir, program, args):
+        self.mode, self.device, self.workdir, self.program, self.args = mode, device, workdir, program, args
         self.results = {}
 
     @property
@@ -49,20 +49,33 @@ class Context:
     def out(self, name, value):
         import torch
         if isinstance(value, torch.Tensor):
-            value = value.detach().cpu()
+            value = value.detach().cpu().clone()
             value = value.double() if value.is_floating_point() else value
             value = __import__("numpy").array(value.tolist())
         self.results[name] = value
 
 
+def define_torchvision_ops():
+    """PyPI's torchvision 0.28.0 is the CUDA build: its native ops do not load beside torch's CPU wheel,
+    and its import registers fake kernels for two of them unconditionally. In the torch run their
+    schemas are defined first, so torchvision (and transformers, which imports it) imports; the
+    models compared here never call them."""
+    import torch
+    torch.library.define("torchvision::nms", "(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+    torch.library.define("torchvision::qnms", "(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+
+
 def main():
-    mode, program, device, workdir = sys.argv[1:5]
+    mode, spec, device, workdir = sys.argv[1:5]
+    program, _, args = spec.partition(":")
     if mode == "webtorch":
         sys.meta_path.insert(0, HideRealTorch())
         import webtorch
         webtorch.install_as_torch()
+    else:
+        define_torchvision_ops()
     sys.path.insert(0, HERE)
-    ctx = Context(mode, device, workdir, program)
+    ctx = Context(mode, device, workdir, program, args.split(",") if args else [])
     runpy.run_path(os.path.join(HERE, f"{program}.py"))["run"](ctx)
     with open(os.path.join(workdir, f"{program}-{mode}-{device}.pkl"), "wb") as f:
         pickle.dump(ctx.results, f)

@@ -35,7 +35,7 @@ _PY_IN = {**_PY_TYPE, dt.float16: float, dt.bfloat16: float}
 class Storage:
     """data: an array.array of dtype's host typecode, or a memoryview cast to it that shares memory
     with a buffer the tensor was made from (frombuffer, from_numpy; read-only if that buffer is)."""
-    __slots__ = ("dtype", "numel", "data", "version")
+    __slots__ = ("dtype", "numel", "data", "version", "__weakref__")
     device_type = "cpu"
 
     def __init__(self, dtype, data):

@@ -12,7 +12,7 @@ from .. import _dtypes as dt
 
 
 class Storage:
-    __slots__ = ("dtype", "numel", "version")
+    __slots__ = ("dtype", "numel", "version", "__weakref__")
     device_type = "meta"
 
     def __init__(self, dtype, numel):

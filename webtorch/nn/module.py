@@ -31,6 +31,27 @@ _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_state_dict_hooks", "_s
                 "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks")
 
 
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"  # torch's state_dict key of get_extra_state()'s value
+
+
+class _BufferMeta(type):
+    def __instancecheck__(cls, instance):  # as torch: a tensor made by Buffer(...) is one, whatever its class
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """nn.Buffer(data, persistent=True): assigned to a Module attribute, it registers as a buffer (left out
+    of state_dict when not persistent). It is the data's tensor (detached, sharing storage), marked."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        data = F.empty(0) if data is None else data
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent, t._is_buffer = persistent, True
+        return t
+
+
 class Module:
     training = True
     _version = 1  # torch's: saved in a state_dict's _metadata, read back by _load_from_state_dict overrides
@@ -38,7 +59,7 @@ class Module:
     def __init__(self, *args, **kwargs):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
-        object.__setattr__(self, "_non_persistent", set())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
         for table in _HOOK_TABLES:
             object.__setattr__(self, table, OrderedDict())
@@ -60,13 +81,19 @@ class Module:
             self.__dict__.pop(name, None)
             params.pop(name, None)
             modules[name] = value
+        elif isinstance(value, Buffer) or buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+            persistent = value.persistent if isinstance(value, Buffer) else \
+                name not in self._non_persistent_buffers_set
+            self.__dict__.pop(name, None)
+            self.register_buffer(name, value, persistent)
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
             params[name] = None
-        elif buffers is not None and name in buffers:
-            buffers[name] = value
         else:
             object.__setattr__(self, name, value)
 
@@ -96,8 +123,10 @@ class Module:
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         self._buffers[name] = tensor
-        if not persistent:
-            self._non_persistent.add(name)
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
 
     def register_module(self, name, module):
         self._modules[name] = module
@@ -107,8 +136,58 @@ class Module:
     def get_submodule(self, target):
         mod = self
         for part in target.split(".") if target else []:
+            if not hasattr(mod, part):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{part}`")
             mod = getattr(mod, part)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{part}` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target, module, strict=False):
+        if not target:
+            raise ValueError("Cannot set the submodule without a target name!")
+        parent, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        setattr(parent, name, module)
+
+    def _get_member(self, target, store, kind):
+        """get_parameter / get_buffer: the tensor at a dotted path, with torch's errors."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in getattr(mod, store):
+            raise AttributeError(f"`{name}` is not {kind}")
+        return getattr(mod, name)
+
+    def get_parameter(self, target):
+        return self._get_member(target, "_parameters", "an nn.Parameter")
+
+    def get_buffer(self, target):
+        return self._get_member(target, "_buffers", "a buffer")
+
+    def get_extra_state(self):
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
+    def _get_name(self):
+        return type(self).__name__
+
+    dump_patches = False
+    call_super_init = False
+
+    def share_memory(self):
+        return self  # one process: nothing to share
 
     # -- traversal ----------------------------------------------------------------------------
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
@@ -243,6 +322,11 @@ class Module:
     def webgpu(self):
         return self.to("webgpu")
 
+    def cuda(self, device=None):
+        """As torch's CPU build: the first parameter or buffer to move raises its error (a module with
+        none returns itself)."""
+        return self._apply(lambda t: t.cuda(device))
+
     def _floats_to(self, name):
         """The floating parameters and buffers (and their gradients) converted to dtype `name`."""
         from .. import _dtypes as dt
@@ -269,7 +353,7 @@ class Module:
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent:
+            if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
@@ -304,7 +388,8 @@ class Module:
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         local_state = {k: v for k, v in self._parameters.items() if v is not None}
-        local_state.update((k, v) for k, v in self._buffers.items() if v is not None and k not in self._non_persistent)
+        local_state.update((k, v) for k, v in self._buffers.items()
+                           if v is not None and k not in self._non_persistent_buffers_set)
         assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             key = prefix + name

@@ -1,8 +1,8 @@
-"""torch.nn.parameter: Parameter (webtorch.nn.module defines it), and is_lazy for torch's lazy modules
+"""torch.nn.parameter: Parameter and Buffer (webtorch.nn.module defines them), and is_lazy for torch's lazy modules
 (webtorch has no uninitialized parameters, so nothing is lazy)."""
-from .module import Parameter
+from .module import Buffer, Parameter
 
-__all__ = ["Parameter", "is_lazy"]
+__all__ = ["Buffer", "Parameter", "is_lazy"]
 
 
 def is_lazy(param):
