@@ -8,9 +8,9 @@ common), any two float32 implementations can take different branches, and one fl
 moves its BatchNorm channel's whole input gradient. Issue 22's MobileNetV2 gradient (5e-3 off torch
 on webgpu) was two such flips in its last block (webtorch's forward there as accurate as torch's
 float32: 6.5e-6 vs 5.7e-6 relative to float64); on that input torch's own float32 gradient is 2.3e-2
-off its float64 one (`python tests/test_model_gradients.py webgpu` measures it). So the webtorch run
-records, per call of a ReLU/ReLU6 module, which inputs were at or beyond a bound, and per MaxPool2d
-call the indices it took; torch's float64 and float32 runs take those branches.
+off its float64 one (`python tests/test_model_gradients.py gradient webgpu` measures it). So the
+webtorch run records, per call of a ReLU/ReLU6 module, which inputs were at or beyond a bound, and per
+MaxPool2d call the indices it took; torch's float64 and float32 runs take those branches.
 
 Tolerance: per tensor, webtorch's distance to the float64 reference may be 8x torch float32's own
 (same pinned branches; measured: at most 4.6x, most under 2x), plus 1e-6 of the tensor's norm and 1e-7
@@ -168,6 +168,36 @@ def issue_22(device="webgpu"):
           f"{rel(float32, exact):.2e}")
 
 
-if __name__ == "__main__":  # python tests/test_model_gradients.py [webgpu|cpu]
+def forward_accuracy(device="webgpu", batch=2, side=224):
+    """Issue 22's accuracy note: a full-size MobileNetV2's train-mode forward, each block's output and
+    the logits, relative to torch's float64, for torch's float32 and webtorch."""
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    state = vision_models.mobilenet_v2(torch, 1.0, 7).state_dict()
+    x, _ = inputs((int(batch), 3, int(side), int(side)), 1000, seed=0)
+    runs = []
+    for T, dev, dtype in ((torch, "cpu", torch.float64), (torch, "cpu", None), (webtorch, device, None)):
+        model = vision_models.mobilenet_v2(T, 1.0, 7)
+        model.load_state_dict({k: T.tensor(v.numpy()) for k, v in state.items()})
+        model.to(dev).train()
+        h = T.tensor(x, device=dev)
+        if dtype is not None:
+            model.to(dtype)
+            h = h.to(dtype)
+        outputs = []
+        with T.no_grad():
+            for block in model.features:
+                h = block(h)
+                outputs.append(h.cpu().numpy().astype(np.float64))
+            outputs.append(model.classifier(T.flatten(T.nn.functional.adaptive_avg_pool2d(h, 1), 1)).cpu().numpy()
+                           .astype(np.float64))
+        runs.append(outputs)
+    for i, (exact, float32, mine) in enumerate(zip(*runs)):
+        rel = lambda a: np.linalg.norm(a - exact) / np.linalg.norm(exact)  # noqa: E731
+        print(f"{'logits' if i == len(runs[0]) - 1 else f'block {i}'}: torch float32 {rel(float32):.1e}, "
+              f"{device} {rel(mine):.1e}")
+
+
+if __name__ == "__main__":  # python tests/test_model_gradients.py [gradient|forward] [webgpu|cpu]
     import sys
-    issue_22(*sys.argv[1:])
+    {"gradient": issue_22, "forward": forward_accuracy}[sys.argv[1]](*sys.argv[2:])
