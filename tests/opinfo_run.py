@@ -147,7 +147,7 @@ class _NoGradError(Exception):
 # the sample counts as "unsupported", not as a failure. Any other exception is a crash.
 _REFUSAL = re.compile(
     r"not (yet )?(supported|implemented)|unsupported|does not support|no support|"
-    r"unexpected keyword argument|positional argument|does not fit in int32|shader-f16|"
+    r"unexpected keyword argument|positional argument|does not fit in int32|"
     r"has no attribute '\w+'$", re.I)
 
 

@@ -237,8 +237,6 @@ _CUDA = {}
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_webgpu_matches_torch_cuda_autocast(name):
-    if not webtorch.webgpu.has_float16():
-        pytest.skip("the adapter lacks shader-f16, which webgpu autocast to float16 needs")
     if name in NOT_ON_WEBGPU:
         pytest.skip("float64 on webgpu is float32")
     if not _CUDA:
@@ -323,18 +321,6 @@ def test_autocast_arguments_and_warnings_match_torch():
     assert (x @ x).dtype == webtorch.float32
 
 
-def test_webgpu_without_shader_f16_disables_float16_autocast(monkeypatch):
-    from webtorch.backend.webgpu import runtime
-    rt = runtime()
-    monkeypatch.setattr(rt, "features", frozenset())
-    with pytest.warns(UserWarning, match="shader-f16"):
-        with webtorch.autocast("webgpu"):
-            assert not webtorch.is_autocast_enabled("webgpu")
-    x = webtorch.ones(2, 2, device="webgpu")
-    with webtorch.autocast("webgpu", dtype=webtorch.bfloat16):  # stored as float32, rounded: every adapter
-        assert (x @ x).dtype == webtorch.bfloat16 and (x @ x).tolist() == [[2.0, 2.0], [2.0, 2.0]]
-
-
 def test_weight_casts_are_cached_within_the_outermost_region():
     lin = webtorch.nn.Linear(4, 4).to("webgpu")
     x = webtorch.ones(2, 4, device="webgpu")
@@ -378,8 +364,6 @@ def _train(T, device, low, steps=6):
 
 
 def test_training_with_autocast_and_grad_scaler():
-    if not webtorch.webgpu.has_float16():
-        pytest.skip("the adapter lacks shader-f16, which webgpu autocast to float16 needs")
     reference, _ = _train(torch, "cpu", torch.float16)  # torch's CPU autocast to float16: the same lists here
     got, dtypes = _train(webtorch, "webgpu", webtorch.float16)
     assert dtypes == {("float16", "float32"), ("float32",) * 6}

@@ -69,11 +69,6 @@ def _pair(name, device, n=12, seed=0, shape=None):
     return t, w
 
 
-def _skip_half(name, device):
-    if name == "float16" and device == "webgpu" and not webtorch.webgpu.has_float16():
-        pytest.skip("no shader-f16")
-
-
 @pytest.mark.parametrize("name", NEW)
 def test_creation_readback_and_arithmetic(name, device):
     t, w = _pair(name, device)
@@ -114,8 +109,6 @@ def test_index_add_wraps_and_rounds(name, device):
 
 @pytest.mark.parametrize("a,b", list(itertools.combinations_with_replacement(ALL, 2)))
 def test_promotion_and_casts(a, b, device):
-    _skip_half(a, device)
-    _skip_half(b, device)
     assert webtorch.promote_types(getattr(webtorch, a), getattr(webtorch, b)).name == \
         str(torch.promote_types(getattr(torch, a), getattr(torch, b))).rsplit(".", 1)[-1]
     ta, wa = _pair(a, device, n=6)

@@ -67,15 +67,6 @@ def test_float64_on_webgpu_is_float32():
     assert webtorch.tensor([1e-300], dtype=webtorch.float64).tolist() == [1e-300]  # float64 on cpu
 
 
-def test_float16_on_webgpu_needs_shader_f16():
-    if webtorch.webgpu.has_float16():
-        assert webtorch.ones(2, dtype=webtorch.float16, device="webgpu").tolist() == [1.0, 1.0]
-    else:
-        with pytest.raises(TypeError, match="shader-f16"):
-            webtorch.ones(2, dtype=webtorch.float16, device="webgpu")
-    assert webtorch.ones(2, dtype=webtorch.float16).dtype == webtorch.float16  # always on cpu
-
-
 @pytest.mark.parametrize("device", ["webgpu", "cpu"])
 def test_integer_division_by_zero_gives_zero(device):
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):

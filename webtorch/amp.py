@@ -1,8 +1,8 @@
 """torch.amp: autocast and GradScaler.
 
 autocast(device_type="webgpu" | "cpu", dtype=...) runs the ops on torch's autocast lists in lower
-precision (float16 by default on "webgpu", which needs the adapter's shader-f16; bfloat16 by
-default on "cpu") and those on its float32 lists in float32: see webtorch/_autocast.py for the
+precision (float16 by default on "webgpu", native where the adapter offers shader-f16 and
+emulated in f32 elsewhere; bfloat16 by default on "cpu") and those on its float32 lists in float32: see webtorch/_autocast.py for the
 policies. device_type "cuda" disables itself with torch's warning, as torch's CPU build does.
 GradScaler works as torch's does (scale the loss, unscale the gradients, skip the step when they
 hold inf/NaN, grow or back off the scale); for device "cuda", which is not here, it disables itself
@@ -74,11 +74,6 @@ def _webgpu_supports(dtype):
     if dtype not in (dt.float16, dt.bfloat16):
         warnings.warn("In webgpu autocast, but the target dtype is not supported. Disabling autocast.\n"
                       "webgpu Autocast only supports dtypes of torch.float16, torch.bfloat16 currently.")
-        return False
-    from . import webgpu
-    if dtype is dt.float16 and not webgpu.has_float16():
-        warnings.warn("In webgpu autocast, but the adapter lacks WebGPU's shader-f16 feature that float16 needs. "
-                      "Disabling autocast (torch.bfloat16 works on every adapter).")
         return False
     return True
 

@@ -18,14 +18,12 @@ import os
 import pickle
 import reprlib
 import struct
-import warnings
 import zipfile
 from collections import Counter, OrderedDict
 
 from . import _buffers
 from . import _checkpoint_zip
 from . import _dtypes as dt
-from . import webgpu
 from ._tensor import Size, Tensor, device as _device
 from .nn.module import Parameter
 
@@ -387,10 +385,6 @@ class _StorageLoader:
         elif kind not in ("cpu", "meta"):  # "meta": the tensors' shapes and dtypes only, as torch's
             raise RuntimeError(f"webtorch.load: don't know how to restore data location {name!r}: use "
                                "map_location='cpu', 'webgpu' or 'meta'")
-        if kind == "webgpu" and d is dt.float16 and not webgpu.has_float16():
-            warnings.warn("webtorch.load: this GPU adapter has no float16 (WebGPU 'shader-f16'); float16 tensors "
-                          "load on 'webgpu' as float32", UserWarning)
-            return _flat_from_record(data, d, numel, "cpu").float().to(kind)
         return _flat_from_record(data, d, numel, kind)
 
 

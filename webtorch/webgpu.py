@@ -19,10 +19,12 @@ def is_available():
 
 
 def adapter_info():
-    """The adapter's vendor, architecture, device and description, its subgroup sizes, and the
-    subgroup-matrix (tensor core) configurations it offers: dicts of component_type,
-    result_component_type, M, N, K (empty where the adapter has none)."""
-    return dict(_rt.runtime().driver.adapter_info)
+    """The adapter's vendor, architecture, device and description, its subgroup sizes, the
+    subgroup-matrix (tensor core) configurations it offers (dicts of component_type,
+    result_component_type, M, N, K; empty where the adapter has none), and "float16": "native" (stored
+    as f16: the adapter offers "shader-f16") or "emulated" (stored as f32, rounded to half after
+    every op: same values, float32's speed and memory)."""
+    return {**_rt.runtime().driver.adapter_info, "float16": "native" if has_float16() else "emulated"}
 
 
 def features():
@@ -32,7 +34,8 @@ def features():
 
 
 def has_float16():
-    """Whether float16 tensors can live on "webgpu" here (the adapter offers "shader-f16")."""
+    """Whether float16 is native on "webgpu" here (the adapter offers "shader-f16": 2-byte storage).
+    float16 tensors work either way: without it they are emulated (adapter_info()["float16"])."""
     return "shader-f16" in _rt.runtime().features
 
 

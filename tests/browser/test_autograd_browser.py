@@ -37,14 +37,11 @@ sys.path.insert(0, {dir!r})
 import webtorch
 from compare import _dec_float
 from grad_cases import GRAD_CASES, check_gradients, plain_gradients
-from op_cases import FLOAT16_CASES
 golden = json.load(open({dir!r} + "/grads.json"))
 failures = {{}}
 for c in GRAD_CASES:
     if c.name not in golden["grads"]:
         continue
-    if {device!r} == "webgpu" and c.name in FLOAT16_CASES and not webtorch.webgpu.has_float16():
-        continue  # float16 needs "shader-f16" (the op table checks the error)
     c._values = [[_dec_float(v) if isinstance(v, str) else v for v in vals] for vals in golden["inputs"][c.name]]
     try:
         check_gradients(plain_gradients(webtorch, c, {device!r}), golden["grads"][c.name], c, c.name)

@@ -52,7 +52,7 @@ def _reference_file(half=True):
     tensors = {"w": torch.randn(3, 5, generator=g), "b": torch.tensor([1, -2, 2**31 - 1], dtype=torch.int32),
                "ids": torch.arange(4), "mask": torch.tensor([True, False]), "s": torch.tensor(2.5),
                "e": torch.zeros(0, 2)}
-    if half:  # float16 on "webgpu" needs shader-f16, which SwiftShader lacks
+    if half:  # float16 on "webgpu": emulated on SwiftShader (no shader-f16)
         tensors["h"] = torch.tensor([0.5, 65504.0]).half()
     tensors["w"][0, :3] = torch.tensor([float("nan"), float("inf"), -float("inf")])
     return tensors, reference.save(tensors, metadata={"format": "pt"})
@@ -69,7 +69,7 @@ def test_safetensors_from_the_host_load_and_write_back(py):
         "js_bytes = js.Uint8Array.new(len(data))\n"
         "js_bytes.assign(data)\n"
         "with st.safe_open(js_bytes.buffer, framework='pt', device='webgpu') as f:\n"  # from JS memory, one by one
-        "    gpu = {k: f.get_tensor(k) for k in f.keys() if k != 'h' or torch.webgpu.has_float16()}\n"
+        "    gpu = {k: f.get_tensor(k) for k in f.keys()}\n"
         "with st.safe_open(data, framework='pt', device='webgpu') as f:\n"
         "    lazy = [f.keys(), f.metadata(), f.get_tensor('w').tolist()]\n"
         "out = st.save({'x': torch.arange(6.0, device='webgpu').reshape(2, 3), 'k': torch.tensor([1, 2])},\n"

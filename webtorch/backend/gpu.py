@@ -1,8 +1,8 @@
 """The "webgpu" device: primitives as WGSL kernels on the runtime (webgpu.py).
 
 Elements on the GPU: float32 and bfloat16 as f32, the integers as i32, bool as u32 (4 bytes),
-float16 as f16 (2 bytes; needs the adapter's "shader-f16" feature). float64 becomes float32 (with
-a warning): WebGPU has no f64. See kernels.STORAGE.
+float16 as f16 (2 bytes) where the adapter offers "shader-f16", else as f32 rounded to half after
+every op (as bfloat16). float64 becomes float32 (with a warning): WebGPU has no f64. See kernels.STORAGE.
 """
 import array
 import math
@@ -13,12 +13,22 @@ import weakref
 
 from .. import _dtypes as dt
 from . import cpu, kernels
-from .webgpu import WORKGROUPS_PER_DIM, bucket, grid, runtime
+from .webgpu import WORKGROUPS_PER_DIM, bucket, grid, on_start, runtime
 
-# array typecodes of the 4-byte GPU layouts (float16: struct's "e")
+# array typecodes of the 4-byte GPU layouts (float16 stored as f16: struct's "e")
 _GPU_TYPECODE = {**{d: "i" for d in dt.ALL if d.category == 1}, dt.bool_: "I", dt.bfloat16: "f", dt.float32: "f",
-                 dt.float64: "f"}
+                 dt.float64: "f", dt.float16: "f"}
 _GPU_ITEMSIZE = {**{d: 4 for d in dt.ALL}, dt.float16: 2}
+
+
+def _float16_layout(rt):
+    """float16's storage follows the adapter: f16 with "shader-f16", else f32 holding halves."""
+    native = "shader-f16" in rt.features
+    kernels.set_float16_storage(native)
+    _GPU_ITEMSIZE[dt.float16] = 2 if native else 4
+
+
+on_start.append(_float16_layout)
 
 
 class Storage:
@@ -33,9 +43,6 @@ class Storage:
             warnings.warn("webtorch: WebGPU has no float64; this float64 tensor is stored as float32 on 'webgpu'",
                           UserWarning)
             dtype = dt.float32
-        if dtype is dt.float16 and "shader-f16" not in self.runtime.features:
-            raise TypeError("webtorch: float16 on 'webgpu' needs a GPU adapter with the WebGPU feature 'shader-f16', "
-                            "which this one does not offer; use float32 (.float()) on 'webgpu', or float16 on 'cpu'")
         self.dtype, self.numel, self.buffer = dtype, numel, self.runtime.alloc(_GPU_ITEMSIZE[dtype] * numel)
 
     @classmethod
@@ -70,9 +77,9 @@ def from_host(dtype, values):
     dtype = s.dtype  # float64 is stored as float32
     if dtype in (dt.int32, dt.int64) and values:
         s.buffer.value_range = (min(values), max(values)) if dtype is dt.int32 else (lo, hi)
-    if dtype is dt.bfloat16:
+    if dtype in dt.ROUNDED:
         values = cpu.rounded(dtype, values)
-    if dtype is dt.float16:
+    if kernels.half_stored(dtype):
         data = cpu.half_bytes(values) + bytes(2 * (len(values) % 2))  # writes are 4-byte multiples
     else:
         if values.typecode != _GPU_TYPECODE[dtype]:
@@ -87,7 +94,8 @@ def from_bytes(dtype, data):
     driver's JsBytes (a range left in JS memory). float32, int32 and float16 (even counts) are laid out
     as on the GPU and uploaded from where they are, with no host copy; the others are converted."""
     numel = data.nbytes // dtype.itemsize
-    if dtype in (dt.float32, dt.int32) or (dtype is dt.float16 and numel % 2 == 0):
+    runtime()  # started: float16's layout is the adapter's
+    if dtype in (dt.float32, dt.int32) or (kernels.half_stored(dtype) and numel % 2 == 0):
         s = empty(dtype, numel)
         s.runtime.upload(s.buffer, data)
         return s
@@ -96,8 +104,8 @@ def from_bytes(dtype, data):
 
 def _readback(storage, offset, numel):
     """Where a readback of elements [offset, offset + numel) starts (bytes), the host buffer it fills,
-    and how many leading elements to skip: copies are 4-byte aligned, so float16 starts at an even one."""
-    if storage.dtype is dt.float16:
+    and how many leading elements to skip: copies are 4-byte aligned, so halves start at an even one."""
+    if kernels.half_stored(storage.dtype):
         skip = offset % 2
         return (offset - skip) * 2, bytearray(-(-(numel + skip) // 2) * 4), skip
     return offset * 4, array.array(_GPU_TYPECODE[storage.dtype], [0]) * numel, 0
@@ -105,7 +113,7 @@ def _readback(storage, offset, numel):
 
 def _host(dtype, raw, skip, numel):
     """An array.array of dtype's host typecode from the GPU-layout readback."""
-    if dtype is dt.float16:
+    if kernels.half_stored(dtype):
         return array.array("f", struct.unpack_from(f"<{numel}e", raw, 2 * skip))
     if dtype is dt.bool_:  # stored as u32: anything nonzero (an uninitialised empty()) is True
         return array.array("B", map(bool, raw))
@@ -473,7 +481,7 @@ def _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
     adapter offers an f16 -> f32 configuration and the shapes are whole tiles with offsets and strides
     that are multiples of the kernel's loads (16 bytes where they can be); False where it does not run."""
     rt = c.runtime
-    if "chromium-experimental-subgroup-matrix" not in rt.features:
+    if "chromium-experimental-subgroup-matrix" not in rt.features or "shader-f16" not in rt.features:
         return False
     info = rt.driver.adapter_info
     fragment = next(((f["M"], f["N"], f["K"]) for f in info.get("subgroup_matrix_configs", ())
@@ -581,7 +589,7 @@ def put_along(dst, dim, index, src, accumulate):
     """dst's slices along dim at the (in-range, non-negative) 1-D int index = (or +=) src's, src shaped
     like take_along's result and of dst's dtype. dst's dims before and after dim must each merge
     into one (along_layout)."""
-    if accumulate and dst.dtype is dt.float16:
+    if accumulate and kernels.half_stored(dst.dtype):
         return _through_float32(dst, src, lambda wide, wide_src: put_along(wide, dim, index, wide_src, True))
     layout = along_layout(dst, dim)
     index, i_off = _flat(index)
@@ -599,7 +607,7 @@ def put_along(dst, dim, index, src, accumulate):
 def put(dst, offsets, src, accumulate):
     """dst's storage elements at offsets = src's, or reduced with them: accumulate True or "sum"
     (+=), "prod", "amax", "amin" (src: dst's dtype, offsets' numel)."""
-    if accumulate and dst.dtype is dt.float16:
+    if accumulate and kernels.half_stored(dst.dtype):
         return _through_float32(dst, src, lambda wide, wide_src: put(wide, offsets, wide_src, accumulate))
     offsets, o_off = _flat(offsets)
     if src._storage is dst._storage:  # bound read-only and writable at once otherwise
@@ -614,7 +622,8 @@ def put(dst, offsets, src, accumulate):
 
 
 def _narrow_sums(dst):
-    """After an accumulating put into int8/int16/uint8/bfloat16, whose atomic adds ran at 32 bits:
+    """After an accumulating put into int8/int16/uint8/bfloat16 (or float16 stored as f32), whose atomic
+    adds ran at 32 bits:
     the storage's elements wrapped or rounded to the dtype."""
     if dst.dtype in kernels.NARROW:
         from ..ops_table import ELEMENTWISE
@@ -623,7 +632,7 @@ def _narrow_sums(dst):
 
 
 def _through_float32(dst, src, put_wide):
-    """A reducing put into float16: WGSL has no f16 atomics, so dst's whole storage goes to f32, takes
+    """A reducing put into f16-stored float16: WGSL has no f16 atomics, so dst's whole storage goes to f32, takes
     the reductions (put_wide(dst's view of the f32 copy, src in f32)), and comes back rounded to half."""
     from ..ops_table import ELEMENTWISE
     view = type(dst)

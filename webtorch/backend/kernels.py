@@ -24,7 +24,9 @@ def wgsl(name):
 # How each dtype is stored in GPU memory and computed in WGSL. float16 is stored as f16 (2 bytes;
 # the runtime adds `enable f16;`) and computed in f32: converted on load, rounded to half on store
 # (PyTorch's CPU half kernels compute in float too and round each result; reductions, scans and
-# matmul accumulate in f32).
+# matmul accumulate in f32). Where the adapter lacks "shader-f16" (stock Chrome on Linux + NVIDIA,
+# SwiftShader, older Windows setups), float16 is stored as f32 holding half values instead, rounded
+# to half on every store like bfloat16 (the pseudo-type "f16r"): set_float16_storage below.
 # int8, int16, uint8 and bfloat16 are stored in 4 bytes (i32, f32: WGSL has no narrower storage
 # without extensions) and keep their logical dtype: every store wraps the integers to their width and
 # rounds bfloat16 to nearest even (the pseudo-types "i8", "i16", "u8", "bf16" of convert()). float64
@@ -34,6 +36,30 @@ STORAGE = {dt.bool_: "u32", dt.uint8: "i32", dt.int8: "i32", dt.int16: "i32", dt
 COMPUTE = {**{d: "i32" for d in STORAGE}, dt.bool_: "bool",
            **{d: "f32" for d in (dt.float16, dt.bfloat16, dt.float32, dt.float64)}}
 NARROW = {dt.int8: "i8", dt.int16: "i16", dt.uint8: "u8", dt.bfloat16: "bf16"}
+# the WGSL function of the prelude that rounds an f32 to a narrow float stored as f32
+_ROUND_FLOAT = {"bf16": "wt_bf16", "f16r": "wt_f16"}
+
+
+def set_float16_storage(native):
+    """float16 stored as f16 (native: the adapter offers "shader-f16") or as f32 rounded to half.
+    Called when a runtime starts, before any kernel of it is built; the kernels cached here and the
+    launches cached above them assume one layout per process, so a runtime of the other kind raises."""
+    layout = "f16" if native else "f32"
+    if STORAGE[dt.float16] == layout:
+        return
+    if _EW_CACHE or any(f.cache_info().currsize for f in _CACHED):
+        raise RuntimeError("webtorch: a new WebGPU device differs from the first in 'shader-f16' support; "
+                           "float16's layout is fixed per process: restart Python")
+    STORAGE[dt.float16] = layout
+    if native:
+        NARROW.pop(dt.float16, None)
+    else:
+        NARROW[dt.float16] = "f16r"
+
+
+def half_stored(d):
+    """Whether d's elements are 2-byte halves on the GPU (float16 on an adapter with "shader-f16")."""
+    return STORAGE[d] == "f16"
 _ZERO = {"f32": "0.0f", "i32": "0i", "u32": "0u"}
 _ONE = {"f32": "1.0f", "i32": "1i", "u32": "1u"}
 
@@ -50,7 +76,8 @@ def store_fn(t, d):
 
 def convert(expr, src, dst):
     """WGSL converting expr from type src to dst; 'u32' is a stored bool, 'bool' a computed one;
-    dst may be a narrow pseudo-type (NARROW): an i32 wrapped to 8/16 bits, an f32 rounded to bfloat16."""
+    dst may be a narrow pseudo-type (NARROW): an i32 wrapped to 8/16 bits, an f32 rounded to bfloat16
+    or (float16 without "shader-f16") to half."""
     if src == dst:
         return expr
     if dst in ("i8", "i16"):  # sign-extend the low bits
@@ -58,8 +85,8 @@ def convert(expr, src, dst):
         return f"((({convert(expr, src, 'i32')}) << {shift}) >> {shift})"
     if dst == "u8":
         return f"(({convert(expr, src, 'i32')}) & 255i)"
-    if dst == "bf16":
-        return f"wt_bf16({convert(expr, src, 'f32')})"
+    if dst in _ROUND_FLOAT:
+        return f"{_ROUND_FLOAT[dst]}({convert(expr, src, 'f32')})"
     if src == "f16":  # stored half: through f32
         return convert(f"f32({expr})", "f32", dst)
     if dst == "f16":
@@ -337,9 +364,10 @@ def _matmul_registers_source(b_transposed):
 
 
 def _with_store(d, t, source):
-    """source preceded by wt_store (and the prelude's wt_bf16 for bfloat16, unless source has it)."""
+    """source preceded by wt_store (and the prelude's rounding for bfloat16 and emulated float16, unless
+    source has it)."""
     prelude = wgsl("prelude")
-    return (prelude if d is dt.bfloat16 and prelude not in source else "") + store_fn(t, d) + source
+    return (prelude if stored(d) in _ROUND_FLOAT and prelude not in source else "") + store_fn(t, d) + source
 
 
 def _with_c_store(d, t, source):
@@ -581,9 +609,10 @@ def softmax(log, subgroup_min=None, d=dt.float32):
     """softmax.wgsl: exp(x - max) / sum, or (x - max) - log(sum) for log_softmax, of d (float32 or
     float16: computed in f32); subgroup_min as for reduce()."""
     result = "shifted - wt_log(total)" if log else "wt_exp(shifted) / total"
-    source = wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl("row_threads") + Template(
-        wgsl("softmax")).substitute(result=result, result_in_registers=result if log else "e[k] / total",
-                                    S=STORAGE[d], row_threads_start=wgsl("row_threads_start"))
+    source = _with_store(d, "f32", wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl(
+        "row_threads") + Template(wgsl("softmax")).substitute(
+        result=result, result_in_registers=result if log else "e[k] / total", S=STORAGE[d],
+        row_threads_start=wgsl("row_threads_start")))
     return ("softmax", log, subgroup_min, d.name), source, "wr"
 
 
@@ -591,8 +620,9 @@ def softmax(log, subgroup_min=None, d=dt.float32):
 def layer_norm(subgroup_min=None, d=dt.float32):
     """layer_norm.wgsl: (x - mean) * rstd (* weight) (+ bias) of each row of d (float32 or float16:
     computed in f32); subgroup_min as for reduce()."""
-    source = wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl("row_threads") + \
-        Template(wgsl("layer_norm")).substitute(S=STORAGE[d], row_threads_start=wgsl("row_threads_start"))
+    source = _with_store(d, "f32", wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl(
+        "row_threads") + Template(wgsl("layer_norm")).substitute(S=STORAGE[d],
+                                                                  row_threads_start=wgsl("row_threads_start")))
     return ("layer_norm", subgroup_min, d.name), source, "wrrr"
 
 
@@ -602,3 +632,7 @@ def conv2d(tx, tm, ty, tn, bk):
     256-invocation workgroup (tx*ty = 256), K in steps of bk; tx*tm and bk must divide 256."""
     source = Template(wgsl("conv2d")).substitute(TX=tx, TM=tm, TY=ty, TN=tn, BK=bk)
     return ("conv2d", tx, tm, ty, tn, bk), source, "wrrr"
+
+
+# the kernel builders that cache their WGSL (set_float16_storage checks none has built one yet)
+_CACHED = [f for f in list(globals().values()) if callable(getattr(f, "cache_info", None))]

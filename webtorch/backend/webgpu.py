@@ -8,6 +8,7 @@ costs no driver call of its own (crossing the Pyodide FFI costs 2-4 us each).
 """
 import array
 import functools
+import os
 import sys
 
 from .. import errors
@@ -63,7 +64,10 @@ class Runtime:
     def __init__(self, driver):
         self.driver = driver
         self.limits = driver.limits
-        self.features = frozenset(driver.features)  # the device's WebGPU features ("shader-f16": float16)
+        # the device's WebGPU features ("shader-f16": float16 stored as f16), less those hidden by
+        # WEBTORCH_WEBGPU_HIDE_FEATURES (comma-separated): how a test or a user sees what webtorch does
+        # on adapters without them
+        self.features = frozenset(driver.features) - hidden_features()
         # The caching allocator, like PyTorch's: a dropped tensor's buffer stays cached under its size
         # class, with no cap; when the device (or memory_limit) refuses a new buffer, the cache is
         # freed and the allocation retried once, then OutOfMemoryError.
@@ -341,13 +345,28 @@ def _make_driver(sync):
     return NativeDriver()
 
 
+def hidden_features():
+    return frozenset(f.strip() for f in os.environ.get("WEBTORCH_WEBGPU_HIDE_FEATURES", "").split(",") if f.strip())
+
+
+# called with each new runtime before it runs anything (gpu.py: float16's layout follows its features)
+on_start = []
+
+
+def _start(driver):
+    global _runtime
+    _runtime = Runtime(driver)
+    for hook in on_start:
+        hook(_runtime)
+    return _runtime
+
+
 def runtime():
     """The process's runtime, created on first use (synchronously: JSPI in the browser) and again
     after its device was lost (tensors of the lost device stay unusable; their storages still
     release into the runtime they came from)."""
-    global _runtime
     if _runtime is None or _runtime.driver.lost:
-        _runtime = Runtime(_make_driver(sync=True))
+        return _start(_make_driver(sync=True))
     return _runtime
 
 
@@ -357,7 +376,7 @@ async def init_async():
         driver = _make_driver(sync=False)
         if hasattr(driver, "__await__"):
             driver = await driver
-        _runtime = Runtime(driver)
+        _start(driver)
     return _runtime
 
 

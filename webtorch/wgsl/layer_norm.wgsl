@@ -51,7 +51,7 @@ $row_threads_start
     let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps);
     for (var k = 0u; k < K; k = k + 1u) {
       let r = lane + k * tpr;
-      if (live && r < row_len) { out[dst + r] = $S(affine((v[k] - mean) * rstd, r, rb)); }
+      if (live && r < row_len) { out[dst + r] = wt_store(affine((v[k] - mean) * rstd, r, rb)); }
     }
     return;
   }
@@ -65,6 +65,6 @@ $row_threads_start
   }
   let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps);
   for (var r = lane; r < row_len; r = r + tpr) {
-    out[dst + r] = $S(affine((f32(x[base + r * stride]) - mean) * rstd, r, rb));
+    out[dst + r] = wt_store(affine((f32(x[base + r * stride]) - mean) * rstd, r, rb));
   }
 }

@@ -296,6 +296,21 @@ fn wt_bf16(x: f32) -> f32 {
   return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
 }
 
+// f32 rounded to the nearest half (ties to even; beyond 65504 rounds to +-inf, NaN stays NaN), as
+// an f32: float16 is stored as f32 where the adapter lacks "shader-f16". Halves below 2^-14 are
+// subnormal (multiples of 2^-24): scaled by 2^24, round() (ties to even) is exact there.
+fn wt_f16(x: f32) -> f32 {
+  let b = bitcast<u32>(x);
+  let a = b & 0x7fffffffu;
+  if (a > 0x7f800000u) { return x; }
+  let sign = b & 0x80000000u;
+  if (a >= 0x477ff000u) { return bitcast<f32>(sign | 0x7f800000u); }
+  if (a < 0x38800000u) {
+    return bitcast<f32>(sign | bitcast<u32>(round(bitcast<f32>(a) * 16777216.0f) * 5.9604644775390625e-8f));
+  }
+  return bitcast<f32>(sign | ((a + 0xfffu + ((a >> 13u) & 1u)) & 0xffffe000u));
+}
+
 // exp, log, atan, tanh and the trigonometric functions are computed here with Cephes' float
 // algorithms (range reduction plus polynomials) instead of the builtins: WGSL lets the builtins be
 // off by many ulps (log by 2^-21 absolutely near 1, exp by 3 + 2|x| ulps, sin/cos by 2^-11 on

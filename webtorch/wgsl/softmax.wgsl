@@ -37,7 +37,7 @@ $row_threads_start
       let r = lane + k * tpr;
       if (live && r < row_len) {
         let shifted = v[k] - m;
-        out[dst + r] = $S($result_in_registers);
+        out[dst + r] = wt_store($result_in_registers);
       }
     }
     return;
@@ -54,6 +54,6 @@ $row_threads_start
   total = j.y;
   for (var r = lane; r < row_len; r = r + tpr) {
     let shifted = f32(x[base + r * stride]) - m;
-    out[dst + r] = $S($result);
+    out[dst + r] = wt_store($result);
   }
 }
