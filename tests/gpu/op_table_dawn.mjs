@@ -5,6 +5,8 @@
 //             (xz it to expected.json.xz if the carry limit needs)
 //   GPU host: source .gpu/gpu-env.sh; node --experimental-wasm-stack-switching tests/gpu/op_table_dawn.mjs \
 //                 bench/results/tmp/dawn $OUT/op_table_dawn.json
+//   OP_TABLE_DAWN_FLAGS="" (no toggles): the adapter stock Chrome on Linux + NVIDIA gives, without
+//   shader-f16, so float16 runs emulated (stored as f32, rounded to half).
 // Writes {adapter, features, failures: {device: {case: traceback}}} and exits 1 if any case failed.
 import {execFileSync} from "child_process";
 import {createRequire} from "module";
@@ -17,8 +19,9 @@ const tests = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const [bundle, outPath] = process.argv.slice(2);
 const {create, globals} = require(process.env.DAWN_NODE);
 Object.assign(globalThis, globals);
-// the flags of bench/dawn.mjs: shader-f16 and subgroup matrices on NVIDIA's Vulkan driver
-const gpu = create(["enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia"]);
+// by default the flags of bench/dawn.mjs: shader-f16 and subgroup matrices on NVIDIA's Vulkan driver
+const flags = process.env.OP_TABLE_DAWN_FLAGS ?? "enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia";
+const gpu = create(flags ? [flags] : []);
 // Pyodide refuses to start when navigator exists without a userAgent.
 Object.defineProperty(globalThis, "navigator", {value: {gpu, userAgent: "node-dawn"}, configurable: true});
 
