@@ -90,8 +90,8 @@ def test_real_checkpoints_read_through_the_zip_reader():
 VALUES = ([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], [0.3, -0.2, 0.1])
 
 
-def _optimizer(lib, name, kwargs):
-    params = [lib.nn.Parameter(lib.tensor(v)) for v in VALUES]
+def _optimizer(lib, name, kwargs, device="cpu"):
+    params = [lib.nn.Parameter(lib.tensor(v, device=device)) for v in VALUES]
     groups = [{"params": params}] if name == "LBFGS" else [{"params": params[:1]}, {"params": params[1:], "lr": 0.05}]
     opt = getattr(lib.optim, name)(groups, **kwargs)
     _step(lib, opt, params)
@@ -101,7 +101,7 @@ def _optimizer(lib, name, kwargs):
 def _step(lib, opt, params):
     def closure():
         opt.zero_grad()
-        loss = (params[0] ** 2).sum() * 0.5 + (params[1] * lib.tensor([1.0, -2.0, 3.0])).sum()
+        loss = (params[0] ** 2).sum() * 0.5 + (params[1] * lib.tensor([1.0, -2.0, 3.0], device=params[1].device)).sum()
         loss.backward()
         return loss
     opt.step(closure)
@@ -140,9 +140,14 @@ def _outcome(lib, opt, params, state_dict):
     return "loads", before, after
 
 
-@pytest.mark.parametrize("forgery", OPTIMIZER_STATES, ids=[f[0] for f in OPTIMIZER_STATES])
+# every forgery on cpu; on webgpu those where state is cast and moved
+FORGERIES = [(f, "cpu") for f in OPTIMIZER_STATES] + \
+    [(f, "webgpu") for f in OPTIMIZER_STATES if f[0] in ("as-saved", "float64-state", "wrong-shaped-state")]
+
+
+@pytest.mark.parametrize("forgery,device", FORGERIES, ids=[f"{f[0]}-{d}" for f, d in FORGERIES])
 @pytest.mark.parametrize("name,kwargs", OPTIMIZERS, ids=[o[0] for o in OPTIMIZERS])
-def test_optimizer_load_state_dict_is_torchs_and_atomic(name, kwargs, forgery):
+def test_optimizer_load_state_dict_is_torchs_and_atomic(name, kwargs, forgery, device):
     _, forge, torch_does, webtorch_does = forgery
     if name == "LBFGS" and forgery[0] in ("wrong-shaped-state", "int64-state"):
         pytest.skip("LBFGS's state is not per element")
@@ -150,11 +155,13 @@ def test_optimizer_load_state_dict_is_torchs_and_atomic(name, kwargs, forgery):
     saved = topt.state_dict()
     t_out, _, t_after = _outcome(torch, *_optimizer(torch, name, kwargs), forge(saved))
     assert torch_does == "varies" or t_out == torch_does
-    wopt, wparams = _optimizer(webtorch, name, kwargs)
+    wopt, wparams = _optimizer(webtorch, name, kwargs, device)
     w_out, w_before, w_after = _outcome(webtorch, wopt, wparams, forge(webtorch.load(_torch_bytes(saved))))
     assert w_out == webtorch_does
-    if w_out == "loads":  # the state torch built, and the same step from it
+    if w_out == "loads":  # the state torch built, on the parameters' device, and the same step from it
         assert w_after == t_after
+        assert {v.device.type for p in wparams for k, v in wopt.state[p].items()
+                if k != "step" and isinstance(v, webtorch.Tensor)} <= {device}
         topt2, tparams2 = _optimizer(torch, name, kwargs)
         topt2.load_state_dict(forge(saved))
         _step(torch, topt2, tparams2)
