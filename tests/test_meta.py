@@ -148,6 +148,23 @@ def test_load_onto_meta_like_torch():
     assert loaded["w"].is_meta and loaded["w"].shape == (3, 4)
 
 
+def test_parameters_rebuilt_on_meta_from_their_dict():
+    """What accelerate's init_empty_weights does to each registered parameter: rebuild it on meta as
+    type(p)(p.to("meta"), **p.__dict__) with requires_grad written into that dict. torch's __dict__ of
+    a tensor holds only attributes code set on it, so the rebuild takes no layout fields."""
+    for module in (torch, webtorch):
+        lin = module.nn.Linear(3, 2)
+        p = lin.weight
+        assert p.__dict__ == {}
+        kwargs = p.__dict__
+        kwargs["requires_grad"] = p.requires_grad
+        lin._parameters["weight"] = type(p)(p.to("meta"), **kwargs)
+        assert lin.weight.is_meta and lin.weight.requires_grad and lin.weight.shape == (2, 3)
+        t = module.ones(2)
+        t.note = "kept"
+        assert t.__dict__ == {"note": "kept"}
+
+
 def test_deepcopy_stays_meta():
     t = webtorch.empty(2, 3, device="meta", requires_grad=True).t()
     c = copy.deepcopy(t)

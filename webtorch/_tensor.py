@@ -143,6 +143,10 @@ def contiguous_strides(shape):
 
 class Tensor:
     __array_priority__ = 1000  # numpy scalars defer to our reflected operators
+    # The layout and autograd fields as slots: a tensor's __dict__ holds only what code sets on it, empty
+    # as torch's (accelerate's init_empty_weights rebuilds a Parameter as cls(p.to("meta"), **p.__dict__)).
+    __slots__ = ("_storage", "shape", "_stride", "_offset", "dtype", "grad_fn", "_base", "_requires_grad", "grad",
+                 "__dict__", "__weakref__")
 
     def __init__(self, storage, shape, stride=None, offset=0, requires_grad=False):
         self._storage = storage
