@@ -117,6 +117,7 @@ class CompiledFunction:
         if not self.replaying:
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
+        args, kwargs = _scalar_tensors_uploaded(args), dict(zip(kwargs, _scalar_tensors_uploaded(kwargs.values())))
         inputs = []
         roots = _roots(self.module if self.module is not None else self.fn)
         locations = _locations(roots)
@@ -261,6 +262,20 @@ def _replay(entry, inputs, values):
     for j, spec in entry.state_outputs:
         _set(entry.locations[j], None if spec is None else tensor(spec))
     return entry.rebuild([out[1] if out[0] == "value" else tensor(out[1]) for out in entry.outputs])
+
+
+def _scalar_tensors_uploaded(values):
+    """values with each 0-d cpu tensor (torch's scalar tensor, which CUDA ops and compiled graphs take as a
+    scalar) copied to webgpu at each call: the recorded kernels read its value from that input buffer,
+    so a replay sees the value of this call, not the recorded one's."""
+    out = []
+    for v in values:
+        if isinstance(v, Tensor) and not v.shape and v._storage.device_type == "cpu":
+            v = v.to("webgpu")
+        elif isinstance(v, (tuple, list)):
+            v = type(v)(_scalar_tensors_uploaded(v))
+        out.append(v)
+    return tuple(out)
 
 
 # -- what a call reaches, and its signature -------------------------------------------------------

@@ -10,8 +10,8 @@ from collections import namedtuple
 from . import _dtypes as dt
 from . import _buffers
 from ._autocast import autocast_op
-from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, check_memory_format, _from_host_values, _wrap_dim, backend, check_size,
-                      contiguous_strides, device)
+from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, _from_host_values, _transfer, _wrap_dim, backend,
+                      check_memory_format, check_size, contiguous_strides, device)
 from .backend import meta
 from .ops_table import ELEMENTWISE
 from . import _tape
@@ -111,10 +111,12 @@ def _compute_dtype(op, promoted):
 
 
 def _as_operand(x, device_type):
-    """Tensors stay; Python numbers stay scalars; 0-d tensors on another device become scalars."""
+    """Tensors stay; Python numbers stay scalars; a 0-d tensor on another device (torch's cpu scalar
+    tensor in a CUDA op) is copied to this one: it keeps its dtype's say in type promotion and its
+    gradient, and a compiled call reads it from a buffer (webtorch.compile uploads such arguments)."""
     if isinstance(x, Tensor):
         if not x.shape and x._storage.device_type != device_type:
-            return x.item()
+            return to_device(x, device_type)
         return x
     if isinstance(x, (bool, int, float)):
         return x
@@ -296,6 +298,11 @@ def cast(x, dtype):
         return x
     out = _copy_into(_empty(x.shape, dtype, x._storage.device_type), x)
     return _tape.record("copy", out, (x,)) if dtype.is_floating_point else out
+
+
+def to_device(x, device_type):
+    """x copied to another device, its gradient flowing back to x's device."""
+    return _tape.record("transfer", _transfer(x, device_type), (x,))
 
 
 def contiguous(x, memory_format=None):
@@ -1575,6 +1582,7 @@ _METHODS = [
 for _name in _METHODS:
     setattr(Tensor, _name, globals()[_name])
 Tensor._cast = cast  # Tensor.to's dtype conversion (_tensor.py sits below the ops)
+Tensor._move = to_device  # and its device transfer
 
 Tensor.where = lambda x, condition, other: where(condition, x, other)
 Tensor.T = property(_T)

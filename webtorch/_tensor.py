@@ -295,7 +295,7 @@ class Tensor:
         if target_dtype is not None and target_dtype is not t.dtype:
             t = t._cast(target_dtype)  # attached by _ops.py
         if target_device is not None and target_device.type != t.device.type:
-            t = _transfer(t, target_device.type)
+            t = t._move(target_device.type)  # attached by _ops.py (autograd)
         return t
 
     def cpu(self):

@@ -573,6 +573,7 @@ def _conv2d_rule(grad, out, x, weight, bias, stride, pads, dilation, groups):
 BACKWARD.update({
     # elementwise (ops_table.ELEMENTWISE)
     "copy": lambda grad, out, a: (grad,),                                     # d a = grad
+    "transfer": lambda grad, out, a: (grad.to(a.device.type),),               # d a = grad, on a's device
     "neg": lambda grad, out, a: (-grad,),                                     # d(-a) = -1
     "abs": lambda grad, out, a: (grad * F.sign(a),),                          # d|a| = sign(a)
     "exp": lambda grad, out, a: (grad * out,),                                # d e^a = e^a
