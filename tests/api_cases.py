@@ -82,3 +82,34 @@ case("nn-sdpa-kernel-math", lambda T, d, q, k, v: (
 error("nn-sdpa-kernel-none", lambda T, d, q: _with_backends(
     T, [], lambda: NF(T).scaled_dot_product_attention(q, q, q)), I((2, 3, 8)))
 error("nn-sdpa-kernel-bad-arg", lambda T, d, q: _with_backends(T, "math", lambda: q), I((2,)), exc=AssertionError)
+
+# -- torch.Tensor(...): the legacy constructor --------------------------------------------------
+case("legacy-Tensor-constructor", lambda T, d, a: (
+    T.Tensor(2, 3).shape, T.Tensor().shape, T.Tensor([1, 2]).to(d), T.Tensor((2, 3)).to(d),
+    T.Tensor(T.Size([2, 3])).shape, T.Tensor(T.tensor([1, 2])).to(d), T.Tensor(2, 3, 4, 0).shape,
+    T.Tensor(2, 3, 4, 5, 1, 2).shape, T.Tensor([True]).to(d), T.Tensor([[1, 2], [3, 4]]).to(d),
+    T.Tensor(2, device=d).device.type == d, isinstance(T.Tensor(1), T.Tensor), T.Tensor(a),
+    (lambda b: (b.add_(1), a))(T.Tensor(a))), I((3,)))  # T.Tensor(a) shares a's memory
+error("legacy-Tensor-float-data", lambda T, d: T.Tensor(2.5), exc=TypeError)
+error("legacy-Tensor-negative-size", lambda T, d: T.Tensor(2, -1))
+
+# -- keyword forms of torch's signatures (size=, shape=, dims=, repeats=, input=, out=, low=/high=) --------
+case("creation-size-keywords", lambda T, d, a: (
+    T.zeros(size=(2, 3), device=d), T.ones(size=[2], device=d), T.empty(size=(2, 3), device=d).shape,
+    T.rand(size=(2, 3), device=d).shape, T.randn(size=(1, 2), device=d).shape,
+    T.randint(low=0, high=5, size=(3,), device=d).shape, T.randint(high=5, size=(3,), device=d).shape,
+    T.randint(5, size=(2,), device=d).shape, T.arange(end=5, device=d), T.arange(start=1, end=4, device=d),
+    T.zeros_like(input=a), T.ones_like(input=a), T.full_like(input=a, fill_value=2.0), T.empty_like(input=a).shape,
+    T.rand_like(input=a).shape, T.randn_like(input=a).shape, a.new_zeros(size=(2,)), a.new_ones(size=(2,)),
+    a.new_empty(size=(2,)).shape), I((2, 3)))
+case("creation-out", lambda T, d: (
+    (lambda o: (T.zeros(2, 3, out=o), o))(T.empty(6, device=d)), (lambda o: (T.full((2,), 3.0, out=o), o))(
+        T.empty(2, device=d)), (lambda o: (T.arange(5, out=o), o))(T.empty(5, dtype=T.int64, device=d)),
+    (lambda o: (T.linspace(0, 1, 3, out=o), o))(T.empty(3, device=d)),
+    (lambda o: (T.eye(2, 3, out=o), o))(T.empty(2, 3, device=d)), (lambda o: (T.ones(2, out=o), o))(
+        T.empty(2, device=d))))
+case("view-method-keywords", lambda T, d, a: (
+    a.view(size=(3, 2)), a.reshape(shape=(3, 2)), T.reshape(a, shape=(6,)), a.expand(size=(2, 2, 3)),
+    a.permute(dims=(1, 0)), T.permute(a, dims=(1, 0)), a.repeat(repeats=(2, 1)), a.tile(dims=(2,)),
+    T.tile(a, dims=(2,))), I((2, 3)))
+error("reshape-shape-twice", lambda T, d, a: a.reshape(3, 2, shape=(3, 2)), I((2, 3)), exc=TypeError)

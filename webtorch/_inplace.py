@@ -145,6 +145,24 @@ _OUT_FORMS = ("add sub mul div pow matmul mm bmm mv dot cat stack clamp where ex
               "sum prod mean amax amin logsumexp softmax log_softmax cumsum cumprod sort topk gather index_select "
               "masked_select nonzero addmm baddbmm outer lerp addcmul addcdiv atan2 hypot floor_divide remainder "
               "fmod eq ne lt le gt ge logical_and logical_or logical_not sigmoid tanh")
+# Creation functions: out= also gives the result's dtype and device where they are not given (as torch).
+_CREATION_OUT_FORMS = "zeros ones full empty arange linspace eye"
+
+
+def _creation_with_out(fn):
+    @functools.wraps(fn)
+    def f(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        kwargs.setdefault("dtype", out.dtype)
+        kwargs.setdefault("device", out.device)
+        return _write_out(out, fn(*args, **kwargs), ())
+    return f
+
+
+for _name in _CREATION_OUT_FORMS.split():
+    globals()[_name] = _creation_with_out(getattr(_ops, _name))
+    __all__.append(_name)
 for _name in _OUT_FORMS.split():
     _fn = getattr(_indexing, _name, None) or getattr(_math_ops, _name, None) or getattr(_ops, _name)
     globals()[_name] = _with_out(_fn)

@@ -63,8 +63,8 @@ def broadcast_shapes(*shapes):
     return Size(out)
 
 
-def expand(x, *shape):
-    shape = _shape_arg(shape)
+def expand(x, *shape, size=None):
+    shape = _sized(shape, size)
     if len(shape) < x.dim():
         raise RuntimeError(f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to the "
                            f"number of dimensions in the tensor ({x.dim()})")
@@ -575,6 +575,16 @@ def _shape_arg(shape):
     return tuple(int(s) for s in shape)
 
 
+def _sized(args, given, name="size"):
+    """A shape from torch's varargs (zeros(2, 3), zeros((2, 3))) or its keyword (zeros(size=(2, 3)),
+    reshape(shape=...), permute(dims=...)): one of the two."""
+    if given is None:
+        return _shape_arg(args)
+    if args:
+        raise TypeError(f"got multiple values for argument '{name}'")
+    return _shape_arg((given,))
+
+
 def _infer_size(shape, numel):
     shape = list(shape)
     if shape.count(-1) > 1:
@@ -621,12 +631,12 @@ def _view_strides(x, shape):
 view_as_dtype = None  # Tensor.view(dtype): _storage.view_as_dtype, attached by it (it reads the bytes)
 
 
-def view(x, *shape, dtype=None):
+def view(x, *shape, size=None, dtype=None):
     if dtype is not None:
         shape = (dtype,)
     if len(shape) == 1 and isinstance(shape[0], (dt.dtype, type)):
         return view_as_dtype(x, shape[0])
-    shape = _infer_size(_shape_arg(shape), x.numel())
+    shape = _infer_size(_sized(shape, size), x.numel())
     strides = _view_strides(x, shape)
     if strides is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
@@ -634,8 +644,8 @@ def view(x, *shape, dtype=None):
     return _tape.record("reshape", x._view(shape, strides), (x,))
 
 
-def reshape(x, *shape):
-    shape = _infer_size(_shape_arg(shape), x.numel())
+def reshape(x, *shape_args, shape=None):
+    shape = _infer_size(_sized(shape_args, shape, "shape"), x.numel())
     strides = _view_strides(x, shape)
     if strides is None:
         with _tape.no_grad():
@@ -657,8 +667,8 @@ def expand_as(x, other):
     return expand(x, *other.shape)
 
 
-def permute(x, *dims):
-    dims = _shape_arg(dims)
+def permute(x, *dims_args, dims=None):
+    dims = _sized(dims_args, dims, "dims")
     if len(dims) == x.dim():
         dims = [_wrap_dim(d, x.dim()) for d in dims]
     if sorted(dims) != list(range(x.dim())):
@@ -1453,16 +1463,16 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     return out
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return full(_shape_arg(size), 0, dtype=dtype or dt.default_float, device=device, requires_grad=requires_grad)
+def zeros(*sizes, size=None, dtype=None, device=None, requires_grad=False):
+    return full(_sized(sizes, size), 0, dtype=dtype or dt.default_float, device=device, requires_grad=requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
-    return full(_shape_arg(size), 1, dtype=dtype or dt.default_float, device=device, requires_grad=requires_grad)
+def ones(*sizes, size=None, dtype=None, device=None, requires_grad=False):
+    return full(_sized(sizes, size), 1, dtype=dtype or dt.default_float, device=device, requires_grad=requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
-    out = _empty(_shape_arg(size), dt.as_dtype(dtype or dt.default_float), _device_type(device))
+def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False):
+    out = _empty(_sized(sizes, size), dt.as_dtype(dtype or dt.default_float), _device_type(device))
     out.requires_grad = requires_grad
     return out
 
@@ -1471,27 +1481,27 @@ def _like(x, dtype, device):
     return dict(dtype=dtype or x.dtype, device=device or x.device)
 
 
-def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
     check_memory_format(memory_format)
-    return full(x.shape, 0, **_like(x, dtype, device), requires_grad=requires_grad)
+    return full(input.shape, 0, **_like(input, dtype, device), requires_grad=requires_grad)
 
 
-def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
     check_memory_format(memory_format)
-    return full(x.shape, 1, **_like(x, dtype, device), requires_grad=requires_grad)
+    return full(input.shape, 1, **_like(input, dtype, device), requires_grad=requires_grad)
 
 
-def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
     check_memory_format(memory_format)
-    return full(x.shape, fill_value, **_like(x, dtype, device), requires_grad=requires_grad)
+    return full(input.shape, fill_value, **_like(input, dtype, device), requires_grad=requires_grad)
 
 
-def empty_like(x, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
     check_memory_format(memory_format)
-    return empty(*x.shape, **_like(x, dtype, device), requires_grad=requires_grad)
+    return empty(*input.shape, **_like(input, dtype, device), requires_grad=requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+def arange(start=0, end=None, step=1, dtype=None, device=None, requires_grad=False):
     start, end, step = (dt.python_number(v) for v in (start, end, step))
     if end is None:
         start, end = 0, start
@@ -1549,16 +1559,16 @@ def new_full(x, size, fill_value, dtype=None, device=None, requires_grad=False):
     return full(size, fill_value, **_like(x, dtype, device), requires_grad=requires_grad)
 
 
-def new_zeros(x, *size, dtype=None, device=None, requires_grad=False):
-    return full(_shape_arg(size), 0, **_like(x, dtype, device), requires_grad=requires_grad)
+def new_zeros(x, *sizes, size=None, dtype=None, device=None, requires_grad=False):
+    return full(_sized(sizes, size), 0, **_like(x, dtype, device), requires_grad=requires_grad)
 
 
-def new_ones(x, *size, dtype=None, device=None, requires_grad=False):
-    return full(_shape_arg(size), 1, **_like(x, dtype, device), requires_grad=requires_grad)
+def new_ones(x, *sizes, size=None, dtype=None, device=None, requires_grad=False):
+    return full(_sized(sizes, size), 1, **_like(x, dtype, device), requires_grad=requires_grad)
 
 
-def new_empty(x, *size, dtype=None, device=None, requires_grad=False):
-    return empty(*_shape_arg(size), **_like(x, dtype, device), requires_grad=requires_grad)
+def new_empty(x, *sizes, size=None, dtype=None, device=None, requires_grad=False):
+    return empty(*_sized(sizes, size), **_like(x, dtype, device), requires_grad=requires_grad)
 
 
 # -- Tensor methods and operators ------------------------------------------------------------

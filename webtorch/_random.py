@@ -12,7 +12,7 @@ with 24 random bits, "normal" (Box-Muller) and raw "bits".
 from . import _dtypes as dt
 from . import _ops
 from ._math_ops import cumsum, log1p, topk
-from ._ops import _is_tensor, _shape_arg, cast
+from ._ops import _is_tensor, _shape_arg, _sized, cast
 from ._tensor import Tensor, backend
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
@@ -98,24 +98,28 @@ def _float_dtype(dtype, name):
         raise RuntimeError(f"\"{name}\" not implemented for '{_ops._tname(dt.as_dtype(dtype)).capitalize()}'")
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     _float_dtype(dtype, "check_uniform_bounds")
-    t = (generator or default_generator).draw("uniform", _shape_arg(size), _device_type(device))
+    t = (generator or default_generator).draw("uniform", _sized(sizes, size), _device_type(device))
     return _finish(t, dtype, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     _float_dtype(dtype, "normal_kernel_cpu")
-    t = (generator or default_generator).draw("normal", _shape_arg(size), _device_type(device))
+    t = (generator or default_generator).draw("normal", _sized(sizes, size), _device_type(device))
     return _finish(t, dtype, requires_grad)
 
 
-def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
-    """randint(high, size) or randint(low, high, size): uniform integers in [low, high)."""
+def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    """randint(high, size) or randint(low, high, size), positional or by keyword: uniform integers in
+    [low, high)."""
     args = list(args)
     if size is None:
         size = args.pop()
-    low, high = (0, args[0]) if len(args) == 1 else args
+    if high is None:
+        high = args.pop()
+    if low is None:
+        low = args.pop() if args else 0
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     u = (generator or default_generator).draw("uniform", _shape_arg(size), _device_type(device))
@@ -131,18 +135,18 @@ def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
     return _finish(cast(order, dtype or dt.int64), None, requires_grad)
 
 
-def rand_like(x, dtype=None, device=None, requires_grad=False):
-    return rand(*x.shape, dtype=dtype or x.dtype, device=device or x.device, requires_grad=requires_grad)
+def rand_like(input, dtype=None, device=None, requires_grad=False):
+    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
-def randn_like(x, dtype=None, device=None, requires_grad=False):
-    return randn(*x.shape, dtype=dtype or x.dtype, device=device or x.device, requires_grad=requires_grad)
+def randn_like(input, dtype=None, device=None, requires_grad=False):
+    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
-def randint_like(x, low=0, high=None, dtype=None, device=None, requires_grad=False):
+def randint_like(input, low=0, high=None, dtype=None, device=None, requires_grad=False):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(x.shape), dtype=dtype or x.dtype, device=device or x.device,
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
                    requires_grad=requires_grad)
 
 

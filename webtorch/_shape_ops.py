@@ -9,7 +9,7 @@ from . import _dtypes as dt
 from . import _ops, _tape
 from ._autocast import autocast_op
 from ._indexing import _take
-from ._ops import _is_tensor, _shape_arg, _wrap_dim, cast, expand, narrow, permute, reshape, where
+from ._ops import _is_tensor, _shape_arg, _sized, _wrap_dim, cast, expand, narrow, permute, reshape, where
 from ._tensor import Tensor, check_size
 
 
@@ -354,8 +354,8 @@ def roll(x, shifts, dims=None):
                              for d, n in enumerate(x.shape)])
 
 
-def repeat(x, *sizes):
-    sizes = _shape_arg(sizes)
+def repeat(x, *sizes, repeats=None):
+    sizes = _sized(sizes, repeats, "repeats")
     if len(sizes) < x.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
@@ -366,8 +366,8 @@ def repeat(x, *sizes):
     return _take_by_dims(x, [[i % n for i in range(n * r)] for n, r in zip(x.shape, sizes)])
 
 
-def tile(x, *dims):
-    dims = _shape_arg(dims)
+def tile(x, *dims_args, dims=None):
+    dims = _sized(dims_args, dims, "dims")
     return repeat(x, *([1] * (x.dim() - len(dims)) + list(dims)))
 
 

@@ -141,6 +141,10 @@ def contiguous_strides(shape):
     return tuple(reversed(strides))
 
 
+# Tensor.__init__'s defaults, by position: a legacy call's arguments are those before the trailing defaults
+_LEGACY_UNGIVEN = (None, None, None, None, False)
+
+
 class Tensor:
     __array_priority__ = 1000  # numpy scalars defer to our reflected operators
     # The layout and autograd fields as slots: a tensor's __dict__ holds only what code sets on it, empty
@@ -148,12 +152,21 @@ class Tensor:
     __slots__ = ("_storage", "shape", "_stride", "_offset", "dtype", "grad_fn", "_base", "_requires_grad", "grad",
                  "__dict__", "__weakref__")
 
-    def __init__(self, storage, shape, stride=None, offset=0, requires_grad=False):
+    def __init__(self, storage=None, shape=None, stride=None, offset=None, requires_grad=False, *sizes, device=None):
+        if shape.__class__ is not Size:
+            if shape is None or shape.__class__ is int:  # torch's legacy constructor: torch.Tensor(2, 3), ([1, 2])
+                given = [storage, shape, stride, offset, requires_grad, *sizes]
+                while not sizes and given and given[-1] is _LEGACY_UNGIVEN[len(given) - 1]:
+                    given.pop()
+                new = self._legacy_new(given, device)  # attached by _tensor_types.py
+                Tensor.__init__(self, new._storage, new.shape, new._stride, new._offset)
+                return
+            shape = Size(shape)
         self._storage = storage
-        self.shape = shape if shape.__class__ is Size else Size(shape)
+        self.shape = shape
         self._stride = contiguous_strides(shape) if stride is None else \
             stride if stride.__class__ is tuple else tuple(stride)
-        self._offset = offset
+        self._offset = 0 if offset is None else offset
         self.dtype = storage.dtype
         self.grad_fn = None  # the autograd Node that produced this tensor; None for leaves
         self._base = None  # for a view: the tensor it views (in-place writes rebase its history)

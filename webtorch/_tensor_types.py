@@ -1,6 +1,6 @@
 """The legacy typed constructors: torch.FloatTensor(2, 3) (uninitialised, that shape),
 torch.LongTensor([1, 2]) (from data), and isinstance(t, torch.FloatTensor) (a cpu tensor of that
-dtype), as torch has them."""
+dtype), as torch has them; and torch.Tensor(...) itself, of the default float dtype."""
 from . import _dtypes as dt
 from . import _ops
 from ._tensor import Size, Tensor
@@ -16,13 +16,24 @@ class _TensorType(type):
         return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj.device.type == "cpu"
 
     def __call__(cls, *args, device=None):
-        if len(args) != 1 or isinstance(args[0], int):  # sizes
-            return _ops.empty(*(args or (0,)), dtype=cls.dtype, device=device)
-        if isinstance(args[0], Tensor):
-            return args[0].to(cls.dtype)
-        if isinstance(args[0], Size):
-            return _ops.empty(*args[0], dtype=cls.dtype, device=device)
-        return _ops.tensor(args[0], dtype=cls.dtype, device=device)
+        return _new(cls.dtype, args, device)
+
+
+def _new(dtype, args, device, alias=False):
+    """torch's legacy constructor of dtype: sizes or a Size (uninitialised), a tensor (converted; with
+    alias, as torch.Tensor(t), t's memory as it is), or data (a sequence)."""
+    if len(args) != 1 or isinstance(args[0], int):  # sizes
+        return _ops.empty(*(args or (0,)), dtype=dtype, device=device)
+    if isinstance(args[0], Tensor):
+        return _ops.detach(args[0]) if alias else args[0].to(dtype)
+    if isinstance(args[0], Size):
+        return _ops.empty(*args[0], dtype=dtype, device=device)
+    if isinstance(args[0], (float, bool, complex)):
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+    return _ops.tensor(args[0], dtype=dtype, device=device)
+
+
+Tensor._legacy_new = staticmethod(lambda args, device: _new(dt.default_float, args, device, alias=True))
 
 
 __all__ = [name for name, d in _NAMES.items() if d in dt.BY_NAME]
