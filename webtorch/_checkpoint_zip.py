@@ -37,6 +37,7 @@ def starts_as_zip(head):
 
 
 class Record:
+    """One member's central directory entry: size uncompressed, stored_size in the file."""
     __slots__ = ("name", "method", "crc", "size", "stored_size", "header_offset")
 
     def __init__(self, name, method, crc, size, stored_size, header_offset):
