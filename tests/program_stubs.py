@@ -34,6 +34,13 @@ def image(index, shape, seed=0):
     return [[[rng.randrange(256) for _ in range(width)] for _ in range(height)] for _ in range(channels)]
 
 
+def make_divisible(v, divisor, min_value=None):
+    """torchvision.models._utils._make_divisible: v rounded to a multiple of divisor, not below 90% of v."""
+    min_value = divisor if min_value is None else min_value
+    rounded = max(min_value, int(v + divisor / 2) // divisor * divisor)
+    return rounded + divisor if rounded < 0.9 * v else rounded
+
+
 def torchvision(T):
     """torchvision's datasets (MNIST, FakeData), transforms and utils for the library T, and the
     helpers torchvision/models/resnet.py imports (its pretrained-weight tables, unused here)."""
