@@ -110,6 +110,8 @@ def _put(x, offsets, src, accumulate=False):
     if _is_tensor(src):
         if src.device.type != x.device.type:
             src = src.to(x.device.type)
+        while src.dim() > offsets.dim() and src.shape[0] == 1:  # torch drops a value's leading 1s
+            src = src[0]
         src = expand(cast(src, x.dtype), *offsets.shape)
     else:
         src = _ops.full(offsets.shape, src, dtype=x.dtype, device=x.device)

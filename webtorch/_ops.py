@@ -495,6 +495,8 @@ def clamp(x, min=None, max=None):
         return _one_bound("maximum", x, min, math.inf) if not _is_nan_scalar(min) else elementwise("clamp", x, min, math.inf)
     if min is None:
         return _one_bound("minimum", x, -math.inf, max) if not _is_nan_scalar(max) else elementwise("clamp", x, -math.inf, max)
+    if builtins.all(_is_tensor(v) and v.dtype is dt.bool_ for v in (x, min, max)):  # (no bool clamp kernel)
+        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
     return elementwise("clamp", x, min, max)
 
 

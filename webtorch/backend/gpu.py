@@ -573,6 +573,8 @@ def along_layout(x, dim):
 def take_along(x, dim, index):
     """A new storage: x's slices along dim at the (in-range, non-negative) 1-D int index, row-major
     over x's shape with dim's size replaced by the index's: one kernel, no offsets tensor."""
+    if x.numel() == 0:  # (so is the result: a zero-size dim, or an empty index into one; no layout to merge)
+        return empty(x.dtype, 0)
     layout = along_layout(x, dim)
     if layout is None:
         x = x.contiguous()

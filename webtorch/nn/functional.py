@@ -174,7 +174,7 @@ def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(x.shape)} and num_groups={num_groups}")
-    if c // num_groups * math.prod(x.shape[2:]) == 1:
+    if n * c // num_groups * math.prod(x.shape[2:]) == 1:  # torch's _verify_batch_size: batch included
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(x.shape)}")
     grouped = x.reshape(n, num_groups, math.prod(x.shape[1:]) // num_groups)  # explicit: n may be 0
     out = layer_norm(grouped, grouped.shape[-1:], eps=eps).reshape(x.shape)
@@ -286,9 +286,12 @@ def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, di
         raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {list(x.shape)}")
     out_size = [(s - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) + output_padding[i] + 1
                 for i, (s, k) in enumerate(zip(spatial, kernel))]
-    if any(o <= 0 for o in out_size):
+    if all(o <= 0 for o in out_size) or any(o < 0 for o in out_size):  # torch: one of them may be 0
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, spatial))}). Calculated output size "
                            f"per channel: ({' x '.join(map(str, out_size))}). Output size is too small")
+    if 0 in out_size:  # torch returns the empty result
+        out = F.zeros(n, weight.shape[1] * groups, *out_size, dtype=x.dtype, device=x.device)
+        return F.squeeze(out, 0) if unbatched else out
     up = _dilate(x, stride)  # stride - 1 zeros between input elements
     edges = [dilation[i] * (k - 1) - padding[i] for i, k in enumerate(kernel)]
     up = pad(up, [v for i in reversed(range(nd)) for v in (edges[i], edges[i] + output_padding[i])])
@@ -317,12 +320,12 @@ def conv_transpose3d(x, weight, bias=None, stride=1, padding=0, output_padding=0
 def _pool_geometry(size, k, s, p, d, ceil_mode):
     """Output length and the extra padding after the input that ceil_mode needs (torch's rule: the
     last window must start inside the input or its left padding)."""
-    span = size + 2 * p - d * (k - 1) - 1
-    if span < 0:
-        raise RuntimeError(f"Output size is too small")
-    out = (-(-span // s) if ceil_mode else span // s) + 1
+    span = size + 2 * p - d * (k - 1) - 1  # may be negative: with ceil_mode a window wider than the input fits
+    out = (span + (s - 1 if ceil_mode else 0)) // s + 1  # torch's div_rtn (floor)
     if ceil_mode and (out - 1) * s >= size + p:
         out -= 1
+    if out < 1:
+        raise RuntimeError(f"Output size is too small")
     extra = max((out - 1) * s + d * (k - 1) + 1 - (size + 2 * p), 0)
     return out, extra
 
