@@ -19,7 +19,7 @@ itself after a JSON round trip), and optionally write them to OUT.json.
 
 import math
 
-__all__ = ["to_plain", "assert_close", "differing", "value_difference", "dtype_name", "is_tensor",
+__all__ = ["to_plain", "assert_close", "either", "differing", "value_difference", "dtype_name", "is_tensor",
            "iter_tensors", "expected_table"]
 
 
@@ -139,6 +139,23 @@ def assert_close(actual, expected, atol=1e-5, rtol=1e-5, name="", path=""):
               + "\n  actual:   %s\n  expected: %s" % (_preview(va), _preview(ve)))
 
 
+def either(actual, expected, alternative, atol, rtol):
+    """expected (plain) with each float element that actual matches in alternative (a second reference)
+    replaced by alternative's: for torch's float32 results that depend on its CPU path, the float64
+    value rounded to float32 is accepted too (op_cases.run_reference)."""
+    if alternative is None or expected.get("kind") != alternative.get("kind"):
+        return expected
+    if expected["kind"] == "seq" and len(expected["items"]) == len(alternative["items"]) and actual.get("kind") == "seq":
+        return dict(expected, items=[either(a, e, x, atol, rtol) for a, e, x in
+                                     zip(actual["items"], expected["items"], alternative["items"])])
+    if expected["kind"] != "tensor" or actual.get("kind") != "tensor" or len(actual["values"]) != len(
+            expected["values"]) or len(alternative["values"]) != len(expected["values"]):
+        return expected
+    values = [x if _close(_dec_float(a), _dec_float(x), atol, rtol) and not _close(_dec_float(a), _dec_float(e), atol, rtol)
+              else e for a, e, x in zip(actual["values"], expected["values"], alternative["values"])]
+    return dict(expected, values=values)
+
+
 def differing(actual, expected, atol, rtol):
     """Flat indices where two plain tensors of one shape and dtype differ (floats beyond atol + rtol |e|)."""
     exact = expected["dtype"] == "bool" or expected["dtype"].startswith(("int", "uint"))
@@ -182,6 +199,12 @@ def expected_table(T, device="cpu"):
     return {c.name: to_plain(run_case(T, c, device)) for c in CASES}
 
 
+def alternative_table(T):
+    """{case name: plain result} in float64 for the cases whose float32 result depends on torch's CPU path."""
+    from op_cases import CASES, run_in_float64
+    return {c.name: to_plain(run_in_float64(T, c)) for c in CASES if c.exact}
+
+
 def _main(argv):
     import json
     import os
@@ -210,7 +233,8 @@ def _main(argv):
             # Pyodide's Python may draw other random numbers: ship the host's inputs too.
             inputs = {c.name: [[_enc_float(v) if isinstance(v, float) else v for v in vals]
                                for vals in c.input_values()] for c in CASES + ERROR_CASES}
-            json.dump({"torch": torch.__version__, "cases": table, "errors": errors,
+            alternatives = json.loads(json.dumps(alternative_table(torch), allow_nan=False))
+            json.dump({"torch": torch.__version__, "cases": table, "alternatives": alternatives, "errors": errors,
                        "inputs_crc32": digests, "inputs": inputs},
                       f, allow_nan=False, separators=(",", ":"))
         print("wrote", argv[1])

@@ -38,9 +38,20 @@ def test_known_patterns_match_their_kind():
 def test_triage_explains_each_element():
     # seed 67892: remainder(v0, v1) differs in 5 elements on webgpu: 3 whose divisor already differed by an
     # ulp (softplus), 2 README-limit NaNs (torch's vectorised remainder where a/b overflows)
+    # (the NaNs come from torch's vectorised loop of AVX2/AVX512; ATEN_CPU_CAPABILITY=default's gives the
+    # exact value, as webtorch: then the 3 AMPLIFIED elements alone remain)
     lines = fuzz.generate(67892)
     [(device, kind, i, message)] = fuzz.check(lines, ("webgpu",))
-    assert (kind, lines[i]) == ("MIXED", "v2 = torch.remainder(v0, v1)") and "3 AMPLIFIED, 2 KNOWN" in message
+    if _vectorised_remainder_overflows():
+        assert (kind, lines[i]) == ("MIXED", "v2 = torch.remainder(v0, v1)") and "3 AMPLIFIED, 2 KNOWN" in message
+    else:
+        assert (kind, lines[i]) == ("AMPLIFIED", "v2 = torch.remainder(v0, v1)")
+
+
+def _vectorised_remainder_overflows():
+    import math
+    import torch
+    return math.isnan(torch.remainder(torch.full((16,), 3e38), torch.full((16,), 1e-30))[0].item())
 
 
 def test_triage_flags_a_wrong_element_among_explained_ones(monkeypatch):

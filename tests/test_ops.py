@@ -17,8 +17,8 @@ import torch
 import webtorch
 from webtorch.backend import gpu as gpu_backend
 
-from compare import assert_close, iter_tensors, to_plain
-from op_cases import CASES, ERROR_CASES, expected_refusal, run_case
+from compare import assert_close, either, iter_tensors, to_plain
+from op_cases import CASES, ERROR_CASES, expected_refusal, run_case, run_in_float64
 
 DEVICES = [d for d in os.environ.get("WEBTORCH_TEST_DEVICES", "webgpu,cpu").split(",") if d]
 
@@ -45,6 +45,8 @@ def test_op(case, device):
     name = "%s[%s]" % (case.name, device)
     for t in iter_tensors(result):
         assert device_type(t) == device, "%s: result on %s, expected %s" % (name, t.device, device)
+    if case.exact:
+        expected = either(to_plain(result), expected, to_plain(run_in_float64(torch, case)), case.atol, case.rtol)
     assert_close(to_plain(result), expected, atol=case.atol, rtol=case.rtol, name=name)
 
 
