@@ -7,8 +7,10 @@ torch's do. Before: F.relu/F.silu raised TypeError on the keyword and the others
 returned a new tensor, leaving the input as it was.
 
 Gradients at the kinks: an input exactly at a bound (0 into ReLU6 after a ReLU or padding, -3 into
-hardsigmoid) gets torch's one-sided derivative. Before: relu6/hardtanh/hardsigmoid passed the gradient
-at their bounds (clamp's rule, inclusive) where torch's hardtanh_backward gives 0."""
+hardsigmoid) gets torch's one-sided derivative, and a pooling window's tied maxima give the gradient
+to the first, as torch's. Before: relu6/hardtanh/hardsigmoid passed the gradient at their bounds
+(clamp's rule, inclusive) where torch's hardtanh_backward gives 0; adaptive max pooling split it
+among ties."""
 import pytest
 import torch
 
@@ -108,5 +110,28 @@ def test_gradient_at_the_kinks_matches_torch(name, args, values, device):
     for T, dev in ((torch, "cpu"), (webtorch, device)):
         x = T.tensor(values, device=dev, requires_grad=True)
         getattr(T.nn.functional, name)(x, *args).sum().backward()
+        grads.append(x.grad)
+    close(grads[1], grads[0])
+
+
+TIES = [[[[1.0, 1.0, 0.0, 2.0, 2.0], [1.0, 0.0, 2.0, 2.0, 0.0], [3.0, 3.0, 3.0, 3.0, 3.0], [0.0, 5.0, 5.0, 0.0, 5.0],
+          [5.0, 0.0, 0.0, 5.0, 4.0]]]]
+POOLS = {
+    "max_pool2d": lambda T, x: T.nn.functional.max_pool2d(x, 2, 1),
+    "max_pool2d_padded": lambda T, x: T.nn.functional.max_pool2d(x, 3, 2, 1),
+    "adaptive_max_pool2d": lambda T, x: T.nn.functional.adaptive_max_pool2d(x, (2, 3)),
+    "adaptive_max_pool1d": lambda T, x: T.nn.functional.adaptive_max_pool1d(x[0], 2),
+    "max_pool1d": lambda T, x: T.nn.functional.max_pool1d(x[0], 2),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", POOLS)
+def test_pool_gradient_at_ties_matches_torch(name, device):
+    grads = []
+    for T, dev in ((torch, "cpu"), (webtorch, device)):
+        x = T.tensor(TIES, device=dev, requires_grad=True)
+        y = POOLS[name](T, x)
+        (y * T.arange(1, y.numel() + 1, dtype=T.float32, device=dev).reshape(y.shape)).sum().backward()
         grads.append(x.grad)
     close(grads[1], grads[0])

@@ -446,13 +446,15 @@ def _adaptive_size(x, output_size, name, n):
     return [s if s is not None else x.shape[x.dim() - n + i] for i, s in enumerate(size)]
 
 
-def _adaptive_pool(x, output_size, nd, name, pool_dim):
+def _adaptive_pool(x, output_size, nd, name, pool_dim, last_dim_first=False):
     """An adaptive pool over x's last nd dims, one dim at a time (a box's mean or max is the mean or max
-    over each of its dims in turn): pool_dim(x, dim, out) pools dim to out windows."""
+    over each of its dims in turn): pool_dim(x, dim, out) pools dim to out windows. last_dim_first: a
+    max that takes each dim's first maximum then takes the box's first in row-major order (torch's)."""
     sizes = _adaptive_size(x, output_size, name, nd)
     if 0 in sizes:
         return F.zeros(*x.shape[:-nd], *sizes, dtype=x.dtype, device=x.device)
-    for i, out in enumerate(sizes):
+    dims = list(enumerate(sizes))
+    for i, out in reversed(dims) if last_dim_first else dims:
         x = pool_dim(x, x.dim() - nd + i, out)
     return x
 
@@ -1122,9 +1124,11 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def _adaptive_max(x, dim, out):
-    """Maxima of x over torch's adaptive windows along dim (window i: [floor(i*n/out), ceil((i+1)*n/out)))."""
+    """Maxima of x over torch's adaptive windows along dim (window i: [floor(i*n/out), ceil((i+1)*n/out))),
+    differentiated as max(dim): the gradient goes to the window's first maximum, as torch's (amax would
+    split it among ties)."""
     n = x.shape[dim]
-    return F.stack([F.amax(F.narrow(x, dim, (i * n) // out, -((-(i + 1) * n) // out) - (i * n) // out), dim)
+    return F.stack([F.max(F.narrow(x, dim, (i * n) // out, -((-(i + 1) * n) // out) - (i * n) // out), dim)[0]
                     for i in range(out)], dim)
 
 
@@ -1135,17 +1139,17 @@ def _no_adaptive_indices(name, return_indices):
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     _no_adaptive_indices("adaptive_max_pool2d", return_indices)
-    return _adaptive_pool(input, output_size, 2, "adaptive_max_pool2d", _adaptive_max)
+    return _adaptive_pool(input, output_size, 2, "adaptive_max_pool2d", _adaptive_max, last_dim_first=True)
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     _no_adaptive_indices("adaptive_max_pool3d", return_indices)
-    return _adaptive_pool(input, output_size, 3, "adaptive_max_pool3d", _adaptive_max)
+    return _adaptive_pool(input, output_size, 3, "adaptive_max_pool3d", _adaptive_max, last_dim_first=True)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     _no_adaptive_indices("adaptive_max_pool1d", return_indices)
-    return _adaptive_pool(input, output_size, 1, "adaptive_max_pool1d", _adaptive_max)
+    return _adaptive_pool(input, output_size, 1, "adaptive_max_pool1d", _adaptive_max, last_dim_first=True)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
