@@ -213,6 +213,9 @@ error("nn-interpolate-mode-dims", lambda T, d, x: NF(T).interpolate(x, 4, mode="
 case("erfinv", lambda T, d, a, e: (T.erfinv(a), a.erfinv(), T.special.erfinv(e)),
      I((3, 5), kind="uniform", low=-0.995, high=0.995),
      I((8,), values=[1.0, -1.0, 0.0, -0.0, 1.5, float("nan"), 0.999, -0.9999]), **TRANS)
+# torch.spmm of dense tensors (pytorch/examples gcn's GraphConv) is mm, with mm's errors
+case("spmm-dense", lambda T, d, a, b: (T.spmm(a, b),), I((3, 4)), I((4, 2)), **MM)
+error("spmm-vector", lambda T, d, a, b: T.spmm(a, b), I((3,)), I((3, 2)), exc=RuntimeError)
 case("erfc", lambda T, d, a, e: (T.erfc(a), a.erfc(), T.special.erfc(e)),
      I((3, 5), kind="uniform", low=-4, high=4),
      I((10,), values=[0.0, -0.0, 0.5, -0.5, 0.75, -0.75, 5.0, -5.0, 12.0, float("nan")]), **TRANS)

@@ -50,7 +50,7 @@ CALLABLES = {
         angle ccol_indices_copy col_indices_copy complex conj_physical conj_physical_ crow_indices_copy
         dsmm hspmm imag indices_copy istft polar real resize_as_sparse_ row_indices_copy saddmm smm
         sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor sparse_coo_tensor sparse_csc_tensor
-        sparse_csr_tensor spmm sspaddmm stft values_copy vdot view_as_complex view_as_complex_copy
+        sparse_csr_tensor sspaddmm stft values_copy vdot view_as_complex view_as_complex_copy
         view_as_real view_as_real_copy fft.fft fft.fft2 fft.fftfreq fft.fftn fft.fftshift fft.hfft
         fft.ifft fft.ifft2 fft.ifftn fft.ifftshift fft.ihfft fft.irfft fft.irfft2 fft.irfftn fft.rfft
         fft.rfft2 fft.rfftfreq fft.rfftn linalg.eig linalg.eigvals Tensor.angle Tensor.ccol_indices
