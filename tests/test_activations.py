@@ -10,7 +10,8 @@ Gradients at the kinks: an input exactly at a bound (0 into ReLU6 after a ReLU o
 hardsigmoid) gets torch's one-sided derivative, and a pooling window's tied maxima give the gradient
 to the first, as torch's. Before: relu6/hardtanh/hardsigmoid passed the gradient at their bounds
 (clamp's rule, inclusive) where torch's hardtanh_backward gives 0; adaptive max pooling split it
-among ties."""
+among ties; the margin losses' hinge at exactly 0 gave none (relu) or half (maximum) where torch's
+clamp_min passes it."""
 import pytest
 import torch
 
@@ -135,3 +136,25 @@ def test_pool_gradient_at_ties_matches_torch(name, device):
         (y * T.arange(1, y.numel() + 1, dtype=T.float32, device=dev).reshape(y.shape)).sum().backward()
         grads.append(x.grad)
     close(grads[1], grads[0])
+
+
+MARGIN_LOSSES = {  # inputs that put some hinges exactly at 0
+    "margin_ranking_loss": lambda T, a, b: T.nn.functional.margin_ranking_loss(a[0], b[0], T.sign(b[1] - 0.5), 1.0),
+    "cosine_embedding_loss": lambda T, a, b: T.nn.functional.cosine_embedding_loss(  # orthogonal rows: cos = 0
+        a, T.tensor([[0.0, 0.0, 3.0, 0.0], [0.0, 1.0, 0.0, 0.0]], device=a.device) * b, -T.ones(2, device=a.device)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", MARGIN_LOSSES)
+def test_margin_loss_gradient_at_the_hinge_matches_torch(name, device):
+    grads = []
+    for T, dev in ((torch, "cpu"), (webtorch, device)):
+        a = T.tensor([[1.0, 2.0, 0.0, -1.0], [0.5, 0.0, 1.0, 2.0]], device=dev, requires_grad=True)
+        b = T.tensor([[0.0, 3.0, -1.0, -1.0], [1.0, 0.0, 1.0, 0.0]], device=dev, requires_grad=True)
+        MARGIN_LOSSES[name](T, a, b).backward()
+        grads.append((a.grad, b.grad))
+    for mine, ref in zip(grads[1], grads[0]):
+        assert (mine is None) == (ref is None)
+        if ref is not None:
+            close(mine, ref)

@@ -1241,13 +1241,13 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     mag = (F.sum(input1 * input1, -1) + eps) * (F.sum(input2 * input2, -1) + eps)
     cos = prod / F.sqrt(mag)
     zeros = F.zeros_like(cos)
-    loss = F.where(F.eq(target, 1), 1 - cos, zeros) + F.where(F.eq(target, -1), F.maximum(zeros, cos - margin), zeros)
+    loss = F.where(F.eq(target, 1), 1 - cos, zeros) + F.where(F.eq(target, -1), F.clamp_min(cos - margin, 0), zeros)
     return _reduce_loss(loss, reduction)
 
 
 @autocast_op
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-    return _reduce_loss(relu(-target * (input1 - input2) + margin), reduction)
+    return _reduce_loss(F.clamp_min(-target * (input1 - input2) + margin, 0), reduction)  # torch: gradient at 0
 
 
 @autocast_op
@@ -1259,7 +1259,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = F.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduce_loss(relu(margin + d_pos - d_neg), reduction)
+    return _reduce_loss(F.clamp_min(margin + d_pos - d_neg, 0), reduction)  # torch: gradient at 0
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
