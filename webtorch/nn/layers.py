@@ -13,8 +13,10 @@ from . import init
 from .module import Module, Parameter
 
 
-def _param(*shape, device=None):
-    return Parameter(F.empty(*shape, device=device))
+def _param(*shape, device=None, dtype=None):
+    """A layer's parameter, uninitialised, made from the layer's factory kwargs as torch's layers make theirs
+    (so an integer dtype raises as torch's: only floating tensors can require grad)."""
+    return Parameter(F.empty(*shape, device=device, dtype=dtype))
 
 
 def _ones_zeros(weight, bias):
@@ -45,8 +47,8 @@ class Linear(Module):
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        self.weight = _param(out_features, in_features, device=device)
-        self.bias = _param(out_features, device=device) if bias else None
+        self.weight = _param(out_features, in_features, device=device, dtype=dtype)
+        self.bias = _param(out_features, device=device, dtype=dtype) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -75,7 +77,7 @@ class Embedding(Module):
         self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse = max_norm, norm_type, \
             scale_grad_by_freq, sparse
         if _weight is None:
-            self.weight = _param(num_embeddings, embedding_dim, device=device)
+            self.weight = _param(num_embeddings, embedding_dim, device=device, dtype=dtype)
             self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
@@ -136,8 +138,8 @@ class _ConvNd(Module):
         self.output_padding = pair(output_padding)
         self.padding_mode, self.transposed = padding_mode, transposed
         shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
-        self.weight = _param(*shape, *self.kernel_size, device=device)
-        self.bias = _param(out_channels, device=device) if bias else None
+        self.weight = _param(*shape, *self.kernel_size, device=device, dtype=dtype)
+        self.bias = _param(out_channels, device=device, dtype=dtype) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -410,8 +412,8 @@ class Bilinear(Module):
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-        self.weight = _param(out_features, in1_features, in2_features, device=device)
-        self.bias = _param(out_features, device=device) if bias else None
+        self.weight = _param(out_features, in1_features, in2_features, device=device, dtype=dtype)
+        self.bias = _param(out_features, device=device, dtype=dtype) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -439,7 +441,7 @@ class EmbeddingBag(Module):
         self.include_last_offset = include_last_offset
         self.padding_idx = padding_idx + num_embeddings if padding_idx is not None and padding_idx < 0 else padding_idx
         self.weight = Parameter(_weight) if _weight is not None else _param(num_embeddings, embedding_dim,
-                                                                             device=device)
+                                                                             device=device, dtype=dtype)
         if _weight is None:
             self.reset_parameters()
 
@@ -470,11 +472,11 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = _param(num_features, device=device) if affine else None
-        self.bias = _param(num_features, device=device) if affine and bias else None
+        self.weight = _param(num_features, device=device, dtype=dtype) if affine else None
+        self.bias = _param(num_features, device=device, dtype=dtype) if affine and bias else None
         if track_running_stats:
-            self.register_buffer("running_mean", F.empty(num_features, device=device))
-            self.register_buffer("running_var", F.empty(num_features, device=device))
+            self.register_buffer("running_mean", F.empty(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", F.empty(num_features, device=device, dtype=dtype))
             self.register_buffer("num_batches_tracked", F.empty((), dtype=int64, device=device))
         else:
             self.running_mean = self.running_var = None
@@ -531,7 +533,7 @@ class BatchNorm3d(_BatchNorm):
 class _InstanceNorm(_BatchNorm):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
                  dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
 
     def forward(self, x):
         if x.dim() not in self._dims:
@@ -563,8 +565,8 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape) if isinstance(normalized_shape, (tuple, list)) else \
             (normalized_shape,)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        self.weight = _param(*self.normalized_shape, device=device) if elementwise_affine else None
-        self.bias = _param(*self.normalized_shape, device=device) if elementwise_affine and bias else None
+        self.weight = _param(*self.normalized_shape, device=device, dtype=dtype) if elementwise_affine else None
+        self.bias = _param(*self.normalized_shape, device=device, dtype=dtype) if elementwise_affine and bias else None
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -584,7 +586,7 @@ class RMSNorm(Module):
         self.normalized_shape = tuple(normalized_shape) if isinstance(normalized_shape, (tuple, list)) else \
             (normalized_shape,)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        self.weight = _param(*self.normalized_shape, device=device) if elementwise_affine else None
+        self.weight = _param(*self.normalized_shape, device=device, dtype=dtype) if elementwise_affine else None
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -603,8 +605,8 @@ class GroupNorm(Module):
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        self.weight = _param(num_channels, device=device) if affine else None
-        self.bias = _param(num_channels, device=device) if affine and bias else None
+        self.weight = _param(num_channels, device=device, dtype=dtype) if affine else None
+        self.bias = _param(num_channels, device=device, dtype=dtype) if affine and bias else None
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -686,7 +688,7 @@ class PReLU(Module):
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         super().__init__()
         self.num_parameters, self.init = num_parameters, init
-        self.weight = _param(num_parameters, device=device)
+        self.weight = _param(num_parameters, device=device, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -884,22 +886,22 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         if self._qkv_same_embed_dim:
-            self.in_proj_weight = _param(3 * embed_dim, embed_dim, device=device)
+            self.in_proj_weight = _param(3 * embed_dim, embed_dim, device=device, dtype=dtype)
             for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
                 self.register_parameter(name, None)
         else:
-            self.q_proj_weight = _param(embed_dim, embed_dim, device=device)
-            self.k_proj_weight = _param(embed_dim, self.kdim, device=device)
-            self.v_proj_weight = _param(embed_dim, self.vdim, device=device)
+            self.q_proj_weight = _param(embed_dim, embed_dim, device=device, dtype=dtype)
+            self.k_proj_weight = _param(embed_dim, self.kdim, device=device, dtype=dtype)
+            self.v_proj_weight = _param(embed_dim, self.vdim, device=device, dtype=dtype)
             self.register_parameter("in_proj_weight", None)
         if bias:
-            self.in_proj_bias = _param(3 * embed_dim, device=device)
+            self.in_proj_bias = _param(3 * embed_dim, device=device, dtype=dtype)
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
         if add_bias_kv:
-            self.bias_k = _param(1, 1, embed_dim, device=device)
-            self.bias_v = _param(1, 1, embed_dim, device=device)
+            self.bias_k = _param(1, 1, embed_dim, device=device, dtype=dtype)
+            self.bias_v = _param(1, 1, embed_dim, device=device, dtype=dtype)
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
@@ -947,20 +949,20 @@ class _TransformerLayer(Module):
     """The sublayers of PyTorch's encoder (cross_attention=False) and decoder layers, in its order."""
 
     def __init__(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
-                 bias, device, cross_attention):
+                 bias, device, dtype, cross_attention):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            device=device)
+                                            device=device, dtype=dtype)
         if cross_attention:
             self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                     batch_first=batch_first, device=device)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device)
+                                                     batch_first=batch_first, device=device, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
         self.norm_first = norm_first
         sublayers = 3 if cross_attention else 2
         for i in range(1, sublayers + 1):
-            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device))
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype))
         for i in range(1, sublayers + 1):
             setattr(self, f"dropout{i}", Dropout(dropout))
         self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
@@ -970,7 +972,7 @@ class TransformerEncoderLayer(_TransformerLayer):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=fn.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                         norm_first, bias, device, cross_attention=False)
+                         norm_first, bias, device, dtype, cross_attention=False)
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
@@ -995,7 +997,7 @@ class TransformerDecoderLayer(_TransformerLayer):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=fn.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-                         norm_first, bias, device, cross_attention=True)
+                         norm_first, bias, device, dtype, cross_attention=True)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
@@ -1081,13 +1083,13 @@ class Transformer(Module):
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
-                      bias, device)
+                      bias, device, dtype)
         self.encoder = custom_encoder if custom_encoder is not None else TransformerEncoder(
             TransformerEncoderLayer(*layer_args), num_encoder_layers,
-            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device))
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype))
         self.decoder = custom_decoder if custom_decoder is not None else TransformerDecoder(
             TransformerDecoderLayer(*layer_args), num_decoder_layers,
-            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device))
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype))
         self._reset_parameters()
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
 

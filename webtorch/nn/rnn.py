@@ -112,7 +112,7 @@ class RNNBase(Module):
                     shapes["weight_hr"] = (proj_size, hidden_size)
                 names = [kind + suffix for kind in shapes]
                 for name, shape in zip(names, shapes.values()):
-                    setattr(self, name, _param(*shape, device=device))
+                    setattr(self, name, _param(*shape, device=device, dtype=dtype))
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
         self.reset_parameters()
@@ -255,11 +255,11 @@ class RNNCellBase(Module):
     def __init__(self, input_size, hidden_size, bias=True, num_chunks=1, device=None, dtype=None):
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
-        self.weight_ih = _param(num_chunks * hidden_size, input_size, device=device)
-        self.weight_hh = _param(num_chunks * hidden_size, hidden_size, device=device)
+        self.weight_ih = _param(num_chunks * hidden_size, input_size, device=device, dtype=dtype)
+        self.weight_hh = _param(num_chunks * hidden_size, hidden_size, device=device, dtype=dtype)
         if bias:
-            self.bias_ih = _param(num_chunks * hidden_size, device=device)
-            self.bias_hh = _param(num_chunks * hidden_size, device=device)
+            self.bias_ih = _param(num_chunks * hidden_size, device=device, dtype=dtype)
+            self.bias_hh = _param(num_chunks * hidden_size, device=device, dtype=dtype)
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
@@ -308,7 +308,7 @@ class RNNCell(RNNCellBase):
     _mode = "RNN"
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device)
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
         if nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {nonlinearity}")
@@ -318,11 +318,11 @@ class LSTMCell(RNNCellBase):
     _mode = "LSTM"
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device)
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
 
 class GRUCell(RNNCellBase):
     _mode = "GRU"
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device)
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
