@@ -64,6 +64,13 @@ case("linalg-solve_triangular", lambda T, d, a, b: (
     T.linalg.solve_triangular(T.triu(a) + 3 * T.eye(4, device=d), b.mT, upper=True, left=False),
     T.linalg.solve_triangular(T.tril(a), b, upper=False, unitriangular=True)), I((4, 4)), I((4, 2)), **MM)
 
+# torch's CPU default (gelsy) on full-rank A: tall, square, wide (minimum norm), batched with a
+# broadcast B, a vector B; rank, and the empty residuals and singular values (efficient-kan's curve2coeff)
+case("linalg-lstsq", lambda T, d, a, b, w: (
+    T.linalg.lstsq(a, b).solution, T.linalg.lstsq(a[0], b[0, :, 0]).solution, T.linalg.lstsq(a[0, :4] + 3 * T.eye(4, device=d), b[0, :4]).solution,
+    T.linalg.lstsq(w, b[0, :3]).solution, T.linalg.lstsq(a, b[:1]).rank, T.linalg.lstsq(a[0], b[0]).rank,
+    T.linalg.lstsq(a, b).residuals.shape, T.linalg.lstsq(a, b).singular_values.shape),
+     I((2, 6, 4)), I((2, 6, 3)), I((3, 5)), **MM)
 
 def _linalg_error(T, fn, msg="linalg.cholesky: The factorization could not be completed because the input is not "
                   "positive-definite (the leading minor of order 2 is not positive-definite)."):

@@ -60,11 +60,9 @@ def _fails(call):
     return False
 
 
-# Gaps of issue 22 that another change is closing as these programs land (and torch.linalg.lstsq, not
-# built yet): a program that stops at one is skipped, naming it, until it works (then the test runs as
+# Gaps of issue 22 that another change is closing as these programs land: a program that stops at one is skipped, naming it, until it works (then the test runs as
 # written, nothing to edit).
 OPEN_GAPS = {
-    "torch.linalg.lstsq": lambda: webtorch.linalg.lstsq(webtorch.ones(3, 2), webtorch.ones(3, 1)),
     "torch.Tensor(2, 3) (the legacy constructor)": lambda: webtorch.Tensor(2, 3),
     "torch.empty(size=...)": lambda: webtorch.empty(size=(2,)),
     "torch.compile(fullgraph=True) with a 0-d cpu tensor argument":
@@ -202,7 +200,7 @@ def run_kan(T, device, state):
 
 @needs("efficient_kan_kan.py")
 def test_efficient_kan_trains_like_torch():
-    skip_while_open("torch.Tensor(2, 3) (the legacy constructor)", "torch.linalg.lstsq")
+    skip_while_open("torch.Tensor(2, 3) (the legacy constructor)")
     torch_losses, torch_output, initial = run_kan(torch, "cpu", None)
     losses, output, _ = run_kan(webtorch, "webgpu", initial)
     assert_losses_match(losses, torch_losses)

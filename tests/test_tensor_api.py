@@ -241,3 +241,9 @@ def test_range_and_numpy_array_indices_like_torch(device):
     x_[range(n), y] = ...); an empty one is int64."""
     for a, e in zip(_index_forms(webtorch, device), _index_forms(torch, "cpu")):
         assert a.tolist() == e.tolist() and tuple(a.shape) == tuple(e.shape)
+
+
+def test_lstsq_of_a_rank_deficient_matrix_is_refused():
+    """torch's gelsy solves it with a column-pivoted QR (not built): an unpivoted QR would give another X."""
+    with pytest.raises(NotImplementedError, match="rank-deficient"):
+        webtorch.linalg.lstsq(webtorch.tensor([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]), webtorch.ones(3, 1))

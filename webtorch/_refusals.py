@@ -129,7 +129,7 @@ CALLABLES = {
         chain_matmul cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet lu_solve
         lu_unpack matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
         linalg.cond linalg.diagonal linalg.householder_product linalg.inv_ex linalg.ldl_factor
-        linalg.ldl_factor_ex linalg.ldl_solve linalg.lstsq linalg.lu linalg.lu_factor linalg.lu_factor_ex
+        linalg.ldl_factor_ex linalg.ldl_solve linalg.lu linalg.lu_factor linalg.lu_factor_ex
         linalg.lu_solve linalg.matmul linalg.matrix_exp linalg.matrix_power linalg.matrix_rank
         linalg.multi_dot linalg.pinv linalg.solve_ex linalg.tensorinv linalg.tensorsolve linalg.vander
         linalg.vecdot Tensor.cholesky Tensor.cholesky_inverse Tensor.cholesky_solve Tensor.eig

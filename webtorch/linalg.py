@@ -242,6 +242,44 @@ def qr(A, mode="reduced"):
     return _QR(narrow(Q, -1, 0, k), narrow(R, -2, 0, k))
 
 
+_Lstsq = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """torch.linalg.lstsq as torch's CPU default (gelsy) on a full-rank A: for a tall or square A the
+    least-squares X = R^-1 Q^T B of its QR; for a wide A the minimum-norm X = Q R^-T B of A^T's QR. The
+    rank comes back, the residuals and singular values empty, as gelsy gives them. A rank-deficient A
+    (some |R_ii| <= rcond max |R_jj|) raises NotImplementedError: gelsy's column-pivoted QR is not
+    built, and an unpivoted one would give another solution."""
+    if driver not in (None, "gelsy"):
+        raise NotImplementedError(f"webtorch: linalg.lstsq(driver={driver!r}): only torch's CPU default 'gelsy' is built")
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    vector = B.dim() == A.dim() - 1  # B of shape (*, m): one right-hand side
+    if vector:
+        B = unsqueeze(B, -1)
+    m, n = A.shape[-2], A.shape[-1]
+    if B.shape[-2] != m:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2) ({m} vs {B.shape[-2]})")
+    batch = _ops.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    A, B = _ops.expand(A, *batch, m, n), _ops.expand(B, *batch, m, B.shape[-1])
+    tall = m >= n
+    Q, R = qr(A if tall else A.mT)
+    diagonal = _ops.abs(R.diagonal(0, -2, -1))
+    rcond = _ops.dt.finfo(A.dtype).eps * max(m, n) if rcond is None else rcond
+    rank = _ops.sum(_ops.gt(diagonal, _ops.mul(_ops.amax(diagonal, -1, keepdim=True), rcond)), -1) if min(m, n) else \
+        _ops.zeros(batch, dtype=_ops.dt.int64, device=A.device)
+    if min(m, n) and bool(_ops.any(_ops.lt(rank, min(m, n)))):
+        raise NotImplementedError("webtorch: linalg.lstsq of a rank-deficient matrix (torch's gelsy solves it with a "
+                                  "column-pivoted QR, which is not built)")
+    if tall:
+        X = solve_triangular(R, _ops.matmul(Q.mT, B), upper=True)
+    else:
+        X = _ops.matmul(Q, solve_triangular(R.mT, B, upper=False))
+    empty = _ops.empty(0, dtype=A.dtype, device=A.device)
+    return _Lstsq(squeeze(X, -1) if vector else X, empty, rank, empty)
+
+
 def _jacobi_pairs(n):
     """Rounds of disjoint index pairs covering every pair once (the round-robin tournament)."""
     players = list(range(n)) + ([None] if n % 2 else [])
