@@ -96,7 +96,7 @@ def _build(T, name, device, dtype):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_parameters_and_buffers_follow_factory_kwargs(name, dtype, device):
     torch.manual_seed(0)
-    expected = _state(_build(torch, name, "cpu" if device == "webgpu" else device, dtype))
+    expected = _state(_build(torch, name, "cpu", dtype))  # torch's first meta padding_idx fill costs it ~9 s
     got = _state(_build(webtorch, name, device, dtype))
     assert list(got) == list(expected)
     for key, (t, is_param) in expected.items():
