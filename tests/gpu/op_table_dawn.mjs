@@ -6,7 +6,8 @@
 //   GPU host: source .gpu/gpu-env.sh; node --experimental-wasm-stack-switching tests/gpu/op_table_dawn.mjs \
 //                 bench/results/tmp/dawn $OUT/op_table_dawn.json
 //   OP_TABLE_DAWN_FLAGS="" (no toggles): the adapter stock Chrome on Linux + NVIDIA gives, without
-//   shader-f16, so float16 runs emulated (stored as f32, rounded to half).
+//   shader-f16, so float16 runs emulated (stored as f32, rounded to half). OP_TABLE_DEVICES=webgpu
+//   skips the pure-Python cpu device (default: webgpu,cpu).
 // Writes {adapter, features, failures: {device: {case: traceback}}} and exits 1 if any case failed.
 import {execFileSync} from "child_process";
 import {createRequire} from "module";
@@ -37,13 +38,14 @@ for (const f of ["op_cases.py", "nn_cases.py", "more_op_cases.py", "api_cases.py
 const golden = path.join(bundle, "expected.json");
 pyodide.FS.writeFile("/tests/expected.json", fs.existsSync(golden) ? fs.readFileSync(golden)
   : execFileSync("xz", ["-dc", golden + ".xz"], {maxBuffer: 1 << 30}));
+pyodide.globals.set("devices", (process.env.OP_TABLE_DEVICES ?? "webgpu,cpu").split(","));
 const result = JSON.parse(await pyodide.runPythonAsync(`
 import json, sys
 sys.path.insert(0, "/tests")
 import webtorch
 from run_table import table_failures
 json.dumps({"adapter": webtorch.webgpu.adapter_info(), "features": webtorch.webgpu.features(),
-            "failures": {d: table_failures(webtorch, "/tests/expected.json", d) for d in ("webgpu", "cpu")}})
+            "failures": {d: table_failures(webtorch, "/tests/expected.json", d) for d in devices}})
 `));
 fs.writeFileSync(outPath, JSON.stringify(result, null, 1));
 const failed = Object.entries(result.failures).flatMap(([d, f]) => Object.keys(f).map((n) => `${n}[${d}]`));
