@@ -52,31 +52,6 @@ def test_llama2c_trains_and_generates_like_torch():
     assert generated == torch_generated
 
 
-def _fails(call):
-    try:
-        call()
-    except Exception:  # noqa: BLE001 (any error means the gap is still open)
-        return True
-    return False
-
-
-# Gaps of issue 22 that another change is closing as these programs land: a program that stops at one is skipped, naming it, until it works (then the test runs as
-# written, nothing to edit).
-OPEN_GAPS = {
-    "torch.Tensor(2, 3) (the legacy constructor)": lambda: webtorch.Tensor(2, 3),
-    "torch.empty(size=...)": lambda: webtorch.empty(size=(2,)),
-    "torch.compile(fullgraph=True) with a 0-d cpu tensor argument":
-        lambda: webtorch.compile(lambda a, b: a * b, fullgraph=True)(webtorch.ones(2, device="webgpu"),
-                                                                     webtorch.tensor(2.0)),
-}
-
-
-def skip_while_open(*gaps):
-    open_now = [gap for gap in gaps if _fails(OPEN_GAPS[gap])]
-    if open_now:
-        pytest.skip(f"waits for {', '.join(open_now)} (issue 22)")
-
-
 def eager_reference(T):
     """torch's own run of a program that torch.compile's its functions runs them eagerly: inductor's
     C++ compilation takes minutes on CI's two cores, and eager is the numbers compile must keep."""
@@ -121,7 +96,6 @@ def run_nanochat(T, device, state):
 
 @needs("nanochat/gpt.py")
 def test_nanochat_trains_with_muon_and_generates_like_torch():
-    skip_while_open("torch.compile(fullgraph=True) with a 0-d cpu tensor argument")
     torch_losses, torch_generated, initial = run_nanochat(torch, "cpu", None)
     losses, generated, _ = run_nanochat(webtorch, "webgpu", initial)
     assert_losses_match(losses, torch_losses)
@@ -200,7 +174,6 @@ def run_kan(T, device, state):
 
 @needs("efficient_kan_kan.py")
 def test_efficient_kan_trains_like_torch():
-    skip_while_open("torch.Tensor(2, 3) (the legacy constructor)")
     torch_losses, torch_output, initial = run_kan(torch, "cpu", None)
     losses, output, _ = run_kan(webtorch, "webgpu", initial)
     assert_losses_match(losses, torch_losses)
@@ -333,7 +306,6 @@ def run_graph_network(T, device, name, state):
 def test_graph_networks_train_like_torch(name):
     if not program_runner.path(f"{name}.py").exists():
         pytest.skip(f"tests/programs/{name}.py is not vendored")
-    skip_while_open("torch.Tensor(2, 3) (the legacy constructor)" if name == "gcn" else "torch.empty(size=...)")
     torch_losses, initial = run_graph_network(torch, "cpu", name, None)
     losses, _ = run_graph_network(webtorch, "webgpu", name, initial)
     assert_losses_match(losses, torch_losses)
