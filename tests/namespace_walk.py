@@ -82,7 +82,7 @@ def status(path):
     prefix, _, name = path.rpartition(".")
     try:
         owner = webtorch_object(prefix)
-    except NotImplementedError:  # a refused submodule
+    except NotImplementedError:  # a refused submodule (Refused, or the module's own clear refusal)
         return "refused"
     except AttributeError:
         return "missing"
@@ -96,7 +96,7 @@ def status(path):
     else:
         try:
             obj = getattr(owner, name)
-        except _refusals.Refused:
+        except NotImplementedError:
             return "refused"
         except AttributeError:
             return "missing"
