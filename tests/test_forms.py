@@ -65,6 +65,7 @@ def _functional_case(name, T):
         "adaptive_avg_pool1d": lambda: T.adaptive_avg_pool1d(x3, 3),
         "channel_shuffle": lambda: T.channel_shuffle(x4, 2),
         "alpha_dropout": lambda: T.alpha_dropout(x4, 0.5, False),
+        "hardshrink": lambda: T.hardshrink(x4, 0.3) + x4.hardshrink(),
     }
     return cases[name]()
 
@@ -107,3 +108,35 @@ def test_ravel_of_a_view(device):
     assert_close(to_plain(w.ravel()), to_plain(t.ravel()))
     assert_close(to_plain(webtorch.ravel(w)), to_plain(torch.ravel(t)))
     assert webtorch.absolute is webtorch.abs and webtorch.fix is webtorch.trunc
+
+
+FORMATS = ["contiguous_format", "channels_last", "channels_last_3d", "preserve_format"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("shape,perm", [((2, 3, 4, 5), (0, 1, 2, 3)), ((2, 3, 4, 5), (0, 2, 3, 1)),
+                                        ((2, 3, 4, 5, 2), (0, 1, 2, 3, 4)), ((2, 3, 4), (0, 1, 2))])
+def test_memory_formats_like_torch(shape, perm, fmt, device):
+    """contiguous / is_contiguous / to with a memory format: torch's strides, values, errors (a view of a
+    permuted tensor stands in for every stride pattern torch can be asked to convert)."""
+    data = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    results = []
+    for T, kw in ((torch, {}), (webtorch, {"device": device})):
+        x = T.tensor(data.transpose(np.argsort(perm)).copy(), **kw).permute(*perm)
+        f = getattr(T, fmt)
+        out = []
+        calls = [lambda: x.is_contiguous(memory_format=f), lambda: x.contiguous(memory_format=f),
+                 lambda: x.to(memory_format=f)]
+        if fmt != "preserve_format":  # a cast keeping a permuted input's strides: webtorch's casts are contiguous
+            calls.append(lambda: x.to(T.int32, memory_format=f))
+        for call in calls:
+            try:
+                r = call()
+                out.append(r if isinstance(r, bool) else (r.stride(), to_plain(r), r is x))
+            except RuntimeError as e:
+                out.append(("RuntimeError", str(e)))
+        results.append(out)
+    assert results[0] == results[1]
+    assert repr(getattr(webtorch, fmt)) == repr(getattr(torch, fmt))
+    assert webtorch.zeros(1).layout is webtorch.strided and repr(webtorch.strided) == "torch.strided"

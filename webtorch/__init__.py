@@ -143,6 +143,8 @@ def install_as_torch():
 from . import _tensor_args  # noqa: E402  (last: it wraps the public names defined above)
 _tensor_args.apply(globals())
 
+from ._memory_format import *  # noqa: E402,F401,F403  (torch.strided, torch.channels_last, ...)
+_memory_format.attach(Tensor)
 from . import _forms  # noqa: E402
 _forms.attach(_sys.modules[__name__])
 from . import _refusals  # noqa: E402  (after every implemented name: it fills in only what is missing)

@@ -12,7 +12,7 @@ INPLACE_FUNCTIONS = ("abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan
 # torch.X is nn.functional.X: the same positional signature
 FUNCTIONAL_FORMS = ("conv1d conv2d conv_transpose2d layer_norm group_norm rms_norm pixel_shuffle pixel_unshuffle "
                     "cosine_similarity pairwise_distance bilinear prelu selu celu threshold max_pool1d max_pool2d "
-                    "avg_pool1d adaptive_avg_pool1d channel_shuffle alpha_dropout")
+                    "avg_pool1d adaptive_avg_pool1d channel_shuffle alpha_dropout hardshrink")
 # Tensor.X is Tensor.Y
 TENSOR_ALIASES = {"absolute": "abs", "absolute_": "abs_", "fix": "trunc", "fix_": "trunc_", "ndimension": "dim",
                   "arccosh_": "acosh_", "arcsinh_": "asinh_", "arctanh_": "atanh_", "greater_": "gt_",
@@ -34,6 +34,7 @@ def attach(torch):
         setattr(torch, name, _inplace_function(name))
     for name in FUNCTIONAL_FORMS.split():
         setattr(torch, name, getattr(F, name))
+    Tensor.hardshrink = F.hardshrink
     for name, target in TENSOR_ALIASES.items():
         setattr(Tensor, name, getattr(Tensor, target))
     torch.absolute, torch.fix = torch.abs, torch.trunc

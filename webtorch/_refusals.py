@@ -50,16 +50,16 @@ CALLABLES = {
         angle ccol_indices_copy col_indices_copy complex conj_physical conj_physical_ crow_indices_copy
         dsmm hspmm imag indices_copy istft polar real resize_as_sparse_ row_indices_copy saddmm smm
         sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor sparse_coo_tensor sparse_csc_tensor
-        sparse_csr_tensor sspaddmm stft values_copy vdot view_as_complex view_as_complex_copy
-        view_as_real view_as_real_copy fft.fft fft.fft2 fft.fftfreq fft.fftn fft.fftshift fft.hfft
-        fft.ifft fft.ifft2 fft.ifftn fft.ifftshift fft.ihfft fft.irfft fft.irfft2 fft.irfftn fft.rfft
-        fft.rfft2 fft.rfftfreq fft.rfftn linalg.eig linalg.eigvals Tensor.angle Tensor.ccol_indices
-        Tensor.cdouble Tensor.cfloat Tensor.chalf Tensor.coalesce Tensor.col_indices Tensor.conj_physical
-        Tensor.conj_physical_ Tensor.crow_indices Tensor.dense_dim Tensor.indices Tensor.is_coalesced
-        Tensor.istft Tensor.resize_as_sparse_ Tensor.row_indices Tensor.smm Tensor.sparse_dim
-        Tensor.sparse_mask Tensor.sparse_resize_ Tensor.sparse_resize_and_clear_ Tensor.sspaddmm
-        Tensor.stft Tensor.to_dense Tensor.to_sparse Tensor.to_sparse_bsc Tensor.to_sparse_bsr
-        Tensor.to_sparse_coo Tensor.to_sparse_csc Tensor.to_sparse_csr Tensor.values Tensor.vdot""",
+        sparse_csr_tensor sspaddmm stft values_copy vdot view_as_complex view_as_complex_copy view_as_real
+        view_as_real_copy fft.fft fft.fft2 fft.fftfreq fft.fftn fft.fftshift fft.hfft fft.ifft fft.ifft2
+        fft.ifftn fft.ifftshift fft.ihfft fft.irfft fft.irfft2 fft.irfftn fft.rfft fft.rfft2 fft.rfftfreq
+        fft.rfftn linalg.eig linalg.eigvals Tensor.angle Tensor.ccol_indices Tensor.cdouble Tensor.cfloat
+        Tensor.chalf Tensor.coalesce Tensor.col_indices Tensor.conj_physical Tensor.conj_physical_
+        Tensor.crow_indices Tensor.dense_dim Tensor.indices Tensor.is_coalesced Tensor.istft
+        Tensor.resize_as_sparse_ Tensor.row_indices Tensor.smm Tensor.sparse_dim Tensor.sparse_mask
+        Tensor.sparse_resize_ Tensor.sparse_resize_and_clear_ Tensor.sspaddmm Tensor.stft Tensor.to_dense
+        Tensor.to_sparse Tensor.to_sparse_bsc Tensor.to_sparse_bsr Tensor.to_sparse_coo
+        Tensor.to_sparse_csc Tensor.to_sparse_csr Tensor.values Tensor.vdot""",
     TORCHSCRIPT: """
         AggregationType AliasDb AnyType Argument ArgumentSpec AwaitType BenchmarkConfig
         BenchmarkExecutionStats Block BoolType BufferDict CallStack Capsule ClassType Code CompilationUnit
@@ -100,10 +100,10 @@ CALLABLES = {
         Tensor.xpu""",
     STORAGE: """
         BoolStorage ByteStorage CharStorage DoubleStorage FloatStorage from_file IntStorage is_storage
-        LongStorage ShortStorage TypedStorage Tensor.apply_ Tensor.const_data_ptr
-        Tensor.is_pinned Tensor.is_set_to Tensor.is_shared Tensor.map2_ Tensor.map_
-        Tensor.module_load Tensor.pin_memory Tensor.resize Tensor.resize_ Tensor.resize_as
-        Tensor.resize_as_ Tensor.set_ Tensor.share_memory_ Tensor.storage Tensor.storage_type""",
+        LongStorage ShortStorage TypedStorage Tensor.apply_ Tensor.const_data_ptr Tensor.is_pinned
+        Tensor.is_set_to Tensor.is_shared Tensor.map2_ Tensor.map_ Tensor.module_load Tensor.pin_memory
+        Tensor.resize Tensor.resize_ Tensor.resize_as Tensor.resize_as_ Tensor.set_ Tensor.share_memory_
+        Tensor.storage Tensor.storage_type""",
     SYMBOLIC: """
         cond hash_tensor sym_constrain_range sym_constrain_range_for_size sym_float sym_fresh_size sym_int
         sym_ite sym_max sym_min sym_not sym_sqrt sym_sum SymBool SymFloat SymInt vmap Tensor.as_subclass
@@ -114,11 +114,10 @@ CALLABLES = {
         autocast_decrement_nesting autocast_increment_nesting FatalError get_autocast_gpu_dtype
         get_autocast_ipu_dtype get_autocast_xla_dtype get_device_module init_num_threads
         is_anomaly_check_nan_enabled is_anomaly_enabled is_autocast_ipu_enabled is_autocast_xla_enabled
-        is_inference_mode_enabled set_anomaly_enabled set_autocast_cpu_dtype
-        set_autocast_cpu_enabled set_autocast_gpu_dtype set_autocast_ipu_dtype set_autocast_ipu_enabled
-        set_autocast_xla_dtype set_autocast_xla_enabled set_default_tensor_type set_flush_denormal
-        set_printoptions thread_safe_generator utils.data.guaranteed_datapipes_determinism
-        utils.data.non_deterministic""",
+        is_inference_mode_enabled set_anomaly_enabled set_autocast_cpu_dtype set_autocast_cpu_enabled
+        set_autocast_gpu_dtype set_autocast_ipu_dtype set_autocast_ipu_enabled set_autocast_xla_dtype
+        set_autocast_xla_enabled set_default_tensor_type set_flush_denormal set_printoptions
+        thread_safe_generator utils.data.guaranteed_datapipes_determinism utils.data.non_deterministic""",
     THREED: """
         conv3d conv_transpose3d max_pool3d nn.CircularPad3d nn.Dropout3d nn.FractionalMaxPool3d
         nn.LazyBatchNorm3d nn.LazyConv3d nn.LazyConvTranspose3d nn.LazyInstanceNorm3d nn.LPPool3d
@@ -185,44 +184,38 @@ CALLABLES = {
         cov ctc_loss cumulative_trapezoid deg2rad diagflat diagonal_scatter dropout dsplit embedding
         embedding_bag empty_permuted empty_strided feature_alpha_dropout feature_dropout fill float_power
         fmax fmin frexp get_device gradient grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell
-        hamming_window hann_window hardshrink hinge_embedding_loss histogram histogramdd hsmm hsplit
-        index_reduce inner instance_norm is_distributed is_inference is_nonzero is_same_size is_signed
-        isreal kaiser_window kl_div ldexp logspace lstm lstm_cell margin_ranking_loss masked_scatter
+        hamming_window hann_window hinge_embedding_loss histogram histogramdd hsmm hsplit index_reduce
+        inner instance_norm is_distributed is_inference is_nonzero is_same_size is_signed isreal
+        kaiser_window kl_div ldexp logspace lstm lstm_cell margin_ranking_loss masked_scatter
         max_pool1d_with_indices nanmedian native_batch_norm native_channel_shuffle native_dropout
         native_group_norm native_layer_norm native_norm nonzero_static norm_except_dim pdist poisson
         poisson_nll_loss positive rad2deg range renorm rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu
         scalar_tensor select_scatter sgn slice_inverse slice_scatter trapezoid trapz tril_indices
         triplet_margin_loss triu_indices Type unravel_index unsafe_chunk unsafe_split
-        unsafe_split_with_sizes vsplit nn.AdaptiveLogSoftmaxWithLoss nn.CircularPad1d
-        nn.CircularPad2d nn.Container nn.CrossMapLRN2d nn.factory_kwargs nn.FeatureAlphaDropout
-        nn.FractionalMaxPool2d nn.Hardshrink nn.HingeEmbeddingLoss nn.LinearCrossEntropyLoss
-        nn.LinearCrossEntropyOptions nn.LocalResponseNorm nn.MaxUnpool1d nn.MaxUnpool2d
-        nn.MultiLabelMarginLoss nn.MultiMarginLoss nn.NLLLoss2d nn.PairwiseDistance nn.ParameterDict
-        nn.ParameterList nn.RReLU nn.SoftMarginLoss nn.Softshrink nn.SyncBatchNorm
-        nn.TripletMarginWithDistanceLoss nn.UpsamplingBilinear2d nn.UpsamplingNearest2d Tensor.addbmm
-        Tensor.addr Tensor.as_strided Tensor.as_strided_scatter Tensor.corrcoef Tensor.count_nonzero
-        Tensor.cov Tensor.deg2rad Tensor.diagflat Tensor.diagonal_scatter Tensor.dsplit Tensor.float_power
-        Tensor.fmax Tensor.fmin Tensor.frexp Tensor.get_device Tensor.hardshrink Tensor.histogram
-        Tensor.hsplit Tensor.index Tensor.index_reduce Tensor.inner Tensor.is_distributed
-        Tensor.is_inference Tensor.is_nonzero Tensor.is_same_size Tensor.is_signed Tensor.isreal
-        Tensor.ldexp Tensor.masked_scatter Tensor.nanmedian Tensor.narrow_copy Tensor.new
-        Tensor.new_empty_strided Tensor.nonzero_static Tensor.positive Tensor.prelu Tensor.rad2deg
-        Tensor.register_post_accumulate_grad_hook Tensor.renorm Tensor.select_scatter Tensor.sgn
-        Tensor.slice_inverse Tensor.slice_scatter Tensor.sum_to_size Tensor.to_padded_tensor
-        Tensor.unsafe_chunk Tensor.unsafe_split Tensor.unsafe_split_with_sizes Tensor.vsplit
-        nn.functional.adaptive_max_pool1d_with_indices nn.functional.adaptive_max_pool2d_with_indices
-        nn.functional.affine_grid nn.functional.assert_int_or_pair nn.functional.conv_tbc
-        nn.functional.feature_alpha_dropout nn.functional.fractional_max_pool2d
-        nn.functional.fractional_max_pool2d_with_indices nn.functional.grid_sample
-        nn.functional.grouped_mm nn.functional.gumbel_softmax nn.functional.hardshrink
-        nn.functional.hinge_embedding_loss nn.functional.linear_cross_entropy
-        nn.functional.local_response_norm nn.functional.max_pool1d_with_indices
-        nn.functional.max_pool2d_with_indices nn.functional.max_unpool1d nn.functional.max_unpool2d
-        nn.functional.multi_margin_loss nn.functional.multilabel_margin_loss
-        nn.functional.native_channel_shuffle nn.functional.pdist nn.functional.rrelu
-        nn.functional.soft_margin_loss nn.functional.softshrink
-        nn.functional.triplet_margin_with_distance_loss nn.functional.upsample_bilinear
-        nn.functional.upsample_nearest""",
+        unsafe_split_with_sizes vsplit nn.AdaptiveLogSoftmaxWithLoss nn.CircularPad1d nn.CircularPad2d
+        nn.Container nn.CrossMapLRN2d nn.factory_kwargs nn.FeatureAlphaDropout nn.FractionalMaxPool2d
+        nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions nn.LocalResponseNorm nn.MaxUnpool1d
+        nn.MaxUnpool2d nn.MultiLabelMarginLoss nn.MultiMarginLoss nn.RReLU nn.SyncBatchNorm
+        nn.TripletMarginWithDistanceLoss Tensor.addbmm Tensor.addr Tensor.as_strided
+        Tensor.as_strided_scatter Tensor.corrcoef Tensor.count_nonzero Tensor.cov Tensor.deg2rad
+        Tensor.diagflat Tensor.diagonal_scatter Tensor.dsplit Tensor.float_power Tensor.fmax Tensor.fmin
+        Tensor.frexp Tensor.get_device Tensor.histogram Tensor.hsplit Tensor.index Tensor.index_reduce
+        Tensor.inner Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero Tensor.is_same_size
+        Tensor.is_signed Tensor.isreal Tensor.ldexp Tensor.masked_scatter Tensor.nanmedian
+        Tensor.narrow_copy Tensor.new Tensor.new_empty_strided Tensor.nonzero_static Tensor.positive
+        Tensor.prelu Tensor.rad2deg Tensor.register_post_accumulate_grad_hook Tensor.renorm
+        Tensor.select_scatter Tensor.sgn Tensor.slice_inverse Tensor.slice_scatter Tensor.sum_to_size
+        Tensor.to_padded_tensor Tensor.unsafe_chunk Tensor.unsafe_split Tensor.unsafe_split_with_sizes
+        Tensor.vsplit nn.functional.adaptive_max_pool1d_with_indices
+        nn.functional.adaptive_max_pool2d_with_indices nn.functional.affine_grid
+        nn.functional.assert_int_or_pair nn.functional.conv_tbc nn.functional.feature_alpha_dropout
+        nn.functional.fractional_max_pool2d nn.functional.fractional_max_pool2d_with_indices
+        nn.functional.grid_sample nn.functional.grouped_mm nn.functional.gumbel_softmax
+        nn.functional.linear_cross_entropy nn.functional.local_response_norm
+        nn.functional.max_pool1d_with_indices nn.functional.max_pool2d_with_indices
+        nn.functional.max_unpool1d nn.functional.max_unpool2d nn.functional.multi_margin_loss
+        nn.functional.multilabel_margin_loss nn.functional.native_channel_shuffle nn.functional.pdist
+        nn.functional.rrelu nn.functional.triplet_margin_with_distance_loss""",
 }
 VALUES = {
     OTHER_DEVICE: """

@@ -770,6 +770,16 @@ def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=None
     return interpolate(x, size, scale_factor, mode, align_corners)
 
 
+def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
 # -- losses ----------------------------------------------------------------------------------
 def _reduce_loss(loss, reduction):
     if reduction == "mean":
@@ -790,6 +800,20 @@ def mse_loss(input, target, reduction="mean"):
 @autocast_op
 def l1_loss(input, target, reduction="mean"):
     return _reduce_loss(F.abs(input - target), reduction)
+
+
+def soft_margin_loss(input, target, reduction="mean"):
+    """log(1 + exp(-target * input)), as torch computes it (inf where exp overflows)."""
+    return _reduce_loss(_math_ops.log1p(F.exp(-target * input)), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
+    """input where target is 1, max(0, margin - input) where it is -1 (torch sums both terms, each kept
+    where target is not the other label)."""
+    zeros = F.zeros_like(input)
+    margin_term = F.where(F.ne(target, 1), F.clamp_min(margin - input, 0), zeros)
+    self_term = F.where(F.ne(target, -1), input, zeros)
+    return _reduce_loss(margin_term + self_term, reduction)
 
 
 @autocast_op
@@ -938,6 +962,23 @@ def softsign(x):
 
 def tanhshrink(x):
     return x - F.tanh(x)
+
+
+def hardshrink(input, lambd=0.5):
+    """0 inside [-lambd, lambd], x elsewhere (NaN stays NaN: it is outside every comparison)."""
+    inside = F.logical_and(F.ge(input, -lambd), F.le(input, lambd))
+    return F.where(inside, F.zeros_like(input), input)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd above lambd, x + lambd below -lambd, x * 0 between (torch keeps the zero's sign); NaN stays
+    NaN."""
+    if lambd < 0:
+        kind = {"float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}.get(str(input.dtype)[6:], "Float")
+        raise RuntimeError(f"lambda must be in range [0, {dt.finfo(input.dtype).max:g}] for input dtype {kind}, "
+                           f"but found {lambd:g}")
+    inside = F.logical_and(F.ge(input, -lambd), F.le(input, lambd))
+    return F.where(inside, input * 0, input - F.sign(input) * lambd)
 
 
 @_inplace_option

@@ -661,6 +661,8 @@ CELU = _activation("CELU", fn.celu, (("alpha", 1.0),), inplace="shown")
 LogSigmoid = _activation("LogSigmoid", fn.logsigmoid)
 Softsign = _activation("Softsign", fn.softsign)
 Tanhshrink = _activation("Tanhshrink", fn.tanhshrink)
+Hardshrink = _activation("Hardshrink", fn.hardshrink, (("lambd", 0.5),))
+Softshrink = _activation("Softshrink", fn.softshrink, (("lambd", 0.5),))
 Threshold = _activation("Threshold", fn.threshold, (("threshold", None), ("value", None)), inplace="shown")
 Hardsigmoid = _activation("Hardsigmoid", fn.hardsigmoid, inplace="hidden")
 Softmin = _activation("Softmin", fn.softmin, (("dim", None),))
@@ -675,6 +677,16 @@ AdaptiveMaxPool2d = _activation("AdaptiveMaxPool2d", fn.adaptive_max_pool2d, (("
                                                                               ("return_indices", False)))
 AdaptiveMaxPool3d = _activation("AdaptiveMaxPool3d", fn.adaptive_max_pool3d, (("output_size", None),
                                                                               ("return_indices", False)))
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
 class Softmax2d(Module):
@@ -828,6 +840,103 @@ class ModuleList(Module):
         lines = [(f"({a}): " if a == b else f"({a}-{b}): {b - a + 1} x ") + text.replace("\n", "\n  ")
                  for a, b, text in runs]
         return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _as_parameter(value):
+    """What torch's ParameterList/ParameterDict store: a plain tensor becomes a Parameter, the rest as given."""
+    return Parameter(value) if isinstance(value, F.Tensor) and not isinstance(value, Parameter) else value
+
+
+class ParameterList(Module):
+    """Parameters held by index ("0", "1", ...), registered as this module's parameters."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        self.extend(values or [])
+
+    def __len__(self):
+        return self._size
+
+    def _index(self, i):
+        if not -self._size <= i < self._size:
+            raise IndexError(f"index {i} is out of range")
+        return str(i % self._size)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return ParameterList([self[j] for j in range(self._size)[i]])
+        return getattr(self, self._index(i))
+
+    def __setitem__(self, i, value):
+        setattr(self, self._index(i), _as_parameter(value))
+
+    def __iter__(self):
+        return (self[i] for i in range(self._size))
+
+    def append(self, value):
+        self._size += 1
+        setattr(self, str(self._size - 1), _as_parameter(value))
+        return self
+
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
+
+    def extra_repr(self):
+        return "\n".join(f"({i}): Parameter containing: [{p.type()} of size {'x'.join(map(str, p.shape))}]"
+                         for i, p in enumerate(self))
+
+
+class ParameterDict(Module):
+    """Parameters held by name, registered as this module's parameters."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys = {}
+        self.update(parameters or {})
+
+    def __getitem__(self, key):
+        return getattr(self, key)  # torch's: AttributeError for a missing key
+
+    def __setitem__(self, key, value):
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def update(self, parameters):
+        for key, value in (parameters.items() if hasattr(parameters, "items") else parameters):
+            self[key] = value
 
 
 class ModuleDict(Module):
@@ -1197,6 +1306,14 @@ MarginRankingLoss = _pair_loss("MarginRankingLoss", fn.margin_ranking_loss, (("m
 TripletMarginLoss = _pair_loss("TripletMarginLoss", fn.triplet_margin_loss,
                                (("margin", 1.0), ("p", 2.0), ("eps", 1e-6), ("swap", False)),
                                ("margin", "p", "eps", "swap") + _LEGACY)
+SoftMarginLoss = _loss("SoftMarginLoss", fn.soft_margin_loss)
+HingeEmbeddingLoss = _loss("HingeEmbeddingLoss", fn.hinge_embedding_loss, (("margin", 1.0),), ("margin",) + _LEGACY)
+
+
+class NLLLoss2d(NLLLoss):
+    """torch's deprecated name of NLLLoss for (N, C, H, W) inputs: the same loss."""
+
+
 GaussianNLLLoss = _pair_loss("GaussianNLLLoss", fn.gaussian_nll_loss, (("full", False), ("eps", 1e-6)), ())
 
 
@@ -1208,6 +1325,15 @@ class CTCLoss(Module):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return fn.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
                            self.zero_infinity)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return fn.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 
 class CosineSimilarity(Module):
