@@ -26,14 +26,17 @@ def _python(args, code=None, timeout=600):
 
 
 def compare(got, expected, where, rtol=1e-5):
+    """Logits, losses, outputs within rtol of torch's scale; a weight gradient through a deep training-mode
+    network (batch norm on batch statistics; "/grad") within 1e-4: float32 sums in another order."""
     assert got.keys() == expected.keys(), where
     for name, e in expected.items():
         a = got[name]
+        tolerance = 1e-4 if name.endswith("/grad") else rtol
         if isinstance(e, np.ndarray) and e.dtype.kind == "f":
             assert a.shape == e.shape, f"{where} {name}: shape {a.shape} vs torch {e.shape}"
             scale = max(float(np.abs(e).max(initial=0.0)), 1e-30)
             err = float(np.abs(a - e).max(initial=0.0))
-            assert err <= rtol * scale, f"{where} {name}: max error {err:.3g} vs torch's scale {scale:.3g}"
+            assert err <= tolerance * scale, f"{where} {name}: max error {err:.3g} vs torch's scale {scale:.3g}"
         elif isinstance(e, np.ndarray):
             assert a.dtype.kind == e.dtype.kind and np.array_equal(a, e), f"{where} {name}: {a} vs torch {e}"
         else:
@@ -150,3 +153,12 @@ def test_transformers(tmp_path_factory):
     """BERT, GPT-2, Llama, Qwen2 (grouped-query attention), T5 and BART from tiny configs: logits,
     generate() tokens, a training step, save_pretrained -> from_pretrained."""
     run_library("lib_transformers:bert,gpt2,llama,qwen2,t5,bart", tmp_path_factory)
+
+
+@needs("timm", "torchvision")
+def test_vision_classifiers(tmp_path_factory):
+    """torchvision's resnet18 / mobilenet_v3_small / VisionTransformer and timm's create_model of five
+    families (resnet, vit, convnext, mobilenetv3, efficientnet): eval logits, a training-mode loss and
+    the first layer's gradient. cpu only for now: on lavapipe the eight models did not finish in 7 minutes."""
+    run_library("lib_vision:tv:resnet18,tv:mobilenet_v3_small,tv:vit,timm:resnet18,timm:vit_tiny_patch16_224,"
+                "timm:convnext_atto,timm:mobilenetv3_small_050,timm:efficientnet_b0", tmp_path_factory, ("cpu",))

@@ -312,3 +312,24 @@ def test_module_buffer_lookups_cuda_and_memory_format():
         assert x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2).is_contiguous(memory_format=T.channels_last)
     with pytest.raises(NotImplementedError, match="channels_last"):
         webtorch.ones(1, 2, 2, 2).contiguous(memory_format=webtorch.channels_last)
+
+
+def test_fuse_conv_bn_eval_as_torch():
+    from torch.nn.utils.fusion import fuse_conv_bn_eval as theirs
+    from webtorch.nn.utils.fusion import fuse_conv_bn_eval as ours
+    g = torch.Generator().manual_seed(0)
+    conv, bn = torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4)
+    bn.running_mean.uniform_(generator=g)
+    bn.running_var.uniform_(0.5, 2, generator=g)
+    bn.weight.data.uniform_(generator=g)
+    wconv, wbn = webtorch.nn.Conv2d(3, 4, 3), webtorch.nn.BatchNorm2d(4)
+    wconv.load_state_dict({k: W(v) for k, v in conv.state_dict().items()})
+    wbn.load_state_dict({k: W(v) for k, v in bn.state_dict().items()})
+    expected, got = theirs(conv.eval(), bn.eval()), ours(wconv.eval(), wbn.eval())
+    np.testing.assert_allclose(np.array(got.weight.tolist()), expected.weight.detach().numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(np.array(got.bias.tolist()), expected.bias.detach().numpy(), rtol=1e-6, atol=1e-7)
+    assert isinstance(got.weight, webtorch.nn.Parameter) and got is not wconv
+    with pytest.raises(AssertionError, match="eval"):
+        ours(wconv.train(), wbn)
+    with webtorch._C.DisableTorchFunctionSubclass():
+        pass

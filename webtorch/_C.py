@@ -5,7 +5,7 @@ answer as torch's CPU build without tracing."""
 import contextlib
 import enum
 
-__all__ = ["DispatchKey", "DispatchKeySet"]
+__all__ = ["DispatchKey", "DispatchKeySet", "DisableTorchFunction", "DisableTorchFunctionSubclass"]
 
 DispatchKey = enum.Enum("DispatchKey", "CPU CUDA Meta AutocastCPU AutocastCUDA AutocastXPU AutocastMPS Autograd "
                                        "AutogradCPU AutogradCUDA CompositeImplicitAutograd CompositeExplicitAutograd "
@@ -28,6 +28,14 @@ def _ExcludeDispatchKeyGuard(keyset):
 
 
 _DisableTorchDispatch = _DisableFuncTorch = _ExcludeDispatchKeyGuard
+
+
+def DisableTorchFunctionSubclass():
+    """webtorch has no __torch_function__ dispatch: there is nothing to disable."""
+    return contextlib.nullcontext()
+
+
+DisableTorchFunction = DisableTorchFunctionSubclass
 
 
 def _log_api_usage_once(event):

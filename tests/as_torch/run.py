@@ -46,6 +46,14 @@ class Context:
             model.load_state_dict(torch.load(path))
         return model
 
+    def same_input(self, make, key):
+        """A random input both runs share (webtorch's generator draws other numbers than torch's)."""
+        import torch
+        path = self.path(f"{key}.pt")
+        if self.reference:
+            torch.save(make(), path)
+        return torch.load(path)
+
     def out(self, name, value):
         import torch
         if isinstance(value, torch.Tensor):

@@ -5,7 +5,7 @@ import math
 
 from ... import _ops as F
 from ...autograd import no_grad
-from . import parametrizations, parametrize, rnn  # noqa: F401
+from . import fusion, parametrizations, parametrize, rnn  # noqa: F401
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
