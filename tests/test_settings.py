@@ -53,3 +53,21 @@ def test_warn_always_and_typename(restore):
         _same(lambda T: T.typename(make(T)))
     assert webtorch.GradScaler is webtorch.amp.GradScaler
     assert issubclass(webtorch.AcceleratorError, RuntimeError) and issubclass(torch.AcceleratorError, RuntimeError)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_random_module_and_fork_rng(enabled):
+    """torch.random's names; fork_rng restores the generator's state on exit (when enabled)."""
+    draws = []
+    for T in (torch, webtorch):
+        T.random.manual_seed(7)
+        with T.random.fork_rng(enabled=enabled):
+            T.rand(3)
+        after = T.rand(2)
+        state = T.random.get_rng_state()
+        again = (T.rand(2), T.random.set_rng_state(state), T.rand(2))
+        draws.append((after.tolist(), again[0].tolist() == again[2].tolist(), T.random.initial_seed()))
+    assert draws[0][1:] == draws[1][1:] == (True, 7)
+    webtorch.random.manual_seed(7)
+    webtorch.rand(3)
+    assert (draws[1][0] == webtorch.rand(2).tolist()) is (not enabled)

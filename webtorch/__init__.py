@@ -33,7 +33,7 @@ from ._foreach import *  # noqa: F401,F403  (torch._foreach_*: an op over each t
 from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors, hub
 from . import serialization
 from .serialization import load, save
-from . import accelerator, amp, backends, cuda, distributed, distributions, fft, jit, special, version
+from . import accelerator, amp, backends, cuda, distributed, distributions, fft, jit, random, special, version
 from . import ao, compiler, fx, library, multiprocessing, onnx, _C, _custom_ops, _dynamo  # noqa: F401  (import-time surface)
 from .library import ops
 library.aten_functions = _sys.modules[__name__]
