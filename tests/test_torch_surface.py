@@ -266,7 +266,7 @@ def test_view_dtype_shares_cpu_memory_and_data_ptr_reads_bytes():
     assert x[0].item() == 1.0
     assert x[2:].data_ptr() - x.data_ptr() == 8 and x.untyped_storage().data_ptr() == x[3:].untyped_storage().data_ptr()
     assert list((ctypes.c_float * 3).from_address(x[1:].data_ptr())) == [1.0, 2.0, 3.0]
-    assert x.untyped_storage().nbytes() == 32 and x.nbytes == 32 and x.itemsize == 4 and x.layout is webtorch.strided
+    assert x.untyped_storage().nbytes() == 32 and x.nbytes == 32 and x.itemsize == 4 and x.layout == webtorch.strided
     g, h = webtorch.ones(4, device="webgpu"), webtorch.ones(4, device="webgpu")  # GPU storages: distinct ranges
     assert g.untyped_storage() != h.untyped_storage() and abs(g.data_ptr() - h.data_ptr()) >= 16
     assert g[1:].data_ptr() - g.data_ptr() == 4
@@ -310,8 +310,8 @@ def test_module_buffer_lookups_cuda_and_memory_format():
         assert x.clone(memory_format=T.contiguous_format).is_contiguous()
         assert not x.is_contiguous(memory_format=T.channels_last)
         assert x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2).is_contiguous(memory_format=T.channels_last)
-    with pytest.raises(NotImplementedError, match="channels_last"):
-        webtorch.ones(1, 2, 2, 2).contiguous(memory_format=webtorch.channels_last)
+    y = webtorch.ones(1, 2, 2, 2).clone(memory_format=webtorch.channels_last)
+    assert y.is_contiguous(memory_format=webtorch.channels_last) and y.stride() == (8, 1, 4, 2)
 
 
 def test_fuse_conv_bn_eval_as_torch():

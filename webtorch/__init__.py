@@ -14,9 +14,7 @@ from ._dtypes import bool_ as bool, bfloat16, dtype, finfo, float16, float32, fl
     int64, uint8
 from ._dtypes import complex32, complex64, complex128, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, \
     float8_e8m0fnu, uint16, uint32, uint64
-from ._tensor import Tensor, Size, device, layout, memory_format
-from ._tensor import strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn, jagged  # noqa: F401
-from ._tensor import contiguous_format, channels_last, channels_last_3d, preserve_format  # noqa: F401
+from ._tensor import Tensor, Size, device
 from ._ops import *  # noqa: F401,F403  (the op functions, PyTorch's names)
 from ._ops import abs, all, any, broadcast_shapes, max, min, pow, round, sum  # shadow the builtins
 from ._indexing import *  # noqa: F401,F403  (tensor indexing; its where() adds the one-argument form)

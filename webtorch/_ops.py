@@ -11,7 +11,7 @@ from . import _dtypes as dt
 from . import _buffers
 from ._autocast import autocast_op
 from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, _from_host_values, _transfer, _wrap_dim, backend,
-                      check_memory_format, check_size, contiguous_strides, device)
+                      check_size, contiguous_strides, device)
 from .backend import meta
 from .ops_table import ELEMENTWISE
 from . import _tape
@@ -305,8 +305,7 @@ def to_device(x, device_type):
     return _tape.record("transfer", _transfer(x, device_type), (x,))
 
 
-def contiguous(x, memory_format=None):
-    check_memory_format(memory_format)
+def contiguous(x):
     if x.is_contiguous():
         return x
     return clone(x)
@@ -317,8 +316,10 @@ def detach(x):
 
 
 def clone(x, *, memory_format=None):
-    check_memory_format(memory_format)
-    return _tape.record("copy", _copy_into(_empty(x.shape, x.dtype, x._storage.device_type), x), (x,))
+    out = _tape.record("copy", _copy_into(_empty(x.shape, x.dtype, x._storage.device_type), x), (x,))
+    # a named format (channels_last): the copy in that layout (_memory_format's Tensor.contiguous)
+    return out if memory_format is None or getattr(memory_format, "_order", None) is None else \
+        out.contiguous(memory_format=memory_format)
 
 
 def _unary(name):
@@ -1484,22 +1485,18 @@ def _like(x, dtype, device):
 
 
 def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
-    check_memory_format(memory_format)
     return full(input.shape, 0, **_like(input, dtype, device), requires_grad=requires_grad)
 
 
 def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
-    check_memory_format(memory_format)
     return full(input.shape, 1, **_like(input, dtype, device), requires_grad=requires_grad)
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
-    check_memory_format(memory_format)
     return full(input.shape, fill_value, **_like(input, dtype, device), requires_grad=requires_grad)
 
 
 def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
-    check_memory_format(memory_format)
     return empty(*input.shape, **_like(input, dtype, device), requires_grad=requires_grad)
 
 

@@ -32,44 +32,6 @@ _TORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl"
 _DEVICE_TYPES = ("cpu", "webgpu") + _TORCH_DEVICE_TYPES[1:]
 
 
-class _Named:
-    """torch.layout / torch.memory_format values: named constants, repr from the class's package."""
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"{type(self).__module__.split('.')[0]}.{self.name}"
-
-    def __reduce__(self):
-        return self.name
-
-
-class layout(_Named):
-    __slots__ = ()
-
-
-class memory_format(_Named):
-    __slots__ = ()
-
-
-# Every webtorch tensor is strided; the other layouts are names torch code compares against.
-strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn, jagged = (
-    layout(n) for n in ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn",
-                        "jagged"))
-contiguous_format, channels_last, channels_last_3d, preserve_format = (
-    memory_format(n) for n in ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format"))
-
-
-def check_memory_format(memory_format):
-    """The memory formats webtorch makes tensors in: row-major (contiguous_format; preserve_format too,
-    as the values are the same). channels_last results would differ only in strides: refused."""
-    if memory_format not in (None, contiguous_format, preserve_format):
-        raise NotImplementedError(f"webtorch makes tensors in the contiguous (row-major) layout only: "
-                                  f"memory_format={memory_format} is not supported")
-
-
 class device:
     __slots__ = ("type", "index")
 
@@ -253,10 +215,6 @@ class Tensor:
         return self.dtype.itemsize
 
     @property
-    def layout(self):
-        return strided
-
-    @property
     def itemsize(self):
         return self.dtype.itemsize
 
@@ -264,19 +222,14 @@ class Tensor:
     def nbytes(self):
         return self.numel() * self.dtype.itemsize
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self):
         if self.numel() == 0:
             return True
-        order = range(self.dim() - 1, -1, -1)  # innermost first
-        if memory_format in (channels_last, channels_last_3d):
-            if self.dim() != (4 if memory_format is channels_last else 5):
-                return False
-            order = [1] + list(range(self.dim() - 1, 1, -1)) + [0]  # C, then W, H (D), then N
         expected = 1
-        for d in order:
-            if self.shape[d] != 1 and self._stride[d] != expected:
+        for size, stride in zip(reversed(self.shape), reversed(self._stride)):
+            if size != 1 and stride != expected:
                 return False
-            expected *= self.shape[d]
+            expected *= size
         return True
 
     def is_floating_point(self):
