@@ -24,6 +24,7 @@ import zlib
 import torch
 
 import webtorch
+from webtorch import _refusals
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from opinfo_run import judge, run_spec  # noqa: E402
@@ -80,20 +81,26 @@ def _resolve(module, path):
     return obj
 
 
+def _exported(obj):
+    """A callable webtorch offers: not a refusal's stand-in (webtorch/_refusals.py), which only raises
+    NotImplementedError naming the gap."""
+    return callable(obj) and not hasattr(obj, _refusals.MARK)
+
+
 def webtorch_call(op):
     """("func" | "method" | "attr", name) by which webtorch exports the OpInfo's op, or None."""
     name = op.name
     if "." in name:
-        return ("func", name) if callable(_resolve(webtorch, name)) else None
+        return ("func", name) if _exported(_resolve(webtorch, name)) else None
     fn = getattr(webtorch, name, None)
-    if callable(fn) and getattr(torch, name, None) is op.op:
+    if _exported(fn) and getattr(torch, name, None) is op.op:
         return "func", name
     attr = getattr(webtorch.Tensor, name, None)
     if isinstance(attr, property):
         return "attr", name
-    if callable(attr):
+    if _exported(attr):
         return "method", name
-    if callable(fn):
+    if _exported(fn):
         return "func", name
     return None
 
