@@ -152,7 +152,8 @@ def test_adapter_info():
     assert webgpu.is_available()
     info = webgpu.adapter_info()
     assert set(info) == {"vendor", "architecture", "device", "description", "subgroup_min_size",
-                         "subgroup_max_size", "subgroup_matrix_configs"}
+                         "subgroup_max_size", "subgroup_matrix_configs", "float16"}
+    assert info["float16"] == ("native" if "shader-f16" in webgpu.features() else "emulated")
     assert isinstance(webgpu.get_device_name(), str) and webgpu.get_device_name()
 
 
