@@ -145,6 +145,19 @@ def test_compile_accepts_torch_call_forms():
     assert not model.training
 
 
+def test_module_compile_in_place_keeps_class_keys_and_hooks():
+    model = webtorch.nn.Sequential(webtorch.nn.Linear(3, 4), webtorch.nn.ReLU()).to("webgpu")
+    x = webtorch.randn(2, 3, device="webgpu")
+    with webtorch.no_grad():
+        model.register_forward_hook(lambda m, args, out: out * 2)  # compiled with the call, as torch's
+        want = model(x)
+        assert model.compile(mode="reduce-overhead") is None  # in place, as torch's
+        got = [model(x) for _ in range(3)]
+    assert type(model) is webtorch.nn.Sequential and list(model.state_dict()) == ["0.weight", "0.bias"]
+    assert model._compiled_call_impl.stats == {"captures": 1, "replays": 2, "eager": 0}
+    assert all(g.tolist() == want.tolist() for g in got)
+
+
 # options as torch.compile checks them: a key it does not know, a value of the wrong type, options
 # with mode; torch's eager backend ignores options, and disable=True checks them still
 OPTION_CASES = [

@@ -27,7 +27,7 @@ LAYERS = [
     ("autograd", ["autograd"]),
     ("libraries", ["linalg", "random", "_foreach", "fft", "nn", "optim", "amp", "cuda", "distributions", "utils", "serialization", "safetensors",
                    "hub", "webgpu", "accelerator", "backends", "jit", "distributed", "library", "fx", "ao", "onnx",
-                   "multiprocessing", "compiler", "_dynamo", "version", "torch_version"]),
+                   "multiprocessing", "compiler", "_dynamo", "version", "torch_version", "testing"]),
     ("tools", ["_compile", "profiler", "_forms", "_settings"]),
     ("package", [""]),
 ]

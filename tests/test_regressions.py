@@ -91,3 +91,26 @@ def test_embedding_repros(case, device):
         with pytest.raises(IndexError):
             webtorch.nn.functional.embedding(webtorch.tensor([3], device=device),
                                              webtorch.tensor(weight, device=device)).tolist()
+
+
+def test_numpy_array_of_a_tensor_that_requires_grad_raises(device):
+    import numpy as np
+    message = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+    for T, dev in ((torch, "cpu"), (webtorch, device)):
+        t = T.ones(2, device=dev, requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            np.asarray(t)
+        assert str(info.value) == message
+        assert np.asarray(t.detach()).tolist() == [1.0, 1.0]
+
+
+def test_index_fill_with_an_index_on_another_device_raises_like_torch():
+    """torch (cuda self, cpu index) raises RuntimeError naming both devices before writing anything."""
+    if "webgpu" not in DEVICES:
+        pytest.skip("needs webgpu")
+    x = webtorch.zeros(3, 4, device="webgpu")
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        x.index_fill_(1, webtorch.tensor([0, 2]), 5.0)
+    assert x.sum().item() == 0
+    got = x.index_fill(1, webtorch.tensor([0, 2], device="webgpu"), 5.0)
+    assert got.cpu().tolist() == torch.zeros(3, 4).index_fill(1, torch.tensor([0, 2]), 5.0).tolist()

@@ -444,6 +444,15 @@ def _flatten(result):
     return [result], lambda leaves: leaves[0]
 
 
+def _module_compile(self, *args, **kwargs):
+    """Module.compile: this module's calls (hooks included) run compiled from now on, in place: unlike
+    torch.compile(module), the module keeps its class and its state_dict() keys."""
+    self.__dict__["_compiled_call_impl"] = compile(self._call_impl, *args, **kwargs)
+
+
+Module.compile = _module_compile
+
+
 class OptimizedModule(Module):
     """What compile(module) returns, like torch's: calls run the compiled module; attributes and
     state_dict() (under "_orig_mod.") are the original module's."""

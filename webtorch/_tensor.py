@@ -445,6 +445,8 @@ class Tensor:
         return _format(self)
 
     def __array__(self, dtype=None, copy=None):
+        if self.requires_grad:  # as torch's: numpy would drop the graph silently
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         a = self.detach().cpu().numpy()
         return a if dtype is None else a.astype(dtype)
 

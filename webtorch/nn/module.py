@@ -522,6 +522,10 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        compiled = self.__dict__.get("_compiled_call_impl")  # set by Module.compile (webtorch/_compile.py)
+        return compiled(*args, **kwargs) if compiled is not None else self._call_impl(*args, **kwargs)
+
+    def _call_impl(self, *args, **kwargs):
         for hook in list(self._forward_pre_hooks.values()):
             result = hook(self, args)
             if result is not None:
