@@ -1,10 +1,16 @@
 """torch.ao.quantization: the stubs a float model carries (QuantStub, DeQuantStub: the identity until
-a model is prepared, as in torch) and the entry points, which raise: webtorch has no quantized
-kernels."""
+a model is prepared, as in torch) and eager mode's entry points, which raise; and torchao's
+weight-only quantization (torchao.quantization's quantize_, Int8WeightOnlyConfig, Int4WeightOnlyConfig:
+quant_api.py), which webtorch runs with its own kernels."""
 from ...nn.module import Module
+from .quant_api import (AOBaseConfig, Int4WeightOnlyConfig, Int8WeightOnlyConfig, PerGroup, PerRow, PerTensor,
+                        quantize_)
+from .weight_only import Int4WeightOnlyLinear, Int8WeightOnlyLinear
 
 __all__ = ["QuantStub", "DeQuantStub", "QuantWrapper", "fuse_modules", "prepare", "convert", "quantize",
-           "quantize_dynamic", "prepare_qat", "get_default_qconfig", "default_qconfig", "QConfig"]
+           "quantize_dynamic", "prepare_qat", "get_default_qconfig", "default_qconfig", "QConfig",
+           "quantize_", "Int8WeightOnlyConfig", "Int4WeightOnlyConfig", "PerRow", "PerTensor", "PerGroup", "AOBaseConfig",
+           "Int8WeightOnlyLinear", "Int4WeightOnlyLinear"]
 
 
 class QuantStub(Module):
@@ -32,8 +38,8 @@ class QuantWrapper(Module):
 
 def _no_quantization(name):
     def unsupported(*args, **kwargs):
-        raise NotImplementedError(f"webtorch: torch.ao.quantization.{name} is not supported (webtorch has no "
-                                  "quantized kernels)")
+        raise NotImplementedError(f"webtorch: torch.ao.quantization.{name} is not supported (webtorch's "
+                                  "quantization is torchao's weight-only API: quantize_)")
     unsupported.__name__ = name
     return unsupported
 

@@ -1,0 +1,235 @@
+"""Weight-only quantization (webtorch.ao.quantization: torchao's quantize_, Int8WeightOnlyConfig,
+Int4WeightOnlyConfig) against torchao's own arithmetic on the host.
+
+int8: torchao 0.18's Int8Tensor.from_hp and its weight-only linear, run on real torch.
+int4: torchao's default ("plain") Int4Tensor needs mslk's CUDA build to quantize, so the reference is
+the arithmetic of mslk's int4_row_quantize_zp (pytorch/MSLK mslk/quantize/shuffle.py, BSD license),
+written below from that source, whose dequantized form q * scale + zero is checked against torchao's
+_dequantize_affine_tinygemm (quant_primitives.py) too."""
+import io
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import webtorch
+from webtorch.ao.quantization import Int4WeightOnlyConfig, Int8WeightOnlyConfig, quantize_
+from webtorch.ao.quantization import weight_only
+
+torchao = pytest.importorskip("torchao", reason="scripts/setup.sh installs torchao==0.18.0")
+from torchao.quantization.granularity import PerRow  # noqa: E402
+from torchao.quantization.quant_primitives import _dequantize_affine_tinygemm  # noqa: E402
+from torchao.quantization.quantize_.workflows.int8.int8_tensor import Int8Tensor  # noqa: E402
+
+DTYPES = {"float32": (torch.float32, webtorch.float32), "float16": (torch.float16, webtorch.float16)}
+
+
+def mslk_int4_row_quantize_zp(x, group_size):
+    """mslk's int4_row_quantize_zp (torchao's plain Int4Tensor.from_hp calls it; scale and zero cast to
+    x's dtype after, as from_hp does): signed q (N, K) in [-8, 7], scale and zero (K / group_size, N)."""
+    to_quant = x.reshape(-1, group_size).to(torch.float)
+    max_val = to_quant.amax(dim=1, keepdim=True)
+    min_val = to_quant.amin(dim=1, keepdim=True)
+    scales = (max_val - min_val).clamp(min=1e-6) / 15
+    zeros = min_val + scales * 8
+    out = to_quant.sub(min_val).div(scales).round().clamp_(0, 15)
+    out = (out - 8).to(dtype=torch.int8).reshape(x.shape)
+    scales = scales.view(x.shape[0], -1).t().contiguous()
+    zeros = zeros.view(x.shape[0], -1).t().contiguous()
+    return out, scales.to(x.dtype), zeros.to(x.dtype)
+
+
+def _wt(t, device="cpu"):
+    return webtorch.tensor(t.float().numpy(), device=device).to(DTYPES[str(t.dtype).split(".")[1]][1])
+
+
+def _np(t):
+    return np.array(t.cpu().float().tolist())
+
+
+def _weights(dtype, n=24, k=128, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    w = torch.randn(n, k, generator=g) * 0.05
+    w[0, :32] = 0.0  # a constant group: scale at its clamp
+    w[1] = w[1].abs()  # a row of one sign
+    return w.to(dtype)
+
+
+def _layer(w, config, device, bias=None):
+    lin = webtorch.nn.Linear(w.shape[1], w.shape[0], bias=bias is not None)
+    with webtorch.no_grad():
+        lin.weight.copy_(_wt(w).float())
+        if bias is not None:
+            lin.bias.copy_(_wt(bias).float())
+    lin = lin.to(DTYPES[str(w.dtype).split(".")[1]][1]).to(device)
+    return quantize_(lin, config)
+
+
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_int8_qparams_are_torchaos(device, dtype):
+    w = _weights(DTYPES[dtype][0])
+    ref = Int8Tensor.from_hp(w, PerRow())
+    lin = _layer(w, Int8WeightOnlyConfig(), device)
+    assert lin.weight_scale.dtype is webtorch.float32 and tuple(lin.weight_scale.shape) == (24, 1)
+    np.testing.assert_array_equal(_np(lin.int_data()), ref.qdata.numpy())
+    np.testing.assert_array_equal(_np(lin.weight_scale), ref.scale.numpy())
+    # torchao's qdata bytes are the packed words' bytes
+    assert lin.weight_qdata.cpu().view(webtorch.int8).tolist() == ref.qdata.tolist()
+
+
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("group_size", [32, 64, 128])
+def test_int4_qparams_are_torchaos(device, dtype, group_size):
+    w = _weights(DTYPES[dtype][0])
+    q, scale, zero = mslk_int4_row_quantize_zp(w, group_size)
+    lin = _layer(w, Int4WeightOnlyConfig(group_size=group_size), device)
+    np.testing.assert_array_equal(_np(lin.int_data()), q.numpy())
+    np.testing.assert_array_equal(_np(lin.weight_scale), scale.float().numpy())
+    np.testing.assert_array_equal(_np(lin.weight_zero_point), zero.float().numpy())
+    # the words' bytes are torchao's plain Int4Tensor qdata (two nibbles a byte, low first)
+    low, high = q[:, ::2] & 0xF, q[:, 1::2] << 4
+    assert lin.weight_qdata.cpu().view(webtorch.uint8).tolist() == (low | high).to(torch.uint8).tolist()
+    # q * scale + zero is torchao's tinygemm dequantization of u = q + 8
+    tinygemm = _dequantize_affine_tinygemm((q.to(torch.int32) + 8), (1, group_size), scale.t().float(),
+                                           zero.t().float(), torch.int32, 0, 15)
+    np.testing.assert_array_equal(_np(lin.dequantize()), tinygemm.numpy())
+
+
+# (config, rows of x): the GEMV kernel below GEMV_MAX_ROWS rows, the tiled GEMM above (ragged tiles)
+CASES = [(Int8WeightOnlyConfig(), 1), (Int8WeightOnlyConfig(), 3), (Int8WeightOnlyConfig(), 70),
+         (Int4WeightOnlyConfig(group_size=32), 1), (Int4WeightOnlyConfig(group_size=64), 2),
+         (Int4WeightOnlyConfig(group_size=128), 70), (Int4WeightOnlyConfig(group_size=32), 9)]
+
+
+def _reference(w, config, x, bias):
+    """torchao's output arithmetic in float64: int8 (x @ q.T) * scale; int4 x @ (q * scale + zero).T."""
+    if config.BITS == 8:
+        ref = Int8Tensor.from_hp(w, PerRow())
+        y = x.double() @ ref.qdata.double().t() * ref.scale.double().reshape(-1)
+    else:
+        q, scale, zero = mslk_int4_row_quantize_zp(w, config.group_size)
+        g = config.group_size
+        deq = q.double().reshape(w.shape[0], -1, g) * scale.t().double().unsqueeze(-1) + zero.t().double().unsqueeze(-1)
+        y = x.double() @ deq.reshape(w.shape).t()
+    return y + bias.double()
+
+
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("config,rows", CASES, ids=[f"{type(c).__name__[:4]}-{r}" for c, r in CASES])
+def test_linear_matches_torchaos_arithmetic(device, dtype, config, rows):
+    tdtype = DTYPES[dtype][0]
+    w = _weights(tdtype, n=40)
+    bias = (torch.randn(40, generator=torch.Generator().manual_seed(2)) * 0.1).to(tdtype)
+    x = torch.randn(rows, 128, generator=torch.Generator().manual_seed(1)).to(tdtype)
+    lin = _layer(w, config, device, bias)
+    with webtorch.no_grad():
+        y = lin(_wt(x, device).reshape(1, rows, 128))
+    assert y.dtype is DTYPES[dtype][1] and tuple(y.shape) == (1, rows, 40) and y.device.type == device
+    ref = _reference(w, config, x, bias).numpy()
+    # float32: the sums' rounding (K = 128); float16: the output's rounding, and torchao's own
+    tol = 1e-5 if dtype == "float32" else 4e-3
+    np.testing.assert_allclose(_np(y)[0], ref, rtol=tol, atol=tol)
+    if config.BITS == 8 and device == "cpu":  # the same ops as torchao's weight-only linear
+        quantized = torch.nn.Linear(128, 40).to(tdtype)
+        with torch.no_grad():
+            quantized.weight.copy_(w)
+            quantized.bias.copy_(bias)
+        torchao.quantization.quantize_(quantized, torchao.quantization.Int8WeightOnlyConfig())
+        with torch.no_grad():
+            expected = quantized(x).float().numpy()
+        np.testing.assert_allclose(_np(y)[0], expected, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("config,bound", [(Int8WeightOnlyConfig(), 0.01), (Int4WeightOnlyConfig(group_size=32), 0.12),
+                                          (Int4WeightOnlyConfig(group_size=128), 0.16)])
+def test_error_against_the_float_layer(config, bound):
+    """docs/quantization.md's table: relative error (Frobenius norm) of a random layer's output."""
+    lin = webtorch.nn.Linear(256, 64)
+    x = webtorch.randn(8, 256)
+    with webtorch.no_grad():
+        y = lin(x)
+        y_q = quantize_(lin, config)(x)
+    err = ((y_q - y).norm() / y.norm()).item()
+    assert 0 < err < bound
+
+
+@pytest.mark.parametrize("config", [Int8WeightOnlyConfig(), Int4WeightOnlyConfig(group_size=32)])
+def test_state_dict_round_trip(config, tmp_path):
+    model = webtorch.nn.Sequential(webtorch.nn.Linear(64, 32), webtorch.nn.ReLU(), webtorch.nn.Linear(32, 8, bias=False))
+    float_state = {k: v.clone() for k, v in model.state_dict().items()}
+    quantize_(model, config)
+    state = model.state_dict()
+    expected = {"0.weight_qdata", "0.weight_scale", "0.bias", "2.weight_qdata", "2.weight_scale"}
+    if config.BITS == 4:
+        expected |= {"0.weight_zero_point", "2.weight_zero_point"}
+    assert set(state) == expected
+    x = webtorch.randn(2, 64)
+    with webtorch.no_grad():
+        y = model(x)
+    webtorch.save(state, tmp_path / "q.pt")
+    # a checkpoint quantized already loads into a model quantized the same way (weights not yet right)
+    fresh = quantize_(webtorch.nn.Sequential(webtorch.nn.Linear(64, 32), webtorch.nn.ReLU(),
+                                             webtorch.nn.Linear(32, 8, bias=False)), config)
+    fresh.load_state_dict(webtorch.load(tmp_path / "q.pt"))
+    # a float checkpoint loading into a quantized model is quantized as it loads
+    from_float = quantize_(webtorch.nn.Sequential(webtorch.nn.Linear(64, 32), webtorch.nn.ReLU(),
+                                                  webtorch.nn.Linear(32, 8, bias=False)), config)
+    from_float.load_state_dict(float_state)
+    with webtorch.no_grad():
+        assert fresh(x).tolist() == y.tolist()
+        assert from_float(x).tolist() == y.tolist()
+        # and on webgpu, from the same checkpoint
+        assert np.allclose(_np(fresh.to("webgpu")(x.to("webgpu"))), _np(y), rtol=1e-5, atol=1e-5)
+    # safetensors: plain int32 / float tensors
+    from webtorch import safetensors
+    data = safetensors.save(state)
+    again = quantize_(webtorch.nn.Sequential(webtorch.nn.Linear(64, 32), webtorch.nn.ReLU(),
+                                             webtorch.nn.Linear(32, 8, bias=False)), config)
+    again.load_state_dict(safetensors.load(data))
+    with webtorch.no_grad():
+        assert again(x).tolist() == y.tolist()
+
+
+def test_quantize_at_load_time_on_meta():
+    """quantize_ on a model built on "meta" gives buffers of the packed shapes; load_state_dict(assign=True)
+    of a float checkpoint quantizes each weight as it arrives."""
+    ref = webtorch.nn.Linear(64, 16)
+    with webtorch.device("meta"):
+        model = webtorch.nn.Linear(64, 16)
+    quantize_(model, Int4WeightOnlyConfig(group_size=32))
+    assert model.weight_qdata.is_meta and tuple(model.weight_qdata.shape) == (16, 8)
+    assert tuple(model.weight_scale.shape) == (2, 16)
+    model.load_state_dict(ref.state_dict(), assign=True)
+    x = webtorch.randn(3, 64)
+    with webtorch.no_grad():
+        assert model(x).tolist() == quantize_(ref, Int4WeightOnlyConfig(group_size=32))(x).tolist()
+
+
+def test_which_layers_and_what_they_answer():
+    # the last in_features is not a multiple of 32: it stays float, as in torchao
+    model = webtorch.nn.Sequential(webtorch.nn.Linear(64, 32), webtorch.nn.Linear(32, 8), webtorch.nn.Linear(40, 8))
+    quantize_(model, Int4WeightOnlyConfig(group_size=32), filter_fn=lambda m, fqn: isinstance(m, webtorch.nn.Linear) and fqn != "1")
+    assert isinstance(model[0], weight_only.Int4WeightOnlyLinear) and isinstance(model[0], webtorch.nn.Linear)
+    assert type(model[1]) is webtorch.nn.Linear and type(model[2]) is webtorch.nn.Linear
+    assert tuple(model[0].weight.shape) == (32, 64) and model[0].weight.dtype is webtorch.float32
+    assert "int4 group_size=32" in repr(model)
+    assert math.isclose(model[0].weight.dequantize().float().abs().mean().item(), 0.07, rel_tol=0.3)
+    with pytest.raises(NotImplementedError, match="no gradients"):
+        model[0](webtorch.randn(1, 64, requires_grad=True))
+
+
+@pytest.mark.parametrize("make,error", [
+    (lambda: Int4WeightOnlyConfig(group_size=16), NotImplementedError),
+    (lambda: Int4WeightOnlyConfig(int4_packing_format="tile_packed_to_4d"), NotImplementedError),
+    (lambda: Int8WeightOnlyConfig(group_size=32), AssertionError),
+    (lambda: quantize_(webtorch.nn.Linear(4, 4), object()), NotImplementedError),
+    (lambda: quantize_(webtorch.nn.Sequential(webtorch.nn.Linear(32, 4)), Int8WeightOnlyConfig(), lambda m, fqn: True),
+     NotImplementedError),
+])
+def test_unsupported_configs_raise(make, error):
+    with pytest.raises(error):
+        make()

@@ -1,0 +1,86 @@
+"""The quantized layers' matmul on "webgpu": quantized_gemv.wgsl for few rows of x (decode),
+quantized_gemm.wgsl otherwise (prefill); both dequantize W's packed words inside the matmul,
+accumulate in f32, and read x and store out in x's dtype (f16 where the adapter has "shader-f16")."""
+import functools
+import math
+from string import Template
+
+from ..._tensor import Tensor
+from ...backend import gpu, kernels
+
+# x rows up to which the GEMV kernel runs (each of its workgroups reads W once per row of x); above,
+# the tiled GEMM
+GEMV_MAX_ROWS = 4
+# Per bit width: elements per u32 word, and the WGSL that decodes them. Field i of `word`, sign-extended:
+# bitcast<i32>(word << (32 - bits - bits * i)) >> (32 - bits).
+_INT4 = {
+    "per": 8,
+    "zero_binding": "@group(0) @binding(5) var<storage, read> zero: array<$S>;",
+    # a group's scale and zero point apply to the whole word (group sizes are multiples of 8):
+    # sum x (q s + z) = s sum x q + z sum x
+    "gemv": """      let g = (k0 / GS) * N + n;
+      var dot = 0.0f;
+      var xsum = 0.0f;
+      for (var i = 0u; i < 8u; i = i + 1u) {
+        let xv = f32(x[xrow + k0 + i]);
+        dot = fma(xv, f32(bitcast<i32>(word << (28u - 4u * i)) >> 28u), dot);
+        xsum = xsum + xv;
+      }
+      acc = acc + fma(f32(scale[g]), dot, f32(zero[g]) * xsum);""",
+    "gemm": """      let g = ((j * 8u) / GS) * N + min(n, N - 1u);
+      let s = f32(scale[g]);
+      let z = f32(zero[g]);
+      for (var i = 0u; i < 8u; i = i + 1u) {
+        ws[(kk + i) * 64u + c] = select(0.0f, fma(f32(bitcast<i32>(word << (28u - 4u * i)) >> 28u), s, z), n < N);
+      }""",
+    "finish": "total",
+}
+# int8: torchao's (x @ q.T) * scale, the per-row scale applied to the sum
+_INT8 = {
+    "per": 4,
+    "zero_binding": "",
+    "gemv": """      for (var i = 0u; i < 4u; i = i + 1u) {
+        if (k0 + i < K) {
+          acc = fma(f32(x[xrow + k0 + i]), f32(bitcast<i32>(word << (24u - 8u * i)) >> 24u), acc);
+        }
+      }""",
+    "gemm": """      for (var i = 0u; i < 4u; i = i + 1u) {
+        ws[(kk + i) * 64u + c] = f32(bitcast<i32>(word << (24u - 8u * i)) >> 24u);
+      }""",
+    "finish": "total * f32(scale[n])",
+}
+_KINDS = {4: _INT4, 8: _INT8}
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel(shape, bits, x_dtype, scale_dtype):
+    """shape: "gemv" or "gemm"; the output has x's dtype."""
+    kind = _KINDS[bits]
+    source = Template(kernels.wgsl("quantized_bindings") + kernels.wgsl("quantized_" + shape)).substitute(
+        O=kernels.STORAGE[x_dtype], X=kernels.STORAGE[x_dtype], S=kernels.STORAGE[scale_dtype],
+        zero_binding=Template(kind["zero_binding"]).substitute(S=kernels.STORAGE[scale_dtype]),
+        decode=kind["gemv"], dequant=kind["gemm"], finish=kind["finish"])
+    source = kernels.wgsl("prelude") + kernels.store_fn("f32", x_dtype) + f"const PER = {kind['per']}u;\n" + source
+    key = ("quantized_" + shape, bits, x_dtype.name, scale_dtype.name, kernels.stored(x_dtype))
+    return key, source, "wrrr" + ("r" if bits == 4 else "")
+
+
+def linear(x, layer):
+    """x @ W.T for a quantized layer's W (all on "webgpu"): a tensor of x's shape[:-1] + (N,), x's dtype."""
+    n, k = layer.out_features, layer.in_features
+    lead = x.shape[:-1]
+    m = math.prod(lead)
+    x = x.contiguous()
+    qdata = layer.weight_qdata.contiguous()
+    scale = layer.weight_scale.contiguous()
+    operands = [qdata, scale] + ([layer.weight_zero_point.contiguous()] if layer.BITS == 4 else [])
+    if any(t._offset for t in operands):
+        operands = [t.clone() for t in operands]
+    out = gpu.empty(x.dtype, m * n)
+    meta = [m, n, k, qdata.shape[-1], getattr(layer, "group_size", 0), x._offset]
+    buffers = [out.buffer, x._storage.buffer] + [t._storage.buffer for t in operands]
+    if m <= GEMV_MAX_ROWS:
+        out.runtime.run(_kernel("gemv", layer.BITS, x.dtype, scale.dtype), buffers, meta, (-(-n // 8), m, 1))
+    else:
+        out.runtime.run(_kernel("gemm", layer.BITS, x.dtype, scale.dtype), buffers, meta, (-(-n // 64), -(-m // 64), 1))
+    return Tensor(out, (*lead, n))
