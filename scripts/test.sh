@@ -6,4 +6,4 @@
 # worker would otherwise start its own Chromium and Pyodide.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec "${PYTHON:-python}" -m pytest tests -q -n "${WEBTORCH_TEST_WORKERS:-auto}" --dist loadgroup "$@"
+exec "${PYTHON:-python}" -m pytest tests -q -n "${WEBTORCH_TEST_WORKERS:-auto}" --dist loadgroup --durations=40 "$@"
