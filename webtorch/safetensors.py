@@ -59,7 +59,7 @@ class _BufferSource:
         return self.view[start:stop]
 
     def close(self):
-        pass
+        self.view = None  # the bytes can go once the reader is closed, though the reader object lives on
 
 
 class _FileSource:
@@ -188,6 +188,11 @@ class safe_open:
 
     def metadata(self):
         return self._metadata
+
+    def nbytes(self, name):
+        """The tensor's size in the file, in bytes (known from the header: nothing is read)."""
+        _, _, begin, end = self._entries[name]
+        return end - begin
 
     def get_tensor(self, name):
         try:

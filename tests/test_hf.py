@@ -1,0 +1,127 @@
+"""webtorch.hf: Hugging Face folders (sharded safetensors saved by real transformers) loaded into the
+Llama-family model file, against real transformers' logits and greedy generations; the host memory
+while loading; quantize-on-load's hook; sampling's warpers against transformers' and its draws
+against softmax's probabilities."""
+import os
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import webtorch
+from webtorch import hf
+
+import hf_tiny
+
+
+saved = hf_tiny.saved
+
+
+@pytest.mark.parametrize("family", sorted(hf_tiny.FAMILIES))
+def test_matches_transformers(family):
+    """Logits within 1e-4 of torch's scale and the same greedy tokens (KV cache, prefill, decode)."""
+    path, reference = saved(family)
+    assert len([f for f in os.listdir(path) if f.endswith(".safetensors")]) > 2  # really sharded
+    model = hf.from_pretrained(path, device="webgpu")
+    ids = webtorch.tensor(hf_tiny.PROMPT, device="webgpu")
+    with webtorch.no_grad():
+        logits = np.array(model(ids).tolist())
+    expected = reference["logits"]
+    assert np.abs(logits - expected).max() <= 1e-4 * np.abs(expected).max()
+    generated = model.generate(ids, max_new_tokens=hf_tiny.NEW_TOKENS).tolist()
+    assert generated == reference["generated"].tolist()
+
+
+def test_url_prefix_progress_and_host_peak():
+    """A file:// URL prefix (fetched whole, shard by shard, like http) and a directory (read tensor by
+    tensor): the Python heap's peak while streaming stays within the largest shard + 10%, progress
+    reports every byte, and the logits are the directory's."""
+    path, _ = saved("qwen2", max_shard_size="1MB", vocab_size=4096, hidden_size=64)  # 1 MiB embedding
+    shards = [os.path.join(path, f) for f in os.listdir(path) if f.endswith(".safetensors")]
+    largest = max(os.path.getsize(f) for f in shards)
+    events = []
+
+    def progress(event):  # keeps the first and the last events only: a list of all would be measured
+        events[min(len(events), 1):] = [event]
+    for source in (path, "file://" + path):
+        folder = hf.Folder(source)
+        for traced in (False, True):  # the first pass imports what reading a source needs (~1 MB of code)
+            events.clear()
+            with webtorch.device("meta"):
+                model = hf.LlamaForCausalLM(hf.LlamaConfig.from_dict(folder.json("config.json")))
+            if traced:
+                tracemalloc.start()
+            try:
+                missing, unexpected = hf.checkpoint.stream_weights(model, folder, "webgpu", progress=progress)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+        assert missing == [] and unexpected == []
+        assert peak <= 1.1 * largest, (source, peak, largest)
+        first, done = events
+        assert first["status"] == ("download" if "://" in source else "weights")
+        assert done["status"] == "done" and done["loaded"] == done["total"] > 0.9 * sum(map(os.path.getsize, shards))
+
+
+def test_quantize_on_load_hook_and_dtype():
+    """quantization_config (here a callable) sees each nn.Linear once, as soon as its weight is on the
+    device, before later shards arrive; dtype casts the weights as they come."""
+    path, reference = saved("mistral")
+    seen = []
+
+    def quantize(module):
+        seen.append((module.weight.device.type, module.weight.dtype))
+        module.weight.data.mul_(0)  # visible effect: the logits become zero
+    model = hf.from_pretrained(path, quantization_config=quantize, dtype=webtorch.float16)
+    assert seen == [("webgpu", webtorch.float16)] * (2 * 7 + 1)  # 7 per layer, the head
+    with webtorch.no_grad():
+        assert model(webtorch.tensor(hf_tiny.PROMPT, device="webgpu")).abs().max().item() == 0
+
+
+def test_errors(tmp_path):
+    path, _ = saved("llama")
+    with pytest.raises(OSError, match="config.json"):
+        hf.from_pretrained(str(tmp_path))
+    with pytest.raises(NotImplementedError, match="gpt2"):
+        hf.LlamaConfig(model_type="gpt2")
+    import json
+    config = json.load(open(os.path.join(path, "config.json")))
+    config["intermediate_size"] = 48
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    for f in os.listdir(path):
+        os.symlink(os.path.join(path, f), bad / f)
+    os.remove(bad / "config.json")
+    (bad / "config.json").write_text(json.dumps(config))
+    with pytest.raises(RuntimeError, match="mlp.*shape"):
+        hf.from_pretrained(str(bad))
+
+
+def test_warpers_match_transformers():
+    """temperature, top-k, top-p as transformers' logits warpers (same -inf set, same values)."""
+    torch, transformers = hf_tiny._transformers()
+    from transformers.generation import logits_process as lp
+    rng = np.random.default_rng(0)
+    scores = rng.standard_normal((3, 50)).astype(np.float32) * 3
+    for temperature, top_k, top_p in [(0.7, None, None), (1.0, 5, None), (1.0, None, 0.8), (1.3, 10, 0.5)]:
+        expected = torch.tensor(scores)
+        for warper in ([lp.TemperatureLogitsWarper(temperature)] + ([lp.TopKLogitsWarper(top_k)] if top_k else [])
+                       + ([lp.TopPLogitsWarper(top_p)] if top_p else [])):
+            expected = warper(None, expected)
+        got = hf.sampling.warp(webtorch.tensor(scores, device="webgpu"), temperature, top_k, top_p)
+        np.testing.assert_allclose(np.array(got.tolist()), expected.numpy(), rtol=1e-6)
+
+
+def test_gumbel_draws_follow_softmax():
+    """Sampling draws each token with softmax's probability (after the warpers): 20000 draws, each
+    frequency within 5 standard deviations; top-k's removed tokens never drawn."""
+    logits = webtorch.tensor([[2.0, 1.0, 0.0, -1.0, 0.5]] * 20000, device="webgpu")
+    draws = np.array(hf.sampling.Sampler(True, temperature=1.0)(logits).tolist())
+    p = np.exp([2.0, 1.0, 0.0, -1.0, 0.5])
+    p /= p.sum()
+    freq = np.bincount(draws, minlength=5) / len(draws)
+    assert np.all(np.abs(freq - p) <= 5 * np.sqrt(p * (1 - p) / len(draws))), (freq, p)
+    draws = hf.sampling.Sampler(True, temperature=0.5, top_k=2)(logits).tolist()
+    assert set(draws) == {0, 1}
+    with pytest.raises(ValueError, match="temperature"):
+        hf.sampling.Sampler(True, temperature=0.0)

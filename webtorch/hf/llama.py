@@ -1,0 +1,253 @@
+"""The Llama family (Llama 2/3, Mistral, Qwen2, Qwen3) as ordinary PyTorch code, with Hugging Face's
+parameter names (model.embed_tokens.weight, model.layers.0.self_attn.q_proj.weight, ..., lm_head.weight),
+so a transformers checkpoint's state_dict loads into it unchanged and no transformers is needed (Pyodide).
+
+    model = LlamaForCausalLM(LlamaConfig.from_dict(json.load(open("config.json"))), device="webgpu")
+    logits = model(ids)                                # (batch, seq, vocab), like transformers' .logits
+    tokens = model.generate(ids, max_new_tokens=20)    # greedy; do_sample=True, temperature, top_k, top_p
+
+The families differ only in config switches: Qwen2 has biases on q/k/v, Qwen3 RMS-normalises q and k
+per head, Llama's attention_bias and mlp_bias flags, head_dim may differ from hidden/heads. generate()
+keeps a static KV cache (one preallocated tensor per layer, written by slice assignment), prefills the
+prompt in one pass with causal SDPA and picks each next token on the GPU (webtorch.hf.sampling): one
+small readback per token.
+"""
+import math
+
+import webtorch as torch
+
+from . import sampling
+
+nn = torch.nn
+F = torch.nn.functional
+
+MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3")
+
+
+class LlamaConfig:
+    """The fields of transformers' LlamaConfig / MistralConfig / Qwen2Config / Qwen3Config this model reads."""
+
+    def __init__(self, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+                 num_attention_heads=32, num_key_value_heads=None, head_dim=None, hidden_act="silu",
+                 max_position_embeddings=2048, rms_norm_eps=1e-6, rope_theta=10000.0, rope_scaling=None,
+                 attention_bias=False, mlp_bias=False, tie_word_embeddings=False, model_type="llama",
+                 bos_token_id=None, eos_token_id=None, pad_token_id=None, **extra):
+        self.vocab_size, self.hidden_size, self.intermediate_size = vocab_size, hidden_size, intermediate_size
+        self.num_hidden_layers, self.num_attention_heads = num_hidden_layers, num_attention_heads
+        self.num_key_value_heads = num_key_value_heads or num_attention_heads
+        self.head_dim = head_dim or hidden_size // num_attention_heads
+        self.hidden_act, self.max_position_embeddings, self.rms_norm_eps = hidden_act, max_position_embeddings, rms_norm_eps
+        rope = dict(extra.get("rope_parameters") or rope_scaling or {})  # transformers 5 names it rope_parameters
+        self.rope_theta = float(rope.pop("rope_theta", rope_theta))
+        self.rope_scaling = rope
+        self.model_type = model_type
+        if model_type not in MODEL_TYPES:
+            raise NotImplementedError(f"webtorch.hf: model_type {model_type!r} is not in the Llama family this model "
+                                      f"file implements ({', '.join(MODEL_TYPES)})")
+        if hidden_act != "silu":
+            raise NotImplementedError(f"webtorch.hf: hidden_act {hidden_act!r} (the Llama family uses silu)")
+        self.qkv_bias = attention_bias or model_type == "qwen2"  # Qwen2: biases on q, k, v only
+        self.o_bias = attention_bias and model_type != "qwen2"
+        self.mlp_bias = mlp_bias
+        self.qk_norm = model_type == "qwen3"
+        self.tie_word_embeddings = tie_word_embeddings
+        self.bos_token_id, self.eos_token_id, self.pad_token_id = bos_token_id, eos_token_id, pad_token_id
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(**d)
+
+
+def rope_inverse_frequencies(config):
+    """The rotary embedding's frequencies as transformers computes them (default, linear, llama3)."""
+    dim, base = config.head_dim, config.rope_theta
+    inv_freq = [1.0 / base ** (i / dim) for i in range(0, dim, 2)]
+    scaling = config.rope_scaling
+    kind = scaling.get("rope_type", scaling.get("type", "default"))
+    if kind == "default":
+        return inv_freq
+    if kind == "linear":
+        return [f / scaling["factor"] for f in inv_freq]
+    if kind == "llama3":  # Llama 3.1+: long wavelengths divided by factor, a smooth blend between
+        factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+        old = scaling["original_max_position_embeddings"]
+        out = []
+        for f in inv_freq:
+            wavelen = 2 * math.pi / f
+            if wavelen < old / high:
+                out.append(f)
+            elif wavelen > old / low:
+                out.append(f / factor)
+            else:
+                smooth = (old / wavelen - low) / (high - low)
+                out.append((1 - smooth) * f / factor + smooth * f)
+        return out
+    raise NotImplementedError(f"webtorch.hf: rope_type {kind!r} (default, linear and llama3 are implemented)")
+
+
+class RotaryTable:
+    """cos and sin of position * frequency for positions [0, n), each (n, head_dim), grown on demand."""
+
+    def __init__(self, config):
+        self.inv_freq = rope_inverse_frequencies(config)
+        self.cos = self.sin = None
+
+    def get(self, end, device, dtype):
+        if self.cos is None or self.cos.shape[0] < end or self.cos.device != torch.device(device):
+            n = max(end, 2 * self.cos.shape[0] if self.cos is not None else 64)
+            inv_freq = torch.tensor(self.inv_freq, dtype=torch.float32, device=device)
+            freqs = torch.arange(n, dtype=torch.float32, device=device)[:, None] * inv_freq[None, :]
+            emb = torch.cat([freqs, freqs], dim=-1)
+            self.cos, self.sin = emb.cos(), emb.sin()
+        return self.cos.to(dtype), self.sin.to(dtype)
+
+
+def rotate_half(x):
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat([-x2, x1], dim=-1)
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, size, eps, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(size, device=device, dtype=dtype))
+        self.eps = eps
+
+    def forward(self, x):
+        h = x.float()
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * h.to(x.dtype)
+
+
+class Attention(nn.Module):
+    def __init__(self, c, device=None, dtype=None):
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = c.num_attention_heads, c.num_key_value_heads, c.head_dim
+        kw = dict(device=device, dtype=dtype)
+        self.q_proj = nn.Linear(c.hidden_size, self.heads * self.head_dim, bias=c.qkv_bias, **kw)
+        self.k_proj = nn.Linear(c.hidden_size, self.kv_heads * self.head_dim, bias=c.qkv_bias, **kw)
+        self.v_proj = nn.Linear(c.hidden_size, self.kv_heads * self.head_dim, bias=c.qkv_bias, **kw)
+        self.o_proj = nn.Linear(self.heads * self.head_dim, c.hidden_size, bias=c.o_bias, **kw)
+        if c.qk_norm:
+            self.q_norm = RMSNorm(self.head_dim, c.rms_norm_eps, **kw)
+            self.k_norm = RMSNorm(self.head_dim, c.rms_norm_eps, **kw)
+
+    def forward(self, x, cos, sin, cache=None, start=0):
+        """x: (b, n, hidden); cos, sin: (n, head_dim) of positions start..start+n; cache: (k, v) tensors
+        (b, kv_heads, capacity, head_dim) written at [start, start+n) and attended up to start+n."""
+        b, n, _ = x.shape
+        q = self.q_proj(x).view(b, n, self.heads, self.head_dim)
+        k = self.k_proj(x).view(b, n, self.kv_heads, self.head_dim)
+        v = self.v_proj(x).view(b, n, self.kv_heads, self.head_dim).transpose(1, 2)
+        if hasattr(self, "q_norm"):
+            q, k = self.q_norm(q), self.k_norm(k)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        mask, causal = None, n > 1
+        if cache is not None:
+            cache_k, cache_v = cache
+            cache_k[:, :, start:start + n] = k
+            cache_v[:, :, start:start + n] = v
+            k, v = cache_k[:, :, :start + n], cache_v[:, :, :start + n]
+            if start and n > 1:  # a chunk after earlier tokens: row i sees columns <= start + i
+                mask = torch.ones(n, start + n, dtype=torch.bool, device=x.device).tril(start)
+                causal = False
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=True)
+        return self.o_proj(out.transpose(1, 2).reshape(b, n, self.heads * self.head_dim))
+
+
+class MLP(nn.Module):
+    def __init__(self, c, device=None, dtype=None):
+        super().__init__()
+        kw = dict(bias=c.mlp_bias, device=device, dtype=dtype)
+        self.gate_proj = nn.Linear(c.hidden_size, c.intermediate_size, **kw)
+        self.up_proj = nn.Linear(c.hidden_size, c.intermediate_size, **kw)
+        self.down_proj = nn.Linear(c.intermediate_size, c.hidden_size, **kw)
+
+    def forward(self, x):
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, c, device=None, dtype=None):
+        super().__init__()
+        self.self_attn = Attention(c, device, dtype)
+        self.mlp = MLP(c, device, dtype)
+        self.input_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps, device, dtype)
+        self.post_attention_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps, device, dtype)
+
+    def forward(self, x, cos, sin, cache=None, start=0):
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin, cache, start)
+        return x + self.mlp(self.post_attention_layernorm(x))
+
+
+class LlamaModel(nn.Module):
+    def __init__(self, c, device=None, dtype=None):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(c.vocab_size, c.hidden_size, device=device, dtype=dtype)
+        self.layers = nn.ModuleList(DecoderLayer(c, device, dtype) for _ in range(c.num_hidden_layers))
+        self.norm = RMSNorm(c.hidden_size, c.rms_norm_eps, device, dtype)
+        self.rotary = RotaryTable(c)
+
+    def forward(self, input_ids, caches=None, start=0):
+        x = self.embed_tokens(input_ids)
+        n = input_ids.shape[1]
+        cos, sin = self.rotary.get(start + n, x.device, x.dtype)
+        cos, sin = cos[start:start + n], sin[start:start + n]
+        for i, layer in enumerate(self.layers):
+            x = layer(x, cos, sin, None if caches is None else caches[i], start)
+        return self.norm(x)
+
+
+class LlamaForCausalLM(nn.Module):
+    def __init__(self, config, device=None, dtype=None):
+        super().__init__()
+        self.config = config
+        self.model = LlamaModel(config, device, dtype)
+        self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False, device=device, dtype=dtype)
+        if config.tie_word_embeddings:
+            self.tie_weights()
+
+    def tie_weights(self):
+        self.lm_head.weight = self.model.embed_tokens.weight
+
+    def forward(self, input_ids, caches=None, start=0, last_only=False):
+        """Logits (b, n, vocab); last_only: of the last position only (b, 1, vocab), as decoding needs."""
+        h = self.model(input_ids, caches, start)
+        return self.lm_head(h[:, -1:] if last_only else h)
+
+    def new_cache(self, batch, capacity):
+        """The static KV cache: per layer (k, v), each (batch, kv_heads, capacity, head_dim), zeros."""
+        c, weight = self.config, self.lm_head.weight
+        shape = (batch, c.num_key_value_heads, capacity, c.head_dim)
+        return [(torch.zeros(shape, device=weight.device, dtype=weight.dtype),
+                 torch.zeros(shape, device=weight.device, dtype=weight.dtype)) for _ in range(c.num_hidden_layers)]
+
+    @torch.no_grad()
+    def generate(self, input_ids, max_new_tokens=20, do_sample=False, temperature=1.0, top_k=None, top_p=None,
+                 eos_token_id=None, generator=None, on_token=None):
+        """input_ids (b, n) -> (b, n + new) like transformers' generate (greedy by default). The prompt is
+        prefilled in one pass; each step feeds one token through the cache. on_token(tokens) is called
+        with each step's list of b token ids (a streaming display); generation stops when every row has
+        produced eos_token_id (a list or an int; default: the config's)."""
+        b, n = input_ids.shape
+        eos = self.config.eos_token_id if eos_token_id is None else eos_token_id
+        eos = set(eos if isinstance(eos, (list, tuple)) else [] if eos is None else [eos])
+        caches = self.new_cache(b, n + max_new_tokens)
+        pick = sampling.Sampler(do_sample, temperature, top_k, top_p, generator)
+        out, finished = [input_ids], [False] * b
+        logits = self(input_ids, caches, 0, last_only=True)
+        for step in range(max_new_tokens):
+            token = pick(logits[:, -1])  # (b,) int64 on the model's device
+            ids = token.tolist()  # the step's one readback
+            ids = [self.config.pad_token_id or 0 if done else t for t, done in zip(ids, finished)]
+            finished = [done or t in eos for t, done in zip(ids, finished)]
+            token = torch.tensor(ids, device=input_ids.device)[:, None] if any(finished) else token[:, None]
+            out.append(token)
+            if on_token is not None:
+                on_token(ids)
+            if all(finished) or step == max_new_tokens - 1:
+                break
+            logits = self(token, caches, n + step, last_only=True)
+        return torch.cat(out, dim=1)
