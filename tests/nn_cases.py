@@ -288,3 +288,42 @@ error("nn-conv_transpose2d-output-too-small", lambda T, d, x, w: NF(T).conv_tran
       I((1, 1, 1, 1)), I((1, 1, 1, 1)))
 case("nn-conv_transpose2d-empty-batch", lambda T, d, x, w: NF(T).conv_transpose2d(x, w), I((0, 1, 2, 2)),
      I((1, 2, 2, 2)))
+
+
+# -- issue 22: the remaining torch.nn functional forms (derived from existing ops) ------------------
+case("nn-inplace-activations", lambda T, d, x: [f(x.clone()) for f in (
+    NF(T).relu_, NF(T).selu_, NF(T).hardtanh_, lambda v: NF(T).elu_(v, 0.5), lambda v: NF(T).celu_(v, 2.0),
+    lambda v: NF(T).leaky_relu_(v, 0.2), lambda v: NF(T).threshold_(v, 0.1, -3.0),
+    lambda v: NF(T).rrelu_(v, 0.1, 0.3), lambda v: NF(T).rrelu(v, training=False))],
+    I((3, 4), values=[-2.0, -0.5, -0.0, 0.0, 0.1, 0.5, 2.0, -1.0, 1.0, 3.0, -3.0, 0.2]), atol=1e-6, rtol=1e-5)
+case("nn-pool-with-indices-unpool", lambda T, d, x: (
+    NF(T).max_pool1d_with_indices(x[0], 2), NF(T).max_pool2d_with_indices(x, 2, 2, 1),
+    NF(T).max_unpool2d(*NF(T).max_pool2d(x, 2, return_indices=True), 2),
+    NF(T).max_unpool2d(*NF(T).max_pool2d(x, 2, return_indices=True), 2, output_size=(5, 4)),
+    NF(T).max_unpool1d(*NF(T).max_pool1d(x[0], 3, 2, 1, return_indices=True), 3, 2, 1, output_size=(4,)),
+    NF(T).max_unpool3d(*NF(T).max_pool3d(x.unsqueeze(0), (1, 2, 2), return_indices=True), (1, 2, 2),
+                       output_size=(3, 5, 4))),
+    I((2, 3, 5, 4), kind="unique"), atol=1e-6, rtol=1e-5)
+case("nn-lp_pool3d-lrn-shuffle", lambda T, d, x: (
+    NF(T).lp_pool3d(x.abs(), 2, (2, 2, 1)), NF(T).local_response_norm(x, 3), NF(T).local_response_norm(x, 2, k=2.0),
+    NF(T).local_response_norm(x.flatten(2), 4, alpha=0.1, beta=0.5), NF(T).native_channel_shuffle(x, 2)),
+    I((2, 4, 3, 2, 2)), atol=1e-5, rtol=1e-4)
+case("nn-conv_tbc-pdist", lambda T, d, x, w, b, p: (NF(T).conv_tbc(x, w, b, 1), NF(T).pdist(p), NF(T).pdist(p, 1)),
+     I((5, 2, 3)), I((3, 3, 4)), I((4,)), I((4, 3)), atol=1e-4, rtol=1e-4)
+case("nn-margin-losses", lambda T, d, x, y, t, w: (
+    NF(T).multi_margin_loss(x, y), NF(T).multi_margin_loss(x, y, p=2, margin=0.5, weight=w, reduction="none"),
+    NF(T).multi_margin_loss(x[0], y[:1], reduction="sum"), NF(T).multilabel_margin_loss(x, t),
+    NF(T).multilabel_margin_loss(x, t, reduction="none"), NF(T).multilabel_margin_loss(x[1], t[1]),
+    NF(T).triplet_margin_with_distance_loss(x, x.flip(0), x * 2, swap=True),
+    NF(T).triplet_margin_with_distance_loss(x, x.flip(0), x + 1, margin=0.5, reduction="none",
+                                            distance_function=lambda a, b: (a - b).abs().sum(-1))),
+    I((3, 4)), I((3,), I64, values=[2, 0, 3]), I((3, 4), I64, values=[3, 0, -1, 1, 1, -1, 2, 0, -1, 0, 0, 0]),
+    I((4,), kind="positive"), atol=1e-5, rtol=1e-4)
+error("nn-multi_margin_loss-p3", lambda T, d, x, y: NF(T).multi_margin_loss(x, y, p=3), I((2, 3)),
+      I((2,), I64, values=[0, 1]), exc=ValueError)
+error("nn-triplet-with-distance-margin", lambda T, d, x: NF(T).triplet_margin_with_distance_loss(x, x, x, margin=0),
+      I((2, 3)), exc=ValueError)
+error("nn-lrn-2d", lambda T, d, x: NF(T).local_response_norm(x, 2), I((2, 3)), exc=ValueError)
+error("nn-pdist-3d", lambda T, d, x: NF(T).pdist(x), I((2, 3, 1)))
+error("nn-max_unpool2d-index-beyond-output", lambda T, d, x, i: NF(T).max_unpool2d(x, i, 2), I((1, 1, 1, 2)),
+      I((1, 1, 1, 2), I64, values=[0, 9]))

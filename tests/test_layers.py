@@ -29,7 +29,10 @@ def constructions(T):
             nn.MaxPool3d(3, 2, 1, ceil_mode=True), nn.AvgPool3d((2, 3, 2), count_include_pad=False),
             nn.AdaptiveAvgPool3d((2, None, 3)), nn.AdaptiveMaxPool3d(2), nn.BatchNorm3d(4, momentum=0.2),
             nn.InstanceNorm3d(3, affine=True), nn.ReflectionPad3d(1), nn.ReplicationPad3d((1, 0, 2, 1, 0, 1)),
-            nn.ZeroPad3d(2)]
+            nn.ZeroPad3d(2), nn.CircularPad1d(2), nn.CircularPad3d((1, 0, 2, 1, 0, 1)), nn.MaxUnpool1d(2),
+            nn.MaxUnpool3d(2, 1), nn.LPPool3d(2, 3), nn.LocalResponseNorm(2, k=2), nn.MultiMarginLoss(p=2, margin=0.5),
+            nn.MultiLabelMarginLoss(), nn.TripletMarginWithDistanceLoss(), nn.RReLU(0.1, 0.3, inplace=True),
+            nn.RReLU(), nn.Dropout3d(), nn.FeatureAlphaDropout(0.2), nn.SyncBatchNorm(3, affine=False)]
 
 
 def test_conv_argument_errors_match_torch():
@@ -45,6 +48,18 @@ def test_conv_argument_errors_match_torch():
             T.nn.BatchNorm3d(2)(T.ones(2, 2, 3, 3))
         with pytest.raises(ValueError, match="valid sizes range from"):
             T.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)(T.ones(1, 2, 4, 5), output_size=(9, 9))
+
+
+def test_sync_batch_norm_converts_and_checks_like_torch():
+    for T in (torch, webtorch):
+        bn = T.nn.BatchNorm2d(3)
+        converted = T.nn.SyncBatchNorm.convert_sync_batchnorm(T.nn.Sequential(T.nn.Conv2d(3, 3, 1), bn).eval())
+        assert type(converted[1]) is T.nn.SyncBatchNorm and converted[1].weight is bn.weight
+        assert converted[1].running_mean is bn.running_mean and not converted[1].training
+        with pytest.raises(ValueError, match="expected at least 2D input"):
+            T.nn.SyncBatchNorm(3)(T.ones(3))
+        with pytest.raises(ValueError, match="only p == 1 and p == 2"):
+            T.nn.MultiMarginLoss(p=3)
 
 
 def test_construction_matches_torch():
@@ -74,6 +89,36 @@ MODULES = {
                               lambda: [torch.randn(1, 2, 4, 4)]),
     "weight-norm-dim-none": (lambda T: T.nn.utils.parametrizations.weight_norm(T.nn.Linear(2, 2), dim=None),
                              lambda: [torch.randn(3, 2)]),
+    # the older hook forms (weight_g/weight_v, weight_orig with u/v buffers) and spectral_norm's parametrization:
+    # torch's u and v are copied with the weights, then each training call runs one power iteration
+    "weight-norm-hook": (lambda T: T.nn.utils.weight_norm(T.nn.Conv1d(2, 3, 2), dim=None),
+                         lambda: [torch.randn(2, 2, 5)]),
+    "spectral-norm-hook": (lambda T: T.nn.Sequential(T.nn.utils.spectral_norm(T.nn.Linear(4, 3)),
+                                                     T.nn.utils.spectral_norm(T.nn.Linear(3, 2), n_power_iterations=3)),
+                           lambda: [torch.randn(5, 4)], lambda T, m, x: (m(x), m(x))),
+    "spectral-norm-parametrized": (lambda T: T.nn.Sequential(
+        T.nn.utils.parametrizations.spectral_norm(T.nn.ConvTranspose2d(2, 3, 2)), T.nn.Flatten(),
+        T.nn.utils.parametrizations.spectral_norm(T.nn.Linear(27, 2), n_power_iterations=2)),
+        lambda: [torch.randn(2, 2, 2, 2)], lambda T, m, x: (m(x), m(x))),
+    # issue 22's remaining torch.nn modules (random ones in eval mode)
+    "circular-pads-lppool3d-lrn": (lambda T: T.nn.Sequential(T.nn.CircularPad3d((1, 0, 2, 1, 0, 1)), T.nn.LPPool3d(2, 2),
+                                                             T.nn.LocalResponseNorm(3, k=2.0), T.nn.Flatten(3),
+                                                             T.nn.CircularPad2d(1), T.nn.Flatten(2),
+                                                             T.nn.CircularPad1d((2, 1))),
+                                   lambda: [torch.randn(2, 3, 3, 4, 3)]),
+    "max-unpool": (lambda T: T.nn.MaxUnpool2d(2, stride=2), lambda: [torch.randn(2, 3, 4, 4)],
+                   lambda T, m, x: m(*T.nn.functional.max_pool2d(x, 2, return_indices=True), output_size=(5, 5))),
+    "random-modules-eval": (lambda T: T.nn.Sequential(T.nn.RReLU(0.1, 0.3), T.nn.Dropout3d(), T.nn.FeatureAlphaDropout()),
+                            lambda: [torch.randn(2, 3, 2, 2, 2)], lambda T, m, x: m.eval()(x)),
+    "margin-loss-modules": (lambda T: T.nn.ModuleList([T.nn.MultiMarginLoss(p=2, margin=0.5, weight=T.ones(4) / 2),
+                                                       T.nn.MultiLabelMarginLoss(reduction="sum"),
+                                                       T.nn.TripletMarginWithDistanceLoss(swap=True)]),
+                            lambda: [torch.randn(3, 4)],
+                            lambda T, m, x: (m[0](x, T.tensor([2, 0, 3], device=x.device)),
+                                             m[1](x, T.tensor([[3, 0, -1, 1]] * 3, device=x.device)),
+                                             m[2](x, x.flip(0), x * 2))),
+    "sync-batch-norm-one-process": (lambda T: T.nn.SyncBatchNorm(3, momentum=0.3), lambda: [torch.randn(4, 3, 2, 2)],
+                                    lambda T, m, x: (m(x), m(x[:, :, 0]), m.running_mean, m.running_var)),
     # the 3-d family, and padding modes other than zeros (torch pads with F.pad first, then convolves)
     "conv3d-groups-stride": (lambda T: T.nn.Conv3d(4, 6, (3, 2, 2), stride=(2, 1, 2), padding=1, dilation=(1, 2, 1),
                                                    groups=2), lambda: [torch.randn(2, 4, 5, 5, 4)]),
@@ -210,3 +255,50 @@ def test_loss_constructor_errors_match_torch():
             T.nn.GaussianNLLLoss(True)
         with pytest.raises(TypeError, match="positional arguments but 6 were given"):
             T.nn.MarginRankingLoss(0.5, None, None, "mean", 1)
+
+
+def _norm_forms(T):
+    """What each weight/spectral norm form leaves after removal or a parametrize assignment: names and values."""
+    utils = T.nn.utils
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = utils.weight_norm(T.nn.Linear(3, 2))
+        out["weight-norm-keys"] = list(m.state_dict())
+        out["weight-norm-removed"] = (list(utils.remove_weight_norm(m).state_dict()), m.weight.shape)
+        m = utils.spectral_norm(T.nn.Linear(3, 2))
+        out["spectral-norm-keys"] = list(m.state_dict())
+        out["spectral-norm-removed"] = list(utils.remove_spectral_norm(m).state_dict())
+        for name, fn in (("twice", lambda: utils.spectral_norm(utils.spectral_norm(T.nn.Linear(2, 2)))),
+                         ("remove-missing", lambda: utils.remove_weight_norm(T.nn.Linear(2, 2))),
+                         ("iterations", lambda: utils.spectral_norm(T.nn.Linear(2, 2), n_power_iterations=0)),
+                         ("no-tensor", lambda: utils.parametrizations.spectral_norm(T.nn.Linear(2, 2), "nope")),
+                         ("shape-changing", lambda: utils.parametrize.register_parametrization(
+                             T.nn.Linear(2, 2), "weight", T.nn.Flatten(0)))):
+            try:
+                fn()
+                out[name] = "ok"
+            except Exception as e:  # noqa: BLE001 - compared
+                out[name] = (type(e).__name__, str(e).split("\n")[0].replace("webtorch.", "torch."))
+
+    class Double(T.nn.Module):
+        def forward(self, x):
+            return x * 2
+
+        def right_inverse(self, x):
+            return x / 2
+    m = T.nn.Linear(2, 2)
+    weight = m.weight
+    utils.parametrize.register_parametrization(m, "weight", Double())
+    m.weight = T.ones(2, 2)  # the setter: right_inverse into the same original Parameter
+    out["assigned"] = (m.parametrizations.weight.original is weight, weight.tolist(), m.weight.tolist())
+    with utils.parametrize.cached():
+        out["cached"] = m.weight is m.weight
+    out["uncached"] = m.weight is m.weight
+    utils.parametrize.remove_parametrizations(m, "weight")
+    out["restored"] = (type(m).__name__, m.weight is weight)
+    return out
+
+
+def test_norm_forms_remove_assign_and_errors_match_torch():
+    assert _norm_forms(webtorch) == _norm_forms(torch)

@@ -119,11 +119,9 @@ CALLABLES = {
         set_autocast_xla_enabled set_default_tensor_type set_flush_denormal set_printoptions
         thread_safe_generator utils.data.guaranteed_datapipes_determinism utils.data.non_deterministic""",
     THREED: """
-        conv3d conv_transpose3d max_pool3d nn.CircularPad3d nn.Dropout3d nn.FractionalMaxPool3d
-        nn.LazyBatchNorm3d nn.LazyConv3d nn.LazyConvTranspose3d nn.LazyInstanceNorm3d nn.LPPool3d
-        nn.MaxUnpool3d nn.functional.adaptive_max_pool3d_with_indices nn.functional.dropout3d
-        nn.functional.fractional_max_pool3d nn.functional.fractional_max_pool3d_with_indices
-        nn.functional.lp_pool3d nn.functional.max_pool3d_with_indices nn.functional.max_unpool3d""",
+        conv3d conv_transpose3d max_pool3d nn.FractionalMaxPool3d nn.LazyBatchNorm3d nn.LazyConv3d
+        nn.LazyConvTranspose3d nn.LazyInstanceNorm3d nn.functional.adaptive_max_pool3d_with_indices
+        nn.functional.fractional_max_pool3d nn.functional.fractional_max_pool3d_with_indices""",
     LINALG: """
         chain_matmul cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet lu_solve
         lu_unpack matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
@@ -154,9 +152,7 @@ CALLABLES = {
         rrelu_ selu_ sinc_ threshold_ xlogy_ Tensor.addbmm_ Tensor.addr_ Tensor.as_strided_ Tensor.cauchy_
         Tensor.deg2rad_ Tensor.detach_ Tensor.fill_diagonal_ Tensor.float_power_ Tensor.geometric_
         Tensor.index_reduce_ Tensor.ldexp_ Tensor.log_normal_ Tensor.masked_scatter_ Tensor.rad2deg_
-        Tensor.renorm_ Tensor.sgn_ Tensor.swapaxes_ Tensor.swapdims_ nn.functional.celu_
-        nn.functional.elu_ nn.functional.hardtanh_ nn.functional.leaky_relu_ nn.functional.relu_
-        nn.functional.rrelu_ nn.functional.selu_ nn.functional.threshold_""",
+        Tensor.renorm_ Tensor.sgn_ Tensor.swapaxes_ Tensor.swapdims_""",
     COPY: """
         alias_copy as_strided_copy detach_copy diagonal_copy expand_copy narrow_copy permute_copy
         select_copy slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy transpose_copy
@@ -192,30 +188,22 @@ CALLABLES = {
         poisson_nll_loss positive rad2deg range renorm rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu
         scalar_tensor select_scatter sgn slice_inverse slice_scatter trapezoid trapz tril_indices
         triplet_margin_loss triu_indices Type unravel_index unsafe_chunk unsafe_split
-        unsafe_split_with_sizes vsplit nn.AdaptiveLogSoftmaxWithLoss nn.CircularPad1d nn.CircularPad2d
-        nn.Container nn.CrossMapLRN2d nn.factory_kwargs nn.FeatureAlphaDropout nn.FractionalMaxPool2d
-        nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions nn.LocalResponseNorm nn.MaxUnpool1d
-        nn.MaxUnpool2d nn.MultiLabelMarginLoss nn.MultiMarginLoss nn.RReLU nn.SyncBatchNorm
-        nn.TripletMarginWithDistanceLoss Tensor.addbmm Tensor.addr Tensor.as_strided
-        Tensor.as_strided_scatter Tensor.corrcoef Tensor.count_nonzero Tensor.cov Tensor.deg2rad
-        Tensor.diagflat Tensor.diagonal_scatter Tensor.dsplit Tensor.float_power Tensor.fmax Tensor.fmin
-        Tensor.frexp Tensor.get_device Tensor.histogram Tensor.hsplit Tensor.index Tensor.index_reduce
-        Tensor.inner Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero Tensor.is_same_size
-        Tensor.is_signed Tensor.isreal Tensor.ldexp Tensor.masked_scatter Tensor.nanmedian
-        Tensor.narrow_copy Tensor.new Tensor.new_empty_strided Tensor.nonzero_static Tensor.positive
-        Tensor.prelu Tensor.rad2deg Tensor.register_post_accumulate_grad_hook Tensor.renorm
-        Tensor.select_scatter Tensor.sgn Tensor.slice_inverse Tensor.slice_scatter Tensor.sum_to_size
-        Tensor.to_padded_tensor Tensor.unsafe_chunk Tensor.unsafe_split Tensor.unsafe_split_with_sizes
-        Tensor.vsplit nn.functional.adaptive_max_pool1d_with_indices
+        unsafe_split_with_sizes vsplit nn.AdaptiveLogSoftmaxWithLoss nn.CrossMapLRN2d nn.factory_kwargs
+        nn.FractionalMaxPool2d nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions Tensor.addbmm
+        Tensor.addr Tensor.as_strided Tensor.as_strided_scatter Tensor.corrcoef Tensor.count_nonzero
+        Tensor.cov Tensor.deg2rad Tensor.diagflat Tensor.diagonal_scatter Tensor.dsplit Tensor.float_power
+        Tensor.fmax Tensor.fmin Tensor.frexp Tensor.get_device Tensor.histogram Tensor.hsplit Tensor.index
+        Tensor.index_reduce Tensor.inner Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero
+        Tensor.is_same_size Tensor.is_signed Tensor.isreal Tensor.ldexp Tensor.masked_scatter
+        Tensor.nanmedian Tensor.narrow_copy Tensor.new Tensor.new_empty_strided Tensor.nonzero_static
+        Tensor.positive Tensor.prelu Tensor.rad2deg Tensor.register_post_accumulate_grad_hook
+        Tensor.renorm Tensor.select_scatter Tensor.sgn Tensor.slice_inverse Tensor.slice_scatter
+        Tensor.sum_to_size Tensor.to_padded_tensor Tensor.unsafe_chunk Tensor.unsafe_split
+        Tensor.unsafe_split_with_sizes Tensor.vsplit nn.functional.adaptive_max_pool1d_with_indices
         nn.functional.adaptive_max_pool2d_with_indices nn.functional.affine_grid
-        nn.functional.assert_int_or_pair nn.functional.conv_tbc nn.functional.feature_alpha_dropout
         nn.functional.fractional_max_pool2d nn.functional.fractional_max_pool2d_with_indices
         nn.functional.grid_sample nn.functional.grouped_mm nn.functional.gumbel_softmax
-        nn.functional.linear_cross_entropy nn.functional.local_response_norm
-        nn.functional.max_pool1d_with_indices nn.functional.max_pool2d_with_indices
-        nn.functional.max_unpool1d nn.functional.max_unpool2d nn.functional.multi_margin_loss
-        nn.functional.multilabel_margin_loss nn.functional.native_channel_shuffle nn.functional.pdist
-        nn.functional.rrelu nn.functional.triplet_margin_with_distance_loss""",
+        nn.functional.linear_cross_entropy""",
 }
 VALUES = {
     OTHER_DEVICE: """

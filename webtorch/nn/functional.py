@@ -781,6 +781,15 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 
 # -- losses ----------------------------------------------------------------------------------
+def _legacy_reduction(size_average, reduce):
+    """torch's _Reduction.legacy_get_string: the deprecated size_average/reduce as a reduction."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.")
+    return reduction
+
+
 def _reduce_loss(loss, reduction):
     if reduction == "mean":
         return F.mean(loss)
@@ -1153,9 +1162,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
         return input
     if p == 1:
         return input * 0
-    alpha = _SELU_ALPHA * _SELU_SCALE
-    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
-    return input * (keep * a) + (keep - 1) * (alpha * a) + alpha * a * p
+    return _alpha_noise(input, keep, p)
 
 
 # -- more pooling ----------------------------------------------------------------------------
@@ -1350,6 +1357,248 @@ def _refusing_dtypes(name, fn):
         return fn(x, *args, **kwargs)
     return checked
 
+
+
+# -- in-place forms (torch's F.relu_ & co.: the op with inplace=True) --------------------------
+def relu_(input):
+    return relu(input, inplace=True)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+@_inplace_option
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU with a random slope: in training one U(lower, upper) draw per negative element (its
+    gradient is that slope), else the mean slope (lower + upper) / 2."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2)
+    slope = rand(*input.shape, device=input.device, dtype=input.dtype) * (upper - lower) + lower
+    return F.where(F.ge(input, 0), input, input * slope)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+# -- channel dropouts --------------------------------------------------------------------------
+@_inplace_option
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    if input.dim() not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
+                      "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                      "4D or 5D inputs).")
+    return _feature_dropout(input, p, training, 5)
+
+
+def _alpha_noise(input, keep, p):
+    """Alpha dropout's affine map for a keep mask (1 kept, 0 dropped): SELU's mean and variance kept."""
+    alpha = _SELU_ALPHA * _SELU_SCALE
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    return input * (keep * a) + (keep - 1) * (alpha * a) + alpha * a * p
+
+
+@_inplace_option
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels: one draw per (sample, channel)."""
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if p == 1:
+        return input * 0
+    return _alpha_noise(input, _keep_mask(input, p, training, list(input.shape[:2]) + [1] * (input.dim() - 2)), p)
+
+
+# -- pooling with indices, unpooling, 3-d Lp pooling --------------------------------------------
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def _max_unpool(input, indices, nd, name, kernel_size, stride, padding, output_size):
+    """Each value of input written at its index (a flat position in its plane of the output), zeros elsewhere;
+    the output's spatial size is (in - 1) * stride - 2 * padding + kernel unless output_size says."""
+    kernel = _pair(kernel_size, nd)
+    stride = _pair(stride if stride is not None else kernel_size, nd)
+    padding = _pair(padding, nd)
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}: Expected input to be {nd + 1}D or {nd + 2}D, but got {input.dim()}D")
+    if indices.shape != input.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
+                           f"but got indices tensor with shape: {list(indices.shape)}")
+    spatial = input.shape[-nd:]
+    default = [(spatial[d] - 1) * stride[d] - 2 * padding[d] + kernel[d] for d in range(nd)]
+    if output_size is None:
+        size = default
+    else:
+        size = list(output_size)[-nd:] if len(output_size) in (nd + 1, nd + 2) else list(output_size)
+        if len(size) != nd:
+            raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has a "
+                             f"length of '{len(output_size)}'")
+        for d in range(nd):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < size[d] < high:
+                raise ValueError(f'invalid output_size "{list(size)}" (dim {d} must be between {low} and {high})')
+    plane = math.prod(size)
+    lead = list(input.shape[:-nd])
+    flat_index = indices.reshape(*lead, -1)
+    _check_bounds([(flat_index, plane, 0)], RuntimeError, message="Found an invalid max index: {} (output volumes "
+                  f"are of size {'x'.join(str(v) for v in size)}")
+    out = F.zeros(*lead, plane, dtype=input.dtype, device=input.device)
+    return _indexing.scatter(out, -1, flat_index, input.reshape(*lead, -1)).reshape(*lead, *size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, 1, "max_unpool1d", kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, 2, "max_unpool2d", kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, 3, "max_unpool3d", kernel_size, stride, padding, output_size)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kd, kh, kw = _pair(kernel_size, 3)
+    out = avg_pool3d(input ** norm_type, (kd, kh, kw), stride, 0, ceil_mode)
+    return (F.sign(out) * relu(F.abs(out)) * (kd * kh * kw)) ** (1.0 / norm_type)
+
+
+# -- local response normalisation, channel shuffle, conv_tbc, pdist ----------------------------
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha * mean of x^2 over `size` neighbouring channels)^beta (torch's window: size // 2
+    channels before, (size - 1) // 2 after, zero-padded; the mean counts the padding)."""
+    if input.dim() < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if input.numel() == 0:
+        return input
+    square = input * input
+    n, c = input.shape[0], input.shape[1]
+    square = square.reshape(n, 1, c, -1, 1)
+    square = pad(square, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool3d(square, (size, 1, 1), stride=1).reshape(input.shape)
+    return input / (div * alpha + k) ** beta
+
+
+def native_channel_shuffle(input, groups):
+    return channel_shuffle(input, groups)
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """A 1-d convolution of (time, batch, channels) input with a (kernel, in, out) weight."""
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
+
+
+def pdist(input, p=2):
+    """The p-norm distances between each pair of rows i < j, in row-major order of the pairs."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    n = input.shape[0]
+    first = [i for i in range(n) for _ in range(i + 1, n)]
+    second = [j for i in range(n) for j in range(i + 1, n)]
+    if not first:
+        return F.zeros(0, dtype=input.dtype, device=input.device)
+    rows = lambda idx: _indexing.index_select(input, 0, F.tensor(idx, device=input.device))  # noqa: E731
+    return vector_norm(rows(first) - rows(second), p, -1)
+
+
+# -- margin losses -----------------------------------------------------------------------------
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """Per sample: sum over classes j != y of max(0, margin - x[y] + x[j])^p (times weight[y]) / C."""
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if reduce is not None or size_average is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    x = input if input.dim() == 2 else input.reshape(1, -1)
+    y = target.reshape(-1, 1)
+    if x.dim() != 2 or y.shape[0] != x.shape[0]:
+        raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got {list(target.shape)}")
+    own = _indexing.gather(x, 1, y)
+    term = F.clamp_min(margin - own + x, 0)
+    if p == 2:
+        term = term * term
+    if weight is not None:
+        term = term * _indexing.index_select(weight, 0, y.reshape(-1)).reshape(-1, 1)
+    other = F.ne(F.arange(x.shape[1], device=x.device).reshape(1, -1), y)
+    loss = F.sum(F.where(other, term, F.zeros_like(term)), 1) / x.shape[1]
+    return _reduce_loss(loss if input.dim() == 2 or reduction != "none" else loss.reshape(()), reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Per sample: sum over target classes j (target's indices before its first -1) and non-target
+    classes k of max(0, 1 - (x[j] - x[k])) / C."""
+    if reduce is not None or size_average is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    x = input if input.dim() == 2 else input.reshape(1, -1)
+    t = target.reshape(x.shape)
+    c = x.shape[1]
+    listed = _math_ops.cumprod(F.cast(F.ne(t, -1), dt.int64), 1)  # 1 up to the first -1
+    hits = F.eq(F.clamp_min(t, 0).unsqueeze(-1), F.arange(c, device=x.device))  # (N, slot, class)
+    is_target = F.gt(F.sum(F.cast(hits, dt.int64) * listed.unsqueeze(-1), 1), 0)  # (N, class)
+    pair = F.clamp_min(1 - (x.unsqueeze(2) - x.unsqueeze(1)), 0)  # (N, j, k)
+    keep = F.logical_and(is_target.unsqueeze(2), F.logical_not(is_target).unsqueeze(1))
+    loss = F.sum(F.where(keep, pair, F.zeros_like(pair)), (1, 2)) / c
+    return _reduce_loss(loss if input.dim() == 2 or reduction != "none" else loss.reshape(()), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    if margin <= 0:
+        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+                           "inputs")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    d_pos, d_neg = distance(anchor, positive), distance(anchor, negative)
+    if swap:
+        d_neg = F.minimum(d_neg, distance(positive, negative))
+    return _reduce_loss(F.clamp_min(margin + d_pos - d_neg, 0), reduction)
 
 for _name, _fn in list(globals().items()):
     if _name in F.DTYPE_REFUSALS and getattr(_fn, "__module__", None) == __name__:

@@ -1230,15 +1230,6 @@ class Transformer(Module):
 _LEGACY = ("size_average", "reduce", "reduction")
 
 
-def _legacy_reduction(size_average, reduce):
-    """torch's _Reduction.legacy_get_string: the deprecated size_average/reduce as a reduction."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.")
-    return reduction
-
-
 def _loss(name, function, fields=(), positional=_LEGACY):
     """A loss Module calling `function` with its `fields` ((name, default) pairs) and reduction;
     `positional` is the order of torch's constructor parameters (its legacy size_average/reduce
@@ -1259,7 +1250,7 @@ def _loss(name, function, fields=(), positional=_LEGACY):
                 raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{key}'")
         size_average, reduce = kwargs.pop("size_average", None), kwargs.pop("reduce", None)
         if size_average is not None or reduce is not None:
-            kwargs["reduction"] = _legacy_reduction(size_average, reduce)
+            kwargs["reduction"] = fn._legacy_reduction(size_average, reduce)
         for field, default in list(fields) + [("reduction", "mean")]:
             value = kwargs.get(field, default)
             if field == "weight" and value is not None:
@@ -1343,3 +1334,142 @@ class CosineSimilarity(Module):
 
     def forward(self, x1, x2):
         return fn.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+# -- issue 22's remaining torch.nn modules: each calls its functional form ----------------------
+CircularPad1d, CircularPad2d, CircularPad3d = (_pad_module(f"CircularPad{n}d", n, "circular") for n in (1, 2, 3))
+
+
+class RReLU(Module):
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, x):
+        return fn.rrelu(x, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
+class Dropout3d(Dropout):
+    def forward(self, x):
+        return fn.dropout3d(x, self.p, self.training, self.inplace)
+
+
+class FeatureAlphaDropout(Dropout):
+    def forward(self, x):
+        return fn.feature_alpha_dropout(x, self.p, self.training)
+
+
+class LPPool3d(_LPPool):
+    def forward(self, x):
+        return fn.lp_pool3d(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+def _unpool_module(nd):
+    function = getattr(fn, f"max_unpool{nd}d")
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        Module.__init__(self)
+        self.kernel_size = fn._pair(kernel_size, nd)
+        self.stride = fn._pair(stride if stride is not None else kernel_size, nd)
+        self.padding = fn._pair(padding, nd)
+
+    def forward(self, input, indices, output_size=None):
+        return function(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+    return type(f"MaxUnpool{nd}d", (Module,), {"__init__": __init__, "forward": forward, "extra_repr": extra_repr})
+
+
+MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = (_unpool_module(n) for n in (1, 2, 3))
+
+
+class LocalResponseNorm(Module):
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, x):
+        return fn.local_response_norm(x, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+MultiLabelMarginLoss = _loss("MultiLabelMarginLoss", fn.multilabel_margin_loss)
+_MultiMarginLoss = _loss("MultiMarginLoss", fn.multi_margin_loss, (("p", 1), ("margin", 1.0), ("weight", None)),
+                         ("p", "margin", "weight") + _LEGACY)
+
+
+class MultiMarginLoss(_MultiMarginLoss):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if self.weight is not None and self.weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {self.weight.dim()}D "
+                             "instead")
+
+
+class TripletMarginWithDistanceLoss(Module):
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__()
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             "instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin, self.swap, self.reduction = margin, swap, reduction
+
+    def forward(self, anchor, positive, negative):
+        return fn.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                    margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm whose statistics would be reduced over a process group in training; webtorch has one
+    process, so it is torch's behaviour without an initialised process group: BatchNorm over the batch."""
+    _dims = None
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+        self.process_group = process_group
+
+    def forward(self, x):
+        if x.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {x.dim()}D input)")
+        if x.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        self._dims = (x.dim(),)
+        return super().forward(x)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """module with every BatchNorm*d (itself or below) replaced by a SyncBatchNorm holding its tensors."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
+                      process_group)
+            if module.affine:
+                with no_grad():
+                    out.weight, out.bias = module.weight, module.bias
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                setattr(out, name, getattr(module, name))
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
+
+
+class Container(Module):
+    """torch's deprecated container: a Module holding the keyword arguments as submodules."""
+
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of it's functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)

@@ -1,11 +1,13 @@
 """torch.nn.utils: gradient clipping, parameters as one vector, skip_init; rnn (packed sequences),
-parametrize, parametrizations (weight_norm)."""
+parametrize, parametrizations (weight_norm, spectral_norm); the older hook forms of weight_norm and
+spectral_norm."""
 import inspect
 import math
 
 from ... import _ops as F
 from ...autograd import no_grad
 from . import fusion, parametrizations, parametrize, rnn  # noqa: F401
+from ._norm_hooks import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm  # noqa: F401
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
