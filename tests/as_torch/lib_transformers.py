@@ -1,7 +1,8 @@
 """transformers from tiny configs under torch and webtorch-as-torch: per model family (ctx.args picks
 them), the same weights (torch's initialisation, loaded by the webtorch run), then logits of a padded
 batch, greedy generate() tokens, one AdamW training step (loss, then logits after the step), and a
-save_pretrained -> from_pretrained round trip (logits of the reloaded model)."""
+save_pretrained -> from_pretrained round trip (logits of the reloaded model), and torch's model saved in
+20 KB shards loaded by the webtorch run."""
 import torch
 import transformers
 
@@ -51,6 +52,14 @@ def run(ctx):
         with torch.no_grad():
             logits = model(input_ids=ids, attention_mask=mask, **extra).logits
         ctx.out(f"{family}/logits", logits)
+        sharded = ctx.path(f"{family}-torch-sharded")  # save_pretrained by real torch, cut into 20 KB shards
+        if ctx.reference:
+            model.save_pretrained(sharded, max_shard_size="20KB")
+            ctx.out(f"{family}/logits_from_torch_shards", logits)
+        else:  # transformers' own from_pretrained reads the index and the shards through webtorch
+            with torch.no_grad():
+                ctx.out(f"{family}/logits_from_torch_shards", cls.from_pretrained(sharded).to(ctx.device).eval()(
+                    input_ids=ids, attention_mask=mask, **extra).logits)
         if causal or encoder_decoder:
             with torch.no_grad():
                 tokens = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=6, do_sample=False,

@@ -17,7 +17,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class HideRealTorch(importlib.abc.MetaPathFinder):
-    """The environment without torch: any torch import that webtorch's finder does not answer fails."""
+    """The environment without torch: any torch import that webtorch's finder does not answer fails.
+    Packages built on real torch's internals are hidden too (None in sys.modules: their import fails and
+    importlib.util.find_spec says they are absent): transformers imports torchao when it is installed,
+    and torchao needs torch._dynamo's internals."""
+    EXTENSIONS = ("torchao",)
+
+    def __init__(self):
+        for name in self.EXTENSIONS:
+            sys.modules[name] = None
 
     def find_spec(self, name, path=None, target=None):
         if name == "torch" or name.startswith("torch.") or name.startswith("torchgen"):
