@@ -5,7 +5,11 @@ import cmath
 import collections.abc
 import warnings
 
-import numpy as np
+try:
+    import numpy as np
+    _NP_BOOL, _NP_NUMBER = (np.bool_,), (np.number,)
+except ImportError:  # Pyodide without numpy
+    _NP_BOOL = _NP_NUMBER = ()
 
 from . import _dtypes as dt
 from . import _ops as F
@@ -74,7 +78,7 @@ def _compare_none(actual, expected, path, options):
 
 
 def _compare_bool(actual, expected, path, options):
-    if not all(isinstance(v, (bool, np.bool_)) for v in (actual, expected)):
+    if not all(isinstance(v, (bool, *_NP_BOOL)) for v in (actual, expected)):
         raise _Unsupported
     actual, expected = bool(actual), bool(expected)
     if actual is not expected:
@@ -82,9 +86,9 @@ def _compare_bool(actual, expected, path, options):
 
 
 def _compare_number(actual, expected, path, options):
-    if not all(isinstance(v, (int, float, complex, np.number)) for v in (actual, expected)):
+    if not all(isinstance(v, (int, float, complex, *_NP_NUMBER)) for v in (actual, expected)):
         raise _Unsupported
-    actual, expected = (v.item() if isinstance(v, np.number) else v for v in (actual, expected))
+    actual, expected = (v.item() if isinstance(v, _NP_NUMBER) else v for v in (actual, expected))
     rtol, atol = _tolerances([NUMBER_DTYPES[type(v)] for v in (actual, expected)], options["rtol"], options["atol"])
     if options["check_dtype"] and type(actual) is not type(expected):
         raise _Mismatch(AssertionError, f"The (d)types do not match: {type(actual)} != {type(expected)}.", path)
