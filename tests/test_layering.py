@@ -23,7 +23,7 @@ LAYERS = [
     ("tensor", ["_tensor", "_buffers"]),
     ("tape", ["_tape", "_autocast"]),
     ("ops", ["_ops", "_indexing", "_shape_ops", "_math_ops", "_inplace", "_random", "_conv_ops", "_tensor_types",
-             "_tensor_args", "special", "_storage"]),
+             "_tensor_args", "special", "_storage", "sparse"]),
     ("autograd", ["autograd"]),
     ("libraries", ["linalg", "random", "_foreach", "fft", "nn", "optim", "amp", "cuda", "distributions", "utils", "serialization", "safetensors",
                    "hub", "webgpu", "accelerator", "backends", "jit", "distributed", "library", "fx", "ao", "onnx",

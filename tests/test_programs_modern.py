@@ -398,8 +398,7 @@ def test_torchvision_models_train_like_torch(name):
 
 
 COMPLEX = pytest.mark.xfail(strict=True, raises=NotImplementedError,
-                            reason="complex tensors (torch.polar, view_as_complex) and sparse tensors (to_sparse) "
-                                   "are issue 24")
+                            reason="complex tensors (torch.polar, view_as_complex) are issue 24")
 
 
 def run_gpt_fast(T, device, state):
@@ -507,7 +506,6 @@ def run_whisper(T, device, state):
 
 
 @needs("whisper/model.py")
-@COMPLEX
 def test_whisper_trains_and_decodes_with_kv_cache_like_torch():
     torch_losses, torch_generated, initial = run_whisper(torch, "cpu", None)
     losses, generated, _ = run_whisper(webtorch, "webgpu", initial)

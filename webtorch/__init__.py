@@ -146,9 +146,11 @@ from ._memory_format import *  # noqa: E402,F401,F403  (torch.strided, torch.cha
 _memory_format.attach(Tensor)
 from . import _forms  # noqa: E402
 _forms.attach(_sys.modules[__name__])
+from . import sparse  # noqa: E402  (after the dense names: sparse operands for mm/matmul/@, SparseTensor's refusals)
+sparse.attach(_sys.modules[__name__])
 from . import _refusals  # noqa: E402  (after every implemented name: it fills in only what is missing)
 _refusals.install({"": _sys.modules[__name__], "Tensor": Tensor, "nn": nn, "nn.functional": nn.functional,
-                   "linalg": linalg, "fft": fft, "special": special, "nn.init": nn.init, "optim": optim,
+                   "linalg": linalg, "fft": fft, "special": special, "sparse": sparse, "nn.init": nn.init, "optim": optim,
                    "utils.data": utils.data, "distributed": distributed, "cuda": cuda},
                   {"nn": nn.Module, "optim": optim.Optimizer, "utils.data": utils.data.Sampler})
 if __import__("os").environ.get("WEBTORCH_AS_TORCH") == "1":  # the opt-in that needs no code

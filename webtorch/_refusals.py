@@ -49,17 +49,15 @@ CALLABLES = {
     COMPLEX: """
         angle ccol_indices_copy col_indices_copy complex conj_physical conj_physical_ crow_indices_copy
         dsmm hspmm imag indices_copy istft polar real resize_as_sparse_ row_indices_copy saddmm smm
-        sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor sparse_coo_tensor sparse_csc_tensor
-        sparse_csr_tensor sspaddmm stft values_copy vdot view_as_complex view_as_complex_copy view_as_real
-        view_as_real_copy fft.fft fft.fft2 fft.fftfreq fft.fftn fft.fftshift fft.hfft fft.ifft fft.ifft2
-        fft.ifftn fft.ifftshift fft.ihfft fft.irfft fft.irfft2 fft.irfftn fft.rfft fft.rfft2 fft.rfftfreq
-        fft.rfftn linalg.eig linalg.eigvals Tensor.angle Tensor.ccol_indices Tensor.cdouble Tensor.cfloat
-        Tensor.chalf Tensor.coalesce Tensor.col_indices Tensor.conj_physical Tensor.conj_physical_
-        Tensor.crow_indices Tensor.dense_dim Tensor.indices Tensor.is_coalesced Tensor.istft
-        Tensor.resize_as_sparse_ Tensor.row_indices Tensor.smm Tensor.sparse_dim Tensor.sparse_mask
-        Tensor.sparse_resize_ Tensor.sparse_resize_and_clear_ Tensor.sspaddmm Tensor.stft Tensor.to_dense
-        Tensor.to_sparse Tensor.to_sparse_bsc Tensor.to_sparse_bsr Tensor.to_sparse_coo
-        Tensor.to_sparse_csc Tensor.to_sparse_csr Tensor.values Tensor.vdot""",
+        sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor sparse_csc_tensor sparse_csr_tensor
+        sspaddmm stft values_copy vdot view_as_complex view_as_complex_copy view_as_real view_as_real_copy
+        fft.fft fft.fft2 fft.fftfreq fft.fftn fft.fftshift fft.hfft fft.ifft fft.ifft2 fft.ifftn
+        fft.ifftshift fft.ihfft fft.irfft fft.irfft2 fft.irfftn fft.rfft fft.rfft2 fft.rfftfreq fft.rfftn
+        linalg.eig linalg.eigvals Tensor.angle Tensor.ccol_indices Tensor.cdouble Tensor.cfloat
+        Tensor.chalf Tensor.col_indices Tensor.conj_physical Tensor.conj_physical_ Tensor.crow_indices
+        Tensor.istft Tensor.resize_as_sparse_ Tensor.row_indices Tensor.smm Tensor.sparse_mask
+        Tensor.sparse_resize_ Tensor.sparse_resize_and_clear_ Tensor.sspaddmm Tensor.stft
+        Tensor.to_sparse_bsc Tensor.to_sparse_bsr Tensor.to_sparse_csc Tensor.to_sparse_csr Tensor.vdot""",
     TORCHSCRIPT: """
         AggregationType AliasDb AnyType Argument ArgumentSpec AwaitType BenchmarkConfig
         BenchmarkExecutionStats Block BoolType BufferDict CallStack Capsule ClassType Code CompilationUnit
@@ -211,7 +209,7 @@ VALUES = {
     OP_REGISTRY: """
         classes""",
     COMPLEX: """
-        sparse Tensor.imag Tensor.real""",
+        Tensor.imag Tensor.real""",
     TORCHSCRIPT: """
         AVG cpp SUM""",
     QUANT: """
@@ -231,6 +229,8 @@ VALUES = {
 # Whole namespaces: every public name of these torch modules that webtorch's module lacks is refused for
 # this reason (as a value: hasattr() answers False, a use raises Refused naming the name).
 NAMESPACES = {
+    "sparse": "sparse CSR/CSC/BSR/BSC layouts, semi-structured sparsity and the sparse namespace's other "
+              "functions: webtorch has sparse COO tensors only (issue 24)",
     "distributed": ONE_PROCESS,
     "cuda": OTHER_DEVICE,
 }

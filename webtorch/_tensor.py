@@ -249,14 +249,7 @@ class Tensor:
 
     # -- transfers and readback ---------------------------------------------------------------
     def to(self, *args, **kwargs):
-        target_device, target_dtype = None, None
-        for a in list(args) + list(kwargs.values()):
-            if isinstance(a, Tensor):
-                target_device, target_dtype = a.device, a.dtype
-            elif isinstance(a, (str, device)):
-                target_device = device(a)
-            elif isinstance(a, dt.dtype) or a in (bool, int, float):
-                target_dtype = dt.as_dtype(a)
+        target_device, target_dtype = to_targets(args, kwargs)
         t = self
         if target_dtype is not None and target_dtype is not t.dtype:
             t = t._cast(target_dtype)  # attached by _ops.py
@@ -455,6 +448,20 @@ _TYPE_NAMES = {"float32": "Float", "float16": "Half", "bfloat16": "BFloat16", "f
                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
+def to_targets(args, kwargs):
+    """Tensor.to's arguments as (device or None, dtype or None): a tensor gives both, a str or device
+    the device, a dtype (or bool/int/float) the dtype."""
+    target_device, target_dtype = None, None
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, Tensor):
+            target_device, target_dtype = a.device, a.dtype
+        elif isinstance(a, (str, device)):
+            target_device = device(a)
+        elif isinstance(a, dt.dtype) or a in (bool, int, float):
+            target_dtype = dt.as_dtype(a)
+    return target_device, target_dtype
+
+
 def _empty_nested(shape):
     if len(shape) == 1:
         return []
@@ -543,20 +550,22 @@ def _format(t):
     if t.dtype not in (dt.default_float, dt.int64, dt.bool_) or (no_data or t.numel() == 0) and \
             t.dtype is not dt.default_float:
         suffix.append(f"dtype=webtorch.{t.dtype.name}")
-    if no_data:
-        body = "..."
-    elif values is None:
-        body = f"[... {t.numel()} elements ...]"
-    elif not values:
-        body = "[]"
-    else:
-        fmt = _formatter(values, t.dtype)
-        body = _nest_str([fmt(v) for v in values], t.shape, 1)
+    body = "..." if no_data else _body(t, values, 7)
     if t.grad_fn is not None:
         suffix.append(f"grad_fn={t.grad_fn!r}")
     elif t.requires_grad:
         suffix.append("requires_grad=True")
     return "tensor(" + ", ".join([body] + suffix) + ")"
+
+
+def _body(t, values, indent):
+    """The bracketed elements of t's repr, rows after the first indented by indent (that of "tensor(")."""
+    if values is None:
+        return f"[... {t.numel()} elements ...]"
+    if not values:
+        return "[]"
+    fmt = _formatter(values, t.dtype)
+    return _nest_str([fmt(v) for v in values], t.shape, 1, indent)
 
 
 def _formatter(values, d):
@@ -585,12 +594,12 @@ def _formatter(values, d):
     return lambda v: one(v).rjust(width)
 
 
-def _nest_str(items, shape, depth):
+def _nest_str(items, shape, depth, indent=7):
     if not shape:
         return items[0]
     if len(shape) == 1:
         return "[" + ", ".join(items) + "]"
     step = len(items) // shape[0] if shape[0] else 0
-    rows = [_nest_str(items[i * step:(i + 1) * step], shape[1:], depth + 1) for i in range(shape[0])]
-    sep = "," + "\n" * (len(shape) - 1) + " " * (7 + depth)
+    rows = [_nest_str(items[i * step:(i + 1) * step], shape[1:], depth + 1, indent) for i in range(shape[0])]
+    sep = "," + "\n" * (len(shape) - 1) + " " * (indent + depth)
     return "[" + sep.join(rows) + "]"

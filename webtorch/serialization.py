@@ -24,8 +24,10 @@ from collections import Counter, OrderedDict
 from . import _buffers
 from . import _checkpoint_zip
 from . import _dtypes as dt
+from ._memory_format import layout as _layout, sparse_coo
 from ._tensor import Size, Tensor, device as _device
 from .nn.module import Parameter
+from .sparse import SparseTensor, sparse_coo_tensor
 
 # -- storage types -----------------------------------------------------------------------------
 _STORAGE_DTYPES = {"FloatStorage": dt.float32, "DoubleStorage": dt.float64, "HalfStorage": dt.float16,
@@ -231,6 +233,12 @@ class _PickleWriter:
         elif kind is Tensor:
             self.save_tensor(obj)
             self.put(obj)
+        elif kind is SparseTensor:  # torch's pickle of a sparse COO tensor
+            self.call("torch._utils", "_rebuild_sparse_tensor", obj.layout,
+                      (obj._indices(), obj._values(), obj.shape, obj.is_coalesced()))
+            self.put(obj)
+        elif kind is _layout:
+            self.call("torch.serialization", "_get_layout", repr(obj))
         else:
             raise TypeError(f"webtorch.save cannot save a {kind.__module__}.{kind.__qualname__}: it saves tensors, "
                             "Parameters, state_dicts and dict/list/tuple/set of these, numbers, strings, bytes, "
@@ -451,6 +459,35 @@ def _with_metadata(t, metadata):
     return t
 
 
+def _get_layout(name):
+    """torch.serialization._get_layout: a layout by its repr ("torch.sparse_coo")."""
+    from . import _memory_format
+    found = getattr(_memory_format, name[len("torch."):], None) if type(name) is str and \
+        name.startswith("torch.") else None
+    if type(found) is not _layout:
+        raise pickle.UnpicklingError(f"webtorch.load: unknown layout {_short(name)}")
+    return found
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """A sparse COO tensor from (indices, values, size[, is_coalesced]), checked as torch's
+    sparse_coo_tensor(check_invariants=True) checks it: a file cannot make an entry point outside the size."""
+    if layout is not sparse_coo:
+        raise pickle.UnpicklingError(f"webtorch.load: {_short(layout)} tensors are not supported by webtorch (sparse "
+                                     "COO only)")
+    if type(data) is not tuple or len(data) not in (3, 4) or not all(isinstance(t, Tensor) for t in data[:2]) or \
+            not isinstance(data[2], tuple) or len(data) == 4 and type(data[3]) is not bool:
+        raise pickle.UnpicklingError(f"malformed sparse tensor {_short(data)}: torch writes (indices, values, size, "
+                                     "is_coalesced)")
+    indices, values, size = data[:3]
+    if indices.dtype is not dt.int64:
+        raise pickle.UnpicklingError(f"a sparse tensor's indices must be int64, not {indices.dtype}")
+    try:
+        return sparse_coo_tensor(indices, values, size, is_coalesced=data[3] if len(data) == 4 else None)
+    except RuntimeError as e:
+        raise pickle.UnpicklingError(f"webtorch.load: invalid sparse tensor: {e}") from None
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks):
     if not isinstance(data, Tensor):
         raise pickle.UnpicklingError("a Parameter's data must be a tensor")
@@ -508,7 +545,7 @@ def _unsupported(what):
 
 _UNSUPPORTED_TORCH = {
     f"torch._utils.{name}": _unsupported(f"torch._utils.{name} ({kind} tensors)")
-    for name, kind in (("_rebuild_sparse_tensor", "sparse"), ("_rebuild_qtensor", "quantized"),
+    for name, kind in (("_rebuild_qtensor", "quantized"),
                        ("_rebuild_nested_tensor", "nested"), ("_rebuild_meta_tensor_no_storage", "meta"),
                        ("_rebuild_wrapper_subclass", "subclass"), ("_rebuild_tensor_v3", "tensor_v3"),
                        ("_rebuild_device_tensor_from_numpy", "numpy-backed"),
@@ -526,6 +563,8 @@ _SAFE_GLOBALS = {
     "torch._utils._rebuild_parameter": _rebuild_parameter,
     "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
     "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+    "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
+    "torch.serialization._get_layout": _get_layout,
     "torch.nn.parameter.Parameter": Parameter,
     "torch.Tensor": _TensorType,
     "torch.Size": _size,

@@ -13,6 +13,7 @@ import math
 
 from .. import _autocast, _conv_ops, _indexing, _math_ops, _shape_ops, _tape, special
 from .. import _ops as F
+from ..sparse import _coo as sparse
 from .._tape import (BACKWARD, Node, _needs_grad, alias, check_inplace, enable_grad, inference_mode,  # noqa: F401
                     is_grad_enabled, no_grad, rebase, record, refresh_view, set_grad_enabled)
 
@@ -126,7 +127,7 @@ def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
                     _add_leaf_grad(leaves, root, grad)
                 continue
             key = id(root.grad_fn)
-            pending[key] = grad if key not in pending else F.add(pending[key], grad)
+            pending[key] = grad if key not in pending else _add(pending[key], grad)
         for node in _order([r.grad_fn for r in roots if r.grad_fn is not None]):
             grad = pending.pop(id(node), None)
             if grad is None:
@@ -154,7 +155,7 @@ def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
                     if capture is None:
                         _add_leaf_grad(leaves, x, g)
                     continue
-                pending[id(fn)] = g if id(fn) not in pending else F.add(pending[id(fn)], g)
+                pending[id(fn)] = g if id(fn) not in pending else _add(pending[id(fn)], g)
             if not retain_graph:
                 node.inputs = node.out = None
         for x, g in leaves.values():
@@ -177,12 +178,19 @@ def _check_versions(node):
                 "the backtrace further above shows the operation that failed to compute its gradient.")
 
 
+def _add(a, b):
+    """The sum of two gradients of one tensor (those of a sparse tensor may be sparse: sparse/_coo.py)."""
+    if isinstance(a, sparse.SparseTensor) or isinstance(b, sparse.SparseTensor):
+        return sparse.add_gradients(a, b)
+    return F.add(a, b)
+
+
 def _add_leaf_grad(leaves, x, g):
     entry = leaves.get(id(x))
     if entry is None:
         leaves[id(x)] = [x, g]
     else:
-        entry[1] = F.add(entry[1], g)
+        entry[1] = _add(entry[1], g)
 
 
 # -- tensor hooks (Tensor.register_hook, retain_grad) -------------------------------------------
@@ -256,7 +264,9 @@ def _accumulate(x, g, capture):
             capture[id(x)] = g if capture[id(x)] is None else F.add(capture[id(x)], g)
         return
     g = g.detach() if not is_grad_enabled() else g
-    x.grad = g if x.grad is None else F.add(x.grad, g)
+    if isinstance(x, sparse.SparseTensor):
+        g = sparse.leaf_gradient(x, g)
+    x.grad = g if x.grad is None else _add(x.grad, g)
 
 
 def _check_roots(tensors, grad_tensors):
@@ -562,6 +572,26 @@ def _std_rule(grad, out, x, dims, correction, keepdim):
     return _var_rule(F.where(F.eq(out, 0), 0.0, grad / (out * 2)), out, x, dims, correction, keepdim)
 
 
+def _spmm_rule(grad, out, s, d, masked):
+    # out = S D: dD = Sᵀ G; dS = G Dᵀ, sampled at S's entries when masked (torch.sparse.mm), else dense
+    g_s = g_d = None
+    if _needs_grad(s):
+        rows, cols = s._sp_indices
+        g_s = sparse.SparseTensor(s._sp_indices, F.sum(grad.index_select(0, rows) * d.index_select(0, cols), -1),
+                                  s.shape, True) if masked else grad @ d.mT
+    if _needs_grad(d):
+        g_d = sparse.spmm_values(sparse.transposed_values(s), grad)
+    return g_s, g_d
+
+
+def _coalesce_rule(grad, out, s, inverse):
+    # each entry of s is the coalesced entry it was summed into: it gets that entry's gradient
+    if not isinstance(grad, sparse.SparseTensor):
+        return (grad,)
+    return (sparse.SparseTensor(s._sp_indices, grad._sp_values.index_select(0, inverse), s.shape,
+                                s._sp_coalesced),)
+
+
 def _conv2d_rule(grad, out, x, weight, bias, stride, pads, dilation, groups):
     nf = _conv_ops
     gx = nf._conv2d_input_grad(grad, weight, x.shape, stride, pads, dilation, groups) if _needs_grad(x) else None
@@ -684,6 +714,17 @@ BACKWARD.update({
     "conv2d": _conv2d_rule,                                                   # dx = g ⋆ flip(Wᵀ), dW = x ⋆ g
     # linear algebra (batched, batch dims already broadcast)
     "matmul": lambda grad, out, a, b: (grad @ b.mT, a.mT @ grad),            # dA = G Bᵀ, dB = Aᵀ G
+    # sparse COO tensors (webtorch.sparse): a sparse gradient lies over the tensor's own entries
+    "sparse_coo_tensor": lambda grad, out, v, indices: (sparse.values_at(grad, indices),),  # v_k: grad at its index
+    "sparse_values": lambda grad, out, s: (                                   # the values' grad as s's entries'
+        sparse.SparseTensor(s._sp_indices, grad, s.shape, s._sp_coalesced),),
+    "to_sparse": lambda grad, out, x: (sparse.densify_gradient(grad),),       # the entries' grads, zeros elsewhere
+    "sparse_to_dense": lambda grad, out, s: (                                 # grad sampled at s's entries
+        sparse.SparseTensor(s._sp_indices, sparse.values_at(grad, s._sp_indices), s.shape, s._sp_coalesced),),
+    "coalesce": _coalesce_rule,                                               # duplicates share their sum's grad
+    "sparse_t": lambda grad, out, s: (grad.t(),),                             # transposed back
+    "sparse_to": lambda grad, out, s: (grad.to(s.device, s.dtype),),          # back to s's device and dtype
+    "spmm": _spmm_rule,                                                       # dS = G Dᵀ (masked), dD = Sᵀ G
 })
 
 # Rules that read the forward result (its storage must not change before backward).

@@ -560,6 +560,18 @@ def take(x, offsets):
     return out
 
 
+def spmm(rows, cols, values, dense, n_rows):
+    """A new float32 storage: the (n_rows, N) product of the sparse matrix of entries (rows, cols, values),
+    rows sorted, with the (K, N) float32 dense: per output element, a gather and a sum (spmm.wgsl)."""
+    (rows, r_off), (cols, c_off), (values, v_off), (dense, d_off) = map(_flat, (rows, cols, values, dense))
+    n = n_rows * dense.shape[1]
+    out = empty(dt.float32, n)
+    out.runtime.run(kernels.spmm(), [out.buffer, rows._storage.buffer, cols._storage.buffer, values._storage.buffer,
+                                     dense._storage.buffer],
+                    [n, dense.shape[1], values.numel(), r_off, c_off, v_off, d_off], -(-n // 256))
+    return out
+
+
 def along_layout(x, dim):
     """along.wgsl's words for x (after n_idx): inner size, offset and the outer, dim and inner strides;
     None when the dims before or after dim do not merge into one each."""

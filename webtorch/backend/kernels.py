@@ -480,6 +480,11 @@ def take(d, address="offsets"):
     return ("take", STORAGE[d], address), _addressed("take", address, 2, T=STORAGE[d]), "wrr"
 
 
+def spmm():
+    """Sparse (COO, rows sorted) times dense, float32: spmm.wgsl."""
+    return ("spmm",), wgsl("spmm"), "wrrrr"
+
+
 def _cas(t, combine):
     """A compare-and-swap loop storing combine(old, v) (f32 lives in atomic<u32> as bits)."""
     new = f"bitcast<u32>({combine.format(old='bitcast<f32>(old)')})" if t == "f32" else combine.format(old="old")

@@ -1,0 +1,253 @@
+"""Sparse COO tensors against torch 2.13 on cpu and webgpu: construction, repr, coalesce, to_dense,
+sparse @ dense (torch.sparse.mm, torch.mm, matmul, addmm, spmm, dense @ sparse) with gradients to the
+values, the dense operand and a sparse leaf (sparse for torch.sparse.mm, dense for torch.mm), sparse.sum,
+sparse.softmax, errors, and save/load both ways with torch."""
+import copy
+import io
+import pickle
+
+import pytest
+import torch
+
+import webtorch
+
+pytestmark = pytest.mark.filterwarnings("ignore:Sparse invariant checks")
+DEVICES = ["cpu", "webgpu"]
+
+# (indices, values, size): uncoalesced with a duplicate, coalesced, a hybrid (one dense dim), empty
+ENTRIES = {
+    "duplicates": ([[1, 0, 1, 2], [2, 1, 2, 0]], [1.5, -2.0, 3.0, 0.25], (3, 3)),
+    "coalesced": ([[0, 1, 2], [1, 0, 2]], [1.0, 2.0, -3.0], (3, 4)),
+    "hybrid": ([[2, 0, 2]], [[1.0, 2.0], [3.0, 4.0], [5.0, -6.0]], (4, 2)),
+    "empty": ([[], []], [], (2, 3)),
+}
+
+
+def both(name, device, requires_grad=False):
+    indices, values, size = ENTRIES[name]
+    pair = []
+    for T in (torch, webtorch):
+        v = T.tensor(values, dtype=T.float32).reshape(len(indices[0]), *size[len(indices):])
+        v = v.to(device) if T is webtorch else v
+        v.requires_grad_(requires_grad)
+        pair.append((T.sparse_coo_tensor(T.tensor(indices, dtype=T.int64).reshape(len(indices), -1).to(
+            device if T is webtorch else "cpu"), v, size), v))
+    return pair
+
+
+def same_gradient(ours, theirs):
+    """A leaf's gradient: its entries and values as torch's (torch flags the masked ones of sparse.mm and
+    to_dense uncoalesced although they are sorted and unique: its flag is not compared)."""
+    if theirs.is_sparse:
+        assert ours.is_sparse
+        theirs, ours = theirs.coalesce(), ours.coalesce()
+    same(ours, theirs)
+
+
+def same(ours, theirs, tol=1e-5):
+    if isinstance(theirs, torch.Tensor) and theirs.is_sparse:
+        assert ours.is_sparse and ours.layout == webtorch.sparse_coo
+        assert tuple(ours.shape) == tuple(theirs.shape) and ours.is_coalesced() == theirs.is_coalesced()
+        same(ours._indices(), theirs._indices())
+        same(ours._values(), theirs._values(), tol)
+        return
+    assert not getattr(ours, "is_sparse", False)
+    assert tuple(ours.shape) == tuple(theirs.shape) and ours.dtype.name == str(theirs.dtype).split(".")[1]
+    assert torch.allclose(torch.tensor(ours.cpu().tolist(), dtype=theirs.dtype).reshape(theirs.shape), theirs, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", list(ENTRIES))
+def test_construction_coalesce_to_dense_and_fields(name, device):
+    (ts, _), (ws, _) = both(name, device)
+    same(ws, ts)
+    assert (ws.sparse_dim(), ws.dense_dim(), ws._nnz(), ws.is_sparse) == (ts.sparse_dim(), ts.dense_dim(),
+                                                                            ts._nnz(), True)
+    assert ws.layout is webtorch.sparse_coo and webtorch.ones(1).layout is webtorch.strided
+    same(ws.coalesce(), ts.coalesce())
+    same(ws.coalesce().indices(), ts.coalesce().indices())
+    same(ws.coalesce().values(), ts.coalesce().values())
+    same(ws.to_dense(), ts.to_dense())
+    dense = ts.to_dense()
+    for sparse_dim in range(1, dense.dim() + 1):
+        same(webtorch.tensor(dense.tolist()).to(device).to_sparse(sparse_dim), dense.to_sparse(sparse_dim))
+    same(ws.to("cpu").to(webtorch.float64), ts.to(torch.float64))
+    same(copy.deepcopy(ws), ts)
+    same(pickle.loads(pickle.dumps(ws.cpu())), ts)
+    if ts.sparse_dim() == 2:
+        same(ws.t(), ts.t())
+
+
+def test_repr_as_torch():
+    for name in ENTRIES:
+        (ts, _), (ws, _) = both(name, "cpu")
+        assert repr(ws) == repr(ts)
+        assert repr(ws.coalesce()) == repr(ts.coalesce())
+    (ts, _), (ws, _) = both("duplicates", "cpu", requires_grad=True)
+    leaf_t = ts.detach().to(torch.float64).requires_grad_()
+    leaf_w = ws.detach().to(webtorch.float64).requires_grad_()
+    assert repr(leaf_w).replace("webtorch.", "torch.") == repr(leaf_t)
+    flags = torch.tensor([[True, False], [False, True]])
+    assert repr(webtorch.tensor(flags.tolist()).to_sparse()) == repr(flags.to_sparse())
+    assert "device='webgpu:0', size=(3, 3)" in repr(ws.to("webgpu"))
+
+
+def _products(T, s, d):
+    return {"sparse.mm": lambda: T.sparse.mm(s, d), "mm": lambda: T.mm(s, d), "spmm": lambda: T.spmm(s, d),
+            "matmul": lambda: s @ d, "method": lambda: s.mm(d), "addmm": lambda: T.addmm(d[:1], s, d, beta=0.5,
+                                                                                          alpha=2.0),
+            "sparse.addmm": lambda: T.sparse.addmm(d[:1], s, d, beta=0.5, alpha=2.0),
+            "dense@sparse": lambda: T.mm(d.t(), s.t()), "vector": lambda: s @ d[:, 0]}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("product", list(_products(torch, None, None)))
+@pytest.mark.parametrize("name", ["duplicates", "coalesced"])
+def test_sparse_times_dense_and_gradients(name, product, device):
+    (ts, tv), (ws, wv) = both(name, device, requires_grad=True)
+    n = ts.shape[1]
+    td = torch.linspace(-1, 1, n * 5).reshape(n, 5).requires_grad_()
+    wd = webtorch.tensor(td.tolist(), device=device).requires_grad_()
+    if product == "dense@sparse":
+        td, wd = td.detach()[:, :ts.shape[0]].t().contiguous().t().requires_grad_(), None
+    tout = _products(torch, ts, td)[product]()
+    if wd is None:
+        wd = webtorch.tensor(td.tolist(), device=device).requires_grad_()
+    wout = _products(webtorch, ws, wd)[product]()
+    same(wout, tout)
+    weights = torch.linspace(0.5, 2, tout.numel()).reshape(tout.shape)
+    (tout * weights).sum().backward()
+    (wout * webtorch.tensor(weights.tolist(), device=device)).sum().backward()
+    same(wv.grad, tv.grad)
+    same(wd.grad, td.grad)
+    # a sparse leaf: torch.sparse.mm gives it a sparse gradient over its entries, torch.mm a dense one
+    tleaf, wleaf = ts.detach().requires_grad_(), ws.detach().requires_grad_()
+    tout, wout = _products(torch, tleaf, td)[product](), _products(webtorch, wleaf, wd)[product]()
+    tout.sum().backward()
+    wout.sum().backward()
+    same_gradient(wleaf.grad, tleaf.grad)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dim", [None, 0, 1, (0, 1), -1])
+@pytest.mark.parametrize("name", ["duplicates", "hybrid"])
+def test_sparse_sum_and_softmax(name, dim, device):
+    (ts, tv), (ws, wv) = both(name, device, requires_grad=True)
+    tout, wout = torch.sparse.sum(ts, dim), webtorch.sparse.sum(ws, dim)
+    same(wout, tout)
+    (tout.to_dense() if tout.is_sparse else tout).pow(2).sum().backward()
+    (wout.to_dense() if wout.is_sparse else wout).pow(2).sum().backward()
+    same(wv.grad, tv.grad)
+    if dim is None or dim == (0, 1):
+        return
+    for fn in ("softmax", "log_softmax"):
+        (ts, tv), (ws, wv) = both(name, device, requires_grad=True)
+        tout, wout = getattr(torch.sparse, fn)(ts, dim), getattr(webtorch.sparse, fn)(ws, dim)
+        same(wout, tout)
+        tvalues, wvalues = tout.coalesce().values(), wout.coalesce().values()
+        weights = torch.linspace(0.5, 2, tvalues.numel()).reshape(tvalues.shape)
+        (tvalues * weights).sum().backward()
+        (wvalues * webtorch.tensor(weights.tolist(), device=device)).sum().backward()
+        if dim % ts.dim() < ts.sparse_dim():
+            same(wv.grad, tv.grad)
+        else:  # torch 2.13's backward along a dense dim is wrong (its gradient does not sum to 0 along dim)
+            assert torch.tensor(wv.grad.sum(dim).tolist()).abs().max() < 1e-6
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_to_dense_and_to_sparse_gradients(device):
+    (ts, tv), (ws, wv) = both("duplicates", device, requires_grad=True)
+    weights = torch.linspace(1, 2, 9).reshape(3, 3)
+    (ts.to_dense() * weights).sum().backward()
+    (ws.to_dense() * webtorch.tensor(weights.tolist(), device=device)).sum().backward()
+    same(wv.grad, tv.grad)
+    tleaf, wleaf = ts.detach().requires_grad_(), ws.detach().requires_grad_()
+    tleaf.to_dense().sum().backward()
+    wleaf.to_dense().sum().backward()
+    same_gradient(wleaf.grad, tleaf.grad)  # sparse: ones at its entries
+    tx = torch.tensor([[0.0, 1.5], [-2.0, 0.0]], requires_grad=True)
+    wx = webtorch.tensor(tx.tolist(), device=device, requires_grad=True)
+    torch.sparse.mm(tx.to_sparse(), tx).sum().backward()
+    webtorch.sparse.mm(wx.to_sparse(), wx).sum().backward()
+    same(wx.grad, tx.grad)
+
+
+def test_webgpu_kernel_matches_torch_on_a_larger_product():
+    g = torch.Generator().manual_seed(0)
+    dense = torch.randn(70, 90, generator=g) * (torch.rand(70, 90, generator=g) < 0.05)
+    other = torch.randn(90, 33, generator=g, dtype=torch.float64)
+    s = webtorch.tensor(dense.tolist(), device="webgpu").to_sparse()
+    got = webtorch.sparse.mm(s, webtorch.tensor(other.float().tolist(), device="webgpu"))
+    same(got, (dense.double() @ other).float(), tol=1e-4)
+
+
+ERRORS = [
+    ("exp", lambda T, s, d: s.exp(), NotImplementedError, None),
+    ("view", lambda T, s, d: s.view(9), NotImplementedError, None),
+    ("values-uncoalesced", lambda T, s, d: s.values(), RuntimeError, "Cannot get values on an uncoalesced tensor"),
+    ("indices-uncoalesced", lambda T, s, d: s.indices(), RuntimeError, "Cannot get indices on an uncoalesced"),
+    ("shape", lambda T, s, d: T.sparse.mm(s, d[:2]), RuntimeError, "Expected dim 0 size 3, got 2"),
+    ("dtype", lambda T, s, d: T.sparse.mm(s, d.double()), RuntimeError, "expected scalar type Float but found Double"),
+    ("nnz", lambda T, s, d: T.sparse_coo_tensor(T.tensor([[0, 1]]), T.tensor([1.0, 2.0, 3.0]), (3,)), RuntimeError,
+     "indices and values must have same nnz"),
+    ("dense-coalesce", lambda T, s, d: d.coalesce(), RuntimeError,
+     "coalesce expected sparse coordinate tensor layout but got Strided"),
+    ("dense-values", lambda T, s, d: d.values(), RuntimeError, "values expected sparse tensor layout but got Strided"),
+    ("to-sparse-dim", lambda T, s, d: d.to_sparse(3), RuntimeError, "sparse_dim argument must be in \\[0,2\\] range"),
+    ("to-sparse-zero", lambda T, s, d: d.to_sparse(0), RuntimeError, "must be in >0 when self.dim\\(\\)>0"),
+    ("resparse", lambda T, s, d: s.to_sparse(1), RuntimeError, "with sparse_dim argument !=self.sparse_dim()"),
+]
+
+
+@pytest.mark.parametrize("name,op,exc,text", ERRORS, ids=[e[0] for e in ERRORS])
+def test_errors_as_torch(name, op, exc, text):
+    for T in (torch, webtorch):
+        s = T.sparse_coo_tensor(T.tensor(ENTRIES["duplicates"][0]), T.tensor(ENTRIES["duplicates"][1]), (3, 3))
+        with pytest.raises(exc, match=text):
+            op(T, s, T.ones(3, 4))
+    assert webtorch.ones(2, 2).to_dense().is_sparse is False and webtorch.ones(2, 2).sparse_dim() == 0
+
+
+def test_unsupported_ops_name_the_gap():
+    s = webtorch.ones(2, 2).to_sparse()
+    for op in (lambda: s + 1, lambda: s[0], lambda: webtorch.relu(s), lambda: s.exp()):
+        with pytest.raises(NotImplementedError, match="sparse COO"):
+            op()
+    with pytest.raises(NotImplementedError, match="CSR"):
+        webtorch.ones(2, 2).to_sparse(layout=webtorch.sparse_csr)
+
+
+@pytest.mark.parametrize("name", ["duplicates", "coalesced", "hybrid"])
+def test_save_and_load_both_ways_with_torch(name):
+    (ts, _), (ws, _) = both(name, "cpu")
+    buffer = io.BytesIO()
+    torch.save({"a": ts, "b": ts.coalesce()}, buffer)
+    for device in DEVICES:
+        loaded = webtorch.load(io.BytesIO(buffer.getvalue()), map_location="cpu")
+        same(loaded["a"].to(device), ts)
+        same(loaded["b"].to(device), ts.coalesce())
+    mine = io.BytesIO()
+    webtorch.save({"a": ws, "b": ws.coalesce()}, mine)
+    back = torch.load(io.BytesIO(mine.getvalue()))
+    assert back["a"].is_sparse and torch.equal(back["a"].to_dense(), ts.to_dense())
+    assert back["b"].is_coalesced() and torch.equal(back["b"]._indices(), ts.coalesce()._indices())
+
+
+def test_load_refuses_a_sparse_tensor_with_an_entry_outside_its_size():
+    buffer = io.BytesIO()
+    torch.save(torch.sparse_coo_tensor(torch.tensor([[0, 2]]), torch.tensor([1.0, 2.0]), (3,)), buffer)
+    # the same file with size 2: entry 2 lies outside
+    forged = buffer.getvalue()
+    forged_buffer = io.BytesIO()
+    import zipfile
+    with zipfile.ZipFile(io.BytesIO(forged)) as src, zipfile.ZipFile(forged_buffer, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.endswith("data.pkl"):
+                data = data.replace(b"K\x03\x85", b"K\x02\x85")  # Size((3,)) -> Size((2,))
+            dst.writestr(info, data)
+    # torch loads it unchecked (its invariant checks are off by default); webtorch checks, as to_dense would
+    # otherwise write outside the tensor
+    assert torch.load(io.BytesIO(forged_buffer.getvalue())).shape == (2,)
+    with pytest.raises(pickle.UnpicklingError, match="size is inconsistent with indices"):
+        webtorch.load(io.BytesIO(forged_buffer.getvalue()))
