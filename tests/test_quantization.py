@@ -81,7 +81,7 @@ def test_int8_qparams_are_torchaos(device, dtype):
 
 @pytest.mark.parametrize("device", ["cpu", "webgpu"])
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("group_size", [32, 64, 128])
+@pytest.mark.parametrize("group_size", [32, 128])
 def test_int4_qparams_are_torchaos(device, dtype, group_size):
     w = _weights(DTYPES[dtype][0])
     q, scale, zero = mslk_int4_row_quantize_zp(w, group_size)
@@ -99,9 +99,8 @@ def test_int4_qparams_are_torchaos(device, dtype, group_size):
 
 
 # (config, rows of x): the GEMV kernel below GEMV_MAX_ROWS rows, the tiled GEMM above (ragged tiles)
-CASES = [(Int8WeightOnlyConfig(), 1), (Int8WeightOnlyConfig(), 3), (Int8WeightOnlyConfig(), 70),
-         (Int4WeightOnlyConfig(group_size=32), 1), (Int4WeightOnlyConfig(group_size=64), 2),
-         (Int4WeightOnlyConfig(group_size=128), 70), (Int4WeightOnlyConfig(group_size=32), 9)]
+CASES = [(Int8WeightOnlyConfig(), 1), (Int8WeightOnlyConfig(), 70), (Int4WeightOnlyConfig(group_size=32), 1),
+         (Int4WeightOnlyConfig(group_size=64), 3), (Int4WeightOnlyConfig(group_size=128), 70)]
 
 
 def _reference(w, config, x, bias):
@@ -144,10 +143,12 @@ def test_linear_matches_torchaos_arithmetic(device, dtype, config, rows):
         np.testing.assert_allclose(_np(y)[0], expected, rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("config,bound", [(Int8WeightOnlyConfig(), 0.01), (Int4WeightOnlyConfig(group_size=32), 0.12),
-                                          (Int4WeightOnlyConfig(group_size=128), 0.16)])
+@pytest.mark.parametrize("config,bound", [(Int8WeightOnlyConfig(), 0.006), (Int4WeightOnlyConfig(group_size=32), 0.08),
+                                          (Int4WeightOnlyConfig(group_size=128), 0.09)])
 def test_error_against_the_float_layer(config, bound):
-    """docs/quantization.md's table: relative error (Frobenius norm) of a random layer's output."""
+    """docs/quantization.md's table: relative error (Frobenius norm) of a random layer's output (nn.Linear's
+    uniform init, 256 -> 64, x standard normal)."""
+    webtorch.manual_seed(0)
     lin = webtorch.nn.Linear(256, 64)
     x = webtorch.randn(8, 256)
     with webtorch.no_grad():

@@ -1,0 +1,50 @@
+"""Weight-only quantized Linear layers in Pyodide on "webgpu" (SwiftShader: float16 emulated): torchao's
+quantization and the dequantising GEMV / GEMM kernels against the host's float64 reference of torchao's
+arithmetic (tests/test_quantization.py holds the references), and a safetensors round trip."""
+import pytest
+import torch
+
+from test_quantization import Int4WeightOnlyConfig, Int8WeightOnlyConfig, _reference, mslk_int4_row_quantize_zp
+
+pytestmark = pytest.mark.webgpu
+
+
+def test_quantized_linear_in_the_browser(py):
+    g = torch.Generator().manual_seed(0)
+    w = torch.randn(24, 64, generator=g) * 0.05
+    bias = torch.randn(24, generator=g) * 0.1
+    x = torch.randn(9, 64, generator=g)
+    configs = {"int8": "Int8WeightOnlyConfig()", "int4": "Int4WeightOnlyConfig(group_size=32)"}
+    r = py.run(
+        "import webtorch as torch\n"
+        "from webtorch import safetensors\n"
+        "from webtorch.ao.quantization import quantize_, Int8WeightOnlyConfig, Int4WeightOnlyConfig\n"
+        f"w, b, x = torch.tensor({w.tolist()}), torch.tensor({bias.tolist()}), torch.tensor({x.tolist()})\n"
+        "out = {}\n"
+        f"for name, config in {{'int8': {configs['int8']}, 'int4': {configs['int4']}}}.items():\n"
+        "    for dtype in (torch.float32, torch.float16):\n"
+        "        lin = torch.nn.Linear(64, 24)\n"
+        "        with torch.no_grad():\n"
+        "            lin.weight.copy_(w); lin.bias.copy_(b)\n"
+        "        lin = quantize_(lin.to(dtype).to('webgpu'), config)\n"
+        "        with torch.no_grad():\n"
+        "            for rows in (1, 9):\n"  # the GEMV kernel, then the tiled GEMM
+        "                out[f'{name}-{dtype}-{rows}'] = lin(x[:rows].to(dtype).to('webgpu')).float().tolist()\n"
+        "    out[name + '-q'] = lin.int_data().tolist()\n"
+        "    again = quantize_(torch.nn.Linear(64, 24).half(), config)\n"
+        "    again.load_state_dict(safetensors.load(safetensors.save(lin.state_dict())))\n"
+        "    with torch.no_grad():\n"
+        "        out[name + '-again'] = again(x[:1].half()).float().tolist()\n"
+        "        out[name + '-direct'] = lin.cpu()(x[:1].half()).float().tolist()\n"
+        "out")
+    for name, config in (("int8", Int8WeightOnlyConfig()), ("int4", Int4WeightOnlyConfig(group_size=32))):
+        if name == "int4":  # (of the float16 weights, the last quantized)
+            assert r[name + "-q"] == mslk_int4_row_quantize_zp(w.half(), 32)[0].tolist()
+        for dtype, tol in (("float32", 1e-5), ("float16", 4e-3)):
+            for rows in (1, 9):
+                got = torch.tensor(r[f"{name}-webtorch.{dtype}-{rows}"], dtype=torch.float64)
+                xs = x[:rows].to(getattr(torch, dtype))
+                wd = w.to(getattr(torch, dtype))
+                expected = _reference(wd, config, xs, bias.to(getattr(torch, dtype)))
+                torch.testing.assert_close(got, expected, rtol=tol, atol=tol, msg=f"{name} {dtype} {rows}")
+        assert r[name + "-again"] == r[name + "-direct"]  # the checkpoint round trip, on "cpu"
