@@ -560,15 +560,16 @@ def take(x, offsets):
     return out
 
 
-def spmm(rows, cols, values, dense, n_rows):
-    """A new float32 storage: the (n_rows, N) product of the sparse matrix of entries (rows, cols, values),
-    rows sorted, with the (K, N) float32 dense: per output element, a gather and a sum (spmm.wgsl)."""
-    (rows, r_off), (cols, c_off), (values, v_off), (dense, d_off) = map(_flat, (rows, cols, values, dense))
+def spmm(starts, cols, values, dense, n_rows):
+    """A new float32 storage: the (n_rows, N) product of the sparse matrix of entries (cols, values), row r's
+    at [starts[r], starts[r + 1]), with the (K, N) float32 dense: per output element, a gather and a sum
+    (spmm.wgsl)."""
+    (starts, s_off), (cols, c_off), (values, v_off), (dense, d_off) = map(_flat, (starts, cols, values, dense))
     n = n_rows * dense.shape[1]
     out = empty(dt.float32, n)
-    out.runtime.run(kernels.spmm(), [out.buffer, rows._storage.buffer, cols._storage.buffer, values._storage.buffer,
-                                     dense._storage.buffer],
-                    [n, dense.shape[1], values.numel(), r_off, c_off, v_off, d_off], -(-n // 256))
+    out.runtime.run(kernels.spmm(), [out.buffer, starts._storage.buffer, cols._storage.buffer,
+                                     values._storage.buffer, dense._storage.buffer],
+                    [n, dense.shape[1], s_off, c_off, v_off, d_off], -(-n // 256))
     return out
 
 

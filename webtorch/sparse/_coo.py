@@ -375,7 +375,10 @@ def spmm_values(c, d):
         return F.zeros((m, n), dtype=d.dtype, device=d.device)
     if d.device.type == "webgpu" and d.dtype.is_floating_point:
         from ..backend import gpu
-        out = Tensor(gpu.spmm(rows, cols, c._sp_values.to(dt.float32), d.to(dt.float32), m), (m, n))
+        counts = F.zeros(m + 1, dtype=dt.int64, device=d.device).index_add_(  # entries per row, after a 0
+            0, rows + 1, F.ones(rows.shape, dtype=dt.int64, device=d.device))
+        starts = _math_ops.cumsum(counts, 0)  # CSR row pointers: row r's entries are [starts[r], starts[r + 1])
+        out = Tensor(gpu.spmm(starts, cols, c._sp_values.to(dt.float32), d.to(dt.float32), m), (m, n))
         return out.to(d.dtype)
     products = c._sp_values.unsqueeze(1) * d.index_select(0, cols)
     return F.zeros((m, n), dtype=d.dtype, device=d.device).index_add_(0, rows, products)
