@@ -25,10 +25,10 @@ LAYERS = [
     ("ops", ["_ops", "_indexing", "_shape_ops", "_math_ops", "_inplace", "_random", "_conv_ops", "_tensor_types",
              "_tensor_args", "special", "_storage", "sparse"]),
     ("autograd", ["autograd"]),
-    ("libraries", ["linalg", "random", "_foreach", "fft", "nn", "optim", "amp", "cuda", "distributions", "utils", "serialization", "safetensors",
+    ("libraries", ["linalg", "random", "_foreach", "fft", "nn", "optim", "amp", "cuda", "cpu", "distributions", "utils", "serialization", "safetensors",
                    "hub", "webgpu", "accelerator", "backends", "jit", "distributed", "library", "fx", "ao", "onnx",
-                   "multiprocessing", "compiler", "_dynamo", "version", "torch_version", "testing"]),
-    ("tools", ["_compile", "profiler", "_forms", "_settings"]),
+                   "multiprocessing", "compiler", "_dynamo", "version", "torch_version", "testing", "func", "futures", "overrides"]),
+    ("tools", ["_compile", "profiler", "_forms", "_settings", "autograd.profiler", "autograd.profiler_legacy"]),
     ("package", [""]),
 ]
 

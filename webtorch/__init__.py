@@ -33,7 +33,8 @@ from . import serialization
 from .serialization import load, save
 from . import accelerator, amp, backends, cuda, distributed, distributions, fft, jit, random, special, version
 from . import ao, compiler, fx, library, multiprocessing, onnx, _C, _custom_ops, _dynamo  # noqa: F401  (import-time surface)
-from . import testing  # noqa: F401
+from . import cpu, func, futures, overrides, testing  # noqa: F401
+from .autograd import profiler as _autograd_profiler, profiler_legacy as _profiler_legacy  # noqa: F401,E402
 from .library import ops
 library.aten_functions = _sys.modules[__name__]
 from .amp import autocast

@@ -27,11 +27,12 @@ sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, jagged = map(
     layout, ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "jagged"))
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
+legacy_contiguous_format = contiguous_format  # torch's name for it in old serialized modules
 channels_last = memory_format("channels_last", (0, 2, 3, 1), 4)  # the dims from slowest to fastest
 channels_last_3d = memory_format("channels_last_3d", (0, 2, 3, 4, 1), 5)
 
 __all__ = ["layout", "memory_format", "strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc",
-           "jagged", "contiguous_format", "preserve_format", "channels_last",
+           "jagged", "contiguous_format", "legacy_contiguous_format", "preserve_format", "channels_last",
            "channels_last_3d"]
 
 

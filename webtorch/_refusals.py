@@ -270,6 +270,14 @@ def _class(name, text, reason, base):
     return type(name, (base,), {"__init__": __init__, "__doc__": text, MARK: reason})
 
 
+def stand_in(path, reason):
+    """The stand-in of a refused name outside the walked namespaces (torch.serialization.skip_data, ...):
+    a function, or a class for a capitalised name, raising NotImplementedError naming the gap."""
+    name = path.rpartition(".")[2]
+    text = message(path, reason)
+    return _class(name, text, reason, object) if name[:1].isupper() else _function(name, text, reason)
+
+
 def _property(text):
     def refused(self):
         raise Refused(text)

@@ -1,5 +1,5 @@
 """torch.accelerator: the current accelerator is "webgpu" when a WebGPU adapter is there."""
-from . import webgpu as _webgpu
+from . import _refusals, webgpu as _webgpu
 from ._tensor import device as _device
 
 
@@ -41,3 +41,22 @@ set_device_idx = set_device_index
 def synchronize(device=None):
     _require()
     _webgpu.synchronize()
+
+
+class device_index:
+    """Within the block the accelerator's current device is this index (webgpu has one: 0); None changes
+    nothing."""
+
+    def __init__(self, device, /):
+        self.idx = device
+
+    def __enter__(self):
+        if self.idx is not None:
+            set_device_index(self.idx)
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+current_stream = _refusals.stand_in("accelerator.current_stream", _refusals.STREAMS)

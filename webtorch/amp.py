@@ -198,3 +198,57 @@ def _f32(v):
         return struct.unpack("f", struct.pack("f", v))[0]
     except OverflowError:
         return math.copysign(math.inf, v)
+
+
+# -- custom autograd Functions under autocast ----------------------------------------------------
+def _cast_floats(value, dtype):
+    if isinstance(value, _ops.Tensor) and value.is_floating_point():
+        return value.to(dtype)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_floats(v, dtype) for v in value)
+    if isinstance(value, dict):
+        return {k: _cast_floats(v, dtype) for k, v in value.items()}
+    return value
+
+
+def _autocast_on(device_type):
+    return _autocast.enabled.get(device_type, False)
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """For a custom Function's forward: with cast_inputs, inside an autocast region the forward runs with
+    autocast off and its floating-point tensor arguments cast to cast_inputs; the region's state is kept
+    in ctx for custom_bwd."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        ctx = args[0]
+        ctx._dtype = _autocast.dtype.get(device_type, dt.float16)
+        if cast_inputs is None:
+            ctx._fwd_used_autocast = _autocast_on(device_type)
+            return fwd(*args, **kwargs)
+        ctx._fwd_used_autocast = False
+        if _autocast_on(device_type):
+            with autocast(device_type=device_type, enabled=False):
+                return fwd(*_cast_floats(args, cast_inputs), **_cast_floats(kwargs, cast_inputs))
+        return fwd(*args, **kwargs)
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """For a custom Function's backward: it runs in the autocast state its forward ran in."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        ctx = args[0]
+        with autocast(device_type=device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(*args, **kwargs)
+    return decorate_bwd

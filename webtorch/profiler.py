@@ -31,7 +31,8 @@ import types
 
 from .errors import WebGPUError
 
-__all__ = ["ProfilerActivity", "profile", "record_function", "EventList", "FunctionEventAvg"]
+__all__ = ["ProfilerActivity", "ProfilerAction", "profile", "record_function", "EventList", "FunctionEventAvg", "schedule",
+           "tensorboard_trace_handler"]
 
 _now_us = lambda: time.perf_counter() * 1e6  # noqa: E731
 
@@ -518,3 +519,67 @@ class EventList(list):
                    "each kernel submitted and waited for alone (the adapter has no timestamp-query)")
             out.append(f"Self GPU time total: {_format_time(gpu_total)}, measured by {how}")
         return "\n".join(out) + "\n"
+
+
+# -- schedules and trace handlers (torch.profiler's helpers) ---------------------------------------
+class ProfilerAction(enum.Enum):
+    NONE = 0
+    WARMUP = 1
+    RECORD = 2
+    RECORD_AND_SAVE = 3
+
+
+def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0):
+    """torch's step -> ProfilerAction function: skip_first steps, then cycles of wait, warmup and active
+    steps (the last active one RECORD_AND_SAVE), repeat cycles (0: forever). profile(schedule=...) itself
+    is refused: profile the steps you want inside one `with profile()` block."""
+    if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
+        raise AssertionError(f"Invalid profiler schedule arguments. Got wait={wait} (need >= 0), warmup={warmup} "
+                             f"(need >= 0), active={active} (need > 0), repeat={repeat} (need >= 0), "
+                             f"skip_first={skip_first} (need >= 0).")
+    if warmup == 0:
+        import warnings
+        warnings.warn("Profiler won't be using warmup, this can skew profiler results", stacklevel=2)
+
+    def schedule_fn(step):
+        if step < 0:
+            raise AssertionError(f"Step must be non-negative. Got {step}.")
+        if step < skip_first:
+            return ProfilerAction.NONE
+        step -= skip_first
+        if skip_first_wait:  # the first cycle's wait is skipped: every step shifts by one wait
+            step += wait
+        num_steps = wait + warmup + active
+        if repeat > 0 and step / num_steps >= repeat:
+            return ProfilerAction.NONE
+        mod_step = step % num_steps
+        if mod_step < wait:
+            return ProfilerAction.NONE
+        if mod_step < wait + warmup:
+            return ProfilerAction.WARMUP
+        return ProfilerAction.RECORD if mod_step < num_steps - 1 else ProfilerAction.RECORD_AND_SAVE
+    return schedule_fn
+
+
+def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False, use_python_export=False):
+    """An on_trace_ready handler writing the profile's Chrome trace to
+    dir_name/<worker_name>.<time in ms>.pt.trace.json[.gz] (TensorBoard's profiler plugin reads them)."""
+    import os
+    import socket
+
+    def handler_fn(prof):
+        os.makedirs(dir_name, exist_ok=True)
+        worker = worker_name or f"{socket.gethostname()}_{os.getpid()}"
+        path = os.path.join(dir_name, f"{worker}.{time.time_ns() // 1_000_000}.pt.trace.json" +
+                            (".gz" if use_gzip else ""))
+        if use_gzip:
+            import gzip
+            with gzip.open(path, "wt", encoding="utf-8") as f:
+                json.dump(prof.chrome_trace(), f)
+        else:
+            prof.export_chrome_trace(path)
+    return handler_fn
+
+
+profiler = sys.modules[__name__]  # torch.profiler.profiler: the module holding profile
+sys.modules.setdefault(__name__ + ".profiler", profiler)

@@ -22,7 +22,7 @@ import zipfile
 from collections import Counter, OrderedDict
 
 from . import _buffers
-from . import _checkpoint_zip
+from . import _checkpoint_zip, _refusals
 from . import _dtypes as dt
 from ._memory_format import layout as _layout, sparse_coo
 from ._tensor import Size, Tensor, device as _device
@@ -592,7 +592,7 @@ _RENAMED_MODULES = {"__builtin__": "builtins", "copy_reg": "copyreg"}
 def _resolve(module, name):
     module = _RENAMED_MODULES.get(module, module)
     path = f"{module}.{name}"
-    found = _SAFE_GLOBALS.get(path)
+    found = _SAFE_GLOBALS.get(path, _user_globals().get(path))
     if found is not None:
         return found
     if module == "torch" and name in _TORCH_DTYPE_NAMES:
@@ -644,7 +644,8 @@ class _SafeUnpickler:
     def _load(self):
         stack, marks, memo = [], [], {}
         read, unpack = self.read, struct.unpack
-        safe_values = list(_SAFE_GLOBALS.values())
+        safe_values = list(_SAFE_GLOBALS.values()) + list(_user_globals().values())
+        user_classes = tuple(v for v in _user_globals().values() if isinstance(v, type))
 
         def pop_mark():
             nonlocal stack
@@ -767,6 +768,15 @@ class _SafeUnpickler:
             elif op == b"b":
                 state = stack.pop()
                 target = stack[-1]
+                if type(target) in user_classes:  # an instance of a class add_safe_globals allowed
+                    if hasattr(target, "__setstate__") and not isinstance(target, (list, dict, set)):
+                        target.__setstate__(state)
+                    elif type(state) is dict:
+                        target.__dict__.update(state)
+                    else:
+                        raise pickle.UnpicklingError(f"BUILD on a {type(target).__name__} with a {type(state).__name__} "
+                                                     "state")
+                    continue
                 if type(target) is not OrderedDict or type(state) is not dict or \
                         not all(type(k) is str and not k.startswith("__") for k in state):
                     raise pickle.UnpicklingError(f"BUILD on a {type(target).__name__} (only an OrderedDict's "
@@ -778,7 +788,7 @@ class _SafeUnpickler:
                     raise pickle.UnpicklingError("NEWOBJ arguments must be a tuple")
                 if cls is Parameter or cls is _size:
                     stack.append(cls(*args))
-                elif any(cls is c for c in _NEWOBJ_CLASSES):
+                elif any(cls is c for c in _NEWOBJ_CLASSES + user_classes):
                     stack.append(cls.__new__(cls, *args))
                 else:
                     raise pickle.UnpicklingError(f"NEWOBJ of {_short(cls)}, which is not an allowed class")
@@ -867,3 +877,101 @@ class _FullUnpickler(pickle.Unpickler):
                                              "state_dict() rather than the model)") from None
         return super().find_class(module, name)
 
+
+
+# -- the weights-only allow-list's user part (torch.serialization.add_safe_globals & co.) -------------
+_added_globals = {}  # "module.name" -> the global, for every load
+_scoped_globals = []  # the same within safe_globals() blocks, innermost last
+
+
+def _global_path(entry):
+    if isinstance(entry, tuple):
+        obj, path = entry
+        return path, obj
+    return f"{entry.__module__}.{entry.__qualname__}", entry
+
+
+def _user_globals():
+    merged = dict(_added_globals)
+    for scope in _scoped_globals:
+        merged.update(scope)
+    return merged
+
+
+def add_safe_globals(safe_globals):
+    """weights_only loads may also use these globals (functions or classes; (obj, "module.name") names one
+    saved under another path): REDUCE may call them, NEWOBJ build the classes, BUILD set their state."""
+    _added_globals.update(_global_path(entry) for entry in safe_globals)
+
+
+def get_safe_globals():
+    return list(_added_globals.values())
+
+
+def clear_safe_globals():
+    _added_globals.clear()
+
+
+class safe_globals:
+    """Within the block weights_only loads may also use these globals."""
+
+    def __init__(self, safe_globals):
+        self.globals = dict(_global_path(entry) for entry in safe_globals)
+
+    def __enter__(self):
+        _scoped_globals.append(self.globals)
+
+    def __exit__(self, *exc):
+        _scoped_globals.remove(self.globals)
+        return False
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The "module.name" of every global the checkpoint's pickle names that a weights_only load refuses."""
+    import pickletools
+    with zipfile.ZipFile(f) as archive:
+        data = archive.read(next(n for n in archive.namelist() if n.endswith("data.pkl")))
+    found, strings = set(), []
+    for opcode, arg, _ in pickletools.genops(data):
+        if opcode.name in ("SHORT_BINUNICODE", "BINUNICODE", "UNICODE"):
+            strings.append(arg)
+        elif opcode.name == "GLOBAL":
+            found.add(tuple(arg.split(" ", 1)))
+        elif opcode.name == "STACK_GLOBAL" and len(strings) >= 2:
+            found.add((strings[-2], strings[-1]))
+
+    def refused(module, name):
+        try:
+            _resolve(module, name)
+        except pickle.UnpicklingError:
+            return True
+        return False
+    return sorted(f"{module}.{name}" for module, name in found if refused(module, name))
+
+
+# -- storages and the rest of torch.serialization's names ---------------------------------------------
+skip_data = _refusals.stand_in("serialization.skip_data", _refusals.STORAGE)
+normalize_storage_type = _refusals.stand_in("serialization.normalize_storage_type", _refusals.STORAGE)
+location_tag = _refusals.stand_in("serialization.location_tag", _refusals.STORAGE)
+default_restore_location = _refusals.stand_in("serialization.default_restore_location", _refusals.STORAGE)
+
+
+class set_default_mmap_options:
+    """torch's flag for mmap=True loads (mmap.MAP_PRIVATE or MAP_SHARED), as a setting or a context manager;
+    webtorch's mmap=True reads each record from the file as the load needs it, so the flag is kept only."""
+    flags = None
+
+    def __init__(self, flags):
+        import mmap
+        allowed = {getattr(mmap, name) for name in ("MAP_PRIVATE", "MAP_SHARED") if hasattr(mmap, name)}
+        if flags not in allowed:
+            raise ValueError("Invalid argument in function set_default_mmap_options, expected mmap.MAP_PRIVATE or "
+                             f"mmap.MAP_SHARED, but got {flags}")
+        self.previous, set_default_mmap_options.flags = set_default_mmap_options.flags, flags
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        set_default_mmap_options.flags = self.previous
+        return False

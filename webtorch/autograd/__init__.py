@@ -205,6 +205,12 @@ class RemovableHandle:
     def remove(self):
         self._store.pop(self.id, None)
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
 
 def _run_hooks(hooks, grad):
     for hook in list(hooks.values()):
@@ -742,3 +748,5 @@ NON_DIFFERENTIABLE = {"isnan", "isinf", "signbit", "gcd", "bitwise_left_shift", 
                       "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}
 
 from . import graph  # noqa: E402,F401  (torch.autograd.graph)
+from . import function, functional, variable  # noqa: E402,F401
+from .variable import Variable  # noqa: E402,F401

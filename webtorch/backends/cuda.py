@@ -1,6 +1,7 @@
 """torch.backends.cuda without CUDA: the flags keep torch's defaults; matmul.allow_tf32 is torch's
 other spelling of set_float32_matmul_precision ("high" when True, "highest" when False)."""
 import contextlib
+import enum
 import warnings
 
 from ..backend import gpu as _gpu
@@ -25,6 +26,16 @@ matmul = _MatmulFlags()
 
 def is_built():
     return False
+
+
+class SDPBackend(enum.IntEnum):
+    """torch's names of the attention backends (torch.nn.attention.SDPBackend is this class)."""
+    ERROR = -1
+    MATH = 0
+    FLASH_ATTENTION = 1
+    EFFICIENT_ATTENTION = 2
+    CUDNN_ATTENTION = 3
+    OVERRIDEABLE = 4
 
 
 # The scaled-dot-product-attention backends enabled (torch's names; all on by default, as torch's).

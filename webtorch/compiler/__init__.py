@@ -33,3 +33,7 @@ def reset():
 def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=None):
     import contextlib
     return contextlib.nullcontext()
+
+
+def cudagraph_mark_step_begin():
+    """torch marks a new iteration for CUDA graph trees; webtorch's replays need no mark."""

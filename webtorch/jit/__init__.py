@@ -2,6 +2,8 @@
 the function or module they are given, unchanged (it runs eagerly, with the same results);
 saving and loading TorchScript raise. The typing names TorchScript reads (Final, annotations'
 BroadcastingList2, ...) are the plain Python ones."""
+import collections
+import warnings
 from typing import Final  # noqa: F401  (torch.jit.Final)
 
 from . import annotations  # noqa: F401
@@ -50,6 +52,31 @@ class ScriptModule:
 
 class ScriptFunction:
     pass
+
+
+Attribute = collections.namedtuple("Attribute", ["value", "type"])  # a TorchScript attribute's declared type
+
+
+class TracerWarning(Warning):
+    """torch.jit.trace's warnings' category (code filters them)."""
+
+    @staticmethod
+    def ignore_lib_warnings():
+        warnings.filterwarnings("ignore", category=TracerWarning, module="torch.(?!jit)")
+
+
+class TracedModule(ScriptModule):
+    """isinstance(m, torch.jit.TracedModule) is False for every webtorch module, as for ScriptModule."""
+
+
+def script_method(fn):
+    """A method of a ScriptModule subclass: here it stays a Python method."""
+    return fn
+
+
+def freeze(mod, preserved_attrs=None, optimize_numerics=True):
+    """The module as it is, like script() and trace() return it (freezing inlines TorchScript's attributes)."""
+    return mod
 
 
 def is_scripting():

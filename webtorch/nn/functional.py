@@ -21,6 +21,8 @@ from .._math_ops import log1p, vector_norm
 from .._random import rand
 from .._conv_ops import _conv2d_input_grad, _conv2d_weight_grad, _windows, _dilate, _flip_spatial, pad  # noqa: F401
 from ..autograd import no_grad
+from ..overrides import handle_torch_function, has_torch_function, has_torch_function_unary, \
+    has_torch_function_variadic  # noqa: F401  (torch's F imports them for its own use; code reaches them here)
 
 
 def _pair(v, n=2):

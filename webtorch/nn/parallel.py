@@ -1,5 +1,7 @@
 """torch.nn.parallel. DataParallel without a CUDA device runs the module as it is (as torch does
 when no GPU is visible); DistributedDataParallel needs torch.distributed, which webtorch lacks."""
+import sys
+
 from .module import Module
 
 
@@ -24,3 +26,6 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, mo
     if not isinstance(inputs, tuple):
         inputs = (inputs,)
     return module(*inputs, **(module_kwargs or {}))
+
+
+distributed = sys.modules[__name__]  # torch.nn.parallel.distributed: where DistributedDataParallel lives

@@ -12,3 +12,30 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     for f in children:
         input = f(input)
     return input
+
+
+# torch's helpers of its reentrant checkpoint, which code imports with it
+SAC_IGNORED_OPS = set()  # ops selective activation checkpointing never saves: none here, nothing is recomputed
+
+
+def detach_variable(inputs):
+    if not isinstance(inputs, tuple):
+        raise RuntimeError(f"Only tuple of tensors is supported. Got Unsupported input type: {type(inputs).__name__}")
+    from .. import _ops
+    return tuple(x.detach().requires_grad_(x.requires_grad) if isinstance(x, _ops.Tensor) else x for x in inputs)
+
+
+def check_backward_validity(inputs):
+    from .. import _ops
+    if not any(x.requires_grad for x in inputs if isinstance(x, _ops.Tensor)):
+        import warnings
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+
+
+class CheckpointFunction:
+    """torch's reentrant checkpoint as an autograd Function: here apply(run_function, preserve_rng_state,
+    *args) runs the function once, keeping its activations (see checkpoint)."""
+
+    @staticmethod
+    def apply(run_function, preserve_rng_state, *args):
+        return run_function(*args)

@@ -2,7 +2,6 @@
 scaled-dot-product-attention backends may run. webtorch has one scaled_dot_product_attention (the math
 form, on either device), which serves any of them; with none enabled it refuses to run, as torch."""
 import contextlib
-import enum
 
 from . import flex_attention  # noqa: F401
 from ...backends import cuda as _cuda
@@ -12,13 +11,7 @@ __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 WARN_FOR_UNFUSED_KERNELS = False
 
 
-class SDPBackend(enum.IntEnum):
-    ERROR = -1
-    MATH = 0
-    FLASH_ATTENTION = 1
-    EFFICIENT_ATTENTION = 2
-    CUDNN_ATTENTION = 3
-    OVERRIDEABLE = 4
+SDPBackend = _cuda.SDPBackend
 
 
 # SDPBackend -> torch.backends.cuda's flag name (ERROR and OVERRIDEABLE have none)
