@@ -234,3 +234,42 @@ def test_which_layers_and_what_they_answer():
 def test_unsupported_configs_raise(make, error):
     with pytest.raises(error):
         make()
+
+
+def test_compiled_replay():
+    """A quantized layer's kernel is captured and replayed by webtorch.compile like any other."""
+    model = quantize_(webtorch.nn.Sequential(webtorch.nn.Linear(64, 64), webtorch.nn.ReLU(),
+                                             webtorch.nn.Linear(64, 32)).to("webgpu"), Int4WeightOnlyConfig(group_size=32))
+    step = webtorch.compile(lambda x: model(x) * 2)
+    with webtorch.no_grad():
+        for _ in range(3):
+            x = webtorch.randn(1, 64, device="webgpu")
+            assert step(x).tolist() == (model(x) * 2).tolist()
+
+
+TORCHAO_ALIAS = r"""
+import sys
+sys.path.insert(0, "tests/as_torch")
+from run import HideRealTorch
+sys.meta_path.insert(0, HideRealTorch())
+sys.modules.pop("torchao")  # (HideRealTorch hides the installed torchao; the alias answers instead)
+import webtorch
+webtorch.install_as_torch()
+import torch
+from torchao.quantization import quantize_, Int4WeightOnlyConfig, Int8WeightOnlyConfig
+assert quantize_ is webtorch.ao.quantization.quantize_
+model = torch.nn.Sequential(torch.nn.Linear(64, 16), torch.nn.Linear(16, 4))
+quantize_(model, Int8WeightOnlyConfig())
+print(model(torch.ones(1, 64)).shape, type(model[0]).__module__)
+"""
+
+
+def test_import_torchao_under_the_alias():
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    result = subprocess.run([sys.executable, "-c", TORCHAO_ALIAS], env=dict(os.environ, PYTHONPATH=root), cwd=root,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["torch.Size([1,", "4])", "torch.ao.quantization"]

@@ -1,5 +1,5 @@
 """`import torch` that is webtorch: webtorch.install_as_torch() (or WEBTORCH_AS_TORCH=1, see README
-"import torch").
+"import torch"); `import torchao` then is webtorch.ao (its weight-only quantization API).
 
 A meta-path finder, first on sys.meta_path, answers every `torch` / `torch.X` import with webtorch's
 module `webtorch.X` itself (the same object: `torch.nn is webtorch.nn`), and importlib.metadata's
@@ -27,12 +27,18 @@ _PACKAGE = "webtorch"
 _ALIAS = "torch"
 
 
+# torchao's API (quantize_ and its configs) is webtorch.ao's: `from torchao.quantization import quantize_`
+# gets webtorch.ao.quantization's (docs/quantization.md). A real torchao cannot run on webtorch anyway.
+_PACKAGES = {_ALIAS: _PACKAGE, "torchao": _PACKAGE + ".ao"}
+
+
 def _target(fullname):
-    """torch.X -> webtorch.X (None for names outside torch)."""
-    if fullname == _ALIAS:
-        return _PACKAGE
-    if fullname.startswith(_ALIAS + "."):
-        return _PACKAGE + fullname[len(_ALIAS):]
+    """torch.X -> webtorch.X, torchao.X -> webtorch.ao.X (None for names outside them)."""
+    for alias, package in _PACKAGES.items():
+        if fullname == alias:
+            return package
+        if fullname.startswith(alias + "."):
+            return package + fullname[len(alias):]
     return None
 
 
