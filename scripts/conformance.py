@@ -1,10 +1,10 @@
-"""Regenerate the README's OpInfo conformance table (ops x dtypes: pass / partial / not supported /
+"""Regenerate the OpInfo conformance table of docs/compatibility.md (ops x dtypes: pass / partial / not supported /
 fail, on webgpu and cpu) from torch 2.13's op database: tests/opinfo_cases.py runs every case.
 
   python scripts/conformance.py            print the table
-  python scripts/conformance.py --write    write it into README.md between its markers
+  python scripts/conformance.py --write    write it into docs/compatibility.md between its markers
 
-tests/test_opinfo.py fails while the README's table differs from what this produces.
+tests/test_opinfo.py fails while the page's table differs from what this produces.
 """
 import os
 import sys
@@ -21,16 +21,16 @@ def main(argv):
     if "--write" not in argv:
         print(table)
         return 0
-    path = os.path.join(ROOT, "README.md")
+    path = opinfo_cases.TABLE_PAGE
     text = open(path, encoding="utf-8").read()
     old = opinfo_cases.readme_table(text)
     if old is None:
-        print("README.md has no conformance markers (%s ... %s)" % (
-            opinfo_cases.TABLE_START, opinfo_cases.TABLE_END), file=sys.stderr)
+        print("%s has no conformance markers (%s ... %s)" % (
+            path, opinfo_cases.TABLE_START, opinfo_cases.TABLE_END), file=sys.stderr)
         return 1
     with open(path, "w", encoding="utf-8") as f:
         f.write(text.replace(old, table))
-    print("README.md: conformance table written")
+    print("%s: conformance table written" % path)
     return 0
 
 

@@ -1,12 +1,12 @@
-"""Regenerate README's table of how much of torch 2.13's public API webtorch covers: per namespace the
+"""Regenerate the table of docs/compatibility.md that says how much of torch 2.13's public API webtorch covers: per namespace the
 public names (the rule: tests/namespace_walk.py), how many webtorch implements and how many it refuses,
 and the refusals per reason (the table: webtorch/_refusals.py).
 
   python scripts/coverage.py            print the table
-  python scripts/coverage.py --write    write it into README.md between its markers
+  python scripts/coverage.py --write    write it into docs/compatibility.md between its markers
   python scripts/coverage.py --prune    delete the refusals of names webtorch now implements (stale entries)
 
-tests/test_namespace_coverage.py fails while README's table differs from what this produces.
+tests/test_namespace_coverage.py fails while the page's table differs from what this produces.
 """
 import collections
 import os
@@ -22,6 +22,7 @@ import namespace_walk  # noqa: E402
 from webtorch import _refusals  # noqa: E402
 
 START, END = "<!-- coverage table: scripts/coverage.py -->", "<!-- end of coverage table -->"
+PAGE = os.path.join(ROOT, "docs", "compatibility.md")
 
 
 def table():
@@ -46,7 +47,7 @@ def table():
     return "\n".join([START] + lines + [END])
 
 
-def readme_table(text):
+def page_table(text):
     if START not in text or END not in text:
         return None
     return text[text.index(START):text.index(END) + len(END)]
@@ -75,15 +76,15 @@ def main(argv):
     if "--write" not in argv:
         print(new)
         return 0
-    path = os.path.join(ROOT, "README.md")
+    path = PAGE
     text = open(path, encoding="utf-8").read()
-    old = readme_table(text)
+    old = page_table(text)
     if old is None:
-        print(f"README.md has no coverage markers ({START} ... {END})", file=sys.stderr)
+        print(f"{path} has no coverage markers ({START} ... {END})", file=sys.stderr)
         return 1
     with open(path, "w", encoding="utf-8") as f:
         f.write(text.replace(old, new))
-    print("README.md: coverage table written")
+    print(f"{path}: coverage table written")
     return 0
 
 

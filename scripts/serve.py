@@ -17,6 +17,7 @@ http://127.0.0.1 is and file:// is not):
   /lite/...     -> .cache/jupyterlite/site/ (JupyterLite; scripts/build_jupyterlite.py)
   /text/...     -> .cache/text/ (the play web/gpt.html learns; scripts/setup.sh)
   /minilm/...   -> .cache/minilm/ (all-MiniLM-L6-v2's model.safetensors, vocab.txt; scripts/setup.sh)
+  /docs/...     -> build/docs/html/ (the documentation site; python scripts/build_docs.py)
 
 Use from Python:   server, base_url = start_server(); ...; server.shutdown()
 Or run:            python scripts/serve.py [--port N]
@@ -96,6 +97,7 @@ def make_handler(repo: Path = REPO, dist: Path | None = None, wheels: Path | Non
         "lite": repo / ".cache" / "jupyterlite" / "site",  # scripts/build_jupyterlite.py
         "text": repo / ".cache" / "text",  # the play web/gpt.html learns (scripts/setup.sh)
         "minilm": repo / ".cache" / "minilm",  # web/examples/minilm.py's weights (scripts/setup.sh)
+        "docs": repo / "build" / "docs" / "html",  # the documentation site (scripts/build_docs.py)
     }
 
     class Handler(SimpleHTTPRequestHandler):
@@ -155,6 +157,8 @@ def make_handler(repo: Path = REPO, dist: Path | None = None, wheels: Path | Non
                 return self._send(200, "application/json", json.dumps(names).encode(), head)
             if parts[0] not in mounts or ".." in parts:
                 return self.send_error(HTTPStatus.NOT_FOUND, "unknown route")
+            if parts[0] == "docs" and not mounts["docs"].is_dir():
+                return self.send_error(HTTPStatus.NOT_FOUND, "the docs are not built: python scripts/build_docs.py")
             return super().do_HEAD() if head else super().do_GET()
 
         def _send(self, code: int, ctype: str, body: bytes, head: bool):
@@ -217,6 +221,7 @@ def make_handler(repo: Path = REPO, dist: Path | None = None, wheels: Path | Non
 def _root_page() -> str:
     return ("<!DOCTYPE html><html><body><h1>webtorch dev server</h1><ul>"
             '<li><a href="/web/index.html">demo</a></li>'
+            '<li><a href="/docs/">documentation</a> (after python scripts/build_docs.py)</li>'
             '<li><a href="/lite/lab/index.html?path=webtorch.ipynb">JupyterLite</a> '
             "(after python scripts/build_jupyterlite.py)</li>"
             '<li><a href="/tests/browser/harness.html">browser test harness</a></li>'

@@ -40,6 +40,8 @@ fi
 # torchao's weight-only quantization arithmetic, the reference of tests/test_quantization.py (its Python runs on
 # the CPU torch; --no-deps: it names no torch, and its CUDA extensions are optional)
 "$PY" -m pip install -q --no-deps torchao==0.18.0
+# The docs site (scripts/build_docs.py, tests/test_docs.py): Sphinx + MyST, built offline
+"$PY" -m pip install -q sphinx==9.0.4 myst-parser==5.2.0
 # JupyterLite site builder + Pyodide kernel (scripts/build_jupyterlite.py, tests/browser/test_jupyterlite.py)
 "$PY" -m pip install -q "jupyterlite-core[contents]==0.8.6" "jupyterlite-pyodide-kernel==0.8.6"
 

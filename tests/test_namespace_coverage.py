@@ -2,7 +2,7 @@
 torch.linalg, torch.fft, torch.special, torch.nn.init, torch.optim, torch.utils.data; which names count
 as public: tests/namespace_walk.py) is implemented in webtorch under the same path or refused by
 webtorch/_refusals.py, whose stand-ins raise NotImplementedError naming the gap. The table holds no
-stale entry (a name webtorch now implements) and README's coverage table is the generated one."""
+stale entry (a name webtorch now implements) and the coverage table of docs/compatibility.md is the generated one."""
 import os
 import sys
 
@@ -99,6 +99,6 @@ def test_refused_module_values_keep_the_modules_own_lookups():
     assert not isinstance(AttributeError("x"), NotImplementedError)
 
 
-def test_readme_coverage_table_is_generated():
-    readme = open(os.path.join(os.path.dirname(namespace_walk.__file__), "..", "README.md"), encoding="utf-8").read()
-    assert coverage.readme_table(readme) == coverage.table(), "run: python scripts/coverage.py --write"
+def test_docs_coverage_table_is_generated():
+    page = open(coverage.PAGE, encoding="utf-8").read()
+    assert coverage.page_table(page) == coverage.table(), "run: python scripts/coverage.py --write"

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from opinfo_cases import DEVICES, KNOWN_FAILURES, all_keys, outcome, readme_table, table
-
-README = Path(__file__).resolve().parents[1] / "README.md"
+from opinfo_cases import DEVICES, KNOWN_FAILURES, TABLE_PAGE, all_keys, outcome, page_table, table
 
 
 def _params():
@@ -35,9 +33,9 @@ def test_known_failures_name_real_cases():
     assert not stale, "KNOWN_FAILURES rows for cases that no longer exist: %s" % stale
 
 
-def test_readme_conformance_table_is_current():
-    """The README's table is what the cases give now (regenerate: python scripts/conformance.py --write)."""
-    current = readme_table(README.read_text(encoding="utf-8"))
-    assert current is not None, "README.md lacks the conformance table markers"
-    assert current == table(), ("README.md's conformance table is stale: run "
+def test_docs_conformance_table_is_current():
+    """docs/compatibility.md's table is what the cases give now (regenerate: python scripts/conformance.py --write)."""
+    current = page_table(Path(TABLE_PAGE).read_text(encoding="utf-8"))
+    assert current is not None, "docs/compatibility.md lacks the conformance table markers"
+    assert current == table(), ("docs/compatibility.md's conformance table is stale: run "
                                 "`python scripts/conformance.py --write`")
