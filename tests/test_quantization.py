@@ -273,3 +273,45 @@ def test_import_torchao_under_the_alias():
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split() == ["torch.Size([1,", "4])", "torch.ao.quantization"]
+
+
+@pytest.mark.parametrize("device", ["cpu", "webgpu"])
+@pytest.mark.parametrize("bits", [8, 4])
+def test_torchaos_safetensors_checkpoints_load(device, bits):
+    """A torchao model saved with torchao's flatten_tensor_state_dict (Int8Tensor from torchao's quantize_;
+    Int4Tensor built from mslk's arithmetic: its from_hp needs CUDA) loads into a webtorch model quantized
+    with the same config, and computes torchao's numbers."""
+    import safetensors.torch
+    from torchao.prototype.safetensors.safetensors_support import flatten_tensor_state_dict
+    from torchao.quantization.quantize_.workflows.int4.int4_tensor import Int4Tensor
+    g = torch.Generator().manual_seed(3)
+    w, bias, x = torch.randn(24, 64, generator=g) * 0.05, torch.randn(24, generator=g), torch.randn(2, 64, generator=g)
+    if bits == 8:
+        config = Int8WeightOnlyConfig()
+        layer = torch.nn.Linear(64, 24)
+        with torch.no_grad():
+            layer.weight.copy_(w)
+            layer.bias.copy_(bias)
+        torchao.quantization.quantize_(layer, torchao.quantization.Int8WeightOnlyConfig())
+        state = {"0." + k: v for k, v in layer.state_dict().items()}
+    else:
+        config = Int4WeightOnlyConfig(group_size=32)
+        q, scale, zero = mslk_int4_row_quantize_zp(w, 32)
+        qdata = (q[:, ::2] & 0xF) | (q[:, 1::2] << 4)
+        state = {"0.weight": Int4Tensor(qdata, scale, zero, [1, 32], w.shape), "0.bias": bias}
+    tensors, metadata = flatten_tensor_state_dict(state)
+    assert "0._weight_qdata" in tensors and "0.weight" not in tensors
+    data = safetensors.torch.save(tensors, metadata)
+    model = quantize_(webtorch.nn.Sequential(webtorch.nn.Linear(64, 24)), config).to(device)
+    model.load_state_dict(webtorch.safetensors.load(data))
+    with webtorch.no_grad():
+        y = model(_wt(x, device))
+    np.testing.assert_allclose(_np(y), _reference(w, config, x, bias).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_asymmetric_int8_checkpoints_are_refused():
+    model = quantize_(webtorch.nn.Linear(8, 2, bias=False), Int8WeightOnlyConfig())
+    state = {"_weight_qdata": webtorch.zeros(2, 8, dtype=webtorch.int8), "_weight_scale": webtorch.ones(2, 1),
+             "_weight_zero_point": webtorch.ones(2, 1, dtype=webtorch.int8)}
+    with pytest.raises(NotImplementedError, match="nonzero zero points"):
+        model.load_state_dict(state)

@@ -104,7 +104,10 @@ class _WeightOnlyLinear(Linear):
 
     def _load_from_state_dict(self, state_dict, prefix, *args):
         """A float 'weight' loading into a quantized layer is quantized first (quantize_ on a model built
-        empty, then load_state_dict of a float checkpoint: quantization at load time)."""
+        empty, then load_state_dict of a float checkpoint: quantization at load time). torchao's own
+        checkpoints load too: its flattened safetensors keys (_weight_qdata, _weight_scale,
+        _weight_zero_point, as torchao.prototype.safetensors' flatten_tensor_state_dict writes them for
+        Int4Tensor and Int8Tensor), the qdata bytes regrouped into words (_from_torchao_qdata)."""
         w = state_dict.get(prefix + "weight")
         if isinstance(w, Tensor):
             del state_dict[prefix + "weight"]
@@ -112,7 +115,31 @@ class _WeightOnlyLinear(Linear):
             tensors = self._quantize_weight(w.detach() if device == "meta" else w.detach().to(device))
             state_dict.update(zip((prefix + "weight_qdata", prefix + "weight_scale", prefix + "weight_zero_point"),
                                   tensors))
+        for name in ("weight_qdata", "weight_scale", "weight_zero_point"):
+            theirs = state_dict.pop(prefix + "_" + name, None)
+            if theirs is None:
+                continue
+            if name == "weight_qdata":
+                theirs = self._from_torchao_qdata(theirs)
+            elif name == "weight_zero_point" and self.BITS == 8:
+                if (theirs != 0).any().item():
+                    raise NotImplementedError(f"webtorch: {prefix}_weight_zero_point: int8 weights with nonzero zero "
+                                              "points (asymmetric) are not supported")
+                continue
+            state_dict[prefix + name] = theirs
         super()._load_from_state_dict(state_dict, prefix, *args)
+
+    def _from_torchao_qdata(self, qdata):
+        """torchao's qdata (int4: two nibbles a byte (N, K / 2); int8: (N, K)) as this layer's int32 words."""
+        per_byte = 2 if self.BITS == 4 else 1
+        if qdata.dim() != 2 or qdata.element_size() != 1 or qdata.shape[1] * per_byte != self.in_features:
+            raise RuntimeError(f"torchao qdata of shape {tuple(qdata.shape)} and dtype {qdata.dtype} does not fit a "
+                               f"{self.BITS}-bit layer of {self.in_features} input features")
+        qdata = qdata.detach().cpu().to(dt.int8 if self.BITS == 8 else qdata.dtype).contiguous()
+        pad = -qdata.shape[1] % 4
+        if pad:
+            qdata = F.cat([qdata, F.zeros(qdata.shape[0], pad, dtype=qdata.dtype)], -1)
+        return qdata.view(dt.int32)
 
     def dequantize(self):
         """The float weight (N, K) the quantized one stands for."""
