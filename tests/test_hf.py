@@ -125,3 +125,22 @@ def test_gumbel_draws_follow_softmax():
     assert set(draws) == {0, 1}
     with pytest.raises(ValueError, match="temperature"):
         hf.sampling.Sampler(True, temperature=0.0)
+
+
+def test_tokenizer_matches_the_tokenizers_library():
+    """webtorch.hf.Tokenizer (plain Python, for Pyodide) gives the ids of the Rust `tokenizers` library for
+    a byte-level BPE trained here (merges, a special token, non-ASCII text), and decodes them back."""
+    import tokenizers
+    text = ("Is this a dagger which I see before me, the handle toward my hand? Come, let me clutch thee. "
+            "I have thee not, and yet I see thee still. 1606: Ünïcödé — ça va? 日本語 don't we'll\n\n  end")
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = tokenizers.decoders.ByteLevel()
+    tok.train_from_iterator([text] * 3, tokenizers.trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<|endoftext|>"], initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet()))
+    ours = hf.Tokenizer.from_str(tok.to_str())
+    for sample in (text, "<|endoftext|>thee, dagger!<|endoftext|> 42 x", "still  hand\tme"):
+        ids = tok.encode(sample).ids
+        assert ours.encode(sample) == ids, sample
+        assert ours.decode(ids) == tok.decode(ids, skip_special_tokens=False)
+        assert ours.decode(ids, skip_special_tokens=True) == tok.decode(ids, skip_special_tokens=True)

@@ -16,8 +16,9 @@ import webtorch as torch
 from . import checkpoint, llama, sampling  # noqa: F401
 from .checkpoint import Folder
 from .llama import LlamaConfig, LlamaForCausalLM
+from .tokenizer import Tokenizer
 
-__all__ = ["Folder", "LlamaConfig", "LlamaForCausalLM", "from_pretrained"]
+__all__ = ["Folder", "LlamaConfig", "LlamaForCausalLM", "Tokenizer", "from_pretrained"]
 
 
 def _quantizer(config):
