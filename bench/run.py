@@ -168,6 +168,9 @@ def metrics(fw):
             m[r["name"]] = (r["ms"], "ms", False)
     for r in fw.get("models", []) if isinstance(fw.get("models"), list) else []:
         m[r["name"]] = (r["gflops"], "GFLOP/s", True) if "gflops" in r else (r["ms"], "ms", False)
+    for r in fw.get("build", []) if isinstance(fw.get("build"), list) else []:
+        m[f"build {r['name']} on cpu, then .to(webgpu)"] = (r["ms_cpu_then_to"], "ms", False)
+        m[f"build {r['name']} with device=webgpu"] = (r["ms_on_webgpu"], "ms", False)
     item = fw.get("item")
     if isinstance(item, dict) and "us_sum_then_item" in item:
         m["sum + .item() round trip"] = (item["us_sum_then_item"], "µs", False)

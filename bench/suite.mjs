@@ -19,6 +19,7 @@ export const CONFIGS = {
     minilm: [[4, 16], [8, 32]], minilm_reps: 1, minilm_rounds: 1,
     notes: ["MiniLM-L6 runs at 4x16 and 8x32 tokens here, not 32x128 (64x the work of 4x16: minutes per forward)"],
     gpt_size: "small", gpt_steps: 10, sample_chars: 100, search_subset: 36,  // the pages' software-adapter sizes
+    build: {"encoder block 384/6/1536": [1, 384, 6, 1536, 0]},
   },
   dawn: {
     matmul: [[128, 128, 128], [256, 256, 256], [512, 512, 512], [1024, 1024, 1024], [2048, 2048, 2048],
@@ -35,6 +36,7 @@ export const CONFIGS = {
     encoder: [32, 128, 384, 6], train_batch: 64, model_reps: 10, conv: [32, 64, 56, 56, 64],
     minilm: [[4, 16], [32, 128]], minilm_reps: 10, minilm_rounds: 3,
     gpt_size: "large", gpt_steps: 100, sample_chars: 300, search_subset: 1,
+    build: {"encoder block 384/6/1536": [1, 384, 6, 1536, 0], "GPT-2-small shape (12 x 768, 50257 vocab)": [12, 768, 12, 3072, 50257]},
   },
 };
 
@@ -69,7 +71,7 @@ export async function runSuite({target, pyodide, wheel, workloads, modules = {},
     pyodide.FS.writeFile("/tmp/bench_workloads.py", workloads);
     for (const [name, source] of Object.entries(modules)) pyodide.FS.writeFile(`/tmp/${name}`, source);
     pyodide.registerJsModule("bench_inputs", {weights, heat});
-    const wanted = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos"]);
+    const wanted = JSON.stringify(sections || ["matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos", "build"]);
     const json = await pyodide.runPythonAsync(`
 import sys, json
 sys.path.insert(0, "/tmp")

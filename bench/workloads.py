@@ -458,6 +458,36 @@ def weights(cfg):
     return out
 
 
+def build(cfg):
+    """Model building as PyTorch scripts do it: `Net()` on "cpu" (random initialisers, zeros, ones),
+    then `.to("webgpu")`, beside building with device="webgpu": seconds to the parameters on the GPU
+    (synchronised), for each cfg["build"] shape: an encoder block (d_model, heads, ffn) and a
+    GPT-2-small-shaped stack (12 of them + a 50257 x 768 token embedding), best of 2. Without numpy the
+    cpu fills are recorded and made on the GPU at .to() (webtorch/_deferred.py)."""
+    out = []
+    for name, (layers, d, heads, ffn, vocab) in cfg["build"].items():
+        def net(device=None):
+            blocks = [torch.nn.TransformerEncoderLayer(d, heads, ffn, device=device) for _ in range(layers)]
+            if vocab:
+                blocks.append(torch.nn.Embedding(vocab, d, device=device))
+            return torch.nn.Sequential(*blocks)
+        row = {"name": name}
+        for key, make in (("ms_cpu_then_to", lambda: net().to("webgpu")), ("ms_on_webgpu", lambda: net("webgpu"))):
+            best = float("inf")
+            for _ in range(2):
+                gc.collect()
+                torch.webgpu.empty_cache()
+                t0 = now()
+                model = make()
+                sync()
+                best = min(best, now() - t0)
+                del model
+            row[key] = best * 1e3
+        row["params"] = sum(p.numel() for p in net("meta").parameters())
+        out.append(row)
+    return out
+
+
 async def demos(cfg):
     """The demo pages' work, run by the pages' own Python: web/examples/train_gpt.py (the GPT page:
     training steps/s and tokens/s at its model size for this adapter, then sampling through the KV
@@ -502,7 +532,7 @@ async def run(cfg):
     res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
     for name in cfg["sections"]:
         if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos",
-                    "compile_check"):
+                    "compile_check", "build"):
             t0 = now()
             try:
                 res[name] = globals()[name](cfg)

@@ -21,7 +21,7 @@ LAYERS = [
     ("kernel sequence", ["backend.recording", "backend.fusion"]),
     ("device primitives", ["backend.cpu", "backend.gpu", "backend.meta", "backend"]),
     ("tensor", ["_tensor", "_buffers"]),
-    ("tape", ["_tape", "_autocast"]),
+    ("tape", ["_tape", "_autocast", "_deferred"]),
     ("ops", ["_ops", "_indexing", "_shape_ops", "_math_ops", "_inplace", "_random", "_conv_ops", "_tensor_types",
              "_tensor_args", "special", "_storage", "sparse"]),
     ("autograd", ["autograd"]),

@@ -8,7 +8,7 @@ import math
 from collections import namedtuple
 
 from . import _dtypes as dt
-from . import _buffers
+from . import _buffers, _deferred
 from ._autocast import autocast_op
 from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, _from_host_values, _transfer, _wrap_dim, backend,
                       check_size, contiguous_strides, device)
@@ -237,6 +237,8 @@ def _broadcast_view(x, shape):
 
 def _copy_into(dst, src):
     """dst (a view) = src, broadcast and cast to dst's dtype."""
+    if _deferred.fill(dst, src):  # pure-Python cpu: a number fill is made when first read
+        return dst
     src = _as_operand(src, dst._storage.device_type)
     if _is_tensor(src) and src._storage.device_type != dst._storage.device_type:
         src = src.to(dst._storage.device_type)

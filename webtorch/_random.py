@@ -9,11 +9,14 @@ across its own devices either); the distributions are.
 Everything derives from one primitive, backend.random(kind, n, seed, offset): "uniform" [0, 1)
 with 24 random bits, "normal" (Box-Muller) and raw "bits".
 """
+import math
+
+from . import _deferred, _ops, _tape
 from . import _dtypes as dt
-from . import _ops
-from ._math_ops import cumsum, log1p, topk
+from ._math_ops import cumsum, erfinv, log1p, topk
 from ._ops import _is_tensor, _shape_arg, _sized, cast
 from ._tensor import Tensor, backend
+from .backend import cpu
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
@@ -215,14 +218,51 @@ def _fill_from(x, values):
     return x
 
 
+class _Draw:
+    """x's values as fn(a draw of `kind` at the stream's (seed, offset)) in x's dtype, made when first
+    read or on the device x is copied to (_deferred)."""
+    __slots__ = ("kind", "n", "seed", "offset", "fn", "dtype")
+
+    def __init__(self, kind, n, seed, offset, fn, dtype):
+        self.kind, self.n, self.seed, self.offset, self.fn, self.dtype = kind, n, seed, offset, fn, dtype
+
+    def tensor(self, device_type):
+        z = Tensor(backend(device_type).random(self.kind, self.n, self.seed, self.offset), (self.n,))
+        with _tape.no_grad():
+            return cast(self.fn(z), self.dtype)
+
+    def values(self):
+        return self.tensor("cpu")._storage.data
+
+
+def _fill_drawn(x, kind, fn, generator):
+    """x = fn(the next draw of x.numel() numbers of `kind`) in place."""
+    gen = generator or default_generator
+    if _deferred.deferrable(x):
+        n = x._storage.numel
+        cpu.defer(x._storage, _Draw(kind, n, gen._seed, gen.offset, fn, x.dtype))
+        gen.offset += n
+        x._storage.version += 1
+        return x
+    return _fill_from(x, fn(gen.draw(kind, tuple(x.shape), x.device.type)))
+
+
 def uniform_(x, a=0.0, b=1.0, generator=None):
-    u = (generator or default_generator).draw("uniform", tuple(x.shape), x.device.type)
-    return _fill_from(x, _ops.add(_ops.mul(u, b - a), a))
+    return _fill_drawn(x, "uniform", lambda u: _ops.add(_ops.mul(u, b - a), a), generator)
 
 
 def normal_(x, mean=0.0, std=1.0, generator=None):
-    z = (generator or default_generator).draw("normal", tuple(x.shape), x.device.type)
-    return _fill_from(x, _ops.add(_ops.mul(z, std), mean))
+    return _fill_drawn(x, "normal", lambda z: _ops.add(_ops.mul(z, std), mean), generator)
+
+
+def trunc_normal_(x, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """torch.nn.init's method: a uniform draw between the normal CDF's values at a and b, through the
+    inverse CDF (erfinv), clamped to [a, b] against rounding."""
+    def cdf(v):
+        return (1.0 + math.erf(v / math.sqrt(2.0))) / 2.0
+    lo, hi = 2 * cdf((a - mean) / std) - 1, 2 * cdf((b - mean) / std) - 1
+    return _fill_drawn(x, "uniform", lambda u: _ops.clamp(_ops.add(_ops.mul(
+        erfinv(_ops.add(_ops.mul(u, hi - lo), lo)), std * math.sqrt(2.0)), mean), a, b), generator)
 
 
 def bernoulli_(x, p=0.5, generator=None):

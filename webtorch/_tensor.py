@@ -484,6 +484,9 @@ def _transfer(t, device_type):
     if device_type == "meta":
         return _empty(t.shape, t.dtype, device_type)
     backend(device_type)  # an unsupported device raises before any readback
+    deferred = getattr(t._storage, "deferred", None)  # cpu values not computed yet: made there instead
+    if deferred is not None and t._offset == 0 and t.numel() == t._storage.numel and t.is_contiguous():
+        return deferred.tensor(device_type).reshape(t.shape)
     return _from_host_values(t._host_values(), t.shape, t.dtype, device_type)
 
 

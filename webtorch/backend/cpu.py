@@ -43,6 +43,40 @@ class Storage:
         self.version = 0  # bumped by every in-place write (autograd's saved-tensor check)
 
 
+_DATA = Storage.__dict__["data"]  # the slot, beneath DeferredStorage's property
+
+
+class DeferredStorage(Storage):
+    """A storage whose values are not computed yet. Its data slot holds a recipe until the first read:
+    recipe.values() gives the array.array then, and the storage becomes a plain Storage again;
+    recipe.tensor(device_type) builds the same values on another device with no host work. Without
+    numpy, Python computes ~1M random numbers in tens of seconds, and parameters initialised on "cpu"
+    are usually moved to "webgpu" before anything reads them (defer)."""
+    __slots__ = ()
+
+    @property
+    def data(self):
+        values = _DATA.__get__(self).values()
+        self.__class__ = Storage
+        _DATA.__set__(self, values)
+        return values
+
+    @data.setter
+    def data(self, values):
+        self.__class__ = Storage
+        _DATA.__set__(self, values)
+
+    @property
+    def deferred(self):
+        return _DATA.__get__(self)
+
+
+def defer(storage, recipe):
+    """storage's values become recipe's (see DeferredStorage), computed when first read."""
+    storage.__class__ = DeferredStorage
+    _DATA.__set__(storage, recipe)
+
+
 # Like torch's allocator error, before anything is built: no host has this much memory, and the
 # Python lists that would index it must not be built first.
 MAX_ALLOCATION_BYTES = 2 ** 40

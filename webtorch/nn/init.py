@@ -3,7 +3,7 @@ import math
 import random as _pyrandom
 
 from .. import _ops as F
-from .. import _shape_ops, linalg
+from .. import _random, _shape_ops, linalg
 from ..autograd import no_grad
 
 
@@ -17,13 +17,13 @@ def _fill_from_host(tensor, values):
 skipping = False
 
 
-# Tensor.uniform_/normal_ (webtorch's seeded GPU generator) when present; else Python's random.
+# Tensor.uniform_/normal_ (webtorch's seeded generator) when present; else Python's random.
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     if skipping:
         return tensor
     if hasattr(tensor, "uniform_"):
         with no_grad():
-            return tensor.uniform_(a, b)
+            return tensor.uniform_(a, b, generator=generator)
     return _fill_from_host(tensor, [_pyrandom.uniform(a, b) for _ in range(tensor.numel())])
 
 
@@ -32,19 +32,15 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
         return tensor
     if hasattr(tensor, "normal_"):
         with no_grad():
-            return tensor.normal_(mean, std)
+            return tensor.normal_(mean, std, generator=generator)
     return _fill_from_host(tensor, [_pyrandom.gauss(mean, std) for _ in range(tensor.numel())])
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if skipping:
         return tensor
-    values = []
-    while len(values) < tensor.numel():
-        v = _pyrandom.gauss(mean, std)
-        if a <= v <= b:
-            values.append(v)
-    return _fill_from_host(tensor, values)
+    with no_grad():
+        return _random.trunc_normal_(tensor, mean, std, a, b, generator)
 
 
 def constant_(tensor, val):
