@@ -6,6 +6,13 @@ Llama-3.2-1B's shapes (hidden 2048, MLP 8192, 128k vocabulary head), on webtorch
 
   python bench/quantized_matmul.py [--out OUT.json] [--rows 1,512] [--small] [--reps 50]
 
+On the GPU machine (python3 3.12 there, no wgpu): carry wheels of wgpu==0.32.0 and rendercanvas (and
+cffi / pycparser if its pip list lacks them) in .whl and the Vulkan loader in .gl, as
+/work/.library/device/README.md says, then
+  python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site;
+  for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
+  python3 bench/quantized_matmul.py --out $OUT/quantized_matmul.json
+
 Per shape (K in, N out) and rows of x (1: a decode step, through the GEMV kernel; 512: a prefill,
 through the tiled GEMM): ms per call (the median of 5 timed rounds of --reps calls, each round closed
 by webtorch.webgpu.synchronize()), the weight bytes read per call over that time (GB/s: decode is
