@@ -80,6 +80,9 @@ def attach(package):
         setattr(package, name, _sparse_first(getattr(package, name), sparse_fn, positions))
         setattr(Tensor, name, _sparse_first(getattr(Tensor, name), sparse_fn, positions))
     package.spmm = package.mm
+    for name in _coo.VALUEWISE + ("mul", "multiply", "div", "divide", "true_divide"):
+        if name in vars(package):  # (not the names webtorch refuses for dense tensors too)
+            setattr(package, name, _sparse_first(getattr(package, name), _method(name), (0,)))
     Tensor.__matmul__ = _sparse_first(Tensor.__matmul__, _coo.matmul, (1,))
     Tensor.to_sparse = Tensor.to_sparse_coo = _coo.to_sparse
     Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
@@ -93,6 +96,10 @@ def attach(package):
         if callable(attr) and not isinstance(attr, type) and name not in own and name not in _INHERITED \
                 and name not in ("__init__", "__slots__"):
             setattr(SparseTensor, name, _sparse_refusal(name))
+
+
+def _method(name):
+    return lambda self, *args, **kwargs: getattr(SparseTensor, name)(self, *args, **kwargs)
 
 
 def _addmm(input, mat1, mat2, *, beta=1, alpha=1):

@@ -21,7 +21,8 @@ from .._memory_format import sparse_coo
 from .._tensor import Size, Tensor, _body, to_targets
 
 _GAP = ("webtorch's sparse COO tensors support construction, coalesce, to_dense, indices/values, t, to, "
-        "torch.sparse.mm/addmm/sum/softmax and sparse @ dense; call .to_dense() first")
+        "torch.sparse.mm/addmm/sum/softmax, sparse @ dense, scaling by a number and the elementwise ops that map "
+        "0 to 0; call .to_dense() first")
 
 
 def _refusal(what):
@@ -168,6 +169,42 @@ class SparseTensor(Tensor):
     def __reduce_ex__(self, proto):
         return _rebuild, (self._indices(), self._values(), tuple(self.shape), self._sp_coalesced,
                           self.requires_grad)
+
+
+# Elementwise ops that map 0 to 0: on a sparse tensor they apply to its values and keep the layout; a
+# nonlinear one to the values of its coalesced form (duplicates summed first, as torch's sparse kernels do),
+# a linear one (neg) to the entries as they are. The is*/signbit ones give a bool sparse tensor.
+VALUEWISE = tuple("""abs sin sinh tan tanh asin arcsin asinh arcsinh atan arctan atanh arctanh ceil floor round trunc
+    fix frac sign log1p expm1 sqrt square erf erfinv relu isinf isposinf isneginf isnan signbit nan_to_num neg
+    negative""".split())
+LINEAR = ("neg", "negative")
+
+
+def _valuewise(name):
+    def op(self, *args, **kwargs):
+        c = self if name in LINEAR else self.coalesce()
+        return build(c._sp_indices, getattr(values_of(c), name)(*args, **kwargs), c.shape, c._sp_coalesced)
+    op.__name__ = name
+    return op
+
+
+def _scaled(name, scale):
+    """s * factor or s / factor for a number or a 0-d dense tensor (the values scaled; duplicates stay)."""
+    def op(self, factor):
+        if isinstance(factor, SparseTensor) or isinstance(factor, Tensor) and factor.dim() or \
+                not isinstance(factor, (Tensor, int, float, bool)):
+            raise _refusal(f"Tensor.{name} of a sparse tensor by anything but a number or a 0-d dense tensor")
+        return build(self._sp_indices, scale(values_of(self), factor), self.shape, self._sp_coalesced)
+    op.__name__ = name
+    return op
+
+
+for _name in VALUEWISE:
+    setattr(SparseTensor, _name, _valuewise(_name))
+SparseTensor.__neg__ = SparseTensor.neg
+SparseTensor.mul = SparseTensor.__mul__ = SparseTensor.__rmul__ = SparseTensor.multiply = _scaled("mul", F.mul)
+SparseTensor.div = SparseTensor.__truediv__ = SparseTensor.divide = SparseTensor.true_divide = _scaled(
+    "div", lambda values, factor: values / factor)
 
 
 def _rebuild(indices, values, shape, coalesced, requires_grad=False):
