@@ -27,6 +27,7 @@ CASES = {
     "BatchNorm1d": ((3,), {}),
     "BatchNorm2d": ((3,), {"affine": False}),
     "BatchNorm3d": ((3,), {"track_running_stats": False}),
+    "SyncBatchNorm": ((3,), {"momentum": 0.2}),
     "InstanceNorm1d": ((3,), {}),
     "InstanceNorm2d": ((3,), {"affine": True, "track_running_stats": True}),
     "InstanceNorm3d": ((3,), {"affine": True}),
@@ -45,7 +46,7 @@ CASES = {
     "GRUCell": ((2, 3), {}),
 }
 # torch modules taking factory kwargs that webtorch refuses as a whole (NotImplementedError naming the gap).
-REFUSED = {"AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss", "SyncBatchNorm", "LazyLinear",
+REFUSED = {"AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss", "LazyLinear",
            *(f"Lazy{kind}{d}d" for kind in ("Conv", "ConvTranspose", "BatchNorm", "InstanceNorm") for d in (1, 2, 3))}
 
 

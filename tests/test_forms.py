@@ -140,3 +140,69 @@ def test_memory_formats_like_torch(shape, perm, fmt, device):
     assert results[0] == results[1]
     assert repr(getattr(webtorch, fmt)) == repr(getattr(torch, fmt))
     assert webtorch.zeros(1).layout is webtorch.strided and repr(webtorch.strided) == "torch.strided"
+
+
+def _aliases_taken(fn):
+    return bool(getattr(fn, "keyword_aliases", None))
+
+
+def test_axis_and_keepdims_taken_where_torch_takes_them():
+    """torch's C++ functions and methods take axis= for dim= and keepdims= for keepdim=; those it defines in
+    Python (torch.norm, Tensor.split, ...) do not: webtorch's take them exactly where torch's do."""
+    import inspect
+    wrong = []
+    for prefix, theirs, ours in (("", torch, webtorch), ("Tensor.", torch.Tensor, webtorch.Tensor)):
+        for name in dir(ours):
+            fn = inspect.getattr_static(ours, name, None)
+            if name.startswith("_") or not inspect.isfunction(fn) or not hasattr(theirs, name):
+                continue
+            params = inspect.signature(fn).parameters
+            if "dim" not in params and "keepdim" not in params:
+                continue
+            torch_takes = not inspect.isfunction(getattr(theirs, name))
+            if torch_takes != _aliases_taken(fn):
+                wrong.append(prefix + name)
+    assert not wrong
+
+
+KEYWORD_CALLS = {
+    "sum-axis-keepdims": lambda T, x: T.sum(x, axis=0, keepdims=True),
+    "mean-method-axis": lambda T, x: x.mean(axis=1),
+    "max-axis": lambda T, x: T.max(x, axis=1).values,
+    "cat-axis": lambda T, x: T.cat([x, x], axis=1),
+    "softmax-axis": lambda T, x: T.softmax(x, axis=1),
+    "std-axis-keepdim": lambda T, x: x.std(axis=0, keepdim=True),
+    "cumsum-axis": lambda T, x: x.cumsum(axis=1),
+    "argmax-axis-keepdims": lambda T, x: x.argmax(axis=1, keepdims=True),
+    "split-method-split_size": lambda T, x: T.stack(x.split(split_size=1)),
+    "zeros-layout-pin": lambda T, x: T.zeros(2, 3, layout=T.strided, pin_memory=False, device=x.device),
+    "empty-channels-last": lambda T, x: T.zeros(1, 2, 3, 2).new_tensor(
+        T.empty(1, 2, 3, 2, memory_format=T.channels_last).stride()),
+    "rand_like-layout": lambda T, x: T.rand_like(x, layout=T.strided, memory_format=T.contiguous_format) * 0,
+    "tensor-pin": lambda T, x: T.tensor([1.0, 2.0], pin_memory=False),
+    "new_ones-layout": lambda T, x: x.new_ones(2, layout=T.strided),
+    "norm-axis-refused": lambda T, x: T.norm(x, axis=0),
+    "sum-axis-and-dim": lambda T, x: T.sum(x, 0, axis=0),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", list(KEYWORD_CALLS))
+def test_keyword_spellings_like_torch(name, device):
+    def run(T, dev):
+        try:
+            return to_plain(KEYWORD_CALLS[name](T, T.tensor(X, device=dev)))
+        except TypeError:
+            return "TypeError"
+    want, got = run(torch, "cpu"), run(webtorch, device)
+    if isinstance(want, str):
+        assert got == want
+    else:
+        assert_close(got, want, name=name)
+
+
+def test_factory_keywords_refuse_what_webtorch_lacks():
+    with pytest.raises(NotImplementedError, match="pinned"):
+        webtorch.zeros(2, pin_memory=True)
+    with pytest.raises(NotImplementedError, match="sparse"):
+        webtorch.ones(2, layout=webtorch.sparse_coo)

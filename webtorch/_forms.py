@@ -4,6 +4,9 @@ torch.X forms of nn.functional ops whose signature is the same, Tensor aliases (
 ndimension, ravel), and the properties that are constant because webtorch has no such tensors (is_sparse,
 is_quantized: always False, as torch's are for a dense tensor). Each is derived from an implemented op,
 so values, dtypes, errors and gradients are that op's."""
+import functools
+import inspect
+
 # torch.X_(input, *args) is input.X_(*args)
 INPLACE_FUNCTIONS = ("abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ atan_ atanh_ "
                      "ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ erf_ exp2_ exp_ expm1_ fill_ floor_ frac_ "
@@ -17,6 +20,19 @@ FUNCTIONAL_FORMS = ("conv1d conv2d conv_transpose2d layer_norm group_norm rms_no
 TENSOR_ALIASES = {"absolute": "abs", "absolute_": "abs_", "fix": "trunc", "fix_": "trunc_", "ndimension": "dim",
                   "arccosh_": "acosh_", "arcsinh_": "asinh_", "arctanh_": "atanh_", "greater_": "gt_",
                   "greater_equal_": "ge_", "less_": "lt_", "less_equal_": "le_", "not_equal_": "ne_"}
+# The factory keywords torch takes that webtorch's function lacks, per function: layout (strided only: sparse
+# tensors are issue 24's), pin_memory (False only: webtorch has no pinned host memory) and memory_format
+# (the result laid out so). *_like functions already take layout and memory_format.
+FACTORY_KEYWORDS = {"layout pin_memory": "zeros ones empty full rand randn randint randperm arange linspace eye "
+                                         "Tensor.new_zeros Tensor.new_ones Tensor.new_empty Tensor.new_full",
+                    "pin_memory": "tensor zeros_like ones_like empty_like full_like rand_like randn_like randint_like",
+                    "memory_format": "empty rand_like randn_like randint_like",
+                    "layout": "rand_like randn_like randint_like"}
+# torch's argument parser takes numpy's spellings for two parameters of its C++ functions and methods: axis
+# for dim, keepdims for keepdim (torch.sum(x, axis=0, keepdims=True)); the ones torch defines in Python do not.
+KEYWORD_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
+PYTHON_DEFINED = "norm split unique unique_consecutive Tensor.norm Tensor.split Tensor.unflatten Tensor.unique " \
+                 "Tensor.unique_consecutive"
 # Properties that are False for every tensor webtorch can make (dense, strided, unquantized, on its devices)
 ALWAYS_FALSE = ("is_sparse is_sparse_csr is_quantized is_nested is_mkldnn is_xla is_ipu is_maia is_mtia is_vulkan")
 
@@ -26,6 +42,64 @@ def _inplace_function(name):
         return getattr(input, name)(*args, **kwargs)
     form.__name__ = form.__qualname__ = name
     return form
+
+
+def _factory(fn, path, keywords, torch):
+    """fn taking torch's extra factory keywords too (only those listed for it)."""
+    @functools.wraps(fn)
+    def create(*args, **kwargs):
+        layout = kwargs.pop("layout", None) if "layout" in keywords else None
+        pin_memory = kwargs.pop("pin_memory", False) if "pin_memory" in keywords else False
+        memory_format = kwargs.pop("memory_format", None) if "memory_format" in keywords else None
+        if layout is not None and layout is not torch.strided:
+            raise NotImplementedError(f"webtorch: torch.{path}(layout={layout}): only torch.strided tensors exist "
+                                      "here (sparse tensors: issue 24)")
+        if pin_memory:
+            raise NotImplementedError(f"webtorch: torch.{path}(pin_memory=True): webtorch has no pinned host memory "
+                                      "(a tensor's memory is a WebGPU buffer or a numpy array)")
+        out = fn(*args, **kwargs)
+        if memory_format is not None and memory_format is not torch.preserve_format:
+            out = out.contiguous(memory_format=memory_format)
+        return out
+    return create
+
+
+def _aliasing(fn, name, params):
+    """fn taking axis= for dim= and keepdims= for keepdim= (where it has those parameters)."""
+    aliases = {alias: real for alias, real in KEYWORD_ALIASES.items() if real in params}
+
+    @functools.wraps(fn)
+    def aliased(*args, **kwargs):
+        if kwargs:
+            for alias, real in aliases.items():
+                if alias in kwargs:
+                    if real in kwargs:
+                        raise TypeError(f"{name}() got multiple values for argument '{real}'")
+                    kwargs[real] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+    aliased.keyword_aliases = aliases  # what it renames (tests/test_forms.py reads it)
+    return aliased
+
+
+def _attach_keywords(torch):
+    Tensor = torch.Tensor
+    for keywords, names in FACTORY_KEYWORDS.items():
+        for path in names.split():
+            owner, name = (Tensor, path[7:]) if path.startswith("Tensor.") else (torch, path)
+            fn = getattr(owner, name)
+            params = inspect.signature(fn).parameters
+            missing = {k for k in keywords.split() if k not in params}
+            if missing:
+                setattr(owner, name, _factory(fn, path, missing, torch))
+    skip = set(PYTHON_DEFINED.split())
+    for prefix, owner in (("", torch), ("Tensor.", Tensor)):
+        for name in dir(owner):
+            fn = inspect.getattr_static(owner, name, None)
+            if name.startswith("_") or prefix + name in skip or not inspect.isfunction(fn):
+                continue
+            params = inspect.signature(fn).parameters
+            if any(real in params and alias not in params for alias, real in KEYWORD_ALIASES.items()):
+                setattr(owner, name, _aliasing(fn, name, params))
 
 
 def attach(torch):
@@ -50,3 +124,6 @@ def attach(torch):
     Tensor.itemsize = property(lambda self: self.element_size())
     Tensor.nbytes = property(lambda self: self.element_size() * self.numel())
     Tensor.ravel = torch.ravel = lambda input: input.reshape(-1)
+    split = torch.split
+    Tensor.split = lambda self, split_size, dim=0: split(self, split_size, dim)  # torch's method's names
+    _attach_keywords(torch)
