@@ -208,9 +208,14 @@ def test_webgpu_kernel_matches_torch_on_a_larger_product():
     g = torch.Generator().manual_seed(0)
     dense = torch.randn(70, 90, generator=g) * (torch.rand(70, 90, generator=g) < 0.05)
     other = torch.randn(90, 33, generator=g, dtype=torch.float64)
-    s = webtorch.tensor(dense.tolist(), device="webgpu").to_sparse()
+    s = webtorch.tensor(dense.tolist(), device="webgpu").to_sparse().requires_grad_()
     got = webtorch.sparse.mm(s, webtorch.tensor(other.float().tolist(), device="webgpu"))
     same(got, (dense.double() @ other).float(), tol=1e-4)
+    # the sparse gradient (sddmm.wgsl): G Otherᵀ sampled at the entries
+    cotangent = torch.randn(70, 33, generator=g, dtype=torch.float64)
+    got.backward(webtorch.tensor(cotangent.float().tolist(), device="webgpu"))
+    expected = (cotangent @ other.t()).float().to_sparse().sparse_mask(dense.to_sparse())
+    same(s.grad, expected, tol=1e-4)
 
 
 ERRORS = [

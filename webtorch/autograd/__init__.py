@@ -583,8 +583,8 @@ def _spmm_rule(grad, out, s, d, masked):
     g_s = g_d = None
     if _needs_grad(s):
         rows, cols = s._sp_indices
-        g_s = sparse.SparseTensor(s._sp_indices, F.sum(grad.index_select(0, rows) * d.index_select(0, cols), -1),
-                                  s.shape, True) if masked else grad @ d.mT
+        g_s = sparse.SparseTensor(s._sp_indices, sparse.sampled_products(grad, d, rows, cols), s.shape, True) \
+            if masked else grad @ d.mT
     if _needs_grad(d):
         g_d = sparse.spmm_values(sparse.transposed_values(s), grad)
     return g_s, g_d

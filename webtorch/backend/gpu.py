@@ -573,6 +573,17 @@ def spmm(starts, cols, values, dense, n_rows):
     return out
 
 
+def sddmm(rows, cols, a, b):
+    """A new float32 storage: per entry k, the dot product of row rows[k] of a and row cols[k] of b (float32,
+    N columns each): A Bᵀ sampled at the entries (sddmm.wgsl)."""
+    (rows, r_off), (cols, c_off), (a, a_off), (b, b_off) = map(_flat, (rows, cols, a, b))
+    n = rows.numel()
+    out = empty(dt.float32, n)
+    out.runtime.run(kernels.sddmm(), [out.buffer, rows._storage.buffer, cols._storage.buffer, a._storage.buffer,
+                                      b._storage.buffer], [n, a.shape[1], r_off, c_off, a_off, b_off], -(-n // 256))
+    return out
+
+
 def along_layout(x, dim):
     """along.wgsl's words for x (after n_idx): inner size, offset and the outer, dim and inner strides;
     None when the dims before or after dim do not merge into one each."""

@@ -481,8 +481,13 @@ def take(d, address="offsets"):
 
 
 def spmm():
-    """Sparse (COO, rows sorted) times dense, float32: spmm.wgsl."""
+    """Sparse (CSR row pointers) times dense, float32: spmm.wgsl."""
     return ("spmm",), wgsl("spmm"), "wrrrr"
+
+
+def sddmm():
+    """A Bᵀ sampled at sparse entries, float32: sddmm.wgsl."""
+    return ("sddmm",), wgsl("sddmm"), "wrrrr"
 
 
 def _cas(t, combine):

@@ -421,6 +421,16 @@ def spmm_values(c, d):
     return F.zeros((m, n), dtype=d.dtype, device=d.device).index_add_(0, rows, products)
 
 
+def sampled_products(a, b, rows, cols):
+    """Per entry k, a[rows[k]] · b[cols[k]] (the dense a Bᵀ at the entries), without a graph: sddmm.wgsl
+    on webgpu for floats, gathers of the rows elsewhere."""
+    if a.device.type == "webgpu" and a.dtype.is_floating_point and rows.numel():
+        from ..backend import gpu
+        out = Tensor(gpu.sddmm(rows, cols, a.to(dt.float32), b.to(dt.float32)), rows.shape)
+        return out.to(a.dtype)
+    return F.sum(a.index_select(0, rows) * b.index_select(0, cols), -1)
+
+
 def transposed_values(c):
     """The coalesced transpose of a 2-D sparse c, without a graph."""
     return _coalesced(SparseTensor(c._sp_indices.flip(0), c._sp_values, (c.shape[1], c.shape[0]), False))[0]
