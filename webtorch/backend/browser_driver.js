@@ -114,6 +114,7 @@
       this.held = null;      // [pool, staging buffer] of the last synchronous readback, mapped until the next
       this.pendingError = undefined;
       this.socketWaits = 0;
+      this.marks = null;     // an Array: each synchronous readback's hops go there as label, performance.now() (bench/readback.py)
       device.lost.then((info) => { this.lost = info.message || info.reason || "unknown reason"; });
       device.addEventListener("uncapturederror", (event) => this.errors.push(event.error));
     }
@@ -329,6 +330,7 @@
     // submission. The copy is awaited together with the error scopes of the work before it.
     async readBuffer(id, offset, nbytes, dest, hold, batchBytes, arena, metaBytes) {
       this.check();
+      this.mark("readBuffer");
       this.releaseHeld();
       const size = Math.max(16, 2 ** Math.ceil(Math.log2(nbytes)));
       const free = this.staging.get(size) || [];
@@ -345,6 +347,7 @@
         this.queue.submit([encoder.finish()]);
         this.submitCount++;
       }
+      this.mark("submitted");
       const scopes = Promise.all(this.scopes.splice(0));
       try {
         await staging.mapAsync(GPUMapMode.READ);
@@ -353,6 +356,7 @@
         await this.raiseErrors(scopes);
         throw err;
       }
+      this.mark("mapped");
       const bytes = new Uint8Array(staging.getMappedRange(0, nbytes));
       if (hold) {
         this.held = [free, staging];
@@ -371,7 +375,12 @@
         }
       }
       await this.raiseErrors(scopes);
+      this.mark("checked");
       return bytes;
+    }
+
+    mark(label) {
+      if (this.marks) this.marks.push(label, performance.now());
     }
 
     // The staging buffer a held readback left mapped, unmapped and back in its pool.
@@ -392,7 +401,7 @@
       this.pendingError = undefined;
       this.result = null;
       this.pending = this.readBuffer(id, offset, nbytes, null, true, batchBytes, arena, metaBytes).then(
-        (bytes) => (this.result = bytes),
+        (bytes) => { this.mark("settled"); return (this.result = bytes); },
         (err) => { this.pendingError = String(err && err.message || err); return -5; });
     }
 
@@ -415,6 +424,7 @@
       const sock = sockfs.getSocket(fd);
       const ops = Object.create(sock.sock_ops);
       ops.recvmsgAsync = () => {
+        this.mark("suspend");
         const pending = this.pending || Promise.resolve(0);
         this.pending = null;
         this.socketWaits++;

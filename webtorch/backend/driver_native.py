@@ -44,6 +44,7 @@ class NativeDriver:
         self._buffers = {}
         self._pipelines = []
         self._bind_groups = {}
+        self._staging = {}  # size -> mappable buffers for readbacks (read_buffer)
         self._next_id = 1
         self.submit_count = 0
         self._timings = []  # submit_timed's timestamp buffers, until read_timings
@@ -76,12 +77,34 @@ class NativeDriver:
         self._guard(self.device.queue.write_buffer, self._buffers[bid], offset, data)
 
     def read_buffer(self, bid, offset, dest, batch=None):
-        """GPU bytes into dest, a writable Python buffer of the size to read; batch: pending kernels
-        (submit's arguments) to submit first."""
-        if batch is not None:
-            self.submit(*batch)
+        """GPU bytes into dest, a writable Python buffer of the size to read (a multiple of 4); batch:
+        pending kernels (submit's arguments), sent in the same submission as the copy. The copy goes
+        into a mappable staging buffer kept per size (powers of two) for the next readback, and comes
+        out of its mapped range into dest: one host copy."""
         dest = memoryview(dest).cast("B")
-        dest[:] = self._guard(self.device.queue.read_buffer, self._buffers[bid], offset, dest.nbytes)
+        nbytes = dest.nbytes
+        size = max(16, 1 << (nbytes - 1).bit_length())
+        free = self._staging.setdefault(size, [])
+        usage = self._wgpu.BufferUsage
+        staging = free.pop() if free else self._guard(self.device.create_buffer, size=size,
+                                                      usage=usage.MAP_READ | usage.COPY_DST)
+
+        def copy(encoder):
+            encoder.copy_buffer_to_buffer(self._buffers[bid], offset, staging, 0, nbytes)
+        try:
+            self.submit(*(batch or (None, b"", b"")), then=copy)
+            self._guard(self._map_read, staging, nbytes)
+            dest[:] = staging.read_mapped(0, nbytes, copy=False)
+            staging.unmap()
+        finally:
+            free.append(staging)
+
+    @staticmethod
+    def _map_read(staging, nbytes):
+        """Maps a staging buffer's first nbytes for reading, waiting. "READ_NOSYNC", as wgpu-py's own
+        queue.read_buffer maps: "READ" first submits an empty command buffer (for buffers nothing wrote
+        yet), one more submission per readback (~40% of a 4-byte one's time on lavapipe)."""
+        staging.map_async("READ_NOSYNC", 0, nbytes).sync_wait()
 
     async def read_buffer_async(self, bid, offset, dest):
         self.read_buffer(bid, offset, dest)
@@ -104,18 +127,23 @@ class NativeDriver:
         self._pipelines.append((pipeline, layout, meta_window))
         return len(self._pipelines) - 1
 
-    def submit(self, arena, meta, commands):
+    def submit(self, arena, meta, commands, then=None):
         """Writes meta (bytes) into the arena buffer, then encodes a batch of kernels into one compute
         pass and submits it. commands: the runtime's words, per kernel: pipeline, meta offset,
-        workgroups x, y, z, buffer count, buffer ids."""
-        self.write_buffer(arena, 0, meta)
-        if not len(commands):
+        workgroups x, y, z, buffer count, buffer ids. then(encoder), if given, records more commands
+        into the same submission (a readback's copy)."""
+        if len(meta):
+            self.write_buffer(arena, 0, meta)
+        if not len(commands) and then is None:
             return
         encoder = self.device.create_command_encoder()
-        compute_pass = encoder.begin_compute_pass()
-        for kernel in self._kernels(commands):
-            self._dispatch(compute_pass, *kernel)
-        compute_pass.end()
+        if len(commands):
+            compute_pass = encoder.begin_compute_pass()
+            for kernel in self._kernels(commands):
+                self._dispatch(compute_pass, *kernel)
+            compute_pass.end()
+        if then is not None:
+            then(encoder)
         self._guard(self.device.queue.submit, [encoder.finish()])
         self.submit_count += 1
 

@@ -102,22 +102,67 @@ def from_bytes(dtype, data):
     return from_host(dtype, cpu.host_array(dtype, data.tobytes() if data.__class__ is not memoryview else data))
 
 
+# Readbacks of more float16 elements than this (where they are stored as f16) are widened to f32 by a copy
+# kernel in the readback's submission: the host keeps float16 as float32 values, and the GPU converts in bulk
+# where the host has only struct's per-element unpacking (no numpy in Pyodide's core).
+WIDEN_HALVES_ON_GPU = 1024
+
+
 def _readback(storage, offset, numel):
-    """Where a readback of elements [offset, offset + numel) starts (bytes), the host buffer it fills,
-    and how many leading elements to skip: copies are 4-byte aligned, so halves start at an even one."""
+    """(the storage to read, where the readback starts in it (bytes), the host buffer it fills, how many
+    leading elements to skip): copies are 4-byte aligned, so halves start at an even one."""
     if kernels.half_stored(storage.dtype):
+        if numel > WIDEN_HALVES_ON_GPU:
+            return _widened(storage, offset, numel), 0, array.array("f", [0]) * numel, 0
         skip = offset % 2
-        return (offset - skip) * 2, bytearray(-(-(numel + skip) // 2) * 4), skip
-    return offset * 4, array.array(_GPU_TYPECODE[storage.dtype], [0]) * numel, 0
+        return storage, (offset - skip) * 2, bytearray(-(-(numel + skip) // 2) * 4), skip
+    return storage, offset * 4, array.array(_GPU_TYPECODE[storage.dtype], [0]) * numel, 0
+
+
+class _Range:
+    """Elements [offset, offset + numel) of a storage, as the flat view an ElementwiseLaunch reads."""
+    __slots__ = ("_storage", "shape", "_stride", "_offset", "dtype")
+
+    def __init__(self, storage, offset, numel):
+        self._storage, self.shape, self._stride, self._offset, self.dtype = storage, (numel,), (1,), offset, storage.dtype
+
+
+def _widened(storage, offset, numel):
+    """A new float32 storage of f16-stored elements [offset, offset + numel), converted by a copy kernel."""
+    from ..ops_table import ELEMENTWISE
+    out, src = _Range(empty(dt.float32, numel), 0, numel), _Range(storage, offset, numel)
+    ElementwiseLaunch(ELEMENTWISE["copy"], out, [src], [dt.float32])(out, [src])
+    return out._storage
+
+
+_NONZERO = bytes([0] + [1] * 255)  # bytes.translate: a byte as 0 or 1
+_SIGN = bytes([0] * 128 + [255] * 128)  # bytes.translate: a word's top byte as the bytes that extend its sign
 
 
 def _host(dtype, raw, skip, numel):
-    """An array.array of dtype's host typecode from the GPU-layout readback."""
-    if kernels.half_stored(dtype):
+    """An array.array of dtype's host typecode from the GPU-layout readback. The narrow integers, int64 and
+    bool are converted in bulk, from the words' byte planes (every 4th byte: one slice each) by slicing,
+    bytes.translate and big-int or: no Python object per element."""
+    if raw.__class__ is bytearray:  # a few f16 halves
         return array.array("f", struct.unpack_from(f"<{numel}e", raw, 2 * skip))
-    if dtype is dt.bool_:  # stored as u32: anything nonzero (an uninitialised empty()) is True
-        return array.array("B", map(bool, raw))
-    return raw if raw.typecode == dtype.typecode else array.array(dtype.typecode, raw)
+    if raw.typecode == dtype.typecode:
+        return raw
+    words = raw.tobytes()
+    planes = [words[k::4] for k in range(4)]  # little-endian words: plane 0 holds the low bytes
+    if dtype is dt.bool_:  # stored as u32: any nonzero word (an uninitialised empty()) is True
+        word = 0
+        for plane in planes:
+            word |= int.from_bytes(plane, "little")
+        host = word.to_bytes(numel, "little").translate(_NONZERO)
+    else:  # uint8, int8, int16: the low bytes (the GPU keeps their values wrapped); int64: the word, then its sign
+        width = dtype.itemsize
+        host = bytearray(width * numel)
+        sign = planes[3].translate(_SIGN) if width > 4 else None
+        for k in range(width):
+            host[k::width] = planes[k] if k < 4 else sign
+    values = array.array(dtype.typecode)
+    values.frombytes(host)
+    return values
 
 
 def known_range(storage):
@@ -132,13 +177,13 @@ def set_known_range(storage, low, high):
 
 def to_host(storage, offset, numel):
     """Elements [offset, offset + numel) of a storage, as an array.array of the host typecode."""
-    start, raw, skip = _readback(storage, offset, numel)
-    return _host(storage.dtype, storage.runtime.download(storage.buffer, raw, start), skip, numel)
+    source, start, raw, skip = _readback(storage, offset, numel)
+    return _host(storage.dtype, storage.runtime.download(source.buffer, raw, start), skip, numel)
 
 
 async def to_host_async(storage, offset, numel):
-    start, raw, skip = _readback(storage, offset, numel)
-    return _host(storage.dtype, await storage.runtime.download_async(storage.buffer, raw, start), skip, numel)
+    source, start, raw, skip = _readback(storage, offset, numel)
+    return _host(storage.dtype, await storage.runtime.download_async(source.buffer, raw, start), skip, numel)
 
 
 def _is_contiguous_over(t, shape):
