@@ -11,10 +11,10 @@ time by raw WebGPU's for the same bytes (1.0: webtorch adds nothing). The raw re
 WebGPU program does: copyBufferToBuffer into a mappable buffer, map it, copy the mapped bytes out.
 On a CPU adapter (lavapipe, SwiftShader) only the ratios mean something.
 """
-import array
 import json
 import sys
 import time
+from pathlib import Path
 
 now = time.perf_counter
 SIZES = {"native": {"reps": 20, "big": 1 << 20, "huge": 1 << 24, "sums": [1 << 20, 1 << 22, 1 << 24]},
@@ -206,7 +206,6 @@ RAW_JS = """async (cfg) => {
 
 
 def run_chromium(cfg):
-    from pathlib import Path
     repo = Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(repo / "tests" / "browser"))
     sys.path.insert(0, str(repo / "scripts"))
@@ -229,18 +228,19 @@ def run_chromium(cfg):
             raw = {int(k): v for k, v in page.evaluate(RAW_JS, cfg).items()}
             source = Path(__file__).read_text()
             code = f"import json\nns = {{'__name__': 'bench_readback'}}\nexec({source!r}, ns)\n" \
-                   f"json.dumps(ns['webtorch_figures'](json.loads({json.dumps(json.dumps(cfg))})))"
-            figures = json.loads(page.evaluate("(code) => runPython(code)", code))
+                   f"cfg = json.loads({json.dumps(json.dumps(cfg))})\n" \
+                   "json.dumps([ns['webtorch_figures'](cfg), ns['profile_item'](cfg)])"
+            figures, profile = json.loads(page.evaluate("(code) => runPython(code)", code))
             info = page.evaluate("runPython('import webtorch; str(webtorch.webgpu.adapter_info())')")
             version = browser.version
             browser.close()
     finally:
         server.shutdown()
         server.server_close()
-    return figures, raw, f"Chromium {version} (Pyodide, JSPI); {info}"
+    return figures, profile, raw, f"Chromium {version} (Pyodide, JSPI); {info}"
 
 
-def report(target, figures, raw, where):
+def report(target, figures, profile, raw, where):
     """Markdown rows: webtorch's figure, raw WebGPU's for the same bytes, the ratio."""
     lines = [f"# Readback and reductions: webtorch vs raw WebGPU ({target})", "", f"Adapter: {where}", "",
              f"Command: `python bench/readback.py{' --target ' + target if target != 'native' else ''}`; "
@@ -266,6 +266,9 @@ def report(target, figures, raw, where):
             sm = next(v for k, v in figures.items() if k.startswith(f"sum {n} "))
             sum_rate = sm[2] / sm[0]
             lines.append(f"| {n} | {add / 1e9:.2f} | {sum_rate / 1e9:.2f} | {sum_rate / add:.2f} |")
+    for case, hops in (profile or {}).items():
+        lines += ["", f"Where `{case}` goes (profile_item: medians per hop, µs):", "", "| hop | µs |", "|---|---|"]
+        lines += [f"| {hop} | {us:.1f} |" for hop, us in hops]
     return "\n".join(lines) + "\n"
 
 
@@ -273,24 +276,26 @@ def main():
     import argparse
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", choices=["native", "chromium"], default="native")
-    parser.add_argument("--write", action="store_true", help="write bench/results/readback_<target>.md and .json")
+    parser.add_argument("--write", action="store_true", help="write readback_<target>.md and .json into --out")
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
+    parser.add_argument("--name", help="the results' name (default: readback_<target>)")
     args = parser.parse_args()
     cfg = SIZES[args.target]
     if args.target == "native":
         import webtorch
         figures = webtorch_figures(cfg)
+        profile = profile_item(cfg)
         raw = raw_native(cfg)
-        where = "wgpu-py " + str(webtorch.webgpu.adapter_info())
+        where = f"wgpu-py {webtorch.webgpu.adapter_info()} (webtorch from {Path(webtorch.__file__).parent})"
     else:
-        figures, raw, where = run_chromium(cfg)
-    text = report(args.target, figures, raw, where)
+        figures, profile, raw, where = run_chromium(cfg)
+    text = report(args.target, figures, profile, raw, where)
     print(text)
     if args.write:
-        from pathlib import Path
-        results = Path(__file__).resolve().parent / "results"
-        (results / f"readback_{args.target}.md").write_text(text)
-        (results / f"readback_{args.target}.json").write_text(
-            json.dumps({"where": where, "webtorch": figures, "raw": raw}, indent=1) + "\n")
+        name = args.name or f"readback_{args.target}"
+        (Path(args.out) / f"{name}.md").write_text(text)
+        (Path(args.out) / f"{name}.json").write_text(
+            json.dumps({"where": where, "webtorch": figures, "profile": profile, "raw": raw}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
