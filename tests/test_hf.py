@@ -144,3 +144,17 @@ def test_tokenizer_matches_the_tokenizers_library():
         assert ours.encode(sample) == ids, sample
         assert ours.decode(ids) == tok.decode(ids, skip_special_tokens=False)
         assert ours.decode(ids, skip_special_tokens=True) == tok.decode(ids, skip_special_tokens=True)
+
+
+def test_quantize_on_load_equals_quantize_after():
+    """from_pretrained(quantization_config=Int8WeightOnlyConfig()) gives the logits of the float model
+    quantized afterwards by quantize_: the same arithmetic, layer by layer while loading."""
+    from webtorch.ao.quantization import Int8WeightOnlyConfig, quantize_
+    path, _ = saved("qwen3")
+    ids = webtorch.tensor(hf_tiny.PROMPT, device="webgpu")
+    on_load = hf.from_pretrained(path, quantization_config=Int8WeightOnlyConfig())
+    after = quantize_(hf.from_pretrained(path), Int8WeightOnlyConfig())
+    assert type(on_load.model.layers[0].mlp.up_proj) is type(after.model.layers[0].mlp.up_proj) \
+        is not webtorch.nn.Linear
+    with webtorch.no_grad():
+        assert on_load(ids).tolist() == after(ids).tolist()

@@ -148,6 +148,42 @@ def test_too_large_allocation_raises_out_of_memory():
     assert isinstance(webgpu.OutOfMemoryError("x"), RuntimeError)
 
 
+LOWERED_LIMIT_AND_DEVICE_LOSS = r"""
+import os, webtorch, pytest
+from webtorch.backend import webgpu
+from webtorch.errors import DeviceLostError
+assert webgpu.runtime().limits["max_storage_buffer_binding_size"] == 1 << 20
+kept = webtorch.ones(1000, device="webgpu")
+with pytest.raises(webtorch.OutOfMemoryError, match=r"a tensor of 4.00 MiB .*maxStorageBufferBindingSize: 1.00 MiB.*"
+                   r"0.00 MiB is allocated"):
+    webtorch.zeros(1 << 20, device="webgpu")
+x = webtorch.ones(4, device="webgpu")
+lost = webgpu.runtime()
+lost.driver.device.destroy()
+for use in (lambda: (x * 2).tolist(), lambda: x.tolist()):  # the lost device's tensors stay unusable
+    with pytest.raises(DeviceLostError, match="device was lost .*new device at the next use"):
+        use()
+assert (webtorch.arange(3.0, device="webgpu") * 2).tolist() == [0, 2, 4]  # a new device
+assert webgpu.runtime() is not lost
+print("ok")
+"""
+
+
+def test_lowered_binding_limit_and_device_loss():
+    """WEBTORCH_WEBGPU_MAX_BINDING_SIZE lowers the binding limit (a 4 MiB tensor then raises OutOfMemoryError
+    naming its size, the limit and what is in use); a destroyed device raises DeviceLostError on every
+    use of its tensors, and the next new tensor starts a new device. In a process of its own: destroying
+    the device would take every tensor of this one with it."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, WEBTORCH_WEBGPU_MAX_BINDING_SIZE=str(1 << 20), PYTHONPATH=root)
+    r = subprocess.run([sys.executable, "-c", LOWERED_LIMIT_AND_DEVICE_LOSS], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]
+
+
 def test_adapter_info():
     assert webgpu.is_available()
     info = webgpu.adapter_info()

@@ -4,14 +4,32 @@ It has the same small interface as the browser driver (driver_browser.py / brows
 buffers and pipelines are integer ids, `submit` encodes a batch of recorded kernels into one
 compute pass and sends it. Bind groups are cached per (pipeline, buffers).
 """
-from ..errors import OutOfMemoryError, ValidationError, WebGPUUnavailableError
+import functools
+
+from ..errors import DeviceLostError, OutOfMemoryError, ValidationError, WebGPUUnavailableError
+
+
+def _translated(method):
+    """A driver method whose wgpu errors become webtorch's (NativeDriver._translate), and which raises
+    DeviceLostError at once on a device found lost."""
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        if self.lost:
+            raise self._lost_error()
+        try:
+            return method(self, *args, **kwargs)
+        except (self._wgpu.GPUValidationError, self._wgpu.GPUOutOfMemoryError) as e:
+            raise self._translate(e) from e
+    return call
 
 
 class NativeDriver:
     # naga (wgpu-native 0.32) refuses WGSL's `enable subgroups;`: the device feature enables them
     WGSL_ENABLES_SUBGROUPS = False
     name = "native"
-    lost = False  # wgpu-py raises on a lost device; the runtime over this driver stays
+    # why the device was lost, once a call found it lost (device.destroy(), a driver reset): every later
+    # call raises DeviceLostError, and webtorch.backend.webgpu.runtime() starts a new device
+    lost = None
 
     def __init__(self):
         try:
@@ -49,14 +67,26 @@ class NativeDriver:
         self.submit_count = 0
         self._timings = []  # submit_timed's timestamp buffers, until read_timings
 
+    def _translate(self, e):
+        text = str(e)
+        if "device is lost" in text.lower():
+            self.lost = text.strip().splitlines()[-1].strip()
+            return self._lost_error()
+        if isinstance(e, self._wgpu.GPUOutOfMemoryError):
+            return OutOfMemoryError(f"WebGPU out of memory: {e}. Free tensors or call webtorch.webgpu.empty_cache()")
+        return ValidationError(f"WebGPU validation error: {e}")
+
+    def _lost_error(self):
+        return DeviceLostError(f"the WebGPU device was lost ({self.lost}); its tensors are gone. webtorch starts a "
+                               "new device at the next use: create new tensors (load the weights again).")
+
     def _guard(self, fn, *args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except self._wgpu.GPUValidationError as e:
-            raise ValidationError(f"WebGPU validation error: {e}") from e
-        except self._wgpu.GPUOutOfMemoryError as e:
-            raise OutOfMemoryError(f"WebGPU out of memory: {e}. Free tensors or call webtorch.webgpu.empty_cache()") from e
+        except (self._wgpu.GPUValidationError, self._wgpu.GPUOutOfMemoryError) as e:
+            raise self._translate(e) from e
 
+    @_translated
     def create_buffer(self, nbytes, checked=False):
         """checked: wgpu-native reports an allocation failure during the call, so always."""
         usage = self._wgpu.BufferUsage
@@ -73,9 +103,11 @@ class NativeDriver:
             del self._bind_groups[key]
         buf.destroy()
 
+    @_translated
     def write_buffer(self, bid, offset, data):
         self._guard(self.device.queue.write_buffer, self._buffers[bid], offset, data)
 
+    @_translated
     def read_buffer(self, bid, offset, dest, batch=None):
         """GPU bytes into dest, a writable Python buffer of the size to read (a multiple of 4); batch:
         pending kernels (submit's arguments), sent in the same submission as the copy. The copy goes
@@ -109,6 +141,7 @@ class NativeDriver:
     async def read_buffer_async(self, bid, offset, dest):
         self.read_buffer(bid, offset, dest)
 
+    @_translated
     def create_pipeline(self, code, access, meta_window):
         """access: 'w' or 'r' per binding after the meta binding (binding 0)."""
         wgpu = self._wgpu
@@ -127,6 +160,7 @@ class NativeDriver:
         self._pipelines.append((pipeline, layout, meta_window))
         return len(self._pipelines) - 1
 
+    @_translated
     def submit(self, arena, meta, commands, then=None):
         """Writes meta (bytes) into the arena buffer, then encodes a batch of kernels into one compute
         pass and submits it. commands: the runtime's words, per kernel: pipeline, meta offset,
@@ -147,6 +181,7 @@ class NativeDriver:
         self._guard(self.device.queue.submit, [encoder.finish()])
         self.submit_count += 1
 
+    @_translated
     def submit_timed(self, arena, meta, commands):
         """submit, with each kernel in a compute pass of its own that writes its begin and end
         timestamps (webtorch.profiler; needs "timestamp-query"). read_timings returns them."""
@@ -169,6 +204,7 @@ class NativeDriver:
         self.submit_count += 1
         self._timings.append((queries, stamps))
 
+    @_translated
     def read_timings(self):
         """The timestamps (ns) of the kernels submit_timed sent since the last call: begin, end per kernel."""
         out = []

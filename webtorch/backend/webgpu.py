@@ -63,7 +63,13 @@ class Buffer:
 class Runtime:
     def __init__(self, driver):
         self.driver = driver
-        self.limits = driver.limits
+        # WEBTORCH_WEBGPU_MAX_BINDING_SIZE (bytes) lowers the largest buffer a kernel may bind below the
+        # adapter's: how a test or a user sees on a desktop GPU what a phone's 128 MiB limit does
+        self.limits = dict(driver.limits)
+        lowered = os.environ.get("WEBTORCH_WEBGPU_MAX_BINDING_SIZE")
+        if lowered:
+            self.limits["max_storage_buffer_binding_size"] = min(int(lowered),
+                                                                 driver.limits["max_storage_buffer_binding_size"])
         # the device's WebGPU features ("shader-f16": float16 stored as f16), less those hidden by
         # WEBTORCH_WEBGPU_HIDE_FEATURES (comma-separated): how a test or a user sees what webtorch does
         # on adapters without them
@@ -137,10 +143,13 @@ class Runtime:
         free.append(buf)
 
     def check_size(self, nbytes):
-        if bucket(nbytes) > self.limits["max_storage_buffer_binding_size"]:
+        limit = self.limits["max_storage_buffer_binding_size"]
+        if bucket(nbytes) > limit:
             raise errors.OutOfMemoryError(
-                f"webtorch: a {nbytes}-byte tensor exceeds this GPU's largest buffer "
-                f"({self.limits['max_storage_buffer_binding_size']} bytes)")
+                f"webtorch: a tensor of {_mib(nbytes)} ({nbytes} bytes) exceeds the largest buffer a WebGPU kernel "
+                f"may bind on this device (maxStorageBufferBindingSize: {_mib(limit)}); {_mib(self.allocated_bytes)} "
+                f"is allocated by live tensors. webtorch keeps each tensor in one buffer: split it (e.g. an "
+                f"embedding's rows into several tensors) or use a smaller dtype.")
 
     def _new_buffer(self, size, nbytes):
         self.check_size(nbytes)
