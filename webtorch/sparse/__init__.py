@@ -63,9 +63,11 @@ def _sparse_refusal(name):
 def _sparse_first(dense_fn, sparse_fn, positions):
     """dense_fn, or sparse_fn where an argument at one of positions is a SparseTensor."""
     @functools.wraps(dense_fn)
-    def op(*args, **kwargs):
-        if any(len(args) > i and isinstance(args[i], SparseTensor) for i in positions):
-            return sparse_fn(*args, **kwargs)
+    def op(*args, **kwargs):  # (on the dense ops' hot path: a class check per position, no generator)
+        n = len(args)
+        for i in positions:
+            if i < n and args[i].__class__ is SparseTensor:
+                return sparse_fn(*args, **kwargs)
         return dense_fn(*args, **kwargs)
     return op
 
@@ -80,7 +82,7 @@ def attach(package):
         setattr(package, name, _sparse_first(getattr(package, name), sparse_fn, positions))
         setattr(Tensor, name, _sparse_first(getattr(Tensor, name), sparse_fn, positions))
     package.spmm = package.mm
-    for name in _coo.VALUEWISE + ("mul", "multiply", "div", "divide", "true_divide"):
+    for name in _coo.VALUEWISE + ("mul", "multiply", "div", "divide", "true_divide", "add", "sub", "subtract"):
         if name in vars(package):  # (not the names webtorch refuses for dense tensors too)
             setattr(package, name, _sparse_first(getattr(package, name), _method(name), (0,)))
     Tensor.__matmul__ = _sparse_first(Tensor.__matmul__, _coo.matmul, (1,))

@@ -199,6 +199,26 @@ def _scaled(name, scale):
     return op
 
 
+def _summed(name, sign):
+    """s + alpha * other (or s - alpha * other) for a sparse other of s's size: both tensors' entries,
+    uncoalesced (torch sometimes merges equal indices: the same tensor); a dense other is refused as torch
+    refuses it."""
+    def op(self, other, *, alpha=1):
+        if not isinstance(other, SparseTensor):
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")  # sub too
+        if tuple(other.shape) != tuple(self.shape) or other.sparse_dim() != self.sparse_dim():
+            raise RuntimeError(f"{name}: expected 'self' and 'other' to have same size and sparse_dim, but "
+                               f"{list(self.shape)} != {list(other.shape)}")
+        scale = sign * alpha
+        other_values = values_of(other) if scale == 1 else values_of(other) * scale
+        return build(F.cat([self._sp_indices, other._sp_indices], 1), F.cat([values_of(self), other_values]),
+                     self.shape, False)
+    op.__name__ = name
+    return op
+
+
+SparseTensor.add = SparseTensor.__add__ = _summed("add", 1)
+SparseTensor.sub = SparseTensor.__sub__ = SparseTensor.subtract = _summed("sub", -1)
 for _name in VALUEWISE:
     setattr(SparseTensor, _name, _valuewise(_name))
 SparseTensor.__neg__ = SparseTensor.neg
