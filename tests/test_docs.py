@@ -96,6 +96,15 @@ def test_docstrings_render_as_prose():
                    "Example\\:", "", "::", "", "       x = 1", ""]
 
 
+
+def test_undocumented_names_point_at_torch(site):
+    """A name without a docstring of its own reads as its torch twin's, only where torch has that name."""
+    _, html, _ = site
+    nn_page = (html / "api" / "webtorch.nn.html").read_text(encoding="utf-8")
+    assert "PyTorch 2.13’s <code" in nn_page and "torch.nn.AdaptiveAvgPool2d" in nn_page
+    st_page = (html / "api" / "webtorch.safetensors.html").read_text(encoding="utf-8")
+    assert 'id="webtorch.safetensors.load_file"' in st_page and "PyTorch 2.13" not in st_page
+
 @pytest.mark.parametrize("page", sorted(runnable_pages()))
 def test_code_blocks_run(page, tmp_path, monkeypatch):
     """Each page's Python blocks, in order, in one namespace, in a scratch folder."""

@@ -217,8 +217,26 @@ def docstring_rst(lines: list[str]) -> list[str]:
     return out
 
 
+def _in_torch(path):
+    """Whether real torch (if installed) has this dotted path."""
+    try:
+        obj = importlib.import_module("torch")
+    except ImportError:
+        return False
+    for part in path.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return False
+    return True
+
+
 def _process_docstring(app, what, name, obj, options, lines):
     lines[:] = docstring_rst(list(lines))
+    twin = "torch." + name.removeprefix("webtorch.")
+    if not lines and what in ("function", "class", "method") and _in_torch(twin):
+        # no docstring of its own: it is the counterpart of torch's name at the same path
+        lines[:] = [f"PyTorch 2.13's \\ ``{twin}``\\ , with its arguments and defaults; where webtorch differs, "
+                    ":doc:`/limits` says so.", ""]
 
 
 # -- the home page's toctrees ------------------------------------------------------------------------------
