@@ -31,7 +31,7 @@ fi
 "$PY" -m pip install -q expecttest==0.3.0 hypothesis==6.155.2
 # the suite runs on every core (scripts/test.sh): browser tests as one group on one worker
 "$PY" -m pip install -q pytest-xdist==3.8.0 execnet==2.1.2
-# Libraries run with `import torch` answered by webtorch (tests/test_as_torch.py, README "import torch"), pinned.
+# Libraries run with `import torch` answered by webtorch (tests/test_as_torch.py, docs/compatibility.md "import torch"), pinned.
 # torchvision first and without dependencies: PyPI's 0.28.0 (the release paired with torch 2.13) names torch==2.13.0,
 # which the CPU wheel above satisfies, but a resolver may still reach for another torch build.
 "$PY" -m pip install -q --no-deps torchvision==0.28.0

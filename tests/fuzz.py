@@ -15,7 +15,7 @@ text on each device. After every step its result, and at the end every variable,
                        that agrees with torch when run on torch's inputs: see amplified()
   ROUNDING             (not a bug) a sum's WRONG-VALUE within float32's error bound: within_rounding()
   ALIASING, UNDEFINED  documented limits (memory layouts, overlapping in-place ops): see triage()
-  MIXED                (not a bug) each differing element AMPLIFIED, ROUNDING or a README limit: triage()
+  MIXED                (not a bug) each differing element AMPLIFIED, ROUNDING or a documented limit (docs/limits.md): triage()
 
 A failure is minimised (statements dropped, views made contiguous, inputs shrunk while the same kind
 of failure remains) and printed as a Python program.
@@ -48,7 +48,7 @@ EDGE = [float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 1.0, -1.0, 0.5, -2
         1e30, -1e-30, 1e-38, 1e-45, -1e-45, 88.5, -104.0, 16777217.0, 1e-7]
 EDGE_INTS = [0, 1, -1, 2, -7, 127, 2**31 - 1, -2**31, 65536]
 
-# Findings that are deliberate differences, each a README "Known limits" entry with a test in
+# Findings that are deliberate differences, each an entry of docs/limits.md with a test in
 # tests/test_known_limits.py (or, for AMPLIFIED, no bug at all): (kind, device (None: either), regex
 # searched in "statement | message", reason[, regex the program must contain]). Runs report them as
 # known; any other finding fails tests/test_fuzz.py.
@@ -56,24 +56,24 @@ _NEAR_LIMIT = r"3e\+38|1e\+30|16777217|float\('-?inf'\)"  # values whose sums ca
 KNOWN = [
     ("AMPLIFIED", None, r"", "not a bug: a difference within TOL that an ill-conditioned op amplified (amplified())"),
     ("ROUNDING", None, r"", "not a bug: both sums within float32's error bound of a sum that cancels (within_rounding())"),
-    ("MIXED", None, r"", "not a bug: each differing element AMPLIFIED, ROUNDING or a README limit (counted in the "
+    ("MIXED", None, r"", "not a bug: each differing element AMPLIFIED, ROUNDING or a documented limit (docs/limits.md) (counted in the "
      "message; triage())"),
-    ("ALIASING", None, r"", "README Known limits: memory layouts (a result that is a view in one and a copy in the "
+    ("ALIASING", None, r"", "docs/limits.md: memory layouts (a result that is a view in one and a copy in the "
      "other; a later in-place write shows through it)"),
-    ("UNDEFINED", None, r"", "README Known limits: an in-place op whose operand overlaps the written tensor"),
+    ("UNDEFINED", None, r"", "docs/limits.md: an in-place op whose operand overlaps the written tensor"),
     ("WRONG-VALUE", "webgpu", r"\.to\(torch\.int(32|64)\).*expected -(2147483648|9223372036854775808)$",
-     "README Known limits: a float outside the integer range converts by clamping on webgpu"),
+     "docs/limits.md: a float outside the integer range converts by clamping on webgpu"),
     ("WRONG-VALUE", None, r"(remainder|fmod| % ).*expected 'nan'",
-     "README Known limits, float32 accuracy: torch's vectorised fmod/remainder give NaN where a/b overflows"),
+     "docs/limits.md, float32 accuracy: torch's vectorised fmod/remainder give NaN where a/b overflows"),
     ("WRONG-VALUE", None, r"\b(add|sub|rsub)\(.*alpha=.*: actual -?[0-9][0-9.e+-]*, expected '-?inf'$",
-     "README Known limits, float32 accuracy: torch's CPU loop rounds alpha * other first for a broadcast other "
+     "docs/limits.md, float32 accuracy: torch's CPU loop rounds alpha * other first for a broadcast other "
      "in part of a row (inf where the fused multiply-add is finite)"),
     ("WRONG-VALUE", None, r"torch\.(sinh|cosh)\(.*expected '-?inf'",
-     "README Known limits, float32 accuracy: torch's vectorised sinh/cosh overflow above 88.72"),
+     "docs/limits.md, float32 accuracy: torch's vectorised sinh/cosh overflow above 88.72"),
     ("WRONG-VALUE", None, r"torch\.norm\(.*expected 'inf'",
-     "README Known limits: norms divide by the largest magnitude first and stay finite where torch overflows"),
+     "docs/limits.md: norms divide by the largest magnitude first and stay finite where torch overflows"),
     ("WRONG-VALUE", None, r"torch\.(sum|mean|prod|cumsum|cumprod|logsumexp|std|var|norm)\(",
-     "README Known limits: the order of accumulation (sums that cancel or overflow near the float32 limit)",
+     "docs/limits.md: the order of accumulation (sums that cancel or overflow near the float32 limit)",
      _NEAR_LIMIT),
 ]
 
@@ -397,7 +397,7 @@ def compare(expected, actual, device):
         i, e = expected.error
         if actual.error is None:
             if str(e) == "ZeroDivisionError":
-                return None  # README "Known limits": integer division by zero gives 0
+                return None  # docs/limits.md: integer division by zero gives 0
             return "EXCEPTION-MISMATCH", i, "torch raises %s: %s; webtorch on %s does not" % (
                 type(e).__name__, _msg(e), device)
         j, a = actual.error
@@ -411,7 +411,7 @@ def compare(expected, actual, device):
         return _crash_or_refusal(a, j, device)
     for (i, e), (_, a) in zip(expected.steps, actual.steps):
         if device == "webgpu" and _beyond_int32(e):
-            return None  # README "Known limits": int64 is 32 bits on the GPU (wraps)
+            return None  # docs/limits.md: int64 is 32 bits on the GPU (wraps)
         msg = _mismatch(a, e)
         if msg:
             return "WRONG-VALUE", i, msg
@@ -468,14 +468,14 @@ def triage(lines, i, device, expected, actual, message):
     """(kind, line index, message) of a WRONG-VALUE at statement i (message "final value of ...": in a
     variable's value at the end) by its cause:
       ALIASING     the variables share memory differently in torch and webtorch (a result that is a
-                   view in one and a copy in the other: README Known limits, memory layouts) and an
+                   view in one and a copy in the other: docs/limits.md, memory layouts) and an
                    in-place write went through one of them
       UNDEFINED    statement i writes in place into a tensor that one of its operands overlaps (not
-                   the tensor itself): torch's result follows its loop order (README Known limits)
+                   the tensor itself): torch's result follows its loop order (docs/limits.md)
     or else element by element (each differing element of statement i's tensor needs a cause):
       AMPLIFIED    see amplified()
       ROUNDING     see within_rounding()
-      WRONG-VALUE  (kept with its message for known_reason) each element a README limit of KNOWN
+      WRONG-VALUE  (kept with its message for known_reason) each element a documented limit (docs/limits.md) of KNOWN
       MIXED        (not a bug) each element one of these, not all the same (the causes are counted)
       WRONG-VALUE  some element none of these: the message names the first such"""
     import torch
@@ -487,7 +487,7 @@ def triage(lines, i, device, expected, actual, message):
         env_t, env_w, upto = run(torch, lines[:i], "cpu").env, run(webtorch, lines[:i], device).env, i
     if any(_INPLACE.search(l) for l in lines[:upto]) and _alias_groups(env_t, torch) != _alias_groups(env_w, webtorch):
         return "ALIASING", i, message
-    if final:  # each differing element a README limit, else the message names one that is not
+    if final:  # each differing element a documented limit (docs/limits.md), else the message names one that is not
         name = message[len("final value of "):].split(":", 1)[0]
         want, got = expected.final[name], actual.final.get(name, {"kind": "none"})
         differ = differing(got, want, **TOL) if _same_layout(got, want) else []
@@ -738,7 +738,7 @@ def main(argv):
     kinds = {}
     for f in findings:
         kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
-    print("%d programs (seeds %d..%d) in %.0f s: %s (%d of them known: README limits, or no bug)" % (ran, args.seed, args.seed + ran - 1, time.time() - start,
+    print("%d programs (seeds %d..%d) in %.0f s: %s (%d of them known: documented limits (docs/limits.md), or no bug)" % (ran, args.seed, args.seed + ran - 1, time.time() - start,
           ", ".join("%d %s" % (v, k) for k, v in sorted(kinds.items())) or "no failures",
           sum(1 for f in findings if f["known"])))
     return 1 if any(not f["known"] for f in findings) else 0

@@ -1223,7 +1223,7 @@ case("addcdiv", lambda T, d, a, b, c: (T.addcdiv(a, b, c), a.addcdiv(b, c, value
      I((3, 4), kind="positive"))
 # torch computes a + alpha b (add, sub, rsub), input + value t1 t2 (addcmul) and lerp as one fused
 # multiply-add: the product may overflow where the result does not (fuzz seeds 98060, 107630). A broadcast
-# other of add/sub is left out where its row passes 8 elements: README Known limits (torch rounds first there)
+# other of add/sub is left out where its row passes 8 elements: docs/limits.md (torch rounds first there)
 FMA_A = [-3e38, 3e38, -3e38, 3e38, 1.0, -2.5, NAN, INF, -INF, 0.0, -0.0, 1e-45]
 FMA_B = [-3e38, 3e38, 2e38, -1e38, 2.0, 1e30, 1.0, 1.0, INF, -0.0, 0.0, -1e-45]
 case("fused-multiply-add-overflow", lambda T, d, a, b, c: (

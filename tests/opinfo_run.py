@@ -181,7 +181,7 @@ def judge(T, spec, device, expected):
         return "crash", _first_line(e)
     if "error" in expected:
         return "wrong", "accepted an input torch rejects with %s" % expected["error"]
-    if device == "webgpu":  # README "Known limits": float64 on webgpu is stored as float32
+    if device == "webgpu":  # docs/limits.md: float64 on webgpu is stored as float32
         expected = dict(expected, forward=_float64_as_float32(expected["forward"]))
     if spec.get("tied_indices"):
         actual["forward"], expected["forward"] = _without_indices(actual["forward"]), _without_indices(expected["forward"])

@@ -158,10 +158,10 @@ CUDA_BY_HAND = {"cross": "float32", "index_put": "float32", "scatter_add": "floa
                 "cosine_embedding_loss": "float32", "batch_norm": "float16", "mha": "float16",
                 "quantile": "float16", "gaussian_nll_loss": "float32"}
 # torch refuses these mixed-dtype inputs outside autocast too ("expected both vectors to have same
-# dtype"); webtorch promotes them (a known leniency, README: Known limits), so CPU autocast, which
+# dtype"); webtorch promotes them (a known leniency, docs/limits.md), so CPU autocast, which
 # does not cast for them, cannot be compared.
 MIXED_ON_CPU = {"bilinear", "cross", "dot_mixed", "index_put", "scatter_add", "tensordot"}
-NOT_ON_WEBGPU = {"float64", "double_softmax"}  # float64 on webgpu is float32 (README: Dtypes on webgpu)
+NOT_ON_WEBGPU = {"float64", "double_softmax"}  # float64 on webgpu is float32 (docs/compatibility.md: Dtypes on webgpu)
 
 
 class Inputs:

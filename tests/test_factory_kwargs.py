@@ -90,7 +90,7 @@ def _build(T, name, device, dtype):
     return getattr(T.nn, name)(*args, **kwargs, device=device, dtype=getattr(T, dtype))
 
 
-# WebGPU has no float64: webgpu stores it as float32 with a warning (README "Known limits").
+# WebGPU has no float64: webgpu stores it as float32 with a warning (docs/limits.md).
 @pytest.mark.parametrize("device, dtype", [(device, dtype) for device in ("cpu", "meta", "webgpu")
                                            for dtype in ("float16", "bfloat16", "float64")
                                            if (device, dtype) != ("webgpu", "float64")])

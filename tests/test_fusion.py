@@ -35,7 +35,7 @@ def _fn(lib, name):
     return getattr(lib, name)
 
 
-# torch.compile's option that turns fusion off (the user's switch; README "What compile captures")
+# torch.compile's option that turns fusion off (the user's switch; docs/compile.md)
 UNFUSED = {"max_fusion_size": 1}
 
 

@@ -37,7 +37,7 @@ def test_known_patterns_match_their_kind():
 
 def test_triage_explains_each_element():
     # seed 67892: remainder(v0, v1) differs in 5 elements on webgpu: 3 whose divisor already differed by an
-    # ulp (softplus), 2 README-limit NaNs (torch's vectorised remainder where a/b overflows)
+    # ulp (softplus), 2 documented-limit NaNs (torch's vectorised remainder where a/b overflows)
     # (the NaNs come from torch's vectorised loop of AVX2/AVX512; ATEN_CPU_CAPABILITY=default's gives the
     # exact value, as webtorch: then the 3 AMPLIFIED elements alone remain)
     lines = fuzz.generate(67892)
@@ -55,7 +55,7 @@ def _vectorised_remainder_overflows():
 
 
 def test_triage_flags_a_wrong_element_among_explained_ones(monkeypatch):
-    # the same program with one element of remainder's result wrong, after the README-limit NaN in flat order
+    # the same program with one element of remainder's result wrong, after the documented-limit NaN in flat order
     # (whose message alone named the finding before): no cause covers it, whatever the others
     import webtorch
     lines = fuzz.generate(67892)

@@ -1,5 +1,5 @@
-"""Each entry of the README's "Known limits" is a deliberate difference from PyTorch: these tests
-assert the documented behaviour (so the README cannot drift from the code)."""
+"""Each entry of docs/limits.md ("Known limits") is a deliberate difference from PyTorch: these tests
+assert the documented behaviour (so the page cannot drift from the code)."""
 import math
 
 import pytest
@@ -165,7 +165,7 @@ def test_in_place_op_with_an_overlapping_strided_operand(device):
 @pytest.mark.parametrize("device", ["cpu", "webgpu"])
 def test_add_alpha_is_one_fused_multiply_add(device):
     # torch: fma(other, alpha, x), except its CPU loop rounds alpha * other first for a broadcast other in up
-    # to 8 elements of a row's remainder past a multiple of 16 (README Known limits, float32 accuracy);
+    # to 8 elements of a row's remainder past a multiple of 16 (docs/limits.md, float32 accuracy);
     # webtorch fuses everywhere
     fused = 3.0000000054977558e+38
     x = torch.full((12,), -3e38)

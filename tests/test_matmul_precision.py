@@ -1,7 +1,7 @@
 """torch.set_float32_matmul_precision: the API as torch has it, "highest" on the fp32 kernels, and
 "high" / "medium" on the tensor-core kernel (matmul_subgroup_matrix.wgsl with float32 inputs split
 or rounded to f16) only where the adapter offers subgroup matrices. lavapipe offers none, so the
-kernel itself runs in bench/matmul_tc.mjs on a GPU that has them (README: float32 matmul precision);
+kernel itself runs in bench/matmul_tc.mjs on a GPU that has them (docs/compatibility.md: float32 matmul precision);
 here the routing is checked with the feature faked and the kernel launch recorded."""
 import string
 import warnings

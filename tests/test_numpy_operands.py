@@ -43,10 +43,10 @@ def _outcome(fn):
 
 
 def _same(got, want, what, device="cpu"):
-    if device == "webgpu":  # float64 has no GPU form: float32 there (README "Dtypes on webgpu")
+    if device == "webgpu":  # float64 has no GPU form: float32 there (docs/compatibility.md "Dtypes on webgpu")
         want = _as_float32(want)
     if want == ("raises", "RuntimeError") and got[0] == "tensor" and "floordiv" in what or "mod" in what:
-        return  # integer division by zero: 0 on both devices (README "Known limits"), torch's cpu raises
+        return  # integer division by zero: 0 on both devices (docs/limits.md), torch's cpu raises
     assert got[0] == want[0], f"{what}: webtorch {got}, torch {want}"
     if got[0] in ("tensor", "seq"):
         pairs = zip(got[1], want[1]) if got[0] == "seq" else [(got[1], want[1])]

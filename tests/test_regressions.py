@@ -70,7 +70,7 @@ def test_gradient_is_zeros_not_none(name, device):
 
 
 def test_norms_scale_before_powering(device):
-    """A deliberate difference (README, Known limits): norms, std and cosine_similarity scale by the
+    """A deliberate difference (docs/limits.md): norms, std and cosine_similarity scale by the
     largest magnitude first, so they stay finite where torch's float32 CPU kernels overflow."""
     x = webtorch.tensor([1e20, 1e20, -2e20], device=device)
     assert abs(webtorch.norm(x).item() / 2.449489742783178e20 - 1) < 1e-6

@@ -1,4 +1,4 @@
-"""The import-time surface libraries touch under `import torch` (README "import torch": real or as
+"""The import-time surface libraries touch under `import torch` (docs/compatibility.md "import torch": real or as
 torch's CPU build answers), against real torch where both answer."""
 import math
 import pickle
@@ -245,7 +245,7 @@ def test_pickled_dtype_without_alias():
 def test_view_dtype_as_torch(device):
     x = torch.arange(12, dtype=torch.float32).reshape(3, 4) - 5.5
     ours = W(x, device)
-    wide = ("int64", "float64") if device == "cpu" else ()  # 32 bits on the GPU (README Known limits)
+    wide = ("int64", "float64") if device == "cpu" else ()  # 32 bits on the GPU (docs/limits.md)
     for target in ("int32", "uint8", "float16", "bfloat16", "int16") + wide:
         expected = x.view(getattr(torch, target))
         got = ours.view(getattr(webtorch, target))

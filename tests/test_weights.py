@@ -187,7 +187,7 @@ def test_safetensors_written_by_reference_load_in_webtorch(device, tmp_path):
         for k in theirs:
             assert ours[k].device.type == device
             if device == "webgpu" and theirs[k].dtype == torch.float64:
-                assert ours[k].dtype == webtorch.float32  # no float64 on the GPU (README): float32, with a warning
+                assert ours[k].dtype == webtorch.float32  # no float64 on the GPU (docs/limits.md): float32, with a warning
                 continue
             _same(ours[k], theirs[k])
     with st.safe_open(data, framework="pt", device=device) as f:

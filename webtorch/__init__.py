@@ -87,7 +87,7 @@ def is_autocast_enabled(device_type=None):
 
 def set_float32_matmul_precision(precision):
     """"highest" (the default): float32 matmuls in fp32 kernels; "high" / "medium": on tensor cores
-    where the adapter offers subgroup matrices, as split f16 / f16 (README: float32 matmul precision)."""
+    where the adapter offers subgroup matrices, as split f16 / f16 (docs/compatibility.md: float32 matmul precision)."""
     if not isinstance(precision, str):
         raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
     if precision not in ("highest", "high", "medium"):
@@ -135,7 +135,7 @@ def get_autocast_cpu_dtype():
 
 
 def install_as_torch():
-    """Make `import torch` (torch.X, importlib.metadata's "torch") resolve to webtorch: README "import torch"."""
+    """Make `import torch` (torch.X, importlib.metadata's "torch") resolve to webtorch: docs/compatibility.md "import torch"."""
     from ._as_torch import install_as_torch
     return install_as_torch()
 

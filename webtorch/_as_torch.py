@@ -1,4 +1,4 @@
-"""`import torch` that is webtorch: webtorch.install_as_torch() (or WEBTORCH_AS_TORCH=1, see README
+"""`import torch` that is webtorch: webtorch.install_as_torch() (or WEBTORCH_AS_TORCH=1, see docs/compatibility.md
 "import torch"); `import torchao` then is webtorch.ao (its weight-only quantization API).
 
 A meta-path finder, first on sys.meta_path, answers every `torch` / `torch.X` import with webtorch's

@@ -2,7 +2,7 @@
 
 On the host ("cpu") every dtype keeps its own width, except the two 16-bit floats: array.array
 has no half typecode, so float16 and bfloat16 elements are float32 values rounded to their dtype
-after every op. On "webgpu" (see README "Dtypes on webgpu") int64, int16, int8 and uint8 are
+after every op. On "webgpu" (see docs/compatibility.md "Dtypes on webgpu") int64, int16, int8 and uint8 are
 stored as 32-bit integers and bfloat16 as f32, each keeping its logical dtype (results are
 wrapped or rounded to it); float64 has no GPU form and becomes float32 with a warning.
 """

@@ -937,7 +937,7 @@ def int64_may_leave_int32(operands, n_terms, op="sum"):
 
 def exact_on_host(operands, compute):
     """compute(*operands moved to "cpu"), moved back: an int64 result exact in 64 bits, and moving one
-    beyond int32 back raises "does not fit in int32", as creating one does (README Known limits)."""
+    beyond int32 back raises "does not fit in int32", as creating one does (docs/limits.md)."""
     return compute(*(t.to("cpu") for t in operands)).to(operands[0].device)
 
 

@@ -1,7 +1,7 @@
 """The public names of torch 2.13 that webtorch refuses, and why: one table grouped by reason, and the
 one function that gives each name its stand-in. tests/test_namespace_coverage.py walks torch's public
 namespaces and fails on a name that is neither implemented nor listed here, and on a listed name that
-is implemented (delete its entry then); scripts/coverage.py writes README's coverage table from it.
+is implemented (delete its entry then); scripts/coverage.py writes the coverage table of docs/compatibility.md from it.
 
 A name is its path under torch: "linalg.lu", "Tensor.stft", "nn.Conv3d"; no prefix for torch itself.
 

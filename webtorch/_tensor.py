@@ -508,7 +508,7 @@ def _from_host_values(values, shape, dtype, device_type):
     return Tensor(backend(device_type).from_host(dtype, values), shape)
 
 
-# numpy's limit (the cpu device's arrays; README "Known limits"); torch's reductions stop at 64 dims too
+# numpy's limit (the cpu device's arrays; docs/limits.md); torch's reductions stop at 64 dims too
 MAX_DIMS = 64
 
 

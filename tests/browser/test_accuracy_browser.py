@@ -4,7 +4,7 @@ against values torch produced on the host, with the host test's tolerances.
 
 WGSL lets an adapter flush subnormal floats to zero, and SwiftShader does so with its inputs too
 (log(1e-40) is -inf there, sign(1e-40) 0): for an element with a subnormal operand torch's value for
-that operand flushed to a signed zero is accepted as well (README, Known limits). So is the float64
+that operand flushed to a signed zero is accepted as well (docs/limits.md). So is the float64
 value rounded to float32: torch's float32 at the edges depends on its CPU path (tests/torch_paths.py)."""
 import json
 import sys
