@@ -3,7 +3,8 @@ tests/browser/test_docs_browser.py (a sample in Pyodide).
 
 Every ```python block of a page runs, in page order and in one namespace per page (as a reader runs them
 one after another), except a block right after a line `<!-- no-run: why -->` (top-level await,
-a browser-only API, a file the reader has). A block right after `<!-- browser -->` also runs in the
+a browser-only API, a file the reader has). A page whose blocks call `webtorch.install_as_torch()`
+(or set WEBTORCH_AS_TORCH) runs in a fresh interpreter of its own. A block right after `<!-- browser -->` also runs in the
 browser test. The README's blocks are the docs' quick starts and are checked where they are.
 """
 import re
