@@ -158,3 +158,28 @@ def test_quantize_on_load_equals_quantize_after():
         is not webtorch.nn.Linear
     with webtorch.no_grad():
         assert on_load(ids).tolist() == after(ids).tolist()
+
+
+@pytest.mark.parametrize("family", ["llama", "qwen2"])
+def test_weights_above_a_lowered_binding_limit(family):
+    """With the binding limit lowered to 8 KiB, the 12 KiB embedding and output layer (untied in llama,
+    tied in qwen2) load in row blocks (read from the shard by row range) and the logits and greedy
+    tokens are still torch's; a whole 12 KiB tensor cannot be made there."""
+    path, reference = saved(family)
+    limits = webtorch.backend.webgpu.runtime().limits
+    saved_limit = limits["max_storage_buffer_binding_size"]
+    limits["max_storage_buffer_binding_size"] = 8192
+    try:
+        with pytest.raises(webtorch.OutOfMemoryError, match="maxStorageBufferBindingSize"):
+            webtorch.empty(96, 32, device="webgpu")
+        model = hf.from_pretrained(path)
+        assert isinstance(model.model.embed_tokens, hf.split.SplitEmbedding)
+        assert [p.shape[0] for p in model.lm_head.parts] == [64, 32]
+        ids = webtorch.tensor(hf_tiny.PROMPT, device="webgpu")
+        with webtorch.no_grad():
+            logits = np.array(model(ids).tolist())
+        expected = reference["logits"]
+        assert np.abs(logits - expected).max() <= 1e-4 * np.abs(expected).max()
+        assert model.generate(ids, max_new_tokens=hf_tiny.NEW_TOKENS).tolist() == reference["generated"].tolist()
+    finally:
+        limits["max_storage_buffer_binding_size"] = saved_limit

@@ -195,10 +195,21 @@ class safe_open:
         return end - begin
 
     def get_tensor(self, name):
+        dtype, shape, begin, end = self._entry(name)
+        return self._tensor(dtype, shape, begin, end)
+
+    def get_slice(self, name):
+        """A lazy slice of one tensor, as the reference's: get_shape(), get_dtype(), and [a:b] reading
+        only rows a..b of the first dimension (a big tensor moves to the device in parts)."""
+        return _Slice(self, name)
+
+    def _entry(self, name):
         try:
-            dtype, shape, begin, end = self._entries[name]
+            return self._entries[name]
         except KeyError:
             raise SafetensorError(f"File does not contain tensor {name}") from None
+
+    def _tensor(self, dtype, shape, begin, end):
         view = self._source.read(begin, end)
         device_type = self.device.split(":")[0]
         if device_type == "cpu" and view.__class__ is memoryview and not isinstance(self._source, _FileSource):
@@ -207,6 +218,29 @@ class safe_open:
 
     def get_tensors(self):
         return {name: self.get_tensor(name) for name in self.offset_keys()}
+
+
+class _Slice:
+    def __init__(self, reader, name):
+        self.reader, self.name = reader, name
+        self.dtype, self.shape, self.begin, self.end = reader._entry(name)
+
+    def get_shape(self):
+        return list(self.shape)
+
+    def get_dtype(self):
+        return _CODES[self.dtype.name]
+
+    def __getitem__(self, rows):
+        if not isinstance(rows, slice) or not self.shape:
+            raise SafetensorError("webtorch's get_slice reads ranges of the first dimension only: f.get_slice(name)[a:b]")
+        start, stop, step = rows.indices(self.shape[0])
+        if step != 1:
+            raise SafetensorError("webtorch's get_slice reads ranges with a step of 1")
+        stop = max(start, stop)
+        row = (self.end - self.begin) // self.shape[0] if self.shape[0] else 0
+        return self.reader._tensor(self.dtype, (stop - start, *self.shape[1:]), self.begin + start * row,
+                                   self.begin + stop * row)
 
 
 def load_file(filename, device="cpu"):

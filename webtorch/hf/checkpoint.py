@@ -12,7 +12,8 @@ import os
 import sys
 import urllib.request
 
-from .. import safetensors
+from .. import nn, safetensors
+from . import split
 
 CACHE_NAME = "webtorch-hf"  # the browser's Cache Storage bucket
 INDEX = "model.safetensors.index.json"
@@ -129,11 +130,14 @@ def stream_weights(model, folder, device, dtype=None, progress=None, on_module_l
                 if name not in owners:
                     unexpected.append(name)
                     continue
-                t = f.get_tensor(name)
-                loaded += f.nbytes(name)
-                if dtype is not None and t.is_floating_point() and t.dtype != dtype:
-                    t = t.to(dtype)
                 module, attr = owners[name]
+                loaded += f.nbytes(name)
+                if _load_split(model, name, module, attr, f, device, dtype):
+                    missing.pop(name, None)
+                    waiting.pop(name.rpartition(".")[0], None)  # no hook: the split module replaced it
+                    report({"status": "weights", "file": shard, "loaded": loaded, "total": total})
+                    continue
+                t = _cast(f.get_tensor(name), dtype)
                 old = getattr(module, attr)
                 if tuple(old.shape) != tuple(t.shape):
                     raise RuntimeError(f"webtorch.hf: {name} has shape {tuple(t.shape)} in {shard} but "
@@ -151,3 +155,23 @@ def stream_weights(model, folder, device, dtype=None, progress=None, on_module_l
                             on_module_loaded(mname, module)
     report({"status": "done", "file": None, "loaded": loaded, "total": total})
     return sorted(missing), unexpected
+
+
+def _cast(t, dtype):
+    return t.to(dtype) if dtype is not None and t.is_floating_point() and t.dtype != dtype else t
+
+
+def _load_split(model, name, module, attr, f, device, dtype):
+    """An embedding's or a bias-free linear layer's weight too large for one binding, loaded in row blocks
+    into a SplitEmbedding / SplitLinear that replaces the module (webtorch.hf.split); False otherwise."""
+    sliced = f.get_slice(name)
+    shape = sliced.get_shape()
+    kind = split.SplitEmbedding if isinstance(module, nn.Embedding) else \
+        split.SplitLinear if isinstance(module, nn.Linear) and module.bias is None else None
+    rows = kind and attr == "weight" and split.rows_per_part(shape, dtype or module.weight.dtype, device)
+    if not rows:
+        return False
+    parts = [nn.Parameter(_cast(sliced[a:a + rows], dtype), requires_grad=False) for a in range(0, shape[0], rows)]
+    parent, _, child = name.rpartition(".")[0].rpartition(".")
+    setattr(model.get_submodule(parent) if parent else model, child, kind(parts))
+    return True

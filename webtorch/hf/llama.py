@@ -16,7 +16,7 @@ import math
 
 import webtorch as torch
 
-from . import sampling
+from . import sampling, split
 
 nn = torch.nn
 F = torch.nn.functional
@@ -210,7 +210,11 @@ class LlamaForCausalLM(nn.Module):
             self.tie_weights()
 
     def tie_weights(self):
-        self.lm_head.weight = self.model.embed_tokens.weight
+        embed = self.model.embed_tokens
+        if isinstance(embed, split.SplitEmbedding):  # an embedding too large for one binding: its row blocks
+            self.lm_head = split.SplitLinear(list(embed.parts))
+        else:
+            self.lm_head.weight = embed.weight
 
     def forward(self, input_ids, caches=None, start=0, last_only=False):
         """Logits (b, n, vocab); last_only: of the last position only (b, 1, vocab), as decoding needs."""
@@ -219,7 +223,7 @@ class LlamaForCausalLM(nn.Module):
 
     def new_cache(self, batch, capacity):
         """The static KV cache: per layer (k, v), each (batch, kv_heads, capacity, head_dim), zeros."""
-        c, weight = self.config, self.lm_head.weight
+        c, weight = self.config, self.model.norm.weight
         shape = (batch, c.num_key_value_heads, capacity, c.head_dim)
         return [(torch.zeros(shape, device=weight.device, dtype=weight.dtype),
                  torch.zeros(shape, device=weight.device, dtype=weight.dtype)) for _ in range(c.num_hidden_layers)]
