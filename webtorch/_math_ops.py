@@ -21,7 +21,7 @@ from .backend import meta
 __all__ = ["log1p", "expm1", "exp2", "log2", "log10", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
            "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "frac", "atan2",
            "arctan2", "hypot", "cumsum", "cumprod", "sort", "argsort", "topk", "median", "norm", "dist", "cdist",
-           "outer", "ger", "spmm", "addmm", "addmv", "baddbmm", "lerp", "addcmul", "addcdiv", "nan_to_num", "msort",
+           "outer", "ger", "addmm", "addmv", "baddbmm", "lerp", "addcmul", "addcdiv", "nan_to_num", "msort",
            "aminmax", "logaddexp", "logaddexp2", "rsub", "std_mean", "var_mean", "heaviside", "copysign", "xlogy",
            "sinc", "logit", "isin", "isneginf", "isposinf", "nansum", "nanmean", "kthvalue", "mode", "quantile",
            "nanquantile", "searchsorted", "bucketize", "trace", "kron", "tensordot", "cross", "vander", "diff",
@@ -40,11 +40,6 @@ erfc, erfinv, lgamma, digamma, i0 = (_unary(n) for n in ("erfc", "erfinv", "lgam
 _i1 = _unary("i1")  # torch.special.i1
 log1p, expm1, log2, log10, tan, asin, acos, sinh, cosh, erfinv, atan2 = map(
     autocast_op, (log1p, expm1, log2, log10, tan, asin, acos, sinh, cosh, erfinv, atan2))
-
-
-def spmm(input, mat2):
-    """torch.spmm: a (sparse or dense) matrix times a dense one; on dense tensors, mm (sparse ones are issue 24)."""
-    return _ops.mm(input, mat2)
 
 
 def nextafter(a, b):
@@ -775,7 +770,7 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
 
 
 for _name in __all__:
-    if _name not in ("isin", "bucketize", "searchsorted", "spmm"):
+    if _name not in ("isin", "bucketize", "searchsorted"):
         setattr(Tensor, _name, globals()[_name])
 Tensor.__lshift__, Tensor.__rshift__ = bitwise_left_shift, bitwise_right_shift
 Tensor.__rlshift__ = lambda x, other: bitwise_left_shift(other, x)

@@ -81,7 +81,7 @@ def attach(package):
                                        ("addmm", (0, 1, 2), _addmm)):
         setattr(package, name, _sparse_first(getattr(package, name), sparse_fn, positions))
         setattr(Tensor, name, _sparse_first(getattr(Tensor, name), sparse_fn, positions))
-    package.spmm = package.mm
+    package.spmm = package.mm  # torch.spmm: torch.mm with a sparse (or dense) first operand
     for name in _coo.VALUEWISE + ("mul", "multiply", "div", "divide", "true_divide", "add", "sub", "subtract"):
         if name in vars(package):  # (not the names webtorch refuses for dense tensors too)
             setattr(package, name, _sparse_first(getattr(package, name), _method(name), (0,)))
