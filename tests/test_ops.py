@@ -85,3 +85,22 @@ def test_error(case, device):
         % (case.name, type(torch_info.value).__name__, case.exc.__name__))
     with pytest.raises(case.exc):
         run_case(webtorch, case, device)
+
+
+# A reduction's launches are kept per signature and replayed, a split's chain of two included (the second
+# reads the first's partials): repeated calls give torch's values, through the kept plan.
+@pytest.mark.parametrize("expr,split_columns", [("x.sum()", False), ("x.view(-1, 64).sum(0)", True),
+                                                ("x.view(2, -1).mean(1)", False), ("x.argmax()", False)])
+def test_repeated_reductions_replay_their_launches(expr, split_columns, monkeypatch):
+    from webtorch.backend import gpu
+    if split_columns:
+        monkeypatch.setattr(gpu, "COLUMN_SPLIT_MIN", 0)
+    x = torch.randn(40960, generator=torch.Generator().manual_seed(0))  # rows of 20480: split (gpu._reduce_chunk)
+    w = webtorch.tensor(x.tolist(), device="webgpu")
+    want = eval(expr, {"x": x.double()})
+    gpu._REDUCE_PLANS.clear()
+    for _ in range(3):
+        got = eval(expr, {"x": w})
+        assert torch.allclose(torch.tensor(got.tolist(), dtype=want.dtype), want, rtol=1e-4, atol=1e-3), expr
+    steps = [len(steps) for _, steps in gpu._REDUCE_PLANS.values()]
+    assert steps == ([] if expr == "x.argmax()" else [2]), steps  # an arg-reduction's split passes indices: not kept

@@ -299,12 +299,13 @@ class ElementwiseLaunch:
 _new_storage = object.__new__
 
 
-# Eager code repeats reductions over tensors of one layout (a loss's sum, a mean per step): a reduction
-# done in one launch keeps that launch (kernel, parameters, workgroups) per signature (op, dtypes, x's
-# shape, strides and offset, dims), so a repeated call only allocates and records it.
+# Eager code repeats reductions over tensors of one layout (a loss's sum, a mean per step): the launches of a
+# reduction (kernel, parameters, workgroups: one, or a split's chain, each reading the one before) are kept per
+# signature (op, dtypes, x's shape, strides and offset, dims), so a repeated call only allocates and records
+# them (planning a split sum cost more Python than the GPU's time for it up to ~16M elements).
 _REDUCE_PLANS = {}
 _MAX_REDUCE_PLANS = 1024  # cleared when full
-_launched = []  # the launches of the reduction being worked out: (kernel, meta, groups, n, src, src_indices)
+_launched = []  # the launches of the reduction being worked out: (kernel, meta, groups, n, src, src_indices, out)
 
 
 def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
@@ -313,28 +314,47 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
            COLUMN_SPLIT_MIN)
     plan = _REDUCE_PLANS.get(key)
     if plan is not None and plan[0] is rt:
-        _, kernel, meta, groups, n, pid, tail, span = plan
+        return _replay(rt, plan[1], x._storage.buffer, with_index)
+    _launched.clear()
+    result = _reduce(op, x, dims, acc_dtype, out_dtype, with_index)
+    steps = _plan(x._storage.buffer, with_index)
+    if steps:
+        if len(_REDUCE_PLANS) >= _MAX_REDUCE_PLANS:
+            _REDUCE_PLANS.clear()
+        _REDUCE_PLANS[key] = (result[0].runtime, steps)
+    _launched.clear()
+    return result
+
+
+def _plan(src, with_index):
+    """The launches just recorded, as steps to replay, where they are a chain from src (each reading the values
+    of the one before; an arg-reduction's split, which also passes indices, is not kept); else None."""
+    if not _launched or with_index and len(_launched) > 1:
+        return None
+    steps = []
+    for kernel, meta, groups, n, launch_src, src_indices, out in _launched:
+        groups = grid(groups) if groups.__class__ is int else groups
+        if launch_src is not src or src_indices is not None or not all(groups):  # (no workgroups: nothing recorded)
+            return None
+        rt = out.runtime
+        steps.append((kernel, array.array("I", meta), groups, out.dtype, n, rt.pipeline(kernel),
+                      *rt.placement(groups, 2 + with_index, len(meta))))
+        src = out.buffer
+    return steps
+
+
+def _replay(rt, steps, src, with_index):
+    """A kept reduction's launches recorded again from buffer src: returns the last one's values and indices."""
+    for kernel, meta, groups, out_dtype, n, pid, tail, span in steps:
         values = empty(out_dtype, n)
         indices = empty(dt.int64, n) if with_index else None
-        buffers = [values.buffer, x._storage.buffer] + ([indices.buffer] if with_index else [])
+        buffers = [values.buffer, src] + ([indices.buffer] if with_index else [])
         if rt.hooks:  # (see ElementwiseLaunch.new)
             rt.run(kernel, buffers, meta, groups)
         else:
             rt.record(pid, tail, span, [b.id for b in buffers], meta)
-        return values, indices
-    _launched.clear()
-    result = _reduce(op, x, dims, acc_dtype, out_dtype, with_index)
-    if len(_launched) == 1 and _launched[0][4] is x._storage.buffer and _launched[0][5] is None:
-        if len(_REDUCE_PLANS) >= _MAX_REDUCE_PLANS:
-            _REDUCE_PLANS.clear()
-        kernel, meta, groups, n = _launched[0][:4]
-        groups = grid(groups) if groups.__class__ is int else groups
-        if all(groups):  # (a launch of no workgroups records nothing)
-            rt = result[0].runtime
-            _REDUCE_PLANS[key] = (rt, kernel, array.array("I", meta), groups, n, rt.pipeline(kernel),
-                                  *rt.placement(groups, 2 + with_index, len(meta)))
-    _launched.clear()
-    return result
+        src = values.buffer
+    return values, indices
 
 
 def _reduce(op, x, dims, acc_dtype, out_dtype, with_index):
@@ -439,7 +459,7 @@ def _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, 
     kernel = kernels.reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, src_indices is not None,
                             _subgroup_min(values.runtime))
     meta = meta + [max(chunk, 1)] + extra
-    _launched.append((kernel, meta, groups, n, src, src_indices))
+    _launched.append((kernel, meta, groups, n, src, src_indices, values))
     values.runtime.run(kernel, buffers, meta, groups)
     return values, indices
 
