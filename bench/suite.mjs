@@ -13,6 +13,7 @@ export const CONFIGS = {
     rounds: 3, heat_ms: 0, warm_ms: 0,
     chain_sizes: [1024, 16384], chain_ops: 1000,
     bw_sizes: [1 << 20, 4 << 20], bw_byte_budget: 4e8, softmax_row: 1024,
+    complex_sizes: [1 << 20], fft_log2: 16, dft_log2: 10,
     transfer_mb: [1, 16], transfer_reps: 3, item_reps: 50,
     encoder: [2, 16, 64, 4], train_batch: 16, model_reps: 2, conv: [2, 16, 28, 28, 16],
     // MiniLM at 32x128 tokens is 64x the work of 4x16 (minutes per forward on SwiftShader): 8x32 instead
@@ -31,6 +32,7 @@ export const CONFIGS = {
     rounds: 3, heat_ms: 500, warm_ms: 300,
     chain_sizes: [1024, 65536], chain_ops: 1000,
     bw_sizes: [1 << 20, 16 << 20, 64 << 20], bw_f16_sizes: [16 << 20, 64 << 20], bw_byte_budget: 2e10,
+    complex_sizes: [16 << 20], fft_log2: 20, dft_log2: 13,
     softmax_row: 1024,
     transfer_mb: [1, 16, 64], transfer_reps: 5, item_reps: 100,
     encoder: [32, 128, 384, 6], train_batch: 64, model_reps: 10, conv: [32, 64, 56, 56, 64],

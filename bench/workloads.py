@@ -154,6 +154,37 @@ def bandwidth(cfg):
     return out
 
 
+def complex(cfg):
+    """Complex numbers (issue 24): the complex64 multiply's GB/s against a float32 copy's at
+    cfg["complex_sizes"] elements (read 2 x 8 bytes, write 8 per element; the copy reads and writes 4),
+    and fft of 2**cfg["fft_log2"] complex64 points against the same transform as a DFT matmul, timed at
+    2**cfg["dft_log2"] points (its n x n matrix) and scaled by n^2 to 2**fft_log2 points (the matrix there
+    would not fit)."""
+    out = {"multiply": [], "fft": []}
+    for numel in cfg.get("complex_sizes", [1 << 20]):
+        a = torch.randn(numel, dtype=torch.complex64, device="webgpu")
+        b = torch.randn(numel, dtype=torch.complex64, device="webgpu")
+        f = torch.full((numel,), 1.0, device="webgpu")
+        reps = max(2, min(cfg.get("max_reps", 20), int(cfg["bw_byte_budget"] / (24.0 * numel))))
+        mul, copy = _timed(lambda: a * b, reps), _timed(lambda: f.clone(), reps)
+        out["multiply"].append({"numel": numel, "mul_ms": mul["ms"], "mul_gbps": 24 * numel / mul["ms"] / 1e6,
+                                "copy_ms": copy["ms"], "copy_gbps": 8 * numel / copy["ms"] / 1e6,
+                                "kernels": _kernels_of(lambda: a * b)})
+        del a, b, f
+    n, m = 1 << cfg.get("fft_log2", 16), 1 << cfg.get("dft_log2", 11)
+    x = torch.randn(n, dtype=torch.complex64, device="webgpu")
+    fft_t = _timed(lambda: torch.fft.fft(x), 2)
+    k = torch.arange(m, device="webgpu", dtype=torch.float32)
+    dft = torch.polar(torch.ones(m, m, device="webgpu"), torch.outer(k, k) * (-2 * 3.141592653589793 / m))
+    y = torch.randn(m, dtype=torch.complex64, device="webgpu")
+    dft_t = _timed(lambda: dft @ y, 2)
+    scaled = dft_t["ms"] * (n / m) ** 2
+    out["fft"].append({"points": n, "fft_ms": fft_t["ms"], "fft_kernels": _kernels_of(lambda: torch.fft.fft(x)),
+                       "dft_points": m, "dft_ms": dft_t["ms"], "dft_ms_scaled_to_points": scaled,
+                       "speedup": scaled / fft_t["ms"]})
+    return out
+
+
 def _kernel_seconds(fn, calls=5):
     """The GPU time of fn's kernels per call, by kernel timestamps (webtorch.profiler; None where the
     adapter lacks timestamp-query): the device's own figure, without the Python and submit time per call
@@ -532,7 +563,7 @@ async def run(cfg):
     res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
     for name in cfg["sections"]:
         if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos",
-                    "compile_check", "build"):
+                    "compile_check", "build", "complex"):
             t0 = now()
             try:
                 res[name] = globals()[name](cfg)

@@ -63,6 +63,9 @@ def to_plain(result):
             vals = [bool(v) for v in vals]
         elif dt.startswith(("int", "uint")):
             vals = [int(v) for v in vals]
+        elif dt.startswith("complex"):  # (real, imaginary) pairs: a last dim of 2, as view_as_real
+            vals = [_enc_float(p) for v in vals for p in (complex(v).real, complex(v).imag)]
+            return {"kind": "tensor", "shape": [int(s) for s in result.shape] + [2], "dtype": dt, "values": vals}
         else:
             vals = [_enc_float(float(v)) for v in vals]
         return {"kind": "tensor", "shape": [int(s) for s in result.shape],
@@ -75,6 +78,8 @@ def to_plain(result):
         return {"kind": "int", "value": int(result)}
     if isinstance(result, float):
         return {"kind": "float", "value": _enc_float(result)}
+    if isinstance(result, complex):
+        return {"kind": "seq", "items": [to_plain(result.real), to_plain(result.imag)]}
     if isinstance(result, (tuple, list)):
         return {"kind": "seq", "items": [to_plain(x) for x in result]}
     raise TypeError("to_plain: unsupported result type %s: %r" % (type(result).__name__, result))

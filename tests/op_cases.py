@@ -1529,3 +1529,4 @@ f16_case("f16-indexing", lambda T, d, a, i: (a[i], a[:, 1:3], T.gather(a, 1, i[:
                                              T.zeros(5, 3, dtype=T.float16, device=d).index_add_(0, i, a),
                                              T.cat([a, a], 0), a.masked_fill(a > 0, 1.5)),
          I((4, 3), F16), I((4,), I64, low=0, high=2))
+import complex_cases  # noqa: E402,F401  (issue 24: complex numbers)

@@ -29,7 +29,17 @@ from webtorch import _refusals
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from opinfo_run import judge, run_spec  # noqa: E402
 
-DTYPES = {"float32": torch.float32, "int64": torch.int64, "int32": torch.int32, "bool": torch.bool}
+DTYPES = {"float32": torch.float32, "int64": torch.int64, "int32": torch.int32, "bool": torch.bool,
+          "complex64": torch.complex64}
+# The ops whose complex64 samples are compared (issue 24's complex ops; a column the README table leaves out).
+COMPLEX_OPS = {
+    "abs", "add", "angle", "bmm", "cat", "chunk", "clone", "conj", "conj_physical", "cos", "div.no_rounding_mode",
+    "dot", "einsum", "eq", "exp", "flatten", "flip", "imag", "index_select", "isfinite", "isinf", "isnan", "log",
+    "matmul", "mean", "mm", "mul", "mv", "ne", "neg", "permute", "pow", "prod", "real", "reciprocal", "reshape",
+    "resolve_conj", "rsqrt", "sgn", "sin", "split", "sqrt", "square", "squeeze", "stack", "sub", "sum", "t",
+    "transpose", "unsqueeze", "vdot", "view", "view_as_real", "where",
+    "fft.fft", "fft.fft2", "fft.fftn", "fft.fftshift", "fft.hfft", "fft.hfft2", "fft.hfftn", "fft.ifft", "fft.ifft2",
+    "fft.ifftn", "fft.ifftshift", "fft.irfft", "fft.irfft2", "fft.irfftn"}
 COLUMNS = ("float32", "int64", "int32", "bool", "grad", "errors")
 DEVICES = ("webgpu", "cpu")
 MAX_SAMPLES = 3        # per (op, dtype), plus one strided copy of the first
@@ -123,7 +133,7 @@ def ops():
 def columns_of(op):
     """The columns that apply to an op (dtypes torch supports for it, grad if differentiable)."""
     have = set(op.supported_dtypes("cpu"))
-    cols = [n for n, d in DTYPES.items() if d in have]
+    cols = [n for n, d in DTYPES.items() if d in have and (n != "complex64" or key(op) in COMPLEX_OPS)]
     if "float32" in cols and op.supports_autograd:
         cols.append("grad")
     cols.append("errors")
@@ -162,6 +172,8 @@ def encode(x, strided=False):
         vals = x.detach().flatten().tolist()
         if x.dtype == torch.float32:
             vals = [v if v == v and abs(v) != float("inf") else repr(v) for v in vals]
+        elif x.dtype == torch.complex64:
+            vals = [[p if p == p and abs(p) != float("inf") else repr(p) for p in (v.real, v.imag)] for v in vals]
         spec = {"tensor": _ENC_DTYPES[x.dtype], "shape": list(x.shape), "values": vals}
         if strided and x.dim() and x.numel():
             spec["layout"] = "strided"

@@ -38,6 +38,9 @@ def _tensor(T, spec, device):
     dtype = getattr(T, spec["tensor"])
     values = [_dec_float(v) if isinstance(v, str) else v for v in spec["values"]]
     shape = list(spec["shape"])
+    if spec["tensor"].startswith("complex"):  # (real, imaginary) pairs
+        values = [complex(_dec_float(re) if isinstance(re, str) else re, _dec_float(im) if isinstance(im, str) else im)
+                  for re, im in values]
     if spec.get("layout") == "strided" and shape:
         # same values, every element of the last dim stored twice: a view with stride 2 there
         doubled = [v for v in values for _ in range(2)]
@@ -209,6 +212,6 @@ def _without_indices(plain):
 def _float64_as_float32(plain):
     if plain["kind"] == "seq":
         return dict(plain, items=[_float64_as_float32(p) for p in plain["items"]])
-    if plain["kind"] == "tensor" and plain["dtype"] == "float64":
-        return dict(plain, dtype="float32")
+    if plain["kind"] == "tensor" and plain["dtype"] in ("float64", "complex128"):
+        return dict(plain, dtype=plain["dtype"].replace("float64", "float32").replace("complex128", "complex64"))
     return plain

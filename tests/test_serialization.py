@@ -261,8 +261,8 @@ def test_real_torch_legacy_and_torchscript_files():
     torch.jit.save(torch.jit.script(torch.nn.Linear(2, 2)), buf)
     with pytest.raises(RuntimeError, match="TorchScript"):
         webtorch.load(buf.getvalue())
-    with pytest.raises(pickle.UnpicklingError, match="complex64|ComplexFloatStorage"):
-        webtorch.load(_torch_bytes(torch.ones(2, dtype=torch.complex64)))
+    with pytest.raises(pickle.UnpicklingError, match="UntypedStorage"):  # how torch writes complex32 (complex64 loads)
+        webtorch.load(_torch_bytes(torch.ones(2, dtype=torch.float8_e4m3fn)))
 
 
 @pytest.mark.parametrize("name,data,exc,text", corrupt(), ids=[c[0] for c in corrupt()])

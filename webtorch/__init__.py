@@ -18,6 +18,7 @@ from ._tensor import Tensor, Size, device
 from ._ops import *  # noqa: F401,F403  (the op functions, PyTorch's names)
 from ._ops import abs, all, any, broadcast_shapes, max, min, pow, round, sum  # shadow the builtins
 from ._indexing import *  # noqa: F401,F403  (tensor indexing; its where() adds the one-argument form)
+from ._complex import *  # noqa: F401,F403  (complex tensors: view_as_real, polar, conj, ...)
 from ._shape_ops import *  # noqa: F401,F403
 from ._math_ops import *  # noqa: F401,F403
 from ._inplace import *  # noqa: F401,F403  (the out= forms; in-place methods attach to Tensor)
@@ -32,6 +33,7 @@ from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors,
 from . import serialization
 from .serialization import load, save
 from . import accelerator, amp, backends, cuda, distributed, distributions, fft, jit, random, special, version
+from ._spectral import *  # noqa: F401,F403  (window functions, stft, istft)
 from . import ao, compiler, fx, library, multiprocessing, onnx, _C, _custom_ops, _dynamo  # noqa: F401  (import-time surface)
 from . import cpu, func, futures, overrides, testing  # noqa: F401
 from .autograd import profiler as _autograd_profiler, profiler_legacy as _profiler_legacy  # noqa: F401,E402
@@ -61,7 +63,7 @@ newaxis = None
 
 
 def is_complex(x):
-    return x.dtype.is_complex  # webtorch holds no complex tensors: False for every tensor
+    return x.dtype.is_complex
 
 
 def _assert(condition, message):

@@ -10,7 +10,7 @@ import warnings
 
 from . import _dtypes as dt
 from ._tensor import Tensor, _transfer, backend
-from .backend import cpu
+from .backend import complex as complex_storage, cpu
 
 _warned_read_only = set()
 
@@ -30,6 +30,8 @@ def tensor_from_bytes(data, dtype, shape, device="cpu"):
     device_type = str(device).split(":")[0]
     if device_type == "cpu" and data.__class__ is not memoryview:
         data = memoryview(bytearray(data.tobytes()))  # from JS memory: the one host copy
+    if dtype.is_complex:  # the (real, imaginary) pairs, as a storage of the real dtype
+        return Tensor(complex_storage.Storage(backend(device_type).from_bytes(dt.REAL_OF[dtype], data)), tuple(shape))
     return Tensor(backend(device_type).from_bytes(dtype, data), tuple(shape))
 
 
@@ -38,6 +40,8 @@ def tensor_to_bytes(t):
     t = t.detach().contiguous()
     if t.device.type != "cpu":
         t = _transfer(t, "cpu")
+    if t.dtype.is_complex:
+        return cpu.to_bytes(t._storage.real, 2 * t._offset, 2 * t.numel())
     return cpu.to_bytes(t._storage, t._offset, t.numel())
 
 
@@ -90,7 +94,7 @@ def _numpy():
 
 def _numpy_dtypes(np):
     """numpy dtype -> webtorch dtype, for the webtorch dtypes numpy has (same names)."""
-    return {np.dtype(d.name): d for d in dt.ALL if d.name != "bfloat16"}
+    return {np.dtype(d.name): d for d in dt.ALL + dt.COMPLEX if d.name != "bfloat16"}
 
 
 def numpy_dtype(array):
@@ -127,6 +131,11 @@ def from_numpy(ndarray):
     if not ndarray.flags.writeable:
         _warn_read_only("NumPy array")
     shape = ndarray.shape
+    if dtype.is_complex:  # the (real, imaginary) pairs' memory as the real dtype, read as complex
+        pairs = from_numpy(np.lib.stride_tricks.as_strided(ndarray.real, shape + (2,), ndarray.strides + (item // 2,),
+                                                           writeable=ndarray.flags.writeable))
+        return Tensor(complex_storage.Storage(pairs._storage), shape, tuple(s // 2 for s in pairs._stride[:-1]),
+                      pairs._offset // 2)
     if dtype is dt.float16:  # kept as float32 on the host: a converted copy
         return Tensor(cpu.from_bytes(dtype, memoryview(np.ascontiguousarray(ndarray)).cast("B")), shape)
     if ndarray.size == 0:

@@ -55,14 +55,21 @@ uint16 = dtype("uint16", 1, 2, None, is_signed=False)
 uint32 = dtype("uint32", 1, 4, None, is_signed=False)
 uint64 = dtype("uint64", 1, 8, None, is_signed=False)
 complex32 = dtype("complex32", 3, 4, None)
+# complex64/128 tensors hold their elements as (real, imaginary) pairs in a storage of the real dtype
+# (backend/complex.py): no typecode of their own
 complex64 = dtype("complex64", 3, 8, None)
 complex128 = dtype("complex128", 3, 16, None)
 WITHOUT_STORAGE = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, uint16, uint32,
-                   uint64, complex32, complex64, complex128)
+                   uint64, complex32)
 
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
-BY_NAME = {d.name: d for d in ALL}
-BY_NAME.update(bool=bool_, long=int64, int=int32, short=int16, float=float32, half=float16, double=float64)
+COMPLEX = (complex64, complex128)
+# the complex dtype of a float dtype's pairs and back (float16's, complex32, has no storage here)
+COMPLEX_OF = {float16: complex32, bfloat16: complex64, float32: complex64, float64: complex128}
+REAL_OF = {complex32: float16, complex64: float32, complex128: float64}
+BY_NAME = {d.name: d for d in ALL + COMPLEX}
+BY_NAME.update(bool=bool_, long=int64, int=int32, short=int16, float=float32, half=float16, double=float64,
+               cfloat=complex64, cdouble=complex128)
 # Float dtypes whose host elements are float32 values rounded to them (see the module docstring).
 ROUNDED = (float16, bfloat16)
 
@@ -142,7 +149,10 @@ def promote(a, b):
     if a is b:
         return a
     if a.category != b.category:
-        return a if a.category > b.category else b
+        high, low = (a, b) if a.category > b.category else (b, a)
+        if high.is_complex and low.is_floating_point:  # complex64 with float64: complex128
+            return COMPLEX_OF[promote(REAL_OF[high], low)]
+        return high
     if a.itemsize == b.itemsize:  # uint8/int8 or float16/bfloat16
         return int16 if a.category == 1 else float32
     return a if a.itemsize > b.itemsize else b
@@ -158,6 +168,8 @@ def python_number(x):
             return int(x)
         if isinstance(x, (np.floating, np.bool_)):
             return float(x)
+        if isinstance(x, np.complexfloating):
+            return complex(x)
     return x
 
 
@@ -168,6 +180,8 @@ def scalar_dtype(x):
         return int64
     if isinstance(x, float):
         return default_float
+    if isinstance(x, complex):
+        return COMPLEX_OF[default_float]
     number = python_number(x)
     if number is not x:
         return scalar_dtype(number)
@@ -194,8 +208,8 @@ def result_type(*operands):
             continue
         if result is None:
             result = d
-        elif d.category > result.category:
-            result = d
+        elif d.category > result.category:  # torch's combine_categories
+            result = COMPLEX_OF[result] if d.is_complex and result.is_floating_point else d
     return result
 
 

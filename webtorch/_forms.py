@@ -115,12 +115,12 @@ def attach(torch):
     for name in ALWAYS_FALSE.split():
         setattr(Tensor, name, property(lambda self: False))
     Tensor.is_complex = lambda self: self.dtype.is_complex
-    # No tensor webtorch makes carries a lazy conjugate or negation bit (complex numbers: issue 24), so these
-    # are torch's answers for every such tensor: False, and the tensor itself
+    # No tensor webtorch makes carries a lazy conjugate or negation bit (conj() conjugates the values at once:
+    # webtorch/_complex.py), so these are torch's answers for every such tensor: False, and the tensor itself
     Tensor.is_conj = Tensor.is_neg = lambda self: False
-    Tensor.resolve_conj = Tensor.resolve_neg = Tensor.conj = lambda self: self
+    Tensor.resolve_conj = Tensor.resolve_neg = lambda self: self
     torch.is_conj, torch.is_neg = Tensor.is_conj, Tensor.is_neg
-    torch.resolve_conj, torch.resolve_neg, torch.conj = Tensor.resolve_conj, Tensor.resolve_neg, Tensor.conj
+    torch.resolve_conj, torch.resolve_neg = Tensor.resolve_conj, Tensor.resolve_neg
     Tensor.itemsize = property(lambda self: self.element_size())
     Tensor.nbytes = property(lambda self: self.element_size() * self.numel())
     Tensor.ravel = torch.ravel = lambda input: input.reshape(-1)

@@ -18,6 +18,7 @@ import builtins
 import math
 import sys
 
+from . import _complex
 from . import _dtypes as dt
 from . import _tape
 from . import _ops
@@ -83,8 +84,15 @@ def _sum_offsets(base, terms, shape):
     return expand(offsets, *shape)
 
 
+def _pair_offsets(offsets):
+    """A complex tensor's storage offsets as those of its (real, imaginary) pairs: a last dim of 2."""
+    return add(mul(reshape(offsets, *offsets.shape, 1), 2), tensor([0, 1], device=offsets.device))
+
+
 def _take(x, offsets):
     """x's storage elements at offsets (a tensor of storage offsets), shaped like offsets."""
+    if x.dtype.is_complex:
+        return _complex.view_as_complex(_take(_complex.view_as_real(x), _pair_offsets(offsets)))
     out = Tensor(backend(x.device.type).take(x, offsets), offsets.shape)
     if _tape.is_grad_enabled() and x.requires_grad and any(st == 0 and n > 1 for n, st in zip(x.shape, x._stride)):
         raise NotImplementedError("webtorch: indexing an expanded (stride 0) tensor that requires grad is not "
@@ -95,6 +103,8 @@ def _take(x, offsets):
 def _take_along(x, dim, index, skip=None):
     """x's slices along dim at index (a 1-D int tensor, checked in range, non-negative): dim's size
     becomes index's length. skip: an index whose slices get no gradient (embedding's padding_idx)."""
+    if x.dtype.is_complex:
+        return _complex.view_as_complex(_take_along(_complex.view_as_real(x), dim, index, skip))
     if index.device.type != x.device.type:
         index = index.to(x.device.type)
     shape = list(x.shape)
@@ -106,6 +116,15 @@ def _take_along(x, dim, index, skip=None):
 def _put(x, offsets, src, accumulate=False):
     """x's elements at offsets = (or +=) src, broadcast to offsets' shape and cast to x's dtype."""
     if offsets.numel() == 0:
+        return x
+    if x.dtype.is_complex:
+        if _tape.is_grad_enabled() and (x.requires_grad or (_is_tensor(src) and src.requires_grad)):
+            raise NotImplementedError("webtorch: an indexed write into a complex tensor that requires grad is not "
+                                      "supported")
+        src = src if _is_tensor(src) else _ops.full((), src, dtype=x.dtype, device=x.device)
+        _put(_complex.pairs(x), _pair_offsets(offsets), _complex.pairs(_ops.contiguous(cast(src, x.dtype))),
+             accumulate)
+        x._storage.version += 1
         return x
     if _is_tensor(src):
         if src.device.type != x.device.type:

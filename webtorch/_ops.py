@@ -17,6 +17,7 @@ from .ops_table import ELEMENTWISE
 from . import _tape
 
 _default_device = "cpu"
+complex_forms = None  # webtorch._complex: the ops' forms for complex operands, attached there
 
 
 def _is_tensor(x):
@@ -118,7 +119,7 @@ def _as_operand(x, device_type):
         if not x.shape and x._storage.device_type != device_type:
             return to_device(x, device_type)
         return x
-    if isinstance(x, (bool, int, float)):
+    if isinstance(x, (bool, int, float, complex)):
         return x
     number = dt.python_number(x)  # a numpy scalar
     if number is not x:
@@ -203,9 +204,13 @@ def elementwise(name, *operands, out=None, grad_name=None):
     shape = shapes[0] if shapes and shapes.count(shapes[0]) == len(shapes) else broadcast_shapes(*shapes)
     if name == "where":
         promoted = dt.result_type(*operands[1:])
+        if promoted.is_complex:
+            return complex_forms.where(*operands)
         computes = [dt.bool_, promoted, promoted]
     else:
         promoted = dt.result_type(*operands)
+        if promoted.is_complex:
+            return complex_forms.elementwise(name, operands, promoted, out)
         check_dtype(name, promoted)  # after the shapes, as torch
         computes = [_compute_dtype(op, promoted)] * len(operands)
     out_dtype = dt.bool_ if op.out == "bool" else computes[-1]
@@ -237,6 +242,8 @@ def _broadcast_view(x, shape):
 
 def _copy_into(dst, src):
     """dst (a view) = src, broadcast and cast to dst's dtype."""
+    if dst.dtype.is_complex or (src.dtype.is_complex if _is_tensor(src) else isinstance(src, complex)):
+        return complex_forms.copy_into(dst, src)
     if _deferred.fill(dst, src):  # pure-Python cpu: a number fill is made when first read
         return dst
     src = _as_operand(src, dst._storage.device_type)
@@ -299,7 +306,7 @@ def cast(x, dtype):
     if dtype is x.dtype:
         return x
     out = _copy_into(_empty(x.shape, dtype, x._storage.device_type), x)
-    return _tape.record("copy", out, (x,)) if dtype.is_floating_point else out
+    return _tape.record("copy", out, (x,)) if dtype.category >= 2 else out
 
 
 def to_device(x, device_type):
@@ -403,7 +410,7 @@ def _as_scalar_of(dtype, v):
     """A Python scalar cast to dtype's kind, as torch casts alpha/beta/value to the result dtype."""
     if dtype is dt.bool_:
         return builtins.bool(v)
-    return v if dtype.is_floating_point else int(v)
+    return v if dtype.category >= 2 else int(v)
 
 
 def _plus_alpha_times(x, other, alpha, sign=1):
@@ -411,12 +418,12 @@ def _plus_alpha_times(x, other, alpha, sign=1):
     (torch's kernel: fma(other, alpha, x)): alpha * other may overflow where the sum does not."""
     dtype = dt.result_type(x, other)
     alpha = dt.python_number(alpha)
-    if isinstance(alpha, float) and not dtype.is_floating_point:
+    if isinstance(alpha, float) and dtype.category < 2:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if isinstance(alpha, bool) and dtype is not dt.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     alpha = alpha * sign
-    if not _is_tensor(other) and not dtype.is_floating_point:
+    if not _is_tensor(other) and dtype.category < 2:
         return elementwise("add", x, _as_scalar_of(dtype, other * alpha))  # True * -1 is -1, not True
     return elementwise("addcmul", x, other, _as_scalar_of(dtype, alpha))
 
@@ -942,6 +949,8 @@ def exact_on_host(operands, compute):
 
 
 def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_name=None):
+    if x.dtype.is_complex:
+        return complex_forms.reduce(op, x, dim, keepdim, out_dtype)
     if out_dtype is dt.int64 and op in ("sum", "prod") and x._storage.device_type == "webgpu":
         if int64_may_leave_int32((x,), _reduced_shape(x, dim, keepdim)[3], op):
             return exact_on_host((x,), lambda h: _reduce(op, h, dim, keepdim, acc_dtype, out_dtype, with_index, grad_name))
@@ -982,7 +991,7 @@ def prod(x, dim=None, keepdim=False, dtype=None):
 
 
 def _check_float(x, name):
-    if not x.dtype.is_floating_point:
+    if x.dtype.category < 2:
         raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {'Long' if x.dtype is dt.int64 else x.dtype.name.capitalize()}")
 
@@ -1261,6 +1270,8 @@ def matmul(a, b):
                            f"{_tname(b.dtype)}")
     if a.dtype is dt.bool_:
         raise RuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    if a.dtype.is_complex:
+        return complex_forms.matmul(a, b)
     squeeze_a, squeeze_b = a.dim() == 1, b.dim() == 1
     a2 = unsqueeze(a, 0) if squeeze_a else a
     b2 = unsqueeze(b, 1) if squeeze_b else b
@@ -1303,7 +1314,7 @@ def _tname(d):
     """torch's C++ name of a dtype, as its dtype-mismatch errors print it."""
     return {"float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int", "bool": "bool",
             "float64": "double", "bfloat16": "c10::BFloat16", "int16": "short int", "int8": "signed char",
-            "uint8": "unsigned char"}[d.name]
+            "uint8": "unsigned char", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}[d.name]
 
 
 @autocast_op
@@ -1383,7 +1394,10 @@ def _flatten_data(data, infer=True, dim=0):
     IndexError from its dtype inference (infer: no dtype given), which indexes up to __len__, else
     ValueError."""
     if _is_tensor(data):
-        return list(data._host_values()), tuple(data.shape), data.dtype
+        values = data._host_values()
+        if data.dtype.is_complex:
+            values = list(map(complex, values[::2], values[1::2]))
+        return list(values), tuple(data.shape), data.dtype
     if hasattr(data, "tolist") and hasattr(data, "shape"):  # numpy
         values, shape, inferred = _flatten_data(data.tolist() if data.shape else [data.item()], infer, dim)
         return values, shape[1:] if not data.shape else shape, _buffers.numpy_dtype(data) or inferred
@@ -1406,7 +1420,7 @@ def _flatten_data(data, infer=True, dim=0):
         kinds = [p[2] for p in parts if p[2] is not None]
         return [v for p in parts for v in p[0]], (n,) + shape, functools.reduce(dt.promote, kinds) \
             if kinds else None
-    if isinstance(data, (bool, int, float)):
+    if isinstance(data, (bool, int, float, complex)):
         if isinstance(data, int) and not -2 ** 63 <= data < 2 ** 63:
             raise ValueError("Overflow when unpacking long long")
         return [data], (), dt.scalar_dtype(data)
@@ -1441,7 +1455,13 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 
 
 def _host(values, dtype):
+    """values as an array.array of dtype's host elements (a complex dtype's: the real dtype's, interleaved)."""
     import array
+    if dtype.is_complex:
+        values = [part for v in values for part in (complex(v).real, complex(v).imag)]
+        dtype = dt.REAL_OF[dtype]
+    elif builtins.any(isinstance(v, complex) for v in values):
+        raise TypeError(f"can't convert complex to {dtype.name}")
     return array.array(dtype.typecode, values)
 
 
@@ -1598,11 +1618,12 @@ Tensor._move = to_device  # and its device transfer
 Tensor.where = lambda x, condition, other: where(condition, x, other)
 Tensor.T = property(_T)
 def _matrix_transpose(name):
-    """x.mT, x.mH, x.adjoint(): the last two dims swapped (no complex dtypes: the conjugate is x)."""
+    """x.mT, x.mH, x.adjoint(): the last two dims swapped (mH, adjoint: and conjugated)."""
     def fn(x):
         if x.dim() == 1:
             raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor.")
-        return transpose(x, -2, -1) if x.dim() else x  # torch: the identity on 0-d tensors
+        out = transpose(x, -2, -1) if x.dim() else x  # torch: the identity on 0-d tensors
+        return complex_forms.conj(out) if name != "mT" and x.dtype.is_complex else out
     return fn
 
 
@@ -1610,7 +1631,8 @@ def _H(x):
     if x.dim() not in (0, 2):
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.dim()}-D tensor."
                            + (" For batches of matrices, consider using tensor.mH" if x.dim() > 2 else ""))
-    return transpose(x, 0, 1) if x.dim() else x
+    out = transpose(x, 0, 1) if x.dim() else x
+    return complex_forms.conj(out) if x.dtype.is_complex else out
 
 
 adjoint = _matrix_transpose("adjoint()")

@@ -11,6 +11,7 @@ with 24 random bits, "normal" (Box-Muller) and raw "bits".
 """
 import math
 
+from . import _complex
 from . import _deferred, _ops, _tape
 from . import _dtypes as dt
 from ._math_ops import cumsum, erfinv, log1p, topk
@@ -101,13 +102,26 @@ def _float_dtype(dtype, name):
         raise RuntimeError(f"\"{name}\" not implemented for '{_ops._tname(dt.as_dtype(dtype)).capitalize()}'")
 
 
+def _complex_draw(kind, shape, generator, dtype, device, requires_grad):
+    """A complex draw as torch's: the real and imaginary parts independent, each uniform on [0, 1) (rand)
+    or normal with variance 1/2 (randn: |z|^2 has mean 1)."""
+    pairs = (generator or default_generator).draw(kind, tuple(shape) + (2,), _device_type(device))
+    if kind == "normal":
+        pairs = _ops.mul(pairs, math.sqrt(0.5))
+    return _finish(_complex.view_as_complex(cast(pairs, dt.REAL_OF[dt.as_dtype(dtype)])), None, requires_grad)
+
+
 def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    if dtype is not None and dt.as_dtype(dtype).is_complex:
+        return _complex_draw("uniform", _sized(sizes, size), generator, dtype, device, requires_grad)
     _float_dtype(dtype, "check_uniform_bounds")
     t = (generator or default_generator).draw("uniform", _sized(sizes, size), _device_type(device))
     return _finish(t, dtype, requires_grad)
 
 
 def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    if dtype is not None and dt.as_dtype(dtype).is_complex:
+        return _complex_draw("normal", _sized(sizes, size), generator, dtype, device, requires_grad)
     _float_dtype(dtype, "normal_kernel_cpu")
     t = (generator or default_generator).draw("normal", _sized(sizes, size), _device_type(device))
     return _finish(t, dtype, requires_grad)

@@ -47,17 +47,13 @@ OP_REGISTRY = "torch's C++ operator registry and custom-op library: webtorch's o
 
 CALLABLES = {
     COMPLEX: """
-        angle ccol_indices_copy col_indices_copy complex conj_physical conj_physical_ crow_indices_copy
-        dsmm hspmm imag indices_copy istft polar real resize_as_sparse_ row_indices_copy saddmm smm
-        sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor sparse_csc_tensor sparse_csr_tensor
-        sspaddmm stft values_copy vdot view_as_complex view_as_complex_copy view_as_real view_as_real_copy
-        fft.fft fft.fft2 fft.fftfreq fft.fftn fft.fftshift fft.hfft fft.ifft fft.ifft2 fft.ifftn
-        fft.ifftshift fft.ihfft fft.irfft fft.irfft2 fft.irfftn fft.rfft fft.rfft2 fft.rfftfreq fft.rfftn
-        linalg.eig linalg.eigvals Tensor.angle Tensor.ccol_indices Tensor.cdouble Tensor.cfloat
-        Tensor.chalf Tensor.col_indices Tensor.conj_physical Tensor.conj_physical_ Tensor.crow_indices
-        Tensor.istft Tensor.resize_as_sparse_ Tensor.row_indices Tensor.smm Tensor.sparse_mask
-        Tensor.sparse_resize_ Tensor.sparse_resize_and_clear_ Tensor.sspaddmm Tensor.stft
-        Tensor.to_sparse_bsc Tensor.to_sparse_bsr Tensor.to_sparse_csc Tensor.to_sparse_csr Tensor.vdot""",
+        ccol_indices_copy col_indices_copy conj_physical_ crow_indices_copy dsmm hspmm indices_copy
+        resize_as_sparse_ row_indices_copy saddmm smm sparse_bsc_tensor sparse_bsr_tensor
+        sparse_compressed_tensor sparse_csc_tensor sparse_csr_tensor sspaddmm values_copy linalg.eig
+        linalg.eigvals Tensor.ccol_indices Tensor.chalf Tensor.col_indices Tensor.conj_physical_
+        Tensor.crow_indices Tensor.resize_as_sparse_ Tensor.row_indices Tensor.smm Tensor.sparse_mask
+        Tensor.sparse_resize_ Tensor.sparse_resize_and_clear_ Tensor.sspaddmm Tensor.to_sparse_bsc
+        Tensor.to_sparse_bsr Tensor.to_sparse_csc Tensor.to_sparse_csr""",
     TORCHSCRIPT: """
         AggregationType AliasDb AnyType Argument ArgumentSpec AwaitType BenchmarkConfig
         BenchmarkExecutionStats Block BoolType BufferDict CallStack Capsule ClassType Code CompilationUnit
@@ -170,22 +166,21 @@ CALLABLES = {
         nn.init.normal nn.init.orthogonal nn.init.sparse nn.init.uniform nn.init.xavier_normal
         nn.init.xavier_uniform""",
     REST: """
-        adaptive_max_pool1d addbmm addr affine_grid_generator as_strided as_strided_scatter
-        bartlett_window batch_norm batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt
-        batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats
-        batch_norm_update_stats binary_cross_entropy_with_logits binomial blackman_window can_cast
-        constant_pad_nd conv_tbc conv_transpose1d convolution corrcoef cosine_embedding_loss count_nonzero
-        cov ctc_loss cumulative_trapezoid deg2rad diagflat diagonal_scatter dropout dsplit embedding
-        embedding_bag empty_permuted empty_strided feature_alpha_dropout feature_dropout fill float_power
-        fmax fmin frexp get_device gradient grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell
-        hamming_window hann_window hinge_embedding_loss histogram histogramdd hsmm hsplit index_reduce
-        inner instance_norm is_distributed is_inference is_nonzero is_same_size is_signed isreal
-        kaiser_window kl_div ldexp logspace lstm lstm_cell margin_ranking_loss masked_scatter
-        max_pool1d_with_indices nanmedian native_batch_norm native_channel_shuffle native_dropout
-        native_group_norm native_layer_norm native_norm nonzero_static norm_except_dim pdist poisson
-        poisson_nll_loss positive rad2deg range renorm rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu
-        scalar_tensor select_scatter sgn slice_inverse slice_scatter trapezoid trapz tril_indices
-        triplet_margin_loss triu_indices Type unravel_index unsafe_chunk unsafe_split
+        adaptive_max_pool1d addbmm addr affine_grid_generator as_strided as_strided_scatter batch_norm
+        batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt batch_norm_gather_stats
+        batch_norm_gather_stats_with_counts batch_norm_stats batch_norm_update_stats
+        binary_cross_entropy_with_logits binomial can_cast constant_pad_nd conv_tbc conv_transpose1d
+        convolution corrcoef cosine_embedding_loss count_nonzero cov ctc_loss cumulative_trapezoid deg2rad
+        diagflat diagonal_scatter dropout dsplit embedding embedding_bag empty_permuted empty_strided
+        feature_alpha_dropout feature_dropout fill float_power fmax fmin frexp get_device gradient
+        grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell hinge_embedding_loss histogram
+        histogramdd hsmm hsplit index_reduce inner instance_norm is_distributed is_inference is_nonzero
+        is_same_size is_signed isreal kl_div ldexp logspace lstm lstm_cell margin_ranking_loss
+        masked_scatter max_pool1d_with_indices nanmedian native_batch_norm native_channel_shuffle
+        native_dropout native_group_norm native_layer_norm native_norm nonzero_static norm_except_dim
+        pdist poisson poisson_nll_loss positive rad2deg range renorm rnn_relu rnn_relu_cell rnn_tanh
+        rnn_tanh_cell rrelu scalar_tensor select_scatter slice_inverse slice_scatter trapezoid trapz
+        tril_indices triplet_margin_loss triu_indices Type unravel_index unsafe_chunk unsafe_split
         unsafe_split_with_sizes vsplit nn.AdaptiveLogSoftmaxWithLoss nn.CrossMapLRN2d nn.factory_kwargs
         nn.FractionalMaxPool2d nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions Tensor.addbmm
         Tensor.addr Tensor.as_strided Tensor.as_strided_scatter Tensor.corrcoef Tensor.count_nonzero
@@ -195,9 +190,9 @@ CALLABLES = {
         Tensor.is_same_size Tensor.is_signed Tensor.isreal Tensor.ldexp Tensor.masked_scatter
         Tensor.nanmedian Tensor.narrow_copy Tensor.new Tensor.new_empty_strided Tensor.nonzero_static
         Tensor.positive Tensor.prelu Tensor.rad2deg Tensor.register_post_accumulate_grad_hook
-        Tensor.renorm Tensor.select_scatter Tensor.sgn Tensor.slice_inverse Tensor.slice_scatter
-        Tensor.sum_to_size Tensor.to_padded_tensor Tensor.unsafe_chunk Tensor.unsafe_split
-        Tensor.unsafe_split_with_sizes Tensor.vsplit nn.functional.adaptive_max_pool1d_with_indices
+        Tensor.renorm Tensor.select_scatter Tensor.slice_inverse Tensor.slice_scatter Tensor.sum_to_size
+        Tensor.to_padded_tensor Tensor.unsafe_chunk Tensor.unsafe_split Tensor.unsafe_split_with_sizes
+        Tensor.vsplit nn.functional.adaptive_max_pool1d_with_indices
         nn.functional.adaptive_max_pool2d_with_indices nn.functional.affine_grid
         nn.functional.fractional_max_pool2d nn.functional.fractional_max_pool2d_with_indices
         nn.functional.grid_sample nn.functional.grouped_mm nn.functional.gumbel_softmax
@@ -208,8 +203,6 @@ VALUES = {
         xpu mps""",
     OP_REGISTRY: """
         classes""",
-    COMPLEX: """
-        Tensor.imag Tensor.real""",
     TORCHSCRIPT: """
         AVG cpp SUM""",
     QUANT: """

@@ -111,7 +111,8 @@ class Node:
 
 
 
-_TYPE_NAMES = {"float32": "FloatTensor", "float16": "HalfTensor", "int32": "IntTensor", "int64": "LongTensor",
+_TYPE_NAMES = {"complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor",
+               "float32": "FloatTensor", "float16": "HalfTensor", "int32": "IntTensor", "int64": "LongTensor",
                "bool": "BoolTensor"}
 
 

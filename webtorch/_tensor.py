@@ -7,7 +7,7 @@ import gc
 import math
 
 from . import _dtypes as dt
-from .backend import cpu, meta
+from .backend import complex as complex_storage, cpu, meta
 
 
 class Size(tuple):
@@ -144,7 +144,7 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        if value and not self.dtype.is_floating_point:
+        if value and self.dtype.category < 2:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if not value and self.grad_fn is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -315,16 +315,18 @@ class Tensor:
         return self.to(other.device, other.dtype)
 
     def _host_values(self):
-        """The elements, row-major, as an array.array (synchronous readback on webgpu)."""
+        """The elements, row-major, as an array.array (synchronous readback on webgpu); a complex
+        tensor's as interleaved (real, imaginary) pairs."""
         t = self.contiguous()
-        return backend(t._storage.device_type).to_host(t._storage, t._offset, t.numel())
+        return _to_host(t._storage, t._offset, t.numel())
 
     async def _host_values_async(self):
         t = self.contiguous()
         if t._storage.device_type != "webgpu":
-            return backend(t._storage.device_type).to_host(t._storage, t._offset, t.numel())
+            return _to_host(t._storage, t._offset, t.numel())
         from .backend import gpu
-        return await gpu.to_host_async(t._storage, t._offset, t.numel())
+        storage, offset, numel = _real_span(t._storage, t._offset, t.numel())
+        return await gpu.to_host_async(storage, offset, numel)
 
     def _nest(self, values):
         """values (an array.array, row-major) as nested lists. No Python code runs per element (1M
@@ -334,6 +336,8 @@ class Tensor:
         flat = values.tolist()
         if self.dtype is dt.bool_:
             flat = list(map(bool, flat))
+        elif self.dtype.is_complex:
+            flat = list(map(complex, flat[::2], flat[1::2]))
         if not self.shape:
             return flat[0]
         if len(self.shape) > 1:
@@ -363,15 +367,17 @@ class Tensor:
         self._check_scalar()
         if self._storage.device_type == "meta":
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        return self._scalar(backend(self._storage.device_type).to_host(self._storage, self._offset, 1))
+        return self._scalar(_to_host(self._storage, self._offset, 1))
 
     async def item_async(self):
         self._check_scalar()
         if self._storage.device_type != "webgpu":
             return self.item()
-        return self._scalar(await backend("webgpu").to_host_async(self._storage, self._offset, 1))
+        return self._scalar(await backend("webgpu").to_host_async(*_real_span(self._storage, self._offset, 1)))
 
     def _scalar(self, values):
+        if self.dtype.is_complex:
+            return complex(values[0], values[1])
         return bool(values[0]) if self.dtype is dt.bool_ else values[0]
 
     async def cpu_async(self):
@@ -389,6 +395,10 @@ class Tensor:
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
         if not cpu.USE_NUMPY:
             raise RuntimeError("Numpy is not available")
+        if self.dtype.is_complex:  # the pairs' memory read as numpy's complex (shared, as torch's)
+            real = Tensor(self._storage.real, self.shape + (2,), tuple(2 * s for s in self._stride) + (1,),
+                          2 * self._offset)
+            return real.numpy().view(cpu._np.dtype(self.dtype.name))[..., 0]
         if self.dtype not in cpu.NUMPY_DTYPE:
             raise TypeError(f"Got unsupported ScalarType {_TYPE_NAMES[self.dtype.name]}")
         a = cpu._ndarray(self)
@@ -445,7 +455,21 @@ class Tensor:
 
 
 _TYPE_NAMES = {"float32": "Float", "float16": "Half", "bfloat16": "BFloat16", "float64": "Double", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _real_span(storage, offset, numel):
+    """(storage, offset, numel) of the real elements that hold these: a complex storage's pairs."""
+    if storage.dtype.is_complex:
+        return storage.real, 2 * offset, 2 * numel
+    return storage, offset, numel
+
+
+def _to_host(storage, offset, numel):
+    """The elements [offset, offset + numel) as an array.array (a complex storage's as their pairs)."""
+    storage, offset, numel = _real_span(storage, offset, numel)
+    return backend(storage.device_type).to_host(storage, offset, numel)
 
 
 def to_targets(args, kwargs):
@@ -504,7 +528,10 @@ def _rebuild(values, shape, dtype_name, device_type, requires_grad, grad, stride
 
 
 def _from_host_values(values, shape, dtype, device_type):
-    """A new contiguous tensor from an array.array (of dtype's typecode) on device_type."""
+    """A new contiguous tensor from an array.array (of dtype's typecode; a complex dtype's: its real
+    dtype's, the pairs interleaved) on device_type."""
+    if dtype.is_complex:
+        return Tensor(complex_storage.from_host(backend(device_type), dtype, values), shape)
     return Tensor(backend(device_type).from_host(dtype, values), shape)
 
 
@@ -523,7 +550,7 @@ def check_size(shape, dtype, device_type):
     size, the device's error for one it cannot hold."""
     if len(shape) > MAX_DIMS:
         _too_many_dims(shape)
-    if dtype.typecode is None:  # _dtypes.WITHOUT_STORAGE
+    if dtype.typecode is None and dtype not in dt.COMPLEX:  # _dtypes.WITHOUT_STORAGE
         raise NotImplementedError(f"webtorch holds no {dtype.name} tensors (its float8, uint16/32/64 and complex dtypes are names only)")
     n = 1
     for s in shape:
@@ -532,13 +559,19 @@ def check_size(shape, dtype, device_type):
         n *= s
     if n * dtype.itemsize >= 2 ** 63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
-    backend(device_type).check_numel(dtype, n)
+    if dtype.is_complex:
+        backend(device_type).check_numel(dt.REAL_OF[dtype], 2 * n)
+    else:
+        backend(device_type).check_numel(dtype, n)
     return n
 
 
 def _empty(shape, dtype, device_type):
     shape = tuple(shape)
-    return Tensor(backend(device_type).empty(dtype, check_size(shape, dtype, device_type)), shape)
+    n = check_size(shape, dtype, device_type)
+    if dtype.is_complex:
+        return Tensor(complex_storage.empty(backend(device_type), dtype, n), shape)
+    return Tensor(backend(device_type).empty(dtype, n), shape)
 
 
 # -- repr like PyTorch's ---------------------------------------------------------------------
@@ -550,7 +583,7 @@ def _format(t):
         suffix.append(f"device='{t.device}'")
     if no_data or t.numel() == 0 and t.dim() != 1:
         suffix.append(f"size={tuple(t.shape)}")  # after the device, as torch
-    if t.dtype not in (dt.default_float, dt.int64, dt.bool_) or (no_data or t.numel() == 0) and \
+    if t.dtype not in (dt.default_float, dt.int64, dt.bool_, dt.COMPLEX_OF[dt.default_float]) or (no_data or t.numel() == 0) and \
             t.dtype is not dt.default_float:
         suffix.append(f"dtype=webtorch.{t.dtype.name}")
     body = "..." if no_data else _body(t, values, 7)
@@ -567,6 +600,8 @@ def _body(t, values, indent):
         return f"[... {t.numel()} elements ...]"
     if not values:
         return "[]"
+    if t.dtype.is_complex:
+        return _nest_str(_complex_strings(values[::2], values[1::2], t.dtype), t.shape, 1, indent)
     fmt = _formatter(values, t.dtype)
     return _nest_str([fmt(v) for v in values], t.shape, 1, indent)
 
@@ -595,6 +630,17 @@ def _formatter(values, d):
         return f"{v:.4f}"
     width = max((len(one(v)) for v in nonzero), default=1)  # torch sizes columns by finite nonzero values
     return lambda v: one(v).rjust(width)
+
+
+def _complex_strings(reals, imags, d):
+    """torch's complex elements: the real parts formatted as one column, the imaginary parts as another,
+    each with its sign and a j ("1.0000+2.j", "nan-infj")."""
+    fmt_re, fmt_im = _formatter(reals, d), _formatter(imags, d)
+    out = []
+    for re, im in zip(reals, imags):
+        im_str = fmt_im(im).lstrip() + "j"
+        out.append(fmt_re(re) + (im_str if im_str[0] in "+-" else "+" + im_str))
+    return out
 
 
 def _nest_str(items, shape, depth, indent=7):

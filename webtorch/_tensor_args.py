@@ -106,7 +106,7 @@ def require_tensors(fn, name, kind):
 # Python's binary operators on a Tensor: self op other, other op self (r), self op= other (i).
 _OPERATORS = ("add sub mul truediv floordiv mod pow matmul and or xor lshift rshift").split()
 _COMPARISONS = "eq ne lt le gt ge".split()
-_OPERANDS = {Tensor, bool, int, float}
+_OPERANDS = {Tensor, bool, int, float, complex}
 
 
 # Operators whose op is one elementwise kernel (the function's defaults): they launch it directly, so

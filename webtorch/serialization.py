@@ -33,7 +33,8 @@ from .sparse import SparseTensor, sparse_coo_tensor
 _STORAGE_DTYPES = {"FloatStorage": dt.float32, "DoubleStorage": dt.float64, "HalfStorage": dt.float16,
                    "BFloat16Storage": dt.bfloat16, "LongStorage": dt.int64, "IntStorage": dt.int32,
                    "ShortStorage": dt.int16, "CharStorage": dt.int8, "ByteStorage": dt.uint8,
-                   "BoolStorage": dt.bool_, "UntypedStorage": dt.uint8}
+                   "BoolStorage": dt.bool_, "ComplexFloatStorage": dt.complex64,
+                   "ComplexDoubleStorage": dt.complex128, "UntypedStorage": dt.uint8}
 _STORAGE_NAMES = {d: name for name, d in _STORAGE_DTYPES.items() if name != "UntypedStorage"}
 
 
@@ -439,9 +440,8 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
 
 def _with_metadata(t, metadata):
     """The tensor torch rebuilds with set_tensor_metadata: the only keys torch writes are "neg" and "conj",
-    each True when that bit is set. webtorch has no negative bit, so a negated view loads as a negated
-    copy (its values are torch's; it no longer shares the storage); the conjugate bit exists only on
-    complex tensors, which webtorch lacks."""
+    each True when that bit is set. webtorch has neither bit, so a negated (conjugated) view loads as a
+    negated (conjugated) copy: its values are torch's; it no longer shares the storage."""
     if metadata is None or (type(metadata) is dict and not metadata):
         return t
     if type(metadata) is not dict or not all(type(k) is str and v is True for k, v in metadata.items()):
@@ -450,9 +450,8 @@ def _with_metadata(t, metadata):
     for key in metadata:
         if key == "neg" and t.dtype is not dt.bool_:
             t = t.neg()
-        elif key == "conj":
-            raise pickle.UnpicklingError("webtorch.load: a tensor with the conj bit set (a conjugated complex "
-                                         "tensor): complex dtypes are not supported by webtorch")
+        elif key == "conj" and t.dtype.is_complex:  # (a copy: webtorch has no conjugate bit either)
+            t = t.conj()
         else:
             raise pickle.UnpicklingError(f"webtorch.load: tensor metadata {key!r} on a {t.dtype} tensor is not "
                                          "supported")
@@ -550,9 +549,9 @@ _UNSUPPORTED_TORCH = {
                        ("_rebuild_wrapper_subclass", "subclass"), ("_rebuild_tensor_v3", "tensor_v3"),
                        ("_rebuild_device_tensor_from_numpy", "numpy-backed"),
                        ("_rebuild_device_tensor_from_cpu_tensor", "device"))}
-_TORCH_DTYPE_NAMES = ("complex32", "complex64", "complex128", "uint16", "uint32", "uint64", "float8_e4m3fn",
+_TORCH_DTYPE_NAMES = ("complex32", "uint16", "uint32", "uint64", "float8_e4m3fn",
                       "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2",
-                      "qint8", "quint8", "qint32", "quint4x2", "quint2x4", "cfloat", "cdouble", "chalf")
+                      "qint8", "quint8", "qint32", "quint4x2", "quint2x4", "chalf")
 
 # Module.name -> what it unpickles to: the counterparts of torch's weights-only allow-list.
 _SAFE_GLOBALS = {
@@ -573,7 +572,8 @@ _SAFE_GLOBALS = {
     "builtins.set": set,
     "builtins.bytearray": _bytearray,
     "builtins.complex": complex,
-    **{f"torch.{d.name}": d for d in dt.ALL},
+    **{f"torch.{d.name}": d for d in dt.ALL + dt.COMPLEX},
+    "torch.cfloat": dt.complex64, "torch.cdouble": dt.complex128,
     **{f"torch.{name}": _StorageType(d) for name, d in _STORAGE_DTYPES.items()},
     **_UNSUPPORTED_TORCH,
 }
@@ -599,8 +599,8 @@ def _resolve(module, name):
         raise pickle.UnpicklingError(f"webtorch.load: the checkpoint holds dtype torch.{name}, which webtorch does "
                                      "not support")
     if module == "torch" and name.startswith("Complex") and name.endswith("Storage"):
-        raise pickle.UnpicklingError(f"webtorch.load: the checkpoint holds a complex tensor (torch.{name}); complex "
-                                     "dtypes are not supported by webtorch")
+        raise pickle.UnpicklingError(f"webtorch.load: the checkpoint holds a complex tensor (torch.{name}) of a "
+                                     "dtype webtorch does not hold (complex64 and complex128 load)")
     if module == "torch" and name.endswith("Storage"):
         raise pickle.UnpicklingError(f"webtorch.load: unknown storage type torch.{name}")
     raise pickle.UnpicklingError(f"Unsupported global: GLOBAL {path} was not an allowed global by default "

@@ -13,7 +13,7 @@ from grad_cases import GRAD_CASES, plain_gradients  # noqa: E402
 from training_cases import CASES as TRAINING_CASES, MODELS, train, worst_parameter_differences  # noqa: E402
 
 DIR = "/tmp/webtorch_tests"
-MODULES = ["op_cases.py", "nn_cases.py", "more_op_cases.py", "api_cases.py", "compare.py", "grad_cases.py", "training_cases.py"]
+MODULES = ["op_cases.py", "nn_cases.py", "more_op_cases.py", "api_cases.py", "complex_cases.py", "compare.py", "grad_cases.py", "training_cases.py"]
 
 
 @pytest.fixture(scope="session")

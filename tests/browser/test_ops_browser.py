@@ -42,6 +42,7 @@ def _table_failures(py, device, expected_json):
         py.put_test_module("nn_cases.py")
         py.put_test_module("more_op_cases.py")
         py.put_test_module("api_cases.py")
+        py.put_test_module("complex_cases.py")
         py.put_test_module("compare.py")
         py.put_test_module("run_table.py")
         py.put_file("/tmp/webtorch_tests/expected.json", expected_json)

@@ -31,7 +31,7 @@ const pyodide = await loadPyodide({indexURL: path.resolve(bundle, "pyodide") + "
 const wheel = fs.readdirSync(bundle).find((f) => f.endsWith(".whl"));
 pyodide.unpackArchive(new Uint8Array(fs.readFileSync(path.join(bundle, wheel))), "wheel");
 pyodide.FS.mkdirTree("/tests");
-for (const f of ["op_cases.py", "nn_cases.py", "more_op_cases.py", "api_cases.py", "compare.py", "run_table.py"]) {
+for (const f of ["op_cases.py", "nn_cases.py", "more_op_cases.py", "api_cases.py", "complex_cases.py", "compare.py", "run_table.py"]) {
   pyodide.FS.writeFile(`/tests/${f}`, fs.readFileSync(path.join(tests, f)));
 }
 // expected.json may come xz-compressed (the carry limit of the device tool)

@@ -11,7 +11,7 @@ engine, so rules work at the broadcast shape.
 import weakref
 import math
 
-from .. import _autocast, _conv_ops, _indexing, _math_ops, _shape_ops, _tape, special
+from .. import _autocast, _complex, _conv_ops, _indexing, _math_ops, _shape_ops, _tape, special
 from .. import _ops as F
 from ..sparse import _coo as sparse
 from .._tape import (BACKWARD, Node, _needs_grad, alias, check_inplace, enable_grad, inference_mode,  # noqa: F401
@@ -609,6 +609,10 @@ def _conv2d_rule(grad, out, x, weight, bias, stride, pads, dilation, groups):
 BACKWARD.update({
     # elementwise (ops_table.ELEMENTWISE)
     "copy": lambda grad, out, a: (grad,),                                     # d a = grad
+    # complex tensors as their real pairs and back: the gradient of a complex z is dL/d(re) + i dL/d(im)
+    "view_as_real": lambda grad, out, z: (_complex.view_as_complex(_complex._pair_of(grad)),),
+    "view_as_complex": lambda grad, out, x: (_complex.view_as_real(grad),),
+    "angle_real": lambda grad, out, x: (F.zeros_like(x),),                     # 0 or pi: a zero derivative
     "transfer": lambda grad, out, a: (grad.to(a.device.type),),               # d a = grad, on a's device
     "neg": lambda grad, out, a: (-grad,),                                     # d(-a) = -1
     "abs": lambda grad, out, a: (grad * F.sign(a),),                          # d|a| = sign(a)

@@ -14,6 +14,7 @@ import math
 import struct
 
 from .. import _dtypes as dt
+from . import complex as complex_storage
 from ..ops_table import ELEMENTWISE
 
 try:
@@ -88,6 +89,8 @@ def check_numel(dtype, numel):
 
 
 def empty(dtype, numel):
+    if dtype.is_complex:  # (complex storages are pairs of the real dtype: backend/complex.py)
+        raise complex_storage.no_complex_form(dtype)
     return Storage(dtype, array.array(dtype.typecode, bytes(numel * _HOST_ITEMSIZE[dtype])))
 
 

@@ -12,7 +12,7 @@ import warnings
 import weakref
 
 from .. import _dtypes as dt
-from . import cpu, kernels
+from . import complex as complex_storage, cpu, kernels
 from .webgpu import WORKGROUPS_PER_DIM, bucket, grid, on_start, runtime
 
 # array typecodes of the 4-byte GPU layouts (float16 stored as f16: struct's "e")
@@ -60,6 +60,8 @@ class Storage:
 
 
 def empty(dtype, numel):
+    if dtype.is_complex:  # (complex storages are pairs of f32: backend/complex.py)
+        raise complex_storage.no_complex_form(dtype)
     return Storage(dtype, numel)
 
 

@@ -1,0 +1,196 @@
+"""Complex tensors (issue 24) beyond the op table (tests/complex_cases.py): repr, type promotion, save/load
+both ways with torch, numpy, the float64 rule on webgpu, refusals, and a Llama-style rotary embedding that
+trains like torch's."""
+import io
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import webtorch
+
+DEVICES = ["cpu", "webgpu"]
+
+
+@pytest.mark.parametrize("values,dtype", [
+    ([1 + 2j, 3.5 - 1j], "complex64"), ([[1e-5 + 2j, 1e5 - 1j]], "complex64"), ([0j], "complex64"),
+    ([1j, -2.25 + 0.5j], "complex128"), ([complex(math.nan, 1), complex(2, -math.inf)], "complex64"),
+    ([], "complex64"), (1 - 3j, "complex64")])
+def test_repr_like_torch(values, dtype):
+    expected = repr(torch.tensor(values, dtype=getattr(torch, dtype))).replace("torch.", "webtorch.")
+    assert repr(webtorch.tensor(values, dtype=getattr(webtorch, dtype))) == expected
+
+
+DTYPES = ["bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
+
+
+def test_promotion_like_torch():
+    for a in DTYPES:
+        for b in DTYPES:
+            expected = torch.promote_types(getattr(torch, a), getattr(torch, b))
+            if expected is torch.complex32:
+                continue  # (webtorch holds no complex32 tensors)
+            assert webtorch.promote_types(getattr(webtorch, a), getattr(webtorch, b)).name == str(expected)[6:], (a, b)
+    for scalar in (1j, 2.5, 3, True):
+        for name in ("int64", "float32", "float64", "complex64", "complex128", "bool"):
+            expected = torch.result_type(torch.zeros(2, dtype=getattr(torch, name)), scalar)
+            got = webtorch.result_type(webtorch.zeros(2, dtype=getattr(webtorch, name)), scalar)
+            assert got.name == str(expected)[6:], (name, scalar)
+    zero_dim = webtorch.result_type(webtorch.zeros(2), webtorch.tensor(1j, dtype=webtorch.complex128))
+    assert zero_dim is webtorch.complex64  # torch: the dimensioned float32 decides the complex width
+
+
+def test_save_load_both_ways(tmp_path):
+    z = torch.randn(3, 4, dtype=torch.cfloat)
+    saved = {"z": z, "view": z[1:, ::2], "double": torch.randn(2, dtype=torch.cdouble), "conj": z.conj(),
+             "param": torch.nn.Parameter(torch.randn(2, dtype=torch.cfloat))}
+    buf = io.BytesIO()
+    torch.save(saved, buf)
+    loaded = webtorch.load(io.BytesIO(buf.getvalue()))
+    for key, value in saved.items():
+        assert loaded[key].dtype.name == str(value.dtype)[6:]
+        assert loaded[key].tolist() == value.resolve_conj().tolist(), key
+    back = io.BytesIO()
+    webtorch.save(loaded, back)
+    again = torch.load(io.BytesIO(back.getvalue()))
+    for key, value in saved.items():
+        assert torch.equal(again[key], value.resolve_conj()), key
+    assert again["view"].untyped_storage().data_ptr() == again["z"].untyped_storage().data_ptr()
+    on_gpu = webtorch.load(io.BytesIO(buf.getvalue()), map_location="webgpu")
+    assert on_gpu["z"].device.type == "webgpu" and on_gpu["z"].tolist() == z.tolist()
+
+
+def test_numpy_both_ways():
+    a = (np.arange(6).reshape(2, 3) + 1j * np.arange(6).reshape(2, 3)).astype(np.complex64)
+    t = webtorch.from_numpy(a)
+    assert t.dtype is webtorch.complex64 and t.tolist() == a.tolist()
+    t.real.mul_(2)  # shares the array's memory, as torch's from_numpy
+    assert a[1, 2] == 10 + 5j
+    assert webtorch.from_numpy(a.T).stride() == (1, 3)
+    back = webtorch.tensor([1 + 1j, 2], dtype=webtorch.complex128).numpy()
+    assert back.dtype == np.complex128 and back.tolist() == [1 + 1j, 2]
+    assert webtorch.as_tensor(np.array([1j], dtype=np.complex128)).dtype is webtorch.complex128
+
+
+def test_views_share_memory_and_versions():
+    x = webtorch.zeros(3, 2)
+    z = webtorch.view_as_complex(x)
+    z[1] = 2 - 1j
+    assert x.tolist() == [[0, 0], [2, -1], [0, 0]]
+    assert webtorch.view_as_real(z)._storage is x._storage
+    assert z.real._storage is x._storage and z.imag.storage_offset() == 1
+    before = x._version
+    z.imag.add_(1)
+    assert x._version == z._version > before
+
+
+def test_complex128_on_webgpu_becomes_complex64_with_float64s_warning():
+    with pytest.warns(UserWarning, match="float64"):
+        t = webtorch.tensor([1 + 2j], dtype=webtorch.complex128, device="webgpu")
+    assert t.dtype is webtorch.complex64 and t.tolist() == [1 + 2j]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert webtorch.tensor([1 + 2j], dtype=webtorch.complex128).to("webgpu").dtype is webtorch.complex64
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_ops_without_a_complex_form_refuse(device):
+    z = webtorch.tensor([1 + 1j, 2], device=device)
+    for op in (lambda: z.cumsum(0), lambda: webtorch.sort(z), lambda: z.tanh(), lambda: z.max()):
+        with pytest.raises(NotImplementedError, match="complex"):
+            op()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_leaf_gradient_is_torchs_convention(device):
+    values = [1 + 2j, 3 - 4j, -0.5 + 0.25j]
+    grads = []
+    for T, dev in ((torch, "cpu"), (webtorch, device)):
+        w = T.tensor(values, device=dev, requires_grad=True)
+        c = T.tensor([0.5 - 1j, 2j, 1.5], device=dev)
+        loss = ((w * c).exp().abs() ** 2).sum() + (w.conj() * w).real.sum() + (w / c).angle().sum()
+        loss.backward()
+        grads.append(w.grad.tolist())
+    for a, b in zip(*grads):
+        assert abs(a - b) <= 1e-4 * (1 + abs(b))
+
+
+class Rotary(object):
+    """A Llama attention-score model with rotary embeddings written as torch's Llama does (polar,
+    view_as_complex, a complex multiply, view_as_real), trained with SGD."""
+
+    @staticmethod
+    def run(T, device, steps=3):
+        T.manual_seed(0)
+        gen = np.random.default_rng(0)
+        d, n = 8, 6
+        wq = T.tensor(gen.standard_normal((d, d)).astype(np.float32) * 0.3, device=device, requires_grad=True)
+        wk = T.tensor(gen.standard_normal((d, d)).astype(np.float32) * 0.3, device=device, requires_grad=True)
+        x = T.tensor(gen.standard_normal((2, n, d)).astype(np.float32), device=device)
+        target = T.tensor(gen.standard_normal((2, n, n)).astype(np.float32), device=device)
+        freqs = 1.0 / (10000 ** (T.arange(0, d, 2, device=device)[: d // 2].float() / d))
+        freqs_cis = T.polar(T.ones(n, d // 2, device=device), T.outer(T.arange(n, device=device).float(), freqs))
+
+        def rotate(t):
+            tc = T.view_as_complex(t.float().reshape(*t.shape[:-1], -1, 2))
+            return T.view_as_real(tc * freqs_cis).flatten(2).type_as(t)
+
+        losses = []
+        for _ in range(steps):
+            q, k = rotate(x @ wq), rotate(x @ wk)
+            loss = ((q @ k.transpose(1, 2) / math.sqrt(d) - target) ** 2).mean()
+            loss.backward()
+            with T.no_grad():
+                for w in (wq, wk):
+                    w -= 0.1 * w.grad
+                    w.grad = None
+            losses.append(loss.item())
+        return losses, wq.detach().cpu().tolist()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_rotary_embedding_trains_like_torch(device):
+    expected_losses, expected_w = Rotary.run(torch, "cpu")
+    losses, w = Rotary.run(webtorch, device)
+    assert np.allclose(losses, expected_losses, rtol=1e-4, atol=1e-5)
+    assert np.allclose(w, expected_w, rtol=1e-4, atol=1e-5)
+    assert losses[-1] < losses[0]
+
+
+def _mel_filters(n_freqs, n_mels, sample_rate):
+    """torchaudio's melscale_fbanks (HTK scale, no norm), in numpy: (n_freqs, n_mels)."""
+    mel = lambda f: 2595.0 * np.log10(1.0 + f / 700.0)  # noqa: E731
+    freqs = np.linspace(0, sample_rate // 2, n_freqs)
+    m_pts = np.linspace(mel(0.0), mel(sample_rate / 2.0), n_mels + 2)
+    f_pts = 700.0 * (10 ** (m_pts / 2595.0) - 1.0)
+    slopes = f_pts[None, :] - freqs[:, None]
+    f_diff = f_pts[1:] - f_pts[:-1]
+    down, up = -slopes[:, :-2] / f_diff[:-1], slopes[:, 2:] / f_diff[1:]
+    return np.maximum(0.0, np.minimum(down, up)).astype(np.float32)
+
+
+def spectrogram(T, device, audio, filters):
+    """Whisper's log-mel front end up to the mel power: stft (n_fft 400, hop 160, Hann) -> |.|^2 -> filters."""
+    x = T.tensor(audio, device=device)
+    stft = T.stft(x, 400, 160, window=T.hann_window(400, device=device), return_complex=True)
+    power = stft[..., :-1].abs() ** 2
+    return T.tensor(filters.T.copy(), device=device) @ power
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_spectrogram_equals_torch(device):
+    rng = np.random.default_rng(1)
+    t = np.arange(4000) / 16000.0
+    audio = (np.sin(2 * np.pi * 440 * t) + 0.3 * np.sin(2 * np.pi * 3000 * t) + 0.05 * rng.standard_normal(4000))
+    audio = audio.astype(np.float32)
+    filters = _mel_filters(201, 40, 16000)
+    expected = spectrogram(torch, "cpu", audio, filters).numpy()
+    reference = spectrogram(torch, "cpu", audio.astype(np.float64), filters.astype(np.float64)).numpy()
+    got = np.array(spectrogram(webtorch, device, audio, filters).tolist())
+    assert got.shape == expected.shape == (40, 25)
+    # within 1e-5 of the spectrogram's scale, as torch's own float32 result is of the float64 one
+    scale = np.abs(reference).max()
+    assert np.abs(expected - reference).max() / scale < 1e-5
+    assert np.abs(got - expected).max() / scale < 1e-5
