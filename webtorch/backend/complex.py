@@ -52,9 +52,14 @@ class Storage:
         raise no_complex_form(self.dtype)
 
 
+class NoComplexForm(NotImplementedError, AttributeError):
+    """A NotImplementedError, and an AttributeError for the code that asks a storage whether it has an
+    attribute (getattr with a default, hasattr): a complex storage has none of a real one's."""
+
+
 def no_complex_form(dtype):
     """The error of a real kernel reached by a complex tensor (its storage read, or its result allocated)."""
-    return NotImplementedError(f"webtorch: this operation has no complex form yet (a {dtype.name} tensor reached a "
+    return NoComplexForm(f"webtorch: this operation has no complex form yet (a {dtype.name} tensor reached a "
                                "real kernel); see docs/complex.md for the ops that take complex tensors")
 
 
