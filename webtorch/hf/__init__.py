@@ -26,7 +26,7 @@ def _quantizer(config):
     config for webtorch.ao.quantization.quantize_."""
     if config is None:
         return None
-    if callable(config) and not hasattr(config, "__dataclass_fields__"):
+    if callable(config):
         quantize = config
     else:
         from ..ao.quantization import quantize_

@@ -10,6 +10,7 @@ Storage "webtorch-hf" for the next visit) and each tensor is uploaded from there
 import json
 import os
 import sys
+import urllib.error
 import urllib.request
 
 from .. import nn, safetensors
@@ -30,15 +31,6 @@ class Folder:
 
     def where(self, name):
         return f"{self.source}/{name}" if self.is_url else os.path.join(self.source, name)
-
-    def exists(self, name):
-        if not self.is_url:
-            return os.path.exists(self.where(name))
-        try:
-            self.fetch(name, progress=None)
-        except OSError:
-            return False
-        return True
 
     def fetch(self, name, progress=None):
         """The file's bytes: bytes on CPython, a JS ArrayBuffer in Pyodide (a local path is read as bytes).

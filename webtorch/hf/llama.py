@@ -245,7 +245,7 @@ class LlamaForCausalLM(nn.Module):
         for step in range(max_new_tokens):
             token = pick(logits[:, -1])  # (b,) int64 on the model's device
             ids = token.tolist()  # the step's one readback
-            ids = [self.config.pad_token_id or 0 if done else t for t, done in zip(ids, finished)]
+            ids = [(self.config.pad_token_id or 0) if done else t for t, done in zip(ids, finished)]
             finished = [done or t in eos for t, done in zip(ids, finished)]
             token = torch.tensor(ids, device=input_ids.device)[:, None] if any(finished) else token[:, None]
             out.append(token)
