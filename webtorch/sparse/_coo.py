@@ -253,13 +253,13 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
         values = F.tensor(values, dtype=dtype)
     target = device if device is not None else values.device
     if indices.dtype.is_floating_point or indices.dtype is dt.bool_:
-        raise RuntimeError(f"indices must be an int64 tensor")
+        raise RuntimeError("indices must be an int64 tensor")
     indices = indices.to(dt.int64).to(target)
     values = values.to(target) if dtype is None else values.to(target, dtype)
     if indices.dim() != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")
     if values.dim() == 0:
-        raise RuntimeError("values must have dim >= 1 (the nnz dimension)")  # torch: a 0-d value is nnz 1
+        raise RuntimeError("values must have dim >= 1 (the nnz dimension)")
     if indices.shape[1] != values.shape[0]:
         raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {indices.shape[1]}, "
                            f"nnz from values: {values.shape[0]}")
