@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import webtorch
-from module_compare import DEVICES, compare
+from module_compare import DEVICES, close, compare
 
 
 def constructions(T):
@@ -60,6 +60,14 @@ def test_sync_batch_norm_converts_and_checks_like_torch():
             T.nn.SyncBatchNorm(3)(T.ones(3))
         with pytest.raises(ValueError, match="only p == 1 and p == 2"):
             T.nn.MultiMarginLoss(p=3)
+        asm = T.nn.AdaptiveLogSoftmaxWithLoss(4, 6, [2])
+        with pytest.raises(RuntimeError, match=r"Target values should be in \[0, 5\], but values in range \[0, 6\]"):
+            asm(T.ones(2, 4), T.tensor([0, 6]))
+        with pytest.warns(UserWarning, match="Initializing zero-element tensors is a no-op"):
+            T.nn.init.kaiming_uniform_(T.empty(0, 3))  # AdaptiveLogSoftmaxWithLoss's tails can be 0 wide
+        with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
+            T.nn.AdaptiveLogSoftmaxWithLoss(4, 6, [3, 2])
+        assert asm.predict(T.ones(3, 4)).shape == (3,) and type(asm(T.ones(2, 4), T.tensor([0, 5]))).__name__ == "_ASMoutput"
 
 
 def test_construction_matches_torch():
@@ -119,6 +127,10 @@ MODULES = {
                                              m[2](x, x.flip(0), x * 2))),
     "sync-batch-norm-one-process": (lambda T: T.nn.SyncBatchNorm(3, momentum=0.3), lambda: [torch.randn(4, 3, 2, 2)],
                                     lambda T, m, x: (m(x), m(x[:, :, 0]), m.running_mean, m.running_var)),
+    "adaptive-log-softmax": (lambda T: T.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True),
+                             lambda: [torch.randn(5, 8)],
+                             lambda T, m, x: (m(x, T.tensor([0, 4, 9, 2, 6], device=x.device)), m.log_prob(x),
+                                              m(x[0], T.tensor(7, device=x.device)))),
     # the 3-d family, and padding modes other than zeros (torch pads with F.pad first, then convolves)
     "conv3d-groups-stride": (lambda T: T.nn.Conv3d(4, 6, (3, 2, 2), stride=(2, 1, 2), padding=1, dilation=(1, 2, 1),
                                                    groups=2), lambda: [torch.randn(2, 4, 5, 5, 4)]),
@@ -302,3 +314,89 @@ def _norm_forms(T):
 
 def test_norm_forms_remove_assign_and_errors_match_torch():
     assert _norm_forms(webtorch) == _norm_forms(torch)
+
+
+LAZY = {  # name -> (build, input shape)
+    "LazyLinear": (lambda T: T.nn.LazyLinear(3), (2, 5)),
+    "LazyConv1d": (lambda T: T.nn.LazyConv1d(4, 3, 2, 1), (2, 3, 7)),
+    "LazyConv2d-groups": (lambda T: T.nn.LazyConv2d(4, 3, groups=2, bias=False), (1, 2, 5, 5)),
+    "LazyConv3d-unbatched": (lambda T: T.nn.LazyConv3d(2, 2), (3, 3, 3, 3)),
+    "LazyConvTranspose2d": (lambda T: T.nn.LazyConvTranspose2d(4, 3, 2, 1, 1, 2), (1, 4, 3, 3)),
+    "LazyBatchNorm2d": (lambda T: T.nn.LazyBatchNorm2d(momentum=0.3), (2, 3, 2, 2)),
+    "LazyInstanceNorm1d-affine": (lambda T: T.nn.LazyInstanceNorm1d(affine=True), (2, 3, 4)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", list(LAZY))
+def test_lazy_module_initializes_like_torch(name, device):
+    """Before the first call: torch's repr, state_dict names and uninitialized parameters; the call
+    materializes them from the input and turns the module into its ordinary class; with torch's values
+    loaded, a second call gives torch's outputs and gradients."""
+    build, shape = LAZY[name]
+    ref, mine = build(torch), build(webtorch).to(device)
+    assert repr(mine) == repr(ref) and list(mine.state_dict()) == list(ref.state_dict())
+    assert [type(p).__name__ for p in mine.parameters()] == [type(p).__name__ for p in ref.parameters()]
+    x = torch.randn(*shape)
+    ref(x)
+    mine(webtorch.tensor(x.tolist(), device=device))
+    assert type(mine).__name__ == type(ref).__name__ and repr(mine) == repr(ref)
+    assert [(k, tuple(v.shape)) for k, v in mine.state_dict().items()] == \
+        [(k, tuple(v.shape)) for k, v in ref.state_dict().items()]
+    mine.load_state_dict({k: webtorch.tensor(v.tolist(), dtype=getattr(webtorch, str(v.dtype)[6:]))
+                          for k, v in ref.state_dict().items()})
+    x = torch.randn(*shape, requires_grad=True)
+    mx = webtorch.tensor(x.tolist(), device=device, requires_grad=True)
+    out, mout = ref(x), mine(mx)
+    close(mout, out, 1e-4)
+    out.square().sum().backward()
+    mout.square().sum().backward()
+    close(mx.grad, x.grad, 1e-3)
+    for (_, a), (_, b) in zip(mine.named_parameters(), ref.named_parameters()):
+        close(a.grad, b.grad, 1e-3)
+
+
+def test_uninitialized_parameter_and_lazy_load_like_torch():
+    for T in (torch, webtorch):
+        p = T.nn.UninitializedParameter()
+        assert repr(p) == "<UninitializedParameter>" and T.nn.parameter.is_lazy(p)
+        with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter"):
+            p.shape
+        p.materialize((2, 3))
+        assert type(p) is T.nn.Parameter and tuple(p.shape) == (2, 3) and not T.nn.parameter.is_lazy(p)
+        m = T.nn.LazyLinear(3)
+        m.load_state_dict({k: T.zeros(v.shape) for k, v in torch.nn.Linear(5, 3).state_dict().items()})
+        assert type(m).__name__ == "LazyLinear" and tuple(m.weight.shape) == (3, 5)  # the class changes at the call
+        m(T.ones(1, 5))
+        assert type(m) is T.nn.Linear
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gumbel_softmax_samples_and_straight_through(device):
+    """Random, so checked by its properties: soft samples are distributions along dim; hard ones one-hot
+    at the soft sample's argmax, with the soft sample's gradient (torch's straight-through estimator)."""
+    x = webtorch.randn(6, 5, device=device, requires_grad=True)
+    soft = webtorch.nn.functional.gumbel_softmax(x, tau=0.7, dim=0)
+    assert soft.sum(0).tolist() == pytest.approx([1.0] * 5, abs=1e-5) and bool((soft > 0).all())
+    webtorch.manual_seed(3)
+    hard = webtorch.nn.functional.gumbel_softmax(x, hard=True)
+    webtorch.manual_seed(3)
+    again = webtorch.nn.functional.gumbel_softmax(x)
+    assert hard.tolist() == webtorch.nn.functional.one_hot(again.argmax(-1), 5).float().tolist()
+    weights = webtorch.randn(6, 5, device=device)
+    (hard * weights).sum().backward()
+    ref = x.grad.clone()
+    x.grad = None
+    (again * weights).sum().backward()
+    assert ref.flatten().tolist() == pytest.approx(x.grad.flatten().tolist(), abs=1e-6)
+
+
+def test_factory_kwargs_like_torch():
+    def outcome(T, kwargs):
+        try:
+            return sorted(T.nn.factory_kwargs(kwargs))
+        except TypeError as e:
+            return str(e)
+    for kwargs in ({"device": "cpu", "factory_kwargs": {"dtype": None}}, None, {"bias": True},
+                   {"dtype": None, "factory_kwargs": {"dtype": None}}):
+        assert outcome(webtorch, kwargs) == outcome(torch, kwargs)

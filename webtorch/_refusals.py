@@ -36,7 +36,6 @@ LINALG = "a linear-algebra routine not built yet"
 SPECIAL = "a special function not built yet"
 INPLACE_ALIAS = "an in-place or function form not built yet"
 COPY = "a *_copy form not built yet"
-LAZY = "lazy modules (shapes inferred at the first call) not built yet"
 DATAPIPES = "DataPipes (deprecated in torch) not built"
 OPTIM = "an optimizer not built yet"
 INIT = "the deprecated nn.init aliases without a trailing underscore not built yet"
@@ -113,9 +112,9 @@ CALLABLES = {
         set_autocast_xla_enabled set_default_tensor_type set_flush_denormal set_printoptions
         thread_safe_generator utils.data.guaranteed_datapipes_determinism utils.data.non_deterministic""",
     THREED: """
-        conv3d conv_transpose3d max_pool3d nn.FractionalMaxPool3d nn.LazyBatchNorm3d nn.LazyConv3d
-        nn.LazyConvTranspose3d nn.LazyInstanceNorm3d nn.functional.adaptive_max_pool3d_with_indices
-        nn.functional.fractional_max_pool3d nn.functional.fractional_max_pool3d_with_indices""",
+        conv3d conv_transpose3d max_pool3d nn.FractionalMaxPool3d
+        nn.functional.adaptive_max_pool3d_with_indices nn.functional.fractional_max_pool3d
+        nn.functional.fractional_max_pool3d_with_indices""",
     LINALG: """
         chain_matmul cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet lu_solve
         lu_unpack matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
@@ -151,10 +150,6 @@ CALLABLES = {
         alias_copy as_strided_copy detach_copy diagonal_copy expand_copy narrow_copy permute_copy
         select_copy slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy transpose_copy
         unbind_copy unfold_copy unsqueeze_copy view_copy""",
-    LAZY: """
-        nn.LazyBatchNorm1d nn.LazyBatchNorm2d nn.LazyConv1d nn.LazyConv2d nn.LazyConvTranspose1d
-        nn.LazyConvTranspose2d nn.LazyInstanceNorm1d nn.LazyInstanceNorm2d nn.LazyLinear
-        nn.UninitializedBuffer nn.UninitializedParameter""",
     DATAPIPES: """
         utils.data.argument_validation utils.data.DataChunk utils.data.DFIterDataPipe
         utils.data.functional_datapipe utils.data.IterDataPipe utils.data.MapDataPipe
@@ -181,22 +176,21 @@ CALLABLES = {
         pdist poisson poisson_nll_loss positive rad2deg range renorm rnn_relu rnn_relu_cell rnn_tanh
         rnn_tanh_cell rrelu scalar_tensor select_scatter slice_inverse slice_scatter trapezoid trapz
         tril_indices triplet_margin_loss triu_indices Type unravel_index unsafe_chunk unsafe_split
-        unsafe_split_with_sizes vsplit nn.AdaptiveLogSoftmaxWithLoss nn.CrossMapLRN2d nn.factory_kwargs
-        nn.FractionalMaxPool2d nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions Tensor.addbmm
-        Tensor.addr Tensor.as_strided Tensor.as_strided_scatter Tensor.corrcoef Tensor.count_nonzero
-        Tensor.cov Tensor.deg2rad Tensor.diagflat Tensor.diagonal_scatter Tensor.dsplit Tensor.float_power
-        Tensor.fmax Tensor.fmin Tensor.frexp Tensor.get_device Tensor.histogram Tensor.hsplit Tensor.index
-        Tensor.index_reduce Tensor.inner Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero
-        Tensor.is_same_size Tensor.is_signed Tensor.isreal Tensor.ldexp Tensor.masked_scatter
-        Tensor.nanmedian Tensor.narrow_copy Tensor.new Tensor.new_empty_strided Tensor.nonzero_static
-        Tensor.positive Tensor.prelu Tensor.rad2deg Tensor.register_post_accumulate_grad_hook
-        Tensor.renorm Tensor.select_scatter Tensor.slice_inverse Tensor.slice_scatter Tensor.sum_to_size
-        Tensor.to_padded_tensor Tensor.unsafe_chunk Tensor.unsafe_split Tensor.unsafe_split_with_sizes
-        Tensor.vsplit nn.functional.adaptive_max_pool1d_with_indices
-        nn.functional.adaptive_max_pool2d_with_indices nn.functional.affine_grid
-        nn.functional.fractional_max_pool2d nn.functional.fractional_max_pool2d_with_indices
-        nn.functional.grid_sample nn.functional.grouped_mm nn.functional.gumbel_softmax
-        nn.functional.linear_cross_entropy""",
+        unsafe_split_with_sizes vsplit nn.CrossMapLRN2d nn.FractionalMaxPool2d nn.LinearCrossEntropyLoss
+        nn.LinearCrossEntropyOptions Tensor.addbmm Tensor.addr Tensor.as_strided Tensor.as_strided_scatter
+        Tensor.corrcoef Tensor.count_nonzero Tensor.cov Tensor.deg2rad Tensor.diagflat
+        Tensor.diagonal_scatter Tensor.dsplit Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
+        Tensor.get_device Tensor.histogram Tensor.hsplit Tensor.index Tensor.index_reduce Tensor.inner
+        Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero Tensor.is_same_size Tensor.is_signed
+        Tensor.isreal Tensor.ldexp Tensor.masked_scatter Tensor.nanmedian Tensor.narrow_copy Tensor.new
+        Tensor.new_empty_strided Tensor.nonzero_static Tensor.positive Tensor.prelu Tensor.rad2deg
+        Tensor.register_post_accumulate_grad_hook Tensor.renorm Tensor.select_scatter Tensor.slice_inverse
+        Tensor.slice_scatter Tensor.sum_to_size Tensor.to_padded_tensor Tensor.unsafe_chunk
+        Tensor.unsafe_split Tensor.unsafe_split_with_sizes Tensor.vsplit
+        nn.functional.adaptive_max_pool1d_with_indices nn.functional.adaptive_max_pool2d_with_indices
+        nn.functional.affine_grid nn.functional.fractional_max_pool2d
+        nn.functional.fractional_max_pool2d_with_indices nn.functional.grid_sample
+        nn.functional.grouped_mm nn.functional.linear_cross_entropy""",
 }
 VALUES = {
     OTHER_DEVICE: """

@@ -9,6 +9,7 @@ from .layers import (AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCE
                      Softmax, Softplus, Tanh, Transformer, TransformerDecoder, TransformerDecoderLayer,
                      TransformerEncoder, TransformerEncoderLayer, Unflatten)
 from .module import Buffer, Module, Parameter  # noqa: F401
+from .lazy import *  # noqa: F401,F403  (LazyLinear, ..., UninitializedParameter)
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from . import parallel  # noqa: F401
 from . import attention, modules, parameter  # noqa: F401  (torch.nn.attention, torch.nn.modules.*, torch.nn.parameter)

@@ -1602,6 +1602,18 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
         d_neg = F.minimum(d_neg, distance(positive, negative))
     return _reduce_loss(F.clamp_min(margin + d_pos - d_neg, 0), reduction)
 
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + Gumbel noise) / tau) along dim; hard: the one-hot of its argmax in the forward,
+    the soft sample's gradient (straight-through)."""
+    gumbels = -F.log(F.empty_like(logits).exponential_())
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = F.max(y_soft, dim, keepdim=True)[1]
+    y_hard = _indexing.scatter(F.zeros_like(logits), dim, index, value=1.0)
+    return y_hard - y_soft.detach() + y_soft
+
 for _name, _fn in list(globals().items()):
     if _name in F.DTYPE_REFUSALS and getattr(_fn, "__module__", None) == __name__:
         globals()[_name] = _refusing_dtypes(_name, _fn)

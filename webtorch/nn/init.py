@@ -1,5 +1,6 @@
 """torch.nn.init: in-place initialisers with PyTorch's fan computations."""
 import math
+import warnings
 import random as _pyrandom
 
 from .. import _ops as F
@@ -133,12 +134,24 @@ def _fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
+def _zero_elements(tensor):
+    """torch's kaiming initialisers leave a tensor without elements alone, with a warning."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op")
+        return True
+    return False
+
+
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if _zero_elements(tensor):
+        return tensor
     bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return uniform_(tensor, -bound, bound)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if _zero_elements(tensor):
+        return tensor
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
 
 

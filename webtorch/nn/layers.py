@@ -2,7 +2,7 @@
 import copy
 import math
 import warnings
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 
 from .. import _ops as F
 from .._dtypes import int64
@@ -1473,3 +1473,92 @@ class Container(Module):
         super().__init__()
         for key, value in kwargs.items():
             self.add_module(key, value)
+
+
+_ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
+
+
+class AdaptiveLogSoftmaxWithLoss(Module):
+    """Efficient softmax over many classes (Grave et al.): a head over the shortlist and one entry per
+    cluster, each cluster's classes from a two-layer tail. A target's log-probability is the head's
+    (for a cluster, the cluster entry's plus the tail's); the values are those of torch's forward, which
+    evaluates the tails only on the rows whose targets lie in them."""
+
+    def __init__(self, in_features, n_classes, cutoffs, div_value=4.0, head_bias=False, device=None, dtype=None):
+        super().__init__()
+        cutoffs = list(cutoffs)
+        if len(cutoffs) == 0:
+            raise ValueError("cutoffs should be a sequence of length larger than 0")
+        if cutoffs != sorted(cutoffs) or min(cutoffs) <= 0 or max(cutoffs) > n_classes - 1 or \
+                len(set(cutoffs)) != len(cutoffs) or any(int(c) != c for c in cutoffs):
+            raise ValueError("cutoffs should be a sequence of unique, positive integers sorted in an increasing "
+                             "order, where each value is between 1 and n_classes-1")
+        self.in_features, self.n_classes, self.cutoffs = in_features, n_classes, cutoffs + [n_classes]
+        self.div_value, self.head_bias = div_value, head_bias
+        self.shortlist_size, self.n_clusters = self.cutoffs[0], len(self.cutoffs) - 1
+        self.head_size = self.shortlist_size + self.n_clusters
+        kw = dict(device=device, dtype=dtype)
+        self.head = Linear(in_features, self.head_size, bias=head_bias, **kw)
+        self.tail = ModuleList()
+        for i in range(self.n_clusters):
+            hidden = int(in_features // (div_value ** (i + 1)))
+            self.tail.append(Sequential(Linear(in_features, hidden, bias=False, **kw),
+                                        Linear(hidden, self.cutoffs[i + 1] - self.cutoffs[i], bias=False, **kw)))
+
+    def reset_parameters(self):
+        self.head.reset_parameters()
+        for i2h, h2o in self.tail:
+            i2h.reset_parameters()
+            h2o.reset_parameters()
+
+    def forward(self, input_, target_):
+        if target_.dim() == 1:
+            if input_.shape[0] != target_.shape[0]:
+                raise RuntimeError("Input and target should have the same size in the batch dimension.")
+            if input_.dim() != 2:
+                raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with size {input_.shape}")
+        elif target_.dim() == 0:
+            if input_.dim() != 1:
+                raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with size {input_.shape}")
+        else:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        batched = target_.dim() > 0
+        input, target = (input_, target_) if batched else (input_.unsqueeze(0), target_.unsqueeze(0))
+        low, high = int(target.min()), int(target.max())
+        if low < 0 or high >= self.n_classes:
+            raise RuntimeError(f"Target values should be in [0, {self.n_classes - 1}], but values in range "
+                               f"[{low}, {high}] were found. ")
+        output = self._full_log_prob(input).gather(1, target.unsqueeze(1)).squeeze(1)
+        loss = (-output).mean()
+        return _ASMoutput(output if batched else output.squeeze(0), loss)
+
+    def _full_log_prob(self, input):
+        head = fn.log_softmax(self.head(input), dim=1)
+        parts = [head[:, :self.shortlist_size]]
+        for i, tail in enumerate(self.tail):
+            parts.append(fn.log_softmax(tail(input), dim=1) + head[:, self.shortlist_size + i].unsqueeze(1))
+        return F.cat(parts, 1)
+
+    def log_prob(self, input):
+        batched = input.dim() > 1
+        out = self._full_log_prob(input if batched else input.unsqueeze(0))
+        return out if batched else out.squeeze(0)
+
+    def predict(self, input):
+        return self.log_prob(input).argmax(dim=-1)
+
+
+def factory_kwargs(kwargs):
+    """The factory keywords (device, dtype, memory_format) of a module's **kwargs as one dict, those under
+    kwargs["factory_kwargs"] included; TypeError for any other key or one given twice (torch's checks)."""
+    if kwargs is None:
+        return {}
+    simple = {"device", "dtype", "memory_format"}
+    if not kwargs.keys() <= simple | {"factory_kwargs"}:
+        raise TypeError(f"unexpected kwargs {kwargs.keys() - (simple | {'factory_kwargs'})}")
+    out = dict(kwargs.get("factory_kwargs", {}))
+    for key in simple & kwargs.keys():
+        if key in out:
+            raise TypeError(f"{key} specified twice, in **kwargs and in factory_kwargs")
+        out[key] = kwargs[key]
+    return out

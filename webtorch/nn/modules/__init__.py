@@ -5,7 +5,7 @@ webtorch.nn.layers / module / rnn; a torch name webtorch.nn lacks is left out of
 import sys
 import types
 
-from .. import layers as _layers, module as _module, rnn as _rnn
+from .. import layers as _layers, lazy as _lazy, module as _module, rnn as _rnn
 from . import utils  # noqa: F401  (torch.nn.modules.utils: _pair and friends, real functions)
 
 # torch.nn.modules.<file>: the names torch defines there (public ones and the private bases libraries subclass)
@@ -46,7 +46,7 @@ FILES = {
                    "TransformerDecoderLayer",
     "upsampling": "Upsample UpsamplingNearest2d UpsamplingBilinear2d",
 }
-_SOURCES = (_layers, _module, _rnn)
+_SOURCES = (_layers, _lazy, _module, _rnn)
 
 
 def _file_module(file, names):
