@@ -194,3 +194,14 @@ def test_spectrogram_equals_torch(device):
     scale = np.abs(reference).max()
     assert np.abs(expected - reference).max() / scale < 1e-5
     assert np.abs(got - expected).max() / scale < 1e-5
+
+
+def test_complex_to_real_warns_as_torch_and_backward_does_not():
+    z = webtorch.tensor([1 + 2j, -3j])
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        assert z.float().tolist() == [1.0, 0.0]
+    w = webtorch.tensor([1.0, 2.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (w.to(webtorch.cfloat) * (1 + 1j)).imag.sum().backward()
+    assert w.grad.tolist() == [1.0, 1.0]

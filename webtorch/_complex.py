@@ -13,6 +13,7 @@ end of this module."""
 import builtins
 import math
 import sys
+import warnings
 
 from . import _dtypes as dt
 from . import _ops
@@ -286,6 +287,7 @@ def where(condition, a, b):
 def copy_into(dst, src):
     """dst (a view) = src where either is complex (_ops._copy_into): a real dst takes the real part."""
     if not dst.dtype.is_complex:
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         return _ops._copy_into(dst, real(src) if isinstance(src, Tensor) else src.real)
     d = pairs(dst)
     p = _parts(src, d.dtype) if isinstance(src, Tensor) else \

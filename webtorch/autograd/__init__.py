@@ -148,7 +148,7 @@ def _run_backward(roots, grads, retain_graph, create_graph, capture=None):
                 x, fn = edge
                 g = sum_to(g, x.shape)
                 if g.dtype is not x.dtype:  # like torch's engine: a gradient has its tensor's dtype
-                    g = F.cast(g, x.dtype)
+                    g = F.cast(_complex.real(g) if g.dtype.is_complex and not x.dtype.is_complex else g, x.dtype)
                 if capture is not None and id(x) in capture:
                     _accumulate(x, g, capture)
                 if fn is None:
