@@ -167,6 +167,8 @@ def encode(x, strided=False):
     if isinstance(x, torch.Tensor):
         if x.dtype not in _ENC_DTYPES:
             raise Unexpressible(str(x.dtype))
+        if x.layout != torch.strided:  # a sparse sample (tests/test_sparse.py compares those)
+            raise Unexpressible(str(x.layout))
         if x.numel() > MAX_NUMEL:
             raise Unexpressible("%d elements" % x.numel())
         vals = x.detach().flatten().tolist()

@@ -205,3 +205,14 @@ def test_complex_to_real_warns_as_torch_and_backward_does_not():
         warnings.simplefilter("error")
         (w.to(webtorch.cfloat) * (1 + 1j)).imag.sum().backward()
     assert w.grad.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_abs_gradient_at_zero_is_torchs(device):
+    """torch's abs of a complex z has the gradient sgn(z): 0 at z = 0 (hypot's a / hypot(a, b) is 0/0)."""
+    z = webtorch.tensor([0j, 3 + 4j], device=device, requires_grad=True)
+    z.abs().sum().backward()
+    assert np.allclose(z.grad.tolist(), [0j, 0.6 + 0.8j])
+    x = webtorch.zeros(3, 2, device=device, requires_grad=True)
+    (webtorch.view_as_complex(x).abs() ** 2).sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0]] * 3

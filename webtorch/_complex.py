@@ -151,7 +151,12 @@ class _Pair:
         return _Pair(num_re / d, num_im / d)
 
     def abs(self):
-        return _ops.elementwise("hypot", self.re, self.im)
+        """|z|, differentiated as torch's abs: the gradient is zero at z = 0 (hypot's rule gives 0/0 there)."""
+        if not (isinstance(self.re, Tensor) and isinstance(self.im, Tensor)):
+            return _ops.elementwise("hypot", self.re, self.im)
+        with _tape.no_grad():
+            r = _ops.elementwise("hypot", self.re, self.im)
+        return _tape.record("complex_abs", r, (self.re, self.im))
 
     def exp(self):
         m = _ops.elementwise("exp", self.re)

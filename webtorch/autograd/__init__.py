@@ -613,6 +613,8 @@ BACKWARD.update({
     "view_as_real": lambda grad, out, z: (_complex.view_as_complex(_complex._pair_of(grad)),),
     "view_as_complex": lambda grad, out, x: (_complex.view_as_real(grad),),
     "angle_real": lambda grad, out, x: (F.zeros_like(x),),                     # 0 or pi: a zero derivative
+    "complex_abs": lambda grad, out, re, im: tuple(                             # d|z| = (re, im) / |z|, 0 at z = 0
+        grad * F.where(F.eq(out, 0), 0.0, part / out) for part in (re, im)),
     "transfer": lambda grad, out, a: (grad.to(a.device.type),),               # d a = grad, on a's device
     "neg": lambda grad, out, a: (-grad,),                                     # d(-a) = -1
     "abs": lambda grad, out, a: (grad * F.sign(a),),                          # d|a| = sign(a)
@@ -739,13 +741,13 @@ BACKWARD.update({
 
 # Rules that read the forward result (its storage must not change before backward).
 READS_OUT = {"erfinv", "logcumsumexp", "exp", "sqrt", "rsqrt", "tanh", "sigmoid", "reciprocal", "pow", "prod", "amax", "amin", "max_all",
-             "min_all", "tan", "exp2", "expm1", "hypot", "cumprod", "softmax", "log_softmax"}
+             "min_all", "tan", "exp2", "expm1", "hypot", "cumprod", "softmax", "log_softmax", "complex_abs"}
 # Rules that read only some operands: where its condition, take_along its index.
 READS_ONLY = {"where": (0,), "take_along": (1,)}
 # Rules that read no operand values: in-place changes to their operands cannot invalidate them.
 VALUE_FREE = {"copy", "neg", "add", "sub", "frac", "cumsum", "sort", "diagonal", "floor", "ceil", "trunc", "round", "sign", "floor_divide",
               "trunc_divide", "floor_divide_op", "expand", "reshape", "permute", "index", "cat", "sum",
-              "copy_slices", "view_region", "put"}
+              "copy_slices", "view_region", "put", "view_as_real", "view_as_complex", "angle_real"}
 
 # Elementwise ops that have no gradient: their outputs are bool or piecewise-constant integers.
 NON_DIFFERENTIABLE = {"isnan", "isinf", "signbit", "gcd", "bitwise_left_shift", "bitwise_right_shift", "logical_not", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
