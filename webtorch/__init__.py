@@ -21,6 +21,7 @@ from ._indexing import *  # noqa: F401,F403  (tensor indexing; its where() adds 
 from ._complex import *  # noqa: F401,F403  (complex tensors: view_as_real, polar, conj, ...)
 from ._shape_ops import *  # noqa: F401,F403
 from ._math_ops import *  # noqa: F401,F403
+from ._integrate import *  # noqa: F401,F403  (trapezoid, trapz, cumulative_trapezoid)
 from ._inplace import *  # noqa: F401,F403  (the out= forms; in-place methods attach to Tensor)
 from ._random import *  # noqa: F401,F403
 from ._buffers import frombuffer, from_js, from_numpy

@@ -109,7 +109,10 @@ def _rename_classes():
     for name, module in modules:
         for attr in getattr(module, "__all__", ()):
             value = getattr(module, attr, None)
-            if isinstance(value, type) and value.__module__.split(".")[0] == _PACKAGE:
+            # a class of a private top-level module (Tensor, dtype, Size) is torch's top-level class, even
+            # where a submodule's __all__ re-exports it (torch.fft lists Tensor)
+            if isinstance(value, type) and value.__module__.split(".")[0] == _PACKAGE \
+                    and _public(value.__module__) != _PACKAGE:
                 value.__module__ = _ALIAS + name[len(_PACKAGE):]
     for name, module in modules:
         for value in list(vars(module).values()):

@@ -100,13 +100,29 @@ def copy_(x, src, non_blocking=False):
     return x
 
 
+def fill_diagonal_(x, fill_value, wrap=False):
+    """The main diagonal (every index equal) set to fill_value; a 2-D matrix taller than wide with wrap
+    continues every width + 1 flat positions, leaving a row out between blocks (numpy's fill_diagonal)."""
+    if x.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if x.dim() > 2 and len(set(x.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    import numpy as np
+    if x.dim() == 2 and wrap:
+        mask = np.arange(x.numel()).reshape(x.shape) % (x.shape[1] + 1) == 0
+    else:
+        index = np.indices(tuple(x.shape))
+        mask = (index == index[0]).all(axis=0)
+    return x.masked_fill_(_ops.tensor(mask, device=x.device), fill_value)
+
+
 def _relayout(x, view):
     """In-place view ops: x takes view's shape and strides (same storage)."""
     x.shape, x._stride, x._offset = view.shape, view._stride, view._offset
     return x
 
 
-Tensor.fill_, Tensor.zero_, Tensor.copy_ = fill_, zero_, copy_
+Tensor.fill_, Tensor.zero_, Tensor.copy_, Tensor.fill_diagonal_ = fill_, zero_, copy_, fill_diagonal_
 Tensor.unsqueeze_ = lambda x, dim: _relayout(x, _ops.unsqueeze(x, dim))
 Tensor.squeeze_ = lambda x, dim=None: _relayout(x, _ops.squeeze(x, dim))
 Tensor.transpose_ = lambda x, dim0, dim1: _relayout(x, _ops.transpose(x, dim0, dim1))

@@ -1,7 +1,7 @@
 """Runs one library program of tests/as_torch/ in this process, under real torch or under webtorch
 aliased as torch (real torch hidden by a meta-path blocker, then only webtorch.install_as_torch()):
 
-    python tests/as_torch/run.py torch|webtorch PROGRAM[:ARG,ARG...] DEVICE WORKDIR
+    python tests/as_torch/run.py torch|webtorch PROGRAM[:ARG,ARG...] DEVICE[,DEVICE] WORKDIR
 
 PROGRAM (lib_<name>.py) defines run(ctx); ctx.args are the ARGs (say, model families). ctx.same_weights(model, key) makes both runs start from the
 same weights (the torch run saves its initial state_dict in WORKDIR with torch.save, the webtorch run
@@ -28,7 +28,7 @@ class HideRealTorch(importlib.abc.MetaPathFinder):
             sys.modules[name] = None
 
     def find_spec(self, name, path=None, target=None):
-        if name == "torch" or name.startswith("torch.") or name.startswith("torchgen"):
+        if name.partition(".")[0] in ("torch", "torchgen"):
             raise ModuleNotFoundError(f"No module named {name!r} (real torch is hidden)", name=name)
         return None
 
@@ -82,7 +82,7 @@ def define_torchvision_ops():
 
 
 def main():
-    mode, spec, device, workdir = sys.argv[1:5]
+    mode, spec, devices, workdir = sys.argv[1:5]
     program, _, args = spec.partition(":")
     if mode == "webtorch":
         sys.meta_path.insert(0, HideRealTorch())
@@ -91,10 +91,12 @@ def main():
     else:
         define_torchvision_ops()
     sys.path.insert(0, HERE)
-    ctx = Context(mode, device, workdir, program, args.split(",") if args else [])
-    runpy.run_path(os.path.join(HERE, f"{program}.py"))["run"](ctx)
-    with open(os.path.join(workdir, f"{program}-{mode}-{device}.pkl"), "wb") as f:
-        pickle.dump(ctx.results, f)
+    run = runpy.run_path(os.path.join(HERE, f"{program}.py"))["run"]
+    for device in devices.split(","):  # one process for all devices: the libraries import once
+        ctx = Context(mode, device, workdir, program, args.split(",") if args else [])
+        run(ctx)
+        with open(os.path.join(workdir, f"{program}-{mode}-{device}.pkl"), "wb") as f:
+            pickle.dump(ctx.results, f)
 
 
 if __name__ == "__main__":
