@@ -4,6 +4,7 @@ Fixtures
   py_page    session: Pyodide on the main thread of a served harness page
   py_worker  session: Pyodide in a module worker (web/worker.js)
   py         function, parametrised ["page", "worker"]: one of the two above
+  py_no_jspi session, parametrised ["page", "worker"]: the same in a browser without JSPI
 
 Each exposes
   run(code, timeout=...) -> value of the code's last expression (via
@@ -187,8 +188,27 @@ class PyodideSession:
         return "\n".join(o["line"] for o in getattr(self, "last_output", []) if o["stream"] == "stdout")
 
 
-def _open_session(browser, server_url: str, mode: str) -> PyodideSession:
+# A browser without JSPI (Safari; Firefox before 153), as Pyodide sees one: no WebAssembly.Suspending.
+# Chromium 156 ships JSPI with no switch left to turn it off (--js-flags=--no-experimental-wasm-jspi and
+# --disable-features / --disable-blink-features=WebAssemblyJSPromiseIntegration leave it there), so the
+# no-JSPI sessions delete it before Pyodide loads: on the page by an init script, in the worker by
+# serving web/worker.js with the same line in front.
+HIDE_JSPI = "delete WebAssembly.Suspending; delete WebAssembly.promising;\n"
+
+
+def _hide_jspi(context):
+    context.add_init_script(HIDE_JSPI)
+
+    def worker_script(route):
+        response = route.fetch()
+        route.fulfill(response=response, body=HIDE_JSPI + response.text())
+    context.route("**/web/worker.js", worker_script)
+
+
+def _open_session(browser, server_url: str, mode: str, jspi: bool = True) -> PyodideSession:
     context = browser.new_context()
+    if not jspi:
+        _hide_jspi(context)
     page = context.new_page()
     session = PyodideSession(page, mode)
     page.goto(f"{server_url}/tests/browser/harness.html")
@@ -219,6 +239,14 @@ def py_page(browser, server_url) -> PyodideSession:
 @pytest.fixture(scope="session")
 def py_worker(browser, server_url) -> PyodideSession:
     s = _open_session(browser, server_url, "worker")
+    yield s
+    s.page.context.close()
+
+
+@pytest.fixture(scope="session", params=["page", "worker"])
+def py_no_jspi(request, browser, server_url) -> PyodideSession:
+    """Pyodide on the page and in the worker of a browser without JSPI (see HIDE_JSPI)."""
+    s = _open_session(browser, server_url, request.param, jspi=False)
     yield s
     s.page.context.close()
 

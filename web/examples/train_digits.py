@@ -1,6 +1,8 @@
 # Train a small classifier on scikit-learn's 8x8 digits, on WebGPU, with webtorch autograd.
 # A two-layer MLP (64 -> 64 -> 10): torch.nn.Linear layers, torch.optim.Adam.
 # The demo page plots what `emit` sends; from a plain Pyodide, emit just prints.
+# Values come back through the awaited forms (item_async, tolist_async): the same code then runs in
+# browsers without JSPI (Safari, older Firefox), where a synchronous .item() cannot wait for the GPU.
 import json, time
 import webtorch as torch
 
@@ -25,6 +27,7 @@ async def load_digits():
     url = js.URL.new("data/digits.bin", js.location.href).href
     return await (await pyfetch(url)).bytes()
 
+await torch.webgpu.init_async()  # the device, without JSPI too (a synchronous first use needs it)
 raw = await load_digits()
 n = len(raw) // 65
 pixels, labels = raw[:n * 64], list(raw[n * 64:])
@@ -39,9 +42,9 @@ torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10)).to(device)
 opt = torch.optim.Adam(model.parameters(), lr=LR)
 
-def accuracy(x, y):
+async def accuracy(x, y):
     with torch.no_grad():
-        return (model(x).argmax(dim=1) == y).float().mean().item()
+        return await (model(x).argmax(dim=1) == y).float().mean().item_async()
 
 print(f"training a 64-64-10 MLP on {n_train} digits, {EPOCHS} epochs, batch {BATCH}, on {torch.webgpu.get_device_name()}")
 t0 = time.perf_counter()
@@ -56,8 +59,8 @@ for epoch in range(EPOCHS):
         step += 1
         emit("step", str(step))  # progress for the page, and where Stop takes effect
     # one readback per epoch: the GPU runs the epoch's kernels without waiting on Python
-    train_loss = loss.item()
-    test_acc = accuracy(Xte, Yte)
+    train_loss = await loss.item_async()
+    test_acc = await accuracy(Xte, Yte)
     emit("metrics", json.dumps({"epoch": epoch + 1, "epochs": EPOCHS, "step": step, "loss": train_loss,
                                 "test_acc": test_acc, "seconds": time.perf_counter() - t0}))
     print(f"epoch {epoch + 1}/{EPOCHS}  loss {train_loss:.4f}  test accuracy {test_acc:.3f}")
@@ -66,6 +69,6 @@ for epoch in range(EPOCHS):
 with torch.no_grad():
     probs = torch.softmax(model(Xte[:40]), dim=1)
     conf, pred = probs.max(dim=1)
-emit("predictions", json.dumps({"offset": n_train, "pred": pred.tolist(), "conf": conf.tolist(),
-                                "label": Yte[:40].tolist()}))
+emit("predictions", json.dumps({"offset": n_train, "pred": await pred.tolist_async(),
+                                "conf": await conf.tolist_async(), "label": await Yte[:40].tolist_async()}))
 print(f"done in {time.perf_counter() - t0:.1f} s: test accuracy {test_acc:.3f}")

@@ -17,6 +17,51 @@ _NO_JSPI = ("synchronous GPU work in the browser (.item(), .tolist(), .cpu(), fi
             "Otherwise use the async forms: await webtorch.webgpu.init_async(), await t.tolist_async(), "
             "await t.item_async(), await t.cpu_async().")
 
+# The public calls that read GPU values back synchronously (a frame's co_qualname) -> the awaited form
+# that needs no JSPI. A readback without JSPI names the call the user made: the outermost webtorch frame
+# on the Python stack, wrappers made inside functions skipped (print(t) reaches .tolist() through
+# __repr__: the user wrote print). Ops that read back inside (nonzero, masked_select, unique, bounds
+# checks...) have no async twin: the error names the op and the way round.
+_ASYNC_FORMS = {
+    "Tensor.item": "await t.item_async()",
+    "Tensor.tolist": "await t.tolist_async()",
+    "Tensor.cpu": "await t.cpu_async()",
+    "Tensor.to": "await t.cpu_async()",
+    "Tensor.numpy": "await t.numpy_async()",
+    "Tensor.__bool__": "bool(await t.item_async())",
+    "Tensor.__float__": "float(await t.item_async())",
+    "Tensor.__int__": "int(await t.item_async())",
+    "Tensor.__index__": "int(await t.item_async())",
+    "Tensor.__format__": "format(await t.item_async(), spec)",
+    "Tensor.__repr__": "print(await t.cpu_async())",
+    "Tensor.__str__": "print(await t.cpu_async())",
+    "Tensor.__iter__": "iterate over await t.cpu_async()",
+    "Tensor.__reduce_ex__": "pickle await t.cpu_async()",
+}
+
+
+_WHY_NO_JSPI = ("without JSPI (WebAssembly.Suspending: Chrome 137+; not Safari, Firefox before 153) or outside "
+                "pyodide.runPythonAsync")
+
+
+def no_jspi_error():
+    """The RuntimeError of a synchronous readback where Python cannot suspend on a JS promise: it names
+    the call that needed it and the async form to use instead (found on the Python stack: this runs
+    only on the error path, so readbacks that work pay nothing for it)."""
+    frame, entry = sys._getframe(1), "this call"
+    while frame is not None:  # inner to outer: the last named webtorch function is the user's call
+        name = frame.f_code.co_qualname
+        if frame.f_globals.get("__name__", "").partition(".")[0] == "webtorch" and "<locals>" not in name:
+            entry = name  # (a wrapper made in a function, like _with_out's, is not the op's name)
+        frame = frame.f_back
+    why = "which this browser cannot do " + _WHY_NO_JSPI
+    form = _ASYNC_FORMS.get(entry)
+    if form is not None:
+        return RuntimeError(f"webtorch: {entry.replace('Tensor.', '.')}() needs a synchronous GPU readback, "
+                            f"{why}: use `{form}` instead")
+    return RuntimeError(f"webtorch: {entry}() reads GPU values back synchronously, {why}. It has no async "
+                        f"form: run it on the cpu (`x = await t.cpu_async()`), or in a browser with JSPI")
+
 
 def _translate(exc):
     """A JS error from browser_driver.js (or its message) as the matching webtorch exception."""
@@ -173,7 +218,9 @@ class BrowserDriver:
     def create_sync(cls):
         from pyodide.ffi import JsException, can_run_sync, run_sync
         if not can_run_sync():
-            raise errors.WebGPUUnavailableError("cannot initialise WebGPU synchronously: " + _NO_JSPI)
+            raise errors.WebGPUUnavailableError(
+                "webtorch: the first use of the device initialises WebGPU synchronously, which this browser "
+                f"cannot do {_WHY_NO_JSPI}: run `await webtorch.webgpu.init_async()` first")
         try:
             return cls(run_sync(cls._driver_class().create()))
         except JsException as e:
@@ -278,7 +325,7 @@ class BrowserDriver:
         if not _can_run_sync():
             if batch is not None:
                 self.submit(*batch)  # the kernels still run: an awaited readback may follow
-            raise RuntimeError(_NO_JSPI)
+            raise no_jspi_error()
         wait = self._wait or self._choose_wait()
         out = memoryview(dest).cast("B")
         args = (0, 0, 0)
