@@ -12,11 +12,6 @@ from importlib import resources
 from .. import _dtypes as dt
 from .. import errors
 
-_NO_JSPI = ("synchronous GPU work in the browser (.item(), .tolist(), .cpu(), first use of the device) needs "
-            "Python entered through pyodide.runPythonAsync in a browser with JSPI (Chrome 137+). "
-            "Otherwise use the async forms: await webtorch.webgpu.init_async(), await t.tolist_async(), "
-            "await t.item_async(), await t.cpu_async().")
-
 # The public calls that read GPU values back synchronously (a frame's co_qualname) -> the awaited form
 # that needs no JSPI. A readback without JSPI names the call the user made: the outermost webtorch frame
 # on the Python stack, wrappers made inside functions skipped (print(t) reaches .tolist() through
@@ -165,8 +160,8 @@ def fetch_cached(url, cache_name, name, hash_prefix=None, progress=True):
     streamed, checked against the sha256 prefix and stored. Blocks Python through JSPI."""
     from pyodide.ffi import JsException, can_run_sync, run_sync
     if not can_run_sync():
-        raise RuntimeError(_NO_JSPI.replace("Otherwise use the async forms:",
-                                            "Otherwise use await webtorch.hub.load_state_dict_from_url_async(), or"))
+        raise RuntimeError(f"webtorch: downloading {url} waits for fetch() synchronously, which this browser "
+                           f"cannot do {_WHY_NO_JSPI}: use `await webtorch.hub.load_state_dict_from_url_async(...)`")
     try:
         return run_sync(_fetch_promise(url, cache_name, name, hash_prefix, progress))
     except JsException as e:
@@ -312,7 +307,7 @@ class BrowserDriver:
         """Begin and end timestamps (ns) per kernel sent by submit_timed since the last call."""
         from pyodide.ffi import JsException, can_run_sync, run_sync
         if not can_run_sync():
-            raise RuntimeError(_NO_JSPI)
+            raise no_jspi_error()
         try:
             return run_sync(self._js.readTimings()).to_py()
         except JsException as e:
