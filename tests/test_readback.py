@@ -75,3 +75,16 @@ def test_readback_sends_pending_kernels_and_the_copy_in_one_submission(monkeypat
     assert len(submitted) == 1  # the old driver: the batch, then the copy (and an empty one before the map)
     assert x.tolist() == [1.0] * 1024
     assert len(submitted) == 2
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_moving_16_bit_floats_does_not_round_them_again(dtype, monkeypatch):
+    # values read from a float16/bfloat16 storage are of that dtype already: rounding them again was a Python
+    # call per element without numpy (5 s for .cpu() of 1M float16s in Pyodide)
+    from webtorch.backend import cpu
+    w = webtorch.tensor([1.5, -2.25, 65504.0], dtype=getattr(webtorch, dtype), device="webgpu")
+    host = w.cpu()
+    monkeypatch.setattr(cpu, "rounded", lambda d, values: pytest.fail("rounded again"))
+    assert w.cpu().tolist() == [1.5, -2.25, float(torch.tensor(65504.0, dtype=getattr(torch, dtype)))]
+    assert asyncio.run(w.cpu_async()).tolist() == host.tolist()
+    assert host.to("webgpu").tolist() == host.tolist()

@@ -381,7 +381,7 @@ class Tensor:
         return bool(values[0]) if self.dtype is dt.bool_ else values[0]
 
     async def cpu_async(self):
-        return _from_host_values(await self._host_values_async(), self.shape, self.dtype, "cpu")
+        return _from_host_values(await self._host_values_async(), self.shape, self.dtype, "cpu", exact=True)
 
     def numpy(self, *, force=False):
         """A numpy array sharing this cpu tensor's memory, as PyTorch's (float16, kept as float32 on the
@@ -511,7 +511,7 @@ def _transfer(t, device_type):
     deferred = getattr(t._storage, "deferred", None)  # cpu values not computed yet: made there instead
     if deferred is not None and t._offset == 0 and t.numel() == t._storage.numel and t.is_contiguous():
         return deferred.tensor(device_type).reshape(t.shape)
-    return _from_host_values(t._host_values(), t.shape, t.dtype, device_type)
+    return _from_host_values(t._host_values(), t.shape, t.dtype, device_type, exact=True)
 
 
 def _rebuild(values, shape, dtype_name, device_type, requires_grad, grad, stride=None, offset=0):
@@ -527,12 +527,13 @@ def _rebuild(values, shape, dtype_name, device_type, requires_grad, grad, stride
     return out
 
 
-def _from_host_values(values, shape, dtype, device_type):
+def _from_host_values(values, shape, dtype, device_type, exact=False):
     """A new contiguous tensor from an array.array (of dtype's typecode; a complex dtype's: its real
-    dtype's, the pairs interleaved) on device_type."""
+    dtype's, the pairs interleaved) on device_type. exact: the values of a tensor of dtype (read back),
+    not rounded to float16/bfloat16 again."""
     if dtype.is_complex:
         return Tensor(complex_storage.from_host(backend(device_type), dtype, values), shape)
-    return Tensor(backend(device_type).from_host(dtype, values), shape)
+    return Tensor(backend(device_type).from_host(dtype, values, exact), shape)
 
 
 # numpy's limit (the cpu device's arrays; docs/limits.md); torch's reductions stop at 64 dims too

@@ -94,9 +94,11 @@ def empty(dtype, numel):
     return Storage(dtype, array.array(dtype.typecode, bytes(numel * _HOST_ITEMSIZE[dtype])))
 
 
-def from_host(dtype, values):
-    """values: an array.array of dtype's typecode (kept, not copied; float16/bfloat16's rounded)."""
-    return Storage(dtype, rounded(dtype, values))
+def from_host(dtype, values, exact=False):
+    """values: an array.array of dtype's typecode (kept, not copied; float16/bfloat16's rounded unless exact:
+    read from a storage of dtype, they are its values already: rounding them again is a Python call per
+    element without numpy)."""
+    return Storage(dtype, values if exact else rounded(dtype, values))
 
 
 def rounded(dtype, values):

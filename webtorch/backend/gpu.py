@@ -70,8 +70,9 @@ def check_numel(dtype, numel):
     runtime().check_size(_GPU_ITEMSIZE[dtype] * numel)
 
 
-def from_host(dtype, values):
-    """values: an array.array of dtype's host typecode; converted to the 4-byte GPU layout."""
+def from_host(dtype, values, exact=False):
+    """values: an array.array of dtype's host typecode; converted to the 4-byte GPU layout. exact: values
+    read from a storage of dtype (float16/bfloat16's rounded already)."""
     if dtype is dt.int64 and values:
         lo, hi = min(values), max(values)
         kernels.check_int64_fits(lo, hi)
@@ -79,7 +80,7 @@ def from_host(dtype, values):
     dtype = s.dtype  # float64 is stored as float32
     if dtype in (dt.int32, dt.int64) and values:
         s.buffer.value_range = (min(values), max(values)) if dtype is dt.int32 else (lo, hi)
-    if dtype in dt.ROUNDED:
+    if dtype in dt.ROUNDED and not exact:
         values = cpu.rounded(dtype, values)
     if kernels.half_stored(dtype):
         data = cpu.half_bytes(values) + bytes(2 * (len(values) % 2))  # writes are 4-byte multiples
