@@ -104,3 +104,27 @@ def test_repeated_reductions_replay_their_launches(expr, split_columns, monkeypa
         assert torch.allclose(torch.tensor(got.tolist(), dtype=want.dtype), want, rtol=1e-4, atol=1e-3), expr
     steps = [len(steps) for _, steps in gpu._REDUCE_PLANS.values()]
     assert steps == ([] if expr == "x.argmax()" else [2]), steps  # an arg-reduction's split passes indices: not kept
+
+
+# x @ W.T for up to gpu.GEMV_MAX_M rows of x takes matmul_gemv.wgsl on GPUs (not on CPU adapters, nor
+# for small products: forced here): batches, a strided x, K shorter than a workgroup's lanes, N not a multiple of its columns.
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("m,k,n,batch,x_step", [(1, 300, 70, (), 1), (3, 31, 9, (), 2), (4, 5, 17, (), 1),
+                                                 (2, 64, 33, (3,), 1), (1, 2048, 5, (), 3)])
+def test_matmul_gemv(m, k, n, batch, x_step, dtype, monkeypatch):
+    from webtorch.backend import gpu, kernels
+    monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: False)
+    monkeypatch.setattr(gpu, "SMALL_MATMUL_MACS", 0)  # small products take matmul_small.wgsl first
+    launched = []
+    monkeypatch.setattr(kernels, "matmul_gemv", lambda d, make=kernels.matmul_gemv: launched.append(d) or make(d))
+    g = torch.Generator().manual_seed(m * 1000 + k + n)
+    x_full = torch.randn(*batch, m, k * x_step, generator=g).to(getattr(torch, dtype))
+    x = x_full[..., ::x_step]
+    w = torch.randn(*batch, n, k, generator=g).to(getattr(torch, dtype))
+    wt = getattr(webtorch, dtype)
+    got = webtorch.tensor(x_full.tolist(), dtype=wt, device="webgpu")[..., ::x_step] @ \
+        webtorch.tensor(w.tolist(), dtype=wt, device="webgpu").transpose(-1, -2)
+    assert launched and got.dtype is getattr(webtorch, dtype) and tuple(got.shape) == (*batch, m, n)
+    exact = x.double() @ w.double().transpose(-1, -2)
+    tol = 1e-3 if dtype == "float16" else 1e-5  # f16: C rounded to half once; f32: the order of the sums
+    assert torch.allclose(torch.tensor(got.float().tolist(), dtype=torch.float64), exact, rtol=tol, atol=tol * k ** 0.5)

@@ -481,6 +481,9 @@ def _reduce_chunk(n_out, row_len):
 # tiled: one invocation walking it alone would be latency-bound on a real GPU.
 SMALL_MATMUL_MACS = 1 << 20
 SMALL_MATMUL_MAX_K = 256
+# Rows of A up to which x @ W.T reads W once per row along K (matmul_gemv.wgsl) rather than in tiles:
+# a 64-row tile holding one row of A read W at 7.8-57 GB/s on an H200 (bench/results/h200-native).
+GEMV_MAX_M = 4
 
 
 # torch.set_float32_matmul_precision: "highest" keeps float32 matmuls in the fp32 kernels; "high"
@@ -509,6 +512,9 @@ def matmul(a, b, out_dtype):
         c.runtime.run(kernels.matmul_small(out_dtype), buffers, meta, (small_groups, 1, n_batch))
         return c
     b_transposed = b._stride[-1] != 1 and b._stride[-2] == 1  # x @ W.T: B read along K
+    if m <= GEMV_MAX_M and b_transposed and -(-n // 8) <= 65535 and not cpu_adapter:
+        c.runtime.run(kernels.matmul_gemv(out_dtype), buffers, meta, (-(-n // 8), m, n_batch))
+        return c
     if (out_dtype is dt.float32 and a._stride[-1] == 1 and (b._stride[-1] == 1 or b_transposed) and k % 4 == 0
             and n % 4 == 0 and not any(w % 4 for w in meta[4:6] + [meta[7], meta[9] if b_transposed else meta[8]]
                                        + meta[10 + len(batch):])):

@@ -461,9 +461,20 @@ def _matmul_small_source(name):
     return wgsl("matmul_batch") + Template(wgsl("matmul_small")).substitute(S=STORAGE[d], T=t, mad=mad)
 
 
+def matmul_gemv(d):
+    """A few rows of A times B read along K (matmul_gemv.wgsl): decode's x @ W.T."""
+    return ("matmul_gemv", d.name), _with_c_store(d, COMPUTE[d], _matmul_gemv_source(d.name)), "wrr"
+
+
+def _matmul_gemv_source(name):
+    d = dt.BY_NAME[name]
+    return wgsl("matmul_batch") + Template(wgsl("matmul_gemv")).substitute(S=STORAGE[d], T=COMPUTE[d])
+
+
 # The matmul kernels without C's store, by their key's name and the rest of the key (matmul_epilogue)
 _MATMUL_SOURCES = {"matmul": _matmul_source, "matmul_small": _matmul_small_source,
-                   "matmul_vec4": _matmul_vec4_source, "matmul_registers": _matmul_registers_source}
+                   "matmul_vec4": _matmul_vec4_source, "matmul_registers": _matmul_registers_source,
+                   "matmul_gemv": _matmul_gemv_source}
 
 
 # Where take.wgsl / put.wgsl find element i's offset: precomputed offsets, or a slice along one dim

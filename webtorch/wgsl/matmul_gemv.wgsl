@@ -1,0 +1,43 @@
+// C = A @ B for a few rows of A (a decode step: x @ W.T) with B's stride 1 along K (params layout in
+// matmul.wgsl): each workgroup takes ROWS columns of C for one row of A (workgroup_id.y), LANES
+// invocations per column walking K (k = lane, lane + LANES, ..: neighbouring invocations read
+// neighbouring elements of B's row), their partial sums then added in workgroup memory. The tiled
+// kernels compute a whole 64-row tile for the one row there is, and read B at a fraction of the
+// memory's bandwidth. Accumulates in f32; C stored by store_c.
+@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(2) var<storage, read> a: array<$S>;
+@group(0) @binding(3) var<storage, read> b: array<$S>;
+
+const ROWS = 8u;
+const LANES = 32u;
+var<workgroup> partial: array<f32, 256>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+  let M = params[0];
+  let N = params[1];
+  let K = params[2];
+  let lane = li % LANES;
+  let col = wid.x * ROWS + li / LANES;
+  let row = wid.y;
+  var acc = 0.0f;
+  if (col < N) {
+    let bases = batch_bases(wid.z);
+    let ai = bases.x + row * params[5];
+    let bi = bases.y + col * params[9];
+    for (var k = lane; k < K; k = k + LANES) {
+      acc = fma(f32(a[ai + k * params[6]]), f32(b[bi + k]), acc);
+    }
+  }
+  partial[li] = acc;
+  workgroupBarrier();
+  for (var s = LANES / 2u; s > 0u; s = s >> 1u) {
+    if (lane < s) {
+      partial[li] = partial[li] + partial[li + s];
+    }
+    workgroupBarrier();
+  }
+  if (lane == 0u && col < N) {
+    store_c(wid.z * M + row, col, $T(partial[li]));
+  }
+}
