@@ -170,3 +170,11 @@ def test_torchmetrics(tmp_path_factory):
     """Accuracy, F1, Precision, Recall, ConfusionMatrix, AUROC (multiclass, binary), AveragePrecision,
     MSE, MAE, R2, Pearson, MeanMetric over two batches, and two functional forms."""
     run_library("lib_metrics", tmp_path_factory)
+
+
+@needs("sentence_transformers")
+@pytest.mark.skipif(not os.path.exists(os.path.join(ROOT, ".cache", "minilm", "model.safetensors")),
+                    reason="all-MiniLM-L6-v2 not unpacked (scripts/setup.sh)")
+def test_sentence_transformers(tmp_path_factory):
+    """encode() of all-MiniLM-L6-v2 (Transformer, mean pooling, Normalize; and without Normalize)."""
+    run_library("lib_sentence", tmp_path_factory)

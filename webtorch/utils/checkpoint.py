@@ -39,3 +39,15 @@ class CheckpointFunction:
     @staticmethod
     def apply(run_function, preserve_rng_state, *args):
         return run_function(*args)
+
+
+def get_device_states(*args):
+    """(device ids, RNG states) of the accelerator devices the tensors in args are on: none here, as on
+    torch's CPU build: webtorch's one generator serves every device (torch.get_rng_state holds it)."""
+    return [], []
+
+
+def set_device_states(devices, states, *, device_type=None):
+    """Restores what get_device_states returned: nothing here."""
+    if len(devices) != len(states):
+        raise ValueError(f"set_device_states: {len(devices)} devices and {len(states)} states")
