@@ -1,6 +1,7 @@
 """torch.sparse: sparse COO tensors (their class and arithmetic: _coo.py) and the functions of torch's
 sparse namespace that webtorch offers; its other public names are refused (webtorch/_refusals.py)."""
 import functools
+import types
 
 from .._tensor import Tensor
 from . import _coo
@@ -82,9 +83,14 @@ def attach(package):
         setattr(package, name, _sparse_first(getattr(package, name), sparse_fn, positions))
         setattr(Tensor, name, _sparse_first(getattr(Tensor, name), sparse_fn, positions))
     package.spmm = package.mm  # torch.spmm: torch.mm with a sparse (or dense) first operand
+    wrapped = {}  # dense function -> its sparse-aware form
     for name in _coo.VALUEWISE + ("mul", "multiply", "div", "divide", "true_divide", "add", "sub", "subtract"):
         if name in vars(package):  # (not the names webtorch refuses for dense tensors too)
-            setattr(package, name, _sparse_first(getattr(package, name), _method(name), (0,)))
+            dense = getattr(package, name)
+            wrapped.setdefault(dense, _sparse_first(dense, _method(name), (0,)))
+    for name, value in list(vars(package).items()):  # every name bound to one (torch.absolute is torch.abs)
+        if isinstance(value, types.FunctionType) and value in wrapped:
+            setattr(package, name, wrapped[value])
     Tensor.__matmul__ = _sparse_first(Tensor.__matmul__, _coo.matmul, (1,))
     Tensor.to_sparse = Tensor.to_sparse_coo = _coo.to_sparse
     Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
