@@ -23,7 +23,7 @@ def main(argv):
         return 0
     path = opinfo_cases.TABLE_PAGE
     text = open(path, encoding="utf-8").read()
-    old = opinfo_cases.readme_table(text)
+    old = opinfo_cases.page_table(text)
     if old is None:
         print("%s has no conformance markers (%s ... %s)" % (
             path, opinfo_cases.TABLE_START, opinfo_cases.TABLE_END), file=sys.stderr)
