@@ -110,6 +110,9 @@ case("isin-isinf-sign", lambda T, d, a, b, e: (T.isin(a, b), T.isin(a, b, invert
      I((3, 4), I64), I((5,), I64), I((16,), kind="edge"))
 case("nansum-nanmean", lambda T, d, a: (T.nansum(a), a.nansum(1), T.nanmean(a, 0), a.nanmean(dim=1, keepdim=True)),
      I((4, 4), values=[1.0, float("nan"), 2.5, -1.0, float("nan"), 3.0, 0.5]), **RED)
+case("count_nonzero", lambda T, d, a, i: (T.count_nonzero(a), a.count_nonzero(0), T.count_nonzero(a, dim=(0, 1)),
+                                          T.count_nonzero(i, -1)),
+     I((4, 4), values=[1.0, 0.0, float("nan"), -0.0, 2.5, 0.0]), I((3, 5), I64, low=-1, high=2))
 case("kthvalue", lambda T, d, a: (T.kthvalue(a, 2), a.kthvalue(1, 0), T.kthvalue(a, 3, dim=1, keepdim=True)),
      I((3, 5), kind="unique"))
 case("mode", lambda T, d, a, i: (T.mode(a), a.mode(0), T.mode(i, 1, keepdim=True)),

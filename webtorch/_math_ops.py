@@ -27,7 +27,7 @@ __all__ = ["log1p", "expm1", "exp2", "log2", "log10", "tan", "asin", "acos", "at
            "nanquantile", "searchsorted", "bucketize", "trace", "kron", "tensordot", "cross", "vander", "diff",
            "histc", "bincount", "unique", "unique_consecutive", "signbit", "erfc", "erfinv", "lgamma", "digamma", "i0",
            "nextafter", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "cummax", "cummin",
-           "logcumsumexp"]
+           "logcumsumexp", "count_nonzero"]
 
 
 log1p, expm1, exp2, log2, log10 = (_unary(n) for n in ("log1p", "expm1", "exp2", "log2", "log10"))
@@ -767,6 +767,12 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
     with _tape.no_grad():
         out, inverse, counts = _unique_flat(_ops.reshape(x, -1).detach(), return_inverse, return_counts)
     return _unique_result(out, inverse, counts, x.shape, return_inverse, return_counts)
+
+
+def count_nonzero(x, dim=None):
+    """The number of nonzero elements (over dim: an int or a tuple of ints), as int64."""
+    nonzero = _ops.ne(x, 0)
+    return _ops.sum(nonzero) if dim is None else _ops.sum(nonzero, dim)
 
 
 for _name in __all__:

@@ -143,9 +143,9 @@ CALLABLES = {
         addmv_ alpha_dropout_ as_strided_ celu_ deg2rad_ detach_ dropout_ embedding_renorm_ erfc_
         feature_alpha_dropout_ feature_dropout_ fix_ gcd_ i0_ lcm_ ldexp_ logit_ rad2deg_ resize_as_
         rrelu_ selu_ sinc_ threshold_ xlogy_ Tensor.addbmm_ Tensor.addr_ Tensor.as_strided_ Tensor.cauchy_
-        Tensor.deg2rad_ Tensor.detach_ Tensor.float_power_ Tensor.geometric_
-        Tensor.index_reduce_ Tensor.ldexp_ Tensor.log_normal_ Tensor.masked_scatter_ Tensor.rad2deg_
-        Tensor.renorm_ Tensor.sgn_ Tensor.swapaxes_ Tensor.swapdims_""",
+        Tensor.deg2rad_ Tensor.detach_ Tensor.float_power_ Tensor.geometric_ Tensor.index_reduce_
+        Tensor.ldexp_ Tensor.log_normal_ Tensor.masked_scatter_ Tensor.rad2deg_ Tensor.renorm_ Tensor.sgn_
+        Tensor.swapaxes_ Tensor.swapdims_""",
     COPY: """
         alias_copy as_strided_copy detach_copy diagonal_copy expand_copy narrow_copy permute_copy
         select_copy slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy transpose_copy
@@ -165,20 +165,19 @@ CALLABLES = {
         batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt batch_norm_gather_stats
         batch_norm_gather_stats_with_counts batch_norm_stats batch_norm_update_stats
         binary_cross_entropy_with_logits binomial can_cast constant_pad_nd conv_tbc conv_transpose1d
-        convolution corrcoef cosine_embedding_loss count_nonzero cov ctc_loss deg2rad
-        diagflat diagonal_scatter dropout dsplit embedding embedding_bag empty_permuted empty_strided
-        feature_alpha_dropout feature_dropout fill float_power fmax fmin frexp get_device gradient
-        grid_sampler grid_sampler_2d grid_sampler_3d gru gru_cell hinge_embedding_loss histogram
-        histogramdd hsmm hsplit index_reduce inner instance_norm is_distributed is_inference is_nonzero
-        is_same_size is_signed isreal kl_div ldexp logspace lstm lstm_cell margin_ranking_loss
-        masked_scatter max_pool1d_with_indices nanmedian native_batch_norm native_channel_shuffle
-        native_dropout native_group_norm native_layer_norm native_norm nonzero_static norm_except_dim
-        pdist poisson poisson_nll_loss positive rad2deg range renorm rnn_relu rnn_relu_cell rnn_tanh
-        rnn_tanh_cell rrelu scalar_tensor select_scatter slice_inverse slice_scatter
-        tril_indices triplet_margin_loss triu_indices Type unravel_index unsafe_chunk unsafe_split
-        unsafe_split_with_sizes vsplit nn.CrossMapLRN2d nn.FractionalMaxPool2d nn.LinearCrossEntropyLoss
-        nn.LinearCrossEntropyOptions Tensor.addbmm Tensor.addr Tensor.as_strided Tensor.as_strided_scatter
-        Tensor.corrcoef Tensor.count_nonzero Tensor.cov Tensor.deg2rad Tensor.diagflat
+        convolution corrcoef cosine_embedding_loss cov ctc_loss deg2rad diagflat diagonal_scatter dropout
+        dsplit embedding embedding_bag empty_permuted empty_strided feature_alpha_dropout feature_dropout
+        fill float_power fmax fmin frexp get_device gradient grid_sampler grid_sampler_2d grid_sampler_3d
+        gru gru_cell hinge_embedding_loss histogram histogramdd hsmm hsplit index_reduce inner
+        instance_norm is_distributed is_inference is_nonzero is_same_size is_signed isreal kl_div ldexp
+        logspace lstm lstm_cell margin_ranking_loss masked_scatter max_pool1d_with_indices nanmedian
+        native_batch_norm native_channel_shuffle native_dropout native_group_norm native_layer_norm
+        native_norm nonzero_static norm_except_dim pdist poisson poisson_nll_loss positive rad2deg range
+        renorm rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu scalar_tensor select_scatter
+        slice_inverse slice_scatter tril_indices triplet_margin_loss triu_indices Type unravel_index
+        unsafe_chunk unsafe_split unsafe_split_with_sizes vsplit nn.CrossMapLRN2d nn.FractionalMaxPool2d
+        nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions Tensor.addbmm Tensor.addr Tensor.as_strided
+        Tensor.as_strided_scatter Tensor.corrcoef Tensor.cov Tensor.deg2rad Tensor.diagflat
         Tensor.diagonal_scatter Tensor.dsplit Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
         Tensor.get_device Tensor.histogram Tensor.hsplit Tensor.index Tensor.index_reduce Tensor.inner
         Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero Tensor.is_same_size Tensor.is_signed

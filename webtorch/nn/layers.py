@@ -1,6 +1,7 @@
 """nn layers and losses as Modules over nn.functional, with PyTorch's default initialisations."""
 import copy
 import math
+import operator
 import warnings
 from collections import OrderedDict, namedtuple
 
@@ -783,9 +784,25 @@ class Sequential(Module):
             x = m(x)
         return x
 
+    def _key(self, i):
+        """The name of the module at position i (negative counts from the end), as torch's IndexError."""
+        i = operator.index(i)
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"index {i} is out of range")
+        return list(self._modules)[i % len(self)]
+
     def __getitem__(self, i):
-        mods = list(self._modules.values())
-        return Sequential(*mods[i]) if isinstance(i, slice) else mods[i]
+        if isinstance(i, slice):  # the modules keep their names, as torch's
+            return self.__class__(OrderedDict(list(self._modules.items())[i]))
+        return self._modules[self._key(i)]
+
+    def __setitem__(self, i, module):
+        setattr(self, self._key(i), module)
+
+    def __delitem__(self, i):
+        for key in (list(self._modules)[i] if isinstance(i, slice) else [self._key(i)]):
+            delattr(self, key)
+        self._modules = OrderedDict((str(n), m) for n, m in enumerate(self._modules.values()))  # renumbered
 
     def __len__(self):
         return len(self._modules)
@@ -795,6 +812,22 @@ class Sequential(Module):
 
     def append(self, m):
         self.add_module(str(len(self)), m)
+        return self
+
+    def insert(self, index, module):
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(modules))
+        return self
+
+    def extend(self, sequential):
+        for m in sequential:
+            self.append(m)
         return self
 
 
