@@ -1575,15 +1575,23 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     classes k of max(0, 1 - (x[j] - x[k])) / C."""
     if reduce is not None or size_average is not None:
         reduction = _legacy_reduction(size_average, reduce)
+    if input.dim() > 2 or input.numel() == 0 and (input.dim() < 2 or input.shape[1] == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    if target.dtype is not dt.int64:
+        raise RuntimeError(f"expected scalar type Long but found {F._tname(target.dtype).capitalize()}")
     x = input if input.dim() == 2 else input.reshape(1, -1)
     t = target.reshape(x.shape)
     c = x.shape[1]
     listed = _math_ops.cumprod(F.cast(F.ne(t, -1), dt.int64), 1)  # 1 up to the first -1
     hits = F.eq(F.clamp_min(t, 0).unsqueeze(-1), F.arange(c, device=x.device))  # (N, slot, class)
-    is_target = F.gt(F.sum(F.cast(hits, dt.int64) * listed.unsqueeze(-1), 1), 0)  # (N, class)
+    # (N, class): how often each class is listed; torch sums over the listed entries, repeats included
+    times = F.sum(F.cast(hits, dt.int64) * listed.unsqueeze(-1), 1)
+    is_target = F.gt(times, 0)
     pair = F.clamp_min(1 - (x.unsqueeze(2) - x.unsqueeze(1)), 0)  # (N, j, k)
     keep = F.logical_and(is_target.unsqueeze(2), F.logical_not(is_target).unsqueeze(1))
-    loss = F.sum(F.where(keep, pair, F.zeros_like(pair)), (1, 2)) / c
+    weighted = pair * F.cast(times, x.dtype).unsqueeze(2)
+    loss = F.sum(F.where(keep, weighted, F.zeros_like(pair)), (1, 2)) / c
     return _reduce_loss(loss if input.dim() == 2 or reduction != "none" else loss.reshape(()), reduction)
 
 
