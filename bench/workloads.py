@@ -465,15 +465,7 @@ def weights(cfg):
             model.load_state_dict(load(data), assign=True)
             return model
         nbytes = data.byteLength if hasattr(data, "byteLength") else len(data)
-        best = float("inf")
-        for _ in range(3):
-            gc.collect()
-            torch.webgpu.empty_cache()
-            t0 = now()
-            model = build()
-            sync()
-            best = min(best, now() - t0)
-            del model
+        best = _best_seconds(build, 3)
         gc.collect()
         torch.webgpu.empty_cache()
         tracemalloc.start()
@@ -487,6 +479,21 @@ def weights(cfg):
                     "ms": best * 1e3, "file_mb": nbytes / 1e6, "python_peak_mb": python_peak / 1e6,
                     "host_peak_ratio": host / nbytes})
     return out
+
+
+def _best_seconds(make, repeats):
+    """The fastest of `repeats` runs of make() (a model building), from a collected heap and an emptied
+    GPU cache to its work done on the GPU."""
+    best = float("inf")
+    for _ in range(repeats):
+        gc.collect()
+        torch.webgpu.empty_cache()
+        t0 = now()
+        model = make()
+        sync()
+        best = min(best, now() - t0)
+        del model
+    return best
 
 
 def build(cfg):
@@ -504,16 +511,7 @@ def build(cfg):
             return torch.nn.Sequential(*blocks)
         row = {"name": name}
         for key, make in (("ms_cpu_then_to", lambda: net().to("webgpu")), ("ms_on_webgpu", lambda: net("webgpu"))):
-            best = float("inf")
-            for _ in range(2):
-                gc.collect()
-                torch.webgpu.empty_cache()
-                t0 = now()
-                model = make()
-                sync()
-                best = min(best, now() - t0)
-                del model
-            row[key] = best * 1e3
+            row[key] = _best_seconds(make, 2) * 1e3
         row["params"] = sum(p.numel() for p in net("meta").parameters())
         out.append(row)
     return out

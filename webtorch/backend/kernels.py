@@ -468,7 +468,7 @@ def matmul_gemv(d):
 
 def _matmul_gemv_source(name):
     d = dt.BY_NAME[name]
-    return wgsl("matmul_batch") + Template(wgsl("matmul_gemv")).substitute(S=STORAGE[d], T=COMPUTE[d])
+    return wgsl("matmul_batch") + wgsl("gemv_lanes") + Template(wgsl("matmul_gemv")).substitute(S=STORAGE[d], T=COMPUTE[d])
 
 
 # The matmul kernels without C's store, by their key's name and the rest of the key (matmul_epilogue)

@@ -1,16 +1,12 @@
 // C = A @ B for a few rows of A (a decode step: x @ W.T) with B's stride 1 along K (params layout in
 // matmul.wgsl): each workgroup takes ROWS columns of C for one row of A (workgroup_id.y), LANES
 // invocations per column walking K (k = lane, lane + LANES, ..: neighbouring invocations read
-// neighbouring elements of B's row), their partial sums then added in workgroup memory. The tiled
+// neighbouring elements of B's row), their partial sums then added by lanes_sum (gemv_lanes.wgsl). The tiled
 // kernels compute a whole 64-row tile for the one row there is, and read B at a fraction of the
 // memory's bandwidth. Accumulates in f32; C stored by store_c.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(2) var<storage, read> a: array<$S>;
 @group(0) @binding(3) var<storage, read> b: array<$S>;
-
-const ROWS = 8u;
-const LANES = 32u;
-var<workgroup> partial: array<f32, 256>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>) {
@@ -29,15 +25,8 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: ve
       acc = fma(f32(a[ai + k * params[6]]), f32(b[bi + k]), acc);
     }
   }
-  partial[li] = acc;
-  workgroupBarrier();
-  for (var s = LANES / 2u; s > 0u; s = s >> 1u) {
-    if (lane < s) {
-      partial[li] = partial[li] + partial[li + s];
-    }
-    workgroupBarrier();
-  }
+  let total = lanes_sum(li, acc);
   if (lane == 0u && col < N) {
-    store_c(wid.z * M + row, col, $T(partial[li]));
+    store_c(wid.z * M + row, col, $T(total));
   }
 }

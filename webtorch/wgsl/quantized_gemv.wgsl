@@ -1,14 +1,10 @@
 // out = x @ W.T with W quantized (webtorch.ao.quantization), for few rows of x (decode): each
 // workgroup takes ROWS output features, LANES invocations per feature walking its packed row of W
 // (words j = lane, lane + LANES, ..: neighbouring invocations read neighbouring words), then summing
-// their partials in workgroup memory. workgroup_id.y is the row of x.
+// their partials by lanes_sum (gemv_lanes.wgsl). workgroup_id.y is the row of x.
 // Bindings and params: quantized_bindings.wgsl.
 // The decoding (filled in per bit width by webtorch/ao/quantization/_gpu.py) adds word `word`
 // (elements k0 .. k0 + PER - 1 of W's row n) times x into acc; out is stored through wt_store.
-
-const ROWS = 8u;
-const LANES = 32u;
-var<workgroup> partial: array<f32, 256>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>) {
@@ -27,16 +23,8 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: ve
 $decode
     }
   }
-  partial[li] = acc;
-  workgroupBarrier();
-  for (var s = LANES / 2u; s > 0u; s = s >> 1u) {
-    if (lane < s) {
-      partial[li] = partial[li] + partial[li + s];
-    }
-    workgroupBarrier();
-  }
+  let total = lanes_sum(li, acc);
   if (lane == 0u && n < N) {
-    let total = partial[li];
     out[wid.y * N + n] = wt_store($finish);
   }
 }

@@ -56,7 +56,8 @@ _KINDS = {4: _INT4, 8: _INT8}
 def _kernel(shape, bits, x_dtype, scale_dtype):
     """shape: "gemv" or "gemm"; the output has x's dtype."""
     kind = _KINDS[bits]
-    source = Template(kernels.wgsl("quantized_bindings") + kernels.wgsl("quantized_" + shape)).substitute(
+    lanes = kernels.wgsl("gemv_lanes") if shape == "gemv" else ""
+    source = Template(kernels.wgsl("quantized_bindings") + lanes + kernels.wgsl("quantized_" + shape)).substitute(
         O=kernels.STORAGE[x_dtype], X=kernels.STORAGE[x_dtype], S=kernels.STORAGE[scale_dtype],
         zero_binding=Template(kind["zero_binding"]).substitute(S=kernels.STORAGE[scale_dtype]),
         decode=kind["gemv"], dequant=kind["gemm"], finish=kind["finish"])
