@@ -734,6 +734,7 @@ BACKWARD.update({
     "sparse_to_dense": lambda grad, out, s: (                                 # grad sampled at s's entries
         sparse.SparseTensor(s._sp_indices, sparse.values_at(grad, s._sp_indices), s.shape, s._sp_coalesced),),
     "coalesce": _coalesce_rule,                                               # duplicates share their sum's grad
+    "sparse_densify": lambda grad, out, s: (grad,),                            # dense + sparse: a dense grad
     "sparse_t": lambda grad, out, s: (grad.t(),),                             # transposed back
     "sparse_to": lambda grad, out, s: (grad.to(s.device, s.dtype),),          # back to s's device and dtype
     "spmm": _spmm_rule,                                                       # dS = G Dᵀ (masked), dD = Sᵀ G

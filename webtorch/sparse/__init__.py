@@ -84,13 +84,22 @@ def attach(package):
         setattr(Tensor, name, _sparse_first(getattr(Tensor, name), sparse_fn, positions))
     package.spmm = package.mm  # torch.spmm: torch.mm with a sparse (or dense) first operand
     wrapped = {}  # dense function -> its sparse-aware form
-    for name in _coo.VALUEWISE + ("mul", "multiply", "div", "divide", "true_divide", "add", "sub", "subtract"):
+    for name in _coo.VALUEWISE:
         if name in vars(package):  # (not the names webtorch refuses for dense tensors too)
             dense = getattr(package, name)
             wrapped.setdefault(dense, _sparse_first(dense, _method(name), (0,)))
+    for name in _BINARY:
+        dense = getattr(package, name)
+        wrapped.setdefault(dense, _sparse_first(dense, _binary(name), (0, 1)))
     for name, value in list(vars(package).items()):  # every name bound to one (torch.absolute is torch.abs)
         if isinstance(value, types.FunctionType) and value in wrapped:
             setattr(package, name, wrapped[value])
+    for name in _BINARY:  # dense_tensor.add(sparse), .add_(sparse), += sparse, ...
+        setattr(Tensor, name, _sparse_first(getattr(Tensor, name), _binary(name), (1,)))
+        if name in _INPLACE:
+            setattr(Tensor, name + "_", _sparse_first(getattr(Tensor, name + "_"), _binary(name, True), (1,)))
+    Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__ = \
+        Tensor.add_, Tensor.sub_, Tensor.mul_, Tensor.div_
     Tensor.__matmul__ = _sparse_first(Tensor.__matmul__, _coo.matmul, (1,))
     Tensor.to_sparse = Tensor.to_sparse_coo = _coo.to_sparse
     Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
@@ -104,6 +113,32 @@ def attach(package):
         if callable(attr) and not isinstance(attr, type) and name not in own and name not in _INHERITED \
                 and name not in ("__init__", "__slots__"):
             setattr(SparseTensor, name, _sparse_refusal(name))
+
+
+# the binary arithmetic that takes a sparse operand on either side (the sign of a sum's second operand)
+_BINARY = {"add": 1, "sub": -1, "subtract": -1, "mul": 0, "multiply": 0, "div": 0, "divide": 0, "true_divide": 0}
+_INPLACE = ("add", "sub", "mul", "div")
+
+
+def _binary(name, inplace=False):
+    """torch.<name>(a, b) (or a.<name>_(b)) where a or b is sparse: SparseTensor's method for a sparse a;
+    for a dense a, a dense sum (torch's add(dense, sparse)), a sparse product over b's entries (in place:
+    a times b's dense form), or torch's division error."""
+    sign = _BINARY[name]
+
+    def op(a, b, *args, **kwargs):
+        if a.__class__ is SparseTensor:
+            if inplace:
+                raise _coo._refusal(f"Tensor.{name}_")
+            return getattr(SparseTensor, name)(a, b, *args, **kwargs)
+        if sign:
+            alpha = kwargs.get("alpha", args[0] if args else 1)
+            return _coo.dense_plus_sparse(a, b, sign * alpha, inplace)
+        if name.startswith("mul"):
+            return a.mul_(_coo.densified(b)) if inplace else b.mul(a)
+        raise _coo._division_error(b)
+    op.__name__ = name + "_" if inplace else name
+    return op
 
 
 def _method(name):

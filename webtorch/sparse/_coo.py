@@ -16,13 +16,13 @@ by the dense ops' code.
 """
 import builtins
 
-from .. import _dtypes as dt, _indexing, _math_ops, _ops as F, _tape
+from .. import _dtypes as dt, _indexing, _math_ops, _ops as F, _shape_ops, _tape
 from .._memory_format import sparse_coo
 from .._tensor import Size, Tensor, _body, to_targets
 
 _GAP = ("webtorch's sparse COO tensors support construction, coalesce, to_dense, indices/values, t, to, "
-        "torch.sparse.mm/addmm/sum/softmax, sparse @ dense, scaling by a number and the elementwise ops that map "
-        "0 to 0; call .to_dense() first")
+        "torch.sparse.mm/addmm/sum/softmax, sparse @ dense, sparse @ sparse, dense + sparse, sparse + sparse, "
+        "sparse * (number, dense or sparse) and the elementwise ops that map 0 to 0; call .to_dense() first")
 
 
 def _refusal(what):
@@ -105,10 +105,11 @@ class SparseTensor(Tensor):
         return _tape.record("coalesce", out, (self,), inverse=inverse)
 
     def to_dense(self, dtype=None, *, masked_grad=None):
+        if dtype is not None:
+            raise RuntimeError("dtype argument is not supported by sparse_to_dense")
         with _tape.no_grad():
             out = _scatter(self._sp_indices, self._sp_values, self.shape, accumulate=True)
-        out = _tape.record("sparse_to_dense", out, (self,))
-        return out if dtype is None else out.to(dtype)
+        return _tape.record("sparse_to_dense", out, (self,))
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
         _check_layout(layout, blocksize)
@@ -191,40 +192,138 @@ def _valuewise(name):
 def _scaled(name, scale):
     """s * factor or s / factor for a number or a 0-d dense tensor (the values scaled; duplicates stay)."""
     def op(self, factor):
-        if isinstance(factor, SparseTensor) or isinstance(factor, Tensor) and factor.dim() or \
-                not isinstance(factor, (Tensor, int, float, bool)):
-            raise _refusal(f"Tensor.{name} of a sparse tensor by anything but a number or a 0-d dense tensor")
+        if isinstance(factor, SparseTensor) or isinstance(factor, Tensor) and factor.dim():
+            if name == "div":
+                raise _division_error(factor)
+            return _times_sparse(self, factor) if isinstance(factor, SparseTensor) else _times_dense(self, factor)
+        if not isinstance(factor, (Tensor, int, float, bool)):
+            raise _refusal(f"Tensor.{name} of a sparse tensor by {type(factor).__name__}")
         return build(self._sp_indices, scale(values_of(self), factor), self.shape, self._sp_coalesced)
     op.__name__ = name
     return op
 
 
+def _division_error(divisor):
+    return RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                        f"{list(divisor.shape)} for divisor)")
+
+
 def _summed(name, sign):
     """s + alpha * other (or s - alpha * other) for a sparse other of s's size: both tensors' entries,
-    uncoalesced (torch sometimes merges equal indices: the same tensor); a dense other is refused as torch
-    refuses it."""
+    uncoalesced, or merged into a coalesced sum when both are coalesced (entries that cancel stay, as
+    torch's); a dense other is refused as torch refuses it."""
     def op(self, other, *, alpha=1):
         if not isinstance(other, SparseTensor):
             raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")  # sub too
-        if tuple(other.shape) != tuple(self.shape) or other.sparse_dim() != self.sparse_dim():
-            raise RuntimeError(f"{name}: expected 'self' and 'other' to have same size and sparse_dim, but "
-                               f"{list(self.shape)} != {list(other.shape)}")
+        if tuple(other.shape) != tuple(self.shape):
+            raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(self.shape)} != "
+                               f"{list(other.shape)}")
+        if other.sparse_dim() != self.sparse_dim():
+            raise RuntimeError(f"add: expected 'self' and 'other' to have same density, but 'self' has "
+                               f"{self.sparse_dim()} sparse dimensions while 'other' has {other.sparse_dim()} sparse "
+                               "dimensions")
         scale = sign * alpha
         other_values = values_of(other) if scale == 1 else values_of(other) * scale
-        return build(F.cat([self._sp_indices, other._sp_indices], 1), F.cat([values_of(self), other_values]),
-                     self.shape, False)
+        out = build(F.cat([self._sp_indices, other._sp_indices], 1), F.cat([values_of(self), other_values]),
+                    self.shape, False)
+        return out.coalesce() if self._sp_coalesced and other._sp_coalesced else out  # torch merges two coalesced
     op.__name__ = name
     return op
 
 
+def _reflected(sign):
+    """other + s (or other - s) for a dense other: dense_plus_sparse; number + s is refused as torch refuses
+    it (number - s fails dense_plus_sparse's size check, as torch's)."""
+    def op(self, other):
+        if sign == 1 and not isinstance(other, Tensor):
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+        return dense_plus_sparse(other, self, sign)
+    op.__name__ = "__radd__" if sign == 1 else "__rsub__"
+    return op
+
+
+def densified(s):
+    """s as a dense tensor whose gradient reaches s dense (as torch's dense + sparse gives a sparse leaf)."""
+    with _tape.no_grad():
+        out = _scatter(s._sp_indices, s._sp_values, s.shape, accumulate=True)
+    return _tape.record("sparse_densify", out, (s,))
+
+
+def dense_plus_sparse(d, s, alpha=1, inplace=False):
+    """torch.add(dense, sparse, alpha=alpha): a dense tensor of d's size, which s must have (torch does not
+    broadcast here); in place into d for add_/+=."""
+    size = list(d.shape) if isinstance(d, Tensor) else []
+    if size != list(s.shape):
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size {size} while "
+                           f"other has size {list(s.shape)} (FYI: dense-sparse addition does not currently support "
+                           "broadcasting)")
+    return d.add_(densified(s), alpha=alpha) if inplace else F.add(d, densified(s), alpha=alpha)
+
+
+def _times_dense(s, d):
+    """s * d for a dense d that broadcasts to s's size: s's entries (duplicates too), each times d at its
+    index, as torch's mul(sparse, dense) (its gradient to d is dense here, sparse over s's entries in torch)."""
+    if tuple(F.broadcast_shapes(s.shape, d.shape)) != tuple(s.shape):
+        raise _refusal(f"mul of a sparse tensor of size {list(s.shape)} by a dense one that broadcasts it to "
+                       f"{list(F.broadcast_shapes(s.shape, d.shape))}")
+    sd, indices = s.sparse_dim(), s._sp_indices
+    d = d.reshape((1,) * (s.dim() - d.dim()) + tuple(d.shape))
+    at_entries = d[tuple(indices[k] if d.shape[k] != 1 else F.zeros_like(indices[k]) for k in range(sd))]
+    return build(indices, values_of(s) * at_entries.expand(s._nnz(), *s.shape[sd:]), s.shape, s._sp_coalesced)
+
+
+def _probe(c, indices):
+    """For each index (a column of indices): the position of its entry in the coalesced c, and whether c
+    has one there."""
+    sizes = c.shape[:c.sparse_dim()]
+    wanted = _keys(indices, sizes)
+    if not c._nnz():
+        return F.zeros_like(wanted), F.zeros(wanted.shape, dtype=dt.bool_, device=wanted.device)
+    keys = _keys(c._sp_indices, sizes)
+    position = F.clamp(_math_ops.searchsorted(keys, wanted), max=c._nnz() - 1)
+    return position, F.eq(keys.index_select(0, position), wanted)
+
+
+def _times_sparse(a, b):
+    """a * b of two sparse tensors, as torch's sparse intersection: both coalesced, the entries they share
+    (coalesced); otherwise every entry of the uncoalesced one (of the one with fewer entries when both are,
+    b's on a tie), each times the other's summed value at its index (0 where it has none)."""
+    if a.sparse_dim() != b.sparse_dim() or tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with equal dimensionality, "
+                           "number of sparse dimensions, and shape of sparse dimensions")
+    if a._sp_coalesced != b._sp_coalesced:
+        kept = b if a._sp_coalesced else a
+    else:
+        kept = a if a._sp_coalesced or a._nnz() < b._nnz() else b
+    other = (b if kept is a else a).coalesce()
+    with _tape.no_grad():
+        position, found = _probe(other, kept._sp_indices)
+    looked_up = values_of(other).index_select(0, position) if other._nnz() else \
+        F.zeros((kept._nnz(), *other.shape[other.sparse_dim():]), dtype=other.dtype, device=other.device)
+    looked_up = F.where(found.reshape(-1, *[1] * (looked_up.dim() - 1)), looked_up, 0)
+    values = values_of(kept) * looked_up if kept is a else looked_up * values_of(kept)
+    if not (a._sp_coalesced and b._sp_coalesced):
+        return build(kept._sp_indices, values, kept.shape, False)
+    shared = _indexing.nonzero(found).reshape(-1)
+    return build(kept._sp_indices.index_select(1, shared), values.index_select(0, shared), kept.shape, True)
+
+
 SparseTensor.add = SparseTensor.__add__ = _summed("add", 1)
 SparseTensor.sub = SparseTensor.__sub__ = SparseTensor.subtract = _summed("sub", -1)
+SparseTensor.__radd__, SparseTensor.__rsub__ = _reflected(1), _reflected(-1)
 for _name in VALUEWISE:
     setattr(SparseTensor, _name, _valuewise(_name))
 SparseTensor.__neg__ = SparseTensor.neg
 SparseTensor.mul = SparseTensor.__mul__ = SparseTensor.__rmul__ = SparseTensor.multiply = _scaled("mul", F.mul)
 SparseTensor.div = SparseTensor.__truediv__ = SparseTensor.divide = SparseTensor.true_divide = _scaled(
     "div", lambda values, factor: values / factor)
+
+
+def _divided_by_sparse(self, other):
+    raise _division_error(self)
+
+
+SparseTensor.__rtruediv__ = _divided_by_sparse
 
 
 def _rebuild(indices, values, shape, coalesced, requires_grad=False):
@@ -408,8 +507,6 @@ def _check_mm(s, d, name):
     if s.sparse_dim() != 2 or s.dense_dim() != 0:
         raise RuntimeError(f"{name}: expected a 2-D sparse matrix with no dense dimensions, got sparse_dim "
                            f"{s.sparse_dim()} and dense_dim {s.dense_dim()}")
-    if isinstance(d, SparseTensor):
-        raise _refusal(f"{name} of two sparse tensors (sparse @ sparse)")
     if d.dim() != 2:
         raise RuntimeError(f"{name}: expected a 2-D dense matrix, got {d.dim()}-D")
     if s.shape[1] != d.shape[0]:
@@ -473,7 +570,45 @@ def _dense_times_sparse(d, s, masked, name):
     return _spmm(s.t(), d.t(), masked, name).t()
 
 
+def _sparse_times_sparse(a, b):
+    """sparse (M, K) @ sparse (K, N), sparse and coalesced as torch's: every pair of an entry (i, k) of a
+    and an entry (k, j) of b gives a product at (i, j), and the products are coalesced. The pairs are
+    found without a dense intermediate: b's entries are sorted by row, so the entries of b that meet a's
+    entry (i, k) are the run of b's row k (its start and length from an index_add and a cumsum)."""
+    for s in (a, b):
+        if s.dim() != 2:
+            raise RuntimeError("Expected mat1_.dim() == 2 to be true, but got false.")
+        if s.dense_dim():
+            raise RuntimeError(f"sparse_sparse_matmul_cpu: scalar values expected, got {s.dense_dim()}D values")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"mat1 dtype {_TYPE[a.dtype.name]} does not match mat2 dtype {_TYPE[b.dtype.name]}")
+    a, b = a.coalesce(), b.coalesce()
+    device = a.device
+    with _tape.no_grad():
+        rows_of_b = b._sp_indices[0]
+        run = F.zeros(b.shape[0], dtype=dt.int64, device=device).index_add_(  # b's entries per row
+            0, rows_of_b, F.ones(rows_of_b.shape, dtype=dt.int64, device=device))
+        run_start = _math_ops.cumsum(run, 0) - run
+        cols_of_a = a._sp_indices[1]
+        meets = run.index_select(0, cols_of_a)  # how many of b's entries each entry of a meets
+        pair_a = _shape_ops.repeat_interleave(F.arange(a._nnz(), device=device), meets)
+        first_pair = (_math_ops.cumsum(meets, 0) - meets).index_select(0, pair_a)
+        pair_b = run_start.index_select(0, cols_of_a.index_select(0, pair_a)) + \
+            F.arange(pair_a.shape[0], device=device) - first_pair
+        indices = F.stack([a._sp_indices[0].index_select(0, pair_a), b._sp_indices[1].index_select(0, pair_b)])
+    values = values_of(a).index_select(0, pair_a) * values_of(b).index_select(0, pair_b)
+    return build(indices, values, (a.shape[0], b.shape[1]), False).coalesce()
+
+
 def mm(a, b, masked=False, name="mm"):
+    if isinstance(a, SparseTensor) and isinstance(b, SparseTensor):
+        if name == "addmm":
+            raise RuntimeError("addmm_sparse_dense: expected either 'mat1' to have sparse layout and 'mat2' to have "
+                               "strided layout, got 'mat1' with layout Sparse and 'mat2' with layout Sparse")
+        return _sparse_times_sparse(a, b)
     if isinstance(a, SparseTensor):
         return _spmm(a, b, masked, name)
     return _dense_times_sparse(a, b, masked, name)
@@ -501,6 +636,8 @@ def sparse_sum(s, dim=None, dtype=None):
     """torch.sparse.sum: over every dim (a dense 0-d tensor), or over dim (sparse while sparse dims stay)."""
     if dtype is not None:
         s = s.to(dtype)
+    if s.dtype is dt.bool_:  # duplicates are one True entry (torch coalesces first), then counted
+        s = s.coalesce()
     values = values_of(s)
     if dim is None:
         return values.sum()
