@@ -2,15 +2,19 @@
 """Decode and prefill speed of webtorch.hf's Llama-family model (webtorch/hf/llama.py) at real shapes,
 random weights built on the device, on webtorch's native driver (wgpu-py). Not a test.
 
-  python bench/hf_decode.py [--model llama-3.2-1b|qwen2.5-0.5b|tiny] [--dtype float16|float32]
-                            [--quant none|int8|int4] [--context 128] [--new 64] [--out OUT.json]
+  python bench/hf_decode.py [--model llama-3.2-1b|qwen2.5-0.5b|medium|tiny] [--dtype float16|float32]
+                            [--quant none|int8|int4] [--context 128] [--new 64] [--eager]
+                            [--out OUT.json or a folder]
 
 Per run: prefill of --context random tokens in one pass (tokens/s), then --new tokens through
 generate()'s static KV cache: greedy (argmax on the GPU) and sampled (temperature 0.8, top-k 40,
 top-p 0.95, Gumbel-max on the GPU), one (1,) readback per token; decode tokens/s counts the tokens
 after the first (whose time is the prefill's), ms per token, kernels per token, and the weights' bytes.
---quant quantizes every nn.Linear but the tied head with webtorch.ao (int4: group 64). --model tiny: a
-2-layer 64-wide model (checks that the script runs, e.g. on lavapipe). On the GPU machine, set it up as
+The decode step is generate()'s: recorded once, then replayed (webtorch.hf.decoding); --eager also times
+it run eagerly (replay=False), and each mode reports the kernels and the host's milliseconds per token
+spent issuing the step. --quant quantizes every nn.Linear but the tied head with webtorch.ao (int4:
+group 64). --model tiny (2 layers, 64 wide) and medium (8 layers, 256 wide, 8k vocabulary) run on
+lavapipe too. On the GPU machine, set it up as
 bench/quantized_matmul.py's docstring says, then python3 bench/hf_decode.py --out $OUT/hf_decode.json.
 """
 import argparse
@@ -32,6 +36,8 @@ SHAPES = {  # config.json fields of the published models (weights random here)
     "qwen2.5-0.5b": dict(model_type="qwen2", vocab_size=151936, hidden_size=896, intermediate_size=4864,
                          num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2,
                          rope_theta=1000000.0, tie_word_embeddings=True, max_position_embeddings=32768),
+    "medium": dict(model_type="qwen2", vocab_size=8192, hidden_size=256, intermediate_size=704, num_hidden_layers=8,
+                   num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=True),
     "tiny": dict(model_type="llama", vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                  num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=True),
 }
@@ -51,16 +57,34 @@ def build(name, dtype, quant):
     return model
 
 
-def timed_generate(model, ids, new, **sampling):
-    marks = []
+def timed_generate(model, ids, new, replay=True, **sampling):
+    """Times generate(); kernels per token and the host's milliseconds per token issuing the decode
+    step (the step call: kernels recorded or replayed and submitted, not waited for) count the decode
+    steps only (the tokens after the first)."""
+    marks, issue = [], []
+    rt = torch.backend.webgpu.runtime()
     start = time.perf_counter()
-    kernels = torch.backend.webgpu.runtime().kernels_dispatched
-    model.generate(ids, max_new_tokens=new, eos_token_id=[], on_token=lambda t: marks.append(time.perf_counter()),
-                   **sampling)
-    kernels = torch.backend.webgpu.runtime().kernels_dispatched - kernels
+    model.generate(ids, max_new_tokens=1, eos_token_id=[], replay=replay, **sampling)  # the decoder exists now
+    decoder = model._decoder
+    step = decoder.step
+
+    def timed_step(*args):
+        t = time.perf_counter()
+        kernels = rt.kernels_dispatched
+        out = step(*args)
+        issue.append((time.perf_counter() - t, rt.kernels_dispatched - kernels))
+        return out
+    decoder.step = timed_step
+    start = time.perf_counter()
+    try:
+        model.generate(ids, max_new_tokens=new, eos_token_id=[], replay=replay,
+                       on_token=lambda t: marks.append(time.perf_counter()), **sampling)
+    finally:
+        decoder.step = step
     decode = (marks[-1] - marks[0]) / (len(marks) - 1)
     return {"first_token_ms": 1e3 * (marks[0] - start), "decode_ms_per_token": 1e3 * decode,
-            "decode_tokens_per_s": 1 / decode, "kernels_per_token": kernels / len(marks)}
+            "decode_tokens_per_s": 1 / decode, "kernels_per_token": sum(k for _, k in issue) / len(issue),
+            "issue_ms_per_token": 1e3 * sum(t for t, _ in issue) / len(issue)}
 
 
 def main(argv=None):
@@ -70,6 +94,7 @@ def main(argv=None):
     parser.add_argument("--quant", default="none", choices=["none", "int8", "int4"])
     parser.add_argument("--context", type=int, default=128)
     parser.add_argument("--new", type=int, default=64)
+    parser.add_argument("--eager", action="store_true", help="also time the decode step run eagerly (replay=False)")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     dtype = getattr(torch, args.dtype)
@@ -86,13 +111,20 @@ def main(argv=None):
             t = time.perf_counter()
             model(ids, last_only=True).argmax().item()
             result["prefill_tokens_per_s"] = args.context / (time.perf_counter() - t)
-    timed_generate(model, ids, 4)  # compiles the decode step's kernels
-    result["greedy"] = timed_generate(model, ids, args.new)
-    result["sampled"] = timed_generate(model, ids, args.new, do_sample=True, temperature=0.8, top_k=40, top_p=0.95)
+    modes = {"greedy": {}, "sampled": dict(do_sample=True, temperature=0.8, top_k=40, top_p=0.95)}
+    for name, sampling in modes.items():
+        timed_generate(model, ids, 4, **sampling)  # compiles the kernels, records the decode step
+        result[name] = timed_generate(model, ids, args.new, **sampling)
+        if args.eager:
+            result[name + "_eager"] = timed_generate(model, ids, args.new, replay=False, **sampling)
     text = json.dumps(result, indent=1)
     print(text)
     if args.out:
-        with open(args.out, "w") as f:
+        out = args.out
+        if os.path.isdir(out) or out.endswith("/"):  # a folder: one file per configuration
+            os.makedirs(out, exist_ok=True)
+            out = os.path.join(out, f"hf_decode-{args.model}-{args.dtype}-{args.quant}-{args.context}.json")
+        with open(out, "w") as f:
             f.write(text)
 
 

@@ -32,6 +32,36 @@ def test_matches_transformers(family):
     assert generated == reference["generated"].tolist()
 
 
+def test_decode_step_recorded_once_and_replayed():
+    """generate() records its decode step once and replays it for every later token, of this generation
+    and of the next one (a shorter prompt: the position is a device tensor, not part of the step's
+    signature): the tokens are torch's and those of the same step run eagerly (replay=False); a row
+    that ends (eos) is padded while the other goes on; seeded top-k/top-p sampling draws the same
+    tokens replayed as eagerly."""
+    path, reference = saved("llama")
+    expected = reference["generated"].tolist()
+    model = hf.from_pretrained(path)
+    ids = webtorch.tensor(hf_tiny.PROMPT, device="webgpu")
+    new = hf_tiny.NEW_TOKENS
+    assert model.generate(ids, max_new_tokens=new, replay=False).tolist() == expected
+    shorter = model.generate(ids[:, :4], max_new_tokens=new, replay=False).tolist()
+    assert model.generate(ids, max_new_tokens=new).tolist() == expected
+    assert model.generate(ids[:, :4], max_new_tokens=new).tolist() == shorter
+    assert model._decoder.stats == {"captures": 1, "replays": 2 * (new - 1) - 1, "eager": 0}
+    eos = expected[0][len(hf_tiny.PROMPT[0]) + 1]  # row 0's second new token ends it; row 1 never makes it
+    assert eos not in expected[1][len(hf_tiny.PROMPT[1]):]
+    ended = expected[0][:len(hf_tiny.PROMPT[0]) + 2] + [0] * (new - 2)
+    assert model.generate(ids, max_new_tokens=new, eos_token_id=eos).tolist() == [ended, expected[1]]
+    draws = []
+    for replay in (True, True, False):
+        generator = webtorch.Generator("webgpu").manual_seed(7)
+        draws.append(model.generate(ids, max_new_tokens=new, do_sample=True, temperature=0.7, top_k=20, top_p=0.9,
+                                    generator=generator, replay=replay).tolist())
+        if replay:  # the sampled step is recorded once more (its settings are part of the signature)
+            assert model._decoder.stats["captures"] == 2 and model._decoder.stats["eager"] == 0
+    assert draws[0] == draws[1] == draws[2]
+
+
 def test_url_prefix_progress_and_host_peak():
     """A file:// URL prefix (fetched whole, shard by shard, like http) and a directory (read tensor by
     tensor): the Python heap's peak while streaming stays within the largest shard + 10%, progress

@@ -230,7 +230,9 @@ def _tensor_slot(program, x):
     slot = program.slot(storage.buffer)
     if slot is None:
         raise recording.GraphBreak("it returns a tensor that is neither made by it, an argument, nor state it reaches")
-    return slot, storage.dtype, storage.numel, tuple(x.shape), x._stride, x._offset
+    # a range known at the end of the recorded call (an argmax's indices, uploaded or filled ints) holds for
+    # each replay's values too: the replay runs the same kernels, uploads the same bytes
+    return slot, storage.dtype, storage.numel, tuple(x.shape), x._stride, x._offset, storage.buffer.value_range
 
 
 def _output_slot(program, x):
@@ -248,7 +250,7 @@ def _replay(entry, inputs, values):
     storages = {}
 
     def tensor(spec):
-        (kind, ref), dtype, numel, shape, stride, offset = spec
+        (kind, ref), dtype, numel, shape, stride, offset, value_range = spec
         if kind == "input":
             storage = inputs[ref]._storage
         elif kind == "state":
@@ -257,6 +259,7 @@ def _replay(entry, inputs, values):
             storage = storages.get(ref)
             if storage is None:
                 storage = storages[ref] = gpu.Storage.adopt(dtype, numel, new[ref], rt)
+                storage.buffer.value_range = value_range
         return Tensor(storage, shape, stride, offset)
 
     for j, spec in entry.state_outputs:

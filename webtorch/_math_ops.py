@@ -155,6 +155,7 @@ _Median = namedtuple("median", ["values", "indices"])
 def sort(x, dim=-1, descending=False, stable=False):
     """Always stable (ties keep their order), which PyTorch allows for stable=False too."""
     values, indices = _last_dim_op(x, dim, lambda m: backend(m.device.type).sort(m, descending))
+    indices = _ops.indices_into(indices, x.shape[dim] if x.dim() else 1)
     if x.dim():
         _tape.record("sort", values, (x,), dim=_wrap_dim(dim, x.dim()), indices=indices)
     else:
@@ -180,7 +181,8 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     if x.dim() == 0:
         return _TopK(values, indices)
     # contiguous like torch's: whether .contiguous() or .view of the result aliases it must agree
-    return _TopK(_ops.contiguous(_ops.narrow(values, d, 0, k)), _ops.contiguous(_ops.narrow(indices, d, 0, k)))
+    return _TopK(_ops.contiguous(_ops.narrow(values, d, 0, k)),
+                 _ops.indices_into(_ops.contiguous(_ops.narrow(indices, d, 0, k)), size))
 
 
 def median(x, dim=None, keepdim=False):

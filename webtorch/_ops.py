@@ -948,6 +948,14 @@ def exact_on_host(operands, compute):
     return compute(*(t.to("cpu") for t in operands)).to(operands[0].device)
 
 
+def indices_into(indices, size):
+    """indices, an int tensor a kernel filled with positions along a dim of size (argmax, sort): their
+    range is known, so index checks of them (a gathered token, an embedded argmax) need no readback."""
+    if size:
+        backend(indices._storage.device_type).set_known_range(indices._storage, 0, size - 1)
+    return indices
+
+
 def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_name=None):
     if x.dtype.is_complex:
         return complex_forms.reduce(op, x, dim, keepdim, out_dtype)
@@ -958,7 +966,7 @@ def _reduce(op, x, dim, keepdim, acc_dtype, out_dtype, with_index=False, grad_na
     values, indices = backend(x._storage.device_type).reduce(op, x, dims, acc_dtype, out_dtype, with_index)
     values = Tensor(values, shape, stride)
     if with_index:
-        indices = Tensor(indices, shape)
+        indices = indices_into(Tensor(indices, shape), math.prod(x.shape[d] for d in dims))
         if len(dims) == 1:
             _tape.record(op + "_dim", values, (x,), dim=dims[0], indices=indices, keepdim=keepdim)
         elif not dims:  # a 0-d input: the value is the input itself

@@ -16,7 +16,8 @@ import math
 
 import webtorch as torch
 
-from . import sampling, split
+from . import decoding, split
+from .decoding import DevicePosition
 
 nn = torch.nn
 F = torch.nn.functional
@@ -86,20 +87,16 @@ def rope_inverse_frequencies(config):
 
 
 class RotaryTable:
-    """cos and sin of position * frequency for positions [0, n), each (n, head_dim), grown on demand."""
+    """cos and sin of position * frequency, each (n, head_dim), for a (n,) float32 tensor of positions:
+    computed where they are used (a decode step's position is a device tensor, not a Python int)."""
 
     def __init__(self, config):
-        self.inv_freq = rope_inverse_frequencies(config)
-        self.cos = self.sin = None
+        self.frequencies = rope_inverse_frequencies(config)
 
-    def get(self, end, device, dtype):
-        if self.cos is None or self.cos.shape[0] < end or self.cos.device != torch.device(device):
-            n = max(end, 2 * self.cos.shape[0] if self.cos is not None else 64)
-            inv_freq = torch.tensor(self.inv_freq, dtype=torch.float32, device=device)
-            freqs = torch.arange(n, dtype=torch.float32, device=device)[:, None] * inv_freq[None, :]
-            emb = torch.cat([freqs, freqs], dim=-1)
-            self.cos, self.sin = emb.cos(), emb.sin()
-        return self.cos.to(dtype), self.sin.to(dtype)
+    def get(self, positions, inv_freq, dtype):
+        freqs = positions[:, None] * inv_freq[None, :]
+        emb = torch.cat([freqs, freqs], dim=-1)
+        return emb.cos().to(dtype), emb.sin().to(dtype)
 
 
 def rotate_half(x):
@@ -134,7 +131,8 @@ class Attention(nn.Module):
 
     def forward(self, x, cos, sin, cache=None, start=0):
         """x: (b, n, hidden); cos, sin: (n, head_dim) of positions start..start+n; cache: (k, v) tensors
-        (b, kv_heads, capacity, head_dim) written at [start, start+n) and attended up to start+n."""
+        (b, kv_heads, capacity, head_dim) written at [start, start+n) and attended up to start+n; start
+        an int, or a DevicePosition (one token at a position the device holds: see decode_attention)."""
         b, n, _ = x.shape
         q = self.q_proj(x).view(b, n, self.heads, self.head_dim)
         k = self.k_proj(x).view(b, n, self.kv_heads, self.head_dim)
@@ -144,17 +142,34 @@ class Attention(nn.Module):
         q, k = q.transpose(1, 2), k.transpose(1, 2)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
-        mask, causal = None, n > 1
-        if cache is not None:
-            cache_k, cache_v = cache
-            cache_k[:, :, start:start + n] = k
-            cache_v[:, :, start:start + n] = v
-            k, v = cache_k[:, :, :start + n], cache_v[:, :, :start + n]
-            if start and n > 1:  # a chunk after earlier tokens: row i sees columns <= start + i
-                mask = torch.ones(n, start + n, dtype=torch.bool, device=x.device).tril(start)
-                causal = False
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=True)
+        if isinstance(start, DevicePosition):
+            out = self.decode_attention(q, k, v, cache, start)
+        else:
+            mask, causal = None, n > 1
+            if cache is not None:
+                cache_k, cache_v = cache
+                cache_k[:, :, start:start + n] = k
+                cache_v[:, :, start:start + n] = v
+                k, v = cache_k[:, :, :start + n], cache_v[:, :, :start + n]
+                if start and n > 1:  # a chunk after earlier tokens: row i sees columns <= start + i
+                    mask = torch.ones(n, start + n, dtype=torch.bool, device=x.device).tril(start)
+                    causal = False
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=True)
         return self.o_proj(out.transpose(1, 2).reshape(b, n, self.heads * self.head_dim))
+
+    def decode_attention(self, q, k, v, cache, position):
+        """One token (q, k, v: (b, heads or kv_heads, 1, head_dim)) against the whole static cache, with
+        no Python int in it: k and v go to the cache row position.write selects, and the rows up to it
+        (position.visible) are attended, the rest masked out. The query heads sharing a key/value head
+        are that head's query rows ((b, kv_heads, group, head_dim): heads are grouped in order), so the
+        cache is read as it is, not repeated per query head."""
+        cache_k, cache_v = cache
+        cache_k.copy_(torch.where(position.write, k, cache_k))
+        cache_v.copy_(torch.where(position.write, v, cache_v))
+        b = q.shape[0]
+        grouped = q.reshape(b, self.kv_heads, self.heads // self.kv_heads, self.head_dim)
+        out = F.scaled_dot_product_attention(grouped, cache_k, cache_v, attn_mask=position.visible)
+        return out.reshape(b, self.heads, 1, self.head_dim)
 
 
 class MLP(nn.Module):
@@ -190,11 +205,23 @@ class LlamaModel(nn.Module):
         self.norm = RMSNorm(c.hidden_size, c.rms_norm_eps, device, dtype)
         self.rotary = RotaryTable(c)
 
+    def rotary_frequencies(self, device):
+        """The rotary frequencies as a float32 tensor on device, made on first use (the model may be
+        built on the meta device), kept as a tensor attribute: state a compiled step reaches."""
+        freqs = self.__dict__.get("inv_freq")
+        if freqs is None or freqs.device != torch.device(device):
+            freqs = self.inv_freq = torch.tensor(self.rotary.frequencies, dtype=torch.float32, device=device)
+        return freqs
+
     def forward(self, input_ids, caches=None, start=0):
+        """start: the first token's position, an int, or a DevicePosition (one token per row, caches given)."""
         x = self.embed_tokens(input_ids)
         n = input_ids.shape[1]
-        cos, sin = self.rotary.get(start + n, x.device, x.dtype)
-        cos, sin = cos[start:start + n], sin[start:start + n]
+        if isinstance(start, DevicePosition):
+            positions = start.value
+        else:
+            positions = torch.arange(start, start + n, dtype=torch.float32, device=x.device)
+        cos, sin = self.rotary.get(positions, self.rotary_frequencies(x.device), x.dtype)
         for i, layer in enumerate(self.layers):
             x = layer(x, cos, sin, None if caches is None else caches[i], start)
         return self.norm(x)
@@ -230,28 +257,11 @@ class LlamaForCausalLM(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens=20, do_sample=False, temperature=1.0, top_k=None, top_p=None,
-                 eos_token_id=None, generator=None, on_token=None):
+                 eos_token_id=None, generator=None, on_token=None, replay=True):
         """input_ids (b, n) -> (b, n + new) like transformers' generate (greedy by default). The prompt is
-        prefilled in one pass; each step feeds one token through the cache. on_token(tokens) is called
-        with each step's list of b token ids (a streaming display); generation stops when every row has
-        produced eos_token_id (a list or an int; default: the config's)."""
-        b, n = input_ids.shape
-        eos = self.config.eos_token_id if eos_token_id is None else eos_token_id
-        eos = set(eos if isinstance(eos, (list, tuple)) else [] if eos is None else [eos])
-        caches = self.new_cache(b, n + max_new_tokens)
-        pick = sampling.Sampler(do_sample, temperature, top_k, top_p, generator)
-        out, finished = [input_ids], [False] * b
-        logits = self(input_ids, caches, 0, last_only=True)
-        for step in range(max_new_tokens):
-            token = pick(logits[:, -1])  # (b,) int64 on the model's device
-            ids = token.tolist()  # the step's one readback
-            ids = [(self.config.pad_token_id or 0) if done else t for t, done in zip(ids, finished)]
-            finished = [done or t in eos for t, done in zip(ids, finished)]
-            token = torch.tensor(ids, device=input_ids.device)[:, None] if any(finished) else token[:, None]
-            out.append(token)
-            if on_token is not None:
-                on_token(ids)
-            if all(finished) or step == max_new_tokens - 1:
-                break
-            logits = self(token, caches, n + step, last_only=True)
-        return torch.cat(out, dim=1)
+        prefilled in one pass; each step feeds one token through the static cache, a step recorded once
+        and replayed for every token (webtorch.hf.decoding; replay=False runs it eagerly). on_token(tokens)
+        is called with each step's list of b token ids (a streaming display); generation stops when every
+        row has produced eos_token_id (a list or an int; default: the config's)."""
+        return decoding.generate(self, input_ids, max_new_tokens, do_sample, temperature, top_k, top_p,
+                                 eos_token_id, generator, on_token, replay)

@@ -38,10 +38,17 @@ class Sampler:
         self.do_sample, self.temperature, self.top_k, self.top_p = do_sample, temperature, top_k, top_p
         self.generator = generator
 
-    def __call__(self, logits):
+    def __call__(self, logits, uniform=None):
+        """uniform: the draws in [0, 1) to use, logits' shape (a captured decode step takes them as an
+        argument: a replay does not draw); drawn here with the generator when None."""
         logits = logits.float()
         if not self.do_sample:
             return logits.argmax(dim=-1)
         logits = warp(logits, self.temperature, self.top_k, self.top_p)
-        u = torch.rand(logits.shape, device=logits.device, generator=self.generator)
-        return (logits - torch.log(-torch.log(u))).argmax(dim=-1)
+        if uniform is None:
+            uniform = self.uniform(logits.shape, logits.device)
+        return (logits - torch.log(-torch.log(uniform))).argmax(dim=-1)
+
+    def uniform(self, shape, device):
+        """The draws one pick takes (None when greedy)."""
+        return torch.rand(shape, device=device, generator=self.generator) if self.do_sample else None
