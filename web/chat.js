@@ -45,7 +45,7 @@ async function load() {
   $("load").disabled = $("generate").disabled = true;
   $("load-progress").value = 0;
   const url = new URL($("model-url").value, location.href).href;
-  const info = await call(`load(${JSON.stringify(url)})`);
+  const info = await call(`load(${JSON.stringify(url)}, ${JSON.stringify($("quantize").value)})`);
   page.running = false;
   $("load").disabled = false;
   if (!info) return;
@@ -54,7 +54,8 @@ async function load() {
   $("load-progress").value = 100;
   showRows($("model-info"), [["model", `${info.model_type}, ${info.layers} layers, ${info.hidden} wide, ` +
                                `vocabulary ${info.vocab}`], ["parameters", info.parameters.toLocaleString()],
-                             ["weights", `${mb(info.bytes)} MB in ${info.shards} shard(s)`],
+                             ["weights", `${mb(info.bytes)} MB on the GPU from ${info.shards} shard(s)` +
+                              (info.quantized_linears ? `, ${info.quantized_linears} linear layers ${info.quantize}` : "")],
                              ["load time", `${info.seconds.toFixed(2)} s`]]);
   $("generate").disabled = false;
   setStatus("Ready", 100);

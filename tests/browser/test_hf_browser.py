@@ -62,6 +62,18 @@ def test_chat_page_loads_and_streams(browser, server_url):
         assert page.inner_text("#output").startswith("MACBETH. Is this")
         assert page.inner_text("#output") == "MACBETH. Is this" + result["text"]
         assert "tokens/s" in page.inner_text("#speed")
+        float_bytes = page.evaluate("chatDemo.loaded.bytes")
+        # loaded again with int4 weights (quantized as they arrive): 14 linear layers, a smaller model, greedy text
+        page.select_option("#quantize", "int4")
+        page.click("#load")
+        page.wait_for_function("chatDemo.loads === 2")
+        info = page.evaluate("chatDemo.loaded")
+        assert info["quantize"] == "int4" and info["quantized_linears"] == 14 and info["bytes"] < float_bytes, info
+        assert "14 linear layers int4" in page.inner_text("#model-info")
+        page.fill("#temperature", "0")
+        page.click("#generate")
+        page.wait_for_function("chatDemo.generations.length > 1")
+        assert page.evaluate("chatDemo.generations[1].tokens") == 6
         assert page.foreign == [] and page.errors == []
     finally:
         page.context.close()

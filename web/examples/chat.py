@@ -1,25 +1,32 @@
-# The chat page's Python (web/chat.html runs it in webtorch's worker): load(url) brings an HF-layout
-# folder onto the GPU shard by shard, generate(prompt, ...) streams the continuation token by token
-# (events to the page through webtorch_web.emit), each token picked on the GPU.
+# The chat page's Python (web/chat.html runs it in webtorch's worker): load(url, quantize) brings an
+# HF-layout folder onto the GPU shard by shard (each nn.Linear quantized as its weight arrives, if asked),
+# generate(prompt, ...) streams the continuation token by token (events to the page through
+# webtorch_web.emit), each token picked on the GPU.
 import json
 import time
 
 import webtorch as torch
 from webtorch import hf
+from webtorch.ao.quantization import Int4WeightOnlyConfig, Int8WeightOnlyConfig
 from webtorch_web import emit
 
 state = {}
+# The page's "weights" choices: torchao's weight-only configs (int4: groups of 64 along K, as bench/ measures)
+QUANTIZATIONS = {"none": None, "int8": Int8WeightOnlyConfig(), "int4": Int4WeightOnlyConfig(group_size=64)}
 
 
-def load(url):
+def load(url, quantize="none"):
     start = time.perf_counter()
-    model = hf.from_pretrained(url, device="webgpu", progress=lambda event: emit("load", json.dumps(event)))
+    model = hf.from_pretrained(url, device="webgpu", progress=lambda event: emit("load", json.dumps(event)),
+                               quantization_config=QUANTIZATIONS[quantize])
     folder = hf.Folder(url)
     state.update(model=model, tokenizer=hf.Tokenizer.from_str(folder.text("tokenizer.json")))
     c = model.config
     return json.dumps({"model_type": c.model_type, "layers": c.num_hidden_layers, "hidden": c.hidden_size,
                        "vocab": c.vocab_size, "parameters": sum(p.numel() for p in model.parameters()),
-                       "bytes": sum(p.numel() * p.element_size() for p in model.parameters()),
+                       "quantize": quantize,
+                       "quantized_linears": sum(type(m).__name__.endswith("WeightOnlyLinear") for m in model.modules()),
+                       "bytes": sum(t.numel() * t.element_size() for t in (*model.parameters(), *model.buffers())),
                        "shards": len(folder.shards()), "seconds": time.perf_counter() - start})
 
 
