@@ -176,7 +176,24 @@ FINDINGS = [
     ("clamp-bool-tensor-bounds", lambda T, d: T.clamp(_bools(T, d), _bools(T, d), _bools(T, d)), {}),
     ("batch_norm-running-mean-inf", lambda T, d: _batch_norm_stats(T, d, [[float("inf"), 1.0], [5.5, 3.0], [-1e10, 2.0]]),
      {}),
+    # conv_transpose with an inf weight: a convolution of the zero-dilated, zero-padded input made 0 * inf = NaN
+    # in outputs the inf tap never reaches (torch sums only the products that exist: finite there)
+    ("conv_transpose-nonfinite-weight", lambda T, d: _conv_transposes(T, d), {}),
 ]
+
+
+def _conv_transposes(T, d):
+    F, inf, nan = T.nn.functional, float("inf"), float("nan")
+    x = T.tensor([[-2.0, -3, -4, 4, 1, 2, -1], [0, -5, 1, 5, -2, 2, 3], [4, -4, -3, 4, 2, 1, -3],
+                  [-2, -1, -5, 0, 3, -1, -1]], device=d)
+    w = T.tensor([[-inf, -0.5, 2], [-1.5, 1.25, 3], [0.75, 0.5, nan], [1, 2, -3]], device=d)
+    x2, w2 = x.reshape(1, 2, 2, 7), w.reshape(2, 2, 1, 3)
+    return (F.conv_transpose2d(x.reshape(1, 1, 4, 7), w.reshape(2, 1, 2, 3)[:1], T.tensor([0.5], device=d)),
+            F.conv_transpose2d(x2, w2, stride=2, padding=1, output_padding=1),
+            F.conv_transpose2d(x2, w2, stride=(1, 3), padding=(0, 2), dilation=(1, 2), groups=2),
+            F.conv_transpose1d(x.reshape(2, 2, 7), w.reshape(2, 2, 3), stride=3, padding=2),
+            F.conv_transpose3d(x.reshape(1, 1, 2, 2, 7), w.reshape(1, 1, 2, 2, 3), stride=2, padding=(1, 0, 1)),
+            F.fold(T.cat([x, w, w[:, :2]], 1)[None], (4, 5), 2, stride=(2, 1), padding=(1, 0)))
 
 
 def _grad_of(T, d, values, fn):

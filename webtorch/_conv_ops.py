@@ -2,8 +2,10 @@
 whose conv2d row uses them; nn.functional builds its convolutions and pooling on them)."""
 import math
 
+from . import _dtypes as dt
 from . import _ops as F
 from . import _shape_ops
+from ._indexing import _take_along
 
 
 def pad(x, pad, mode="constant", value=0.0):
@@ -49,6 +51,38 @@ def _windows(x, kernel, stride, dilation):
             for i, o in enumerate(offsets))
         slices.append(x[index])
     return F.stack(slices, 2), out_sizes
+
+
+def col2im(cols, in_sizes, out_sizes, kernel, stride, padding, dilation):
+    """cols (N, C, prod(kernel) * prod(in_sizes)), the value input position i sends through kernel tap
+    k at k * prod(in_sizes) + i (row-major flat indices) -> (N, C, *out_sizes): out[o] = the sum of the
+    values with o = i * stride - padding + k * dilation in every dim (fold, conv_transpose's scatter).
+    One gather of each output's kernel taps, then their sum: a tap that reaches no input (padding, the
+    holes of a stride) adds nothing. (Not a convolution of a zero-padded, zero-dilated input: its zeros
+    times an inf or NaN weight gave NaN where torch, summing only the products that exist, is finite.)"""
+    nd, length = len(kernel), math.prod(in_sizes)
+    n, c = cols.shape[0], cols.shape[1]
+    if length == 0:
+        return F.zeros(n, c, *out_sizes, dtype=cols.dtype, device=cols.device)
+    index = valid = None
+    in_step, tap_step = length, math.prod(kernel)
+    for d in range(nd):
+        in_step, tap_step = in_step // in_sizes[d], tap_step // kernel[d]
+        flat, ok = [], []
+        for o in range(out_sizes[d]):
+            for k in range(kernel[d]):
+                t = o + padding[d] - k * dilation[d]
+                i = min(max(t // stride[d], 0), in_sizes[d] - 1)  # a tap that misses reads a neighbour, unused
+                flat.append(k * tap_step * length + i * in_step)
+                ok.append(t >= 0 and t % stride[d] == 0 and t // stride[d] < in_sizes[d])
+        shape = [1] * (2 * nd)
+        shape[d], shape[nd + d] = out_sizes[d], kernel[d]
+        part = F.tensor(flat, dtype=dt.int64, device=cols.device).reshape(shape)
+        hit = F.tensor(ok, dtype=dt.bool_, device=cols.device).reshape(shape)
+        index = part if index is None else index + part
+        valid = hit if valid is None else F.logical_and(valid, hit)
+    taps = _take_along(cols, 2, index.reshape(-1)).reshape(n, c, *out_sizes, math.prod(kernel))
+    return F.sum(F.where(valid.reshape(*out_sizes, -1), taps, 0), -1)
 
 
 def _conv2d_input_grad(grad, weight, x_shape, stride, pads, dilation, groups):

@@ -19,7 +19,7 @@ from .._inplace import _inplace
 from .._indexing import _check_bounds, _gather, _known_in_range
 from .._math_ops import log1p, vector_norm
 from .._random import rand
-from .._conv_ops import _conv2d_input_grad, _conv2d_weight_grad, _windows, _dilate, _flip_spatial, pad  # noqa: F401
+from .._conv_ops import _conv2d_input_grad, _conv2d_weight_grad, _windows, col2im, pad  # noqa: F401
 from ..autograd import no_grad
 from ..overrides import handle_torch_function, has_torch_function, has_torch_function_unary, \
     has_torch_function_variadic  # noqa: F401  (torch's F imports them for its own use; code reaches them here)
@@ -273,8 +273,8 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation, nd):
-    """conv_transpose{nd}d as a convolution of the stride-dilated input with the flipped, transposed
-    kernel."""
+    """conv_transpose{nd}d as torch computes it: every input position's products with the kernel
+    (one matmul per group), then each output's sum of the products that land on it (col2im)."""
     if weight.numel() == 0:
         raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {list(weight.shape)}" if nd == 2 else
                            f"Given groups={groups}, expected weight to be at least 1 at dimension 0, but got weight of "
@@ -294,13 +294,16 @@ def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, di
     if 0 in out_size:  # torch returns the empty result
         out = F.zeros(n, weight.shape[1] * groups, *out_size, dtype=x.dtype, device=x.device)
         return F.squeeze(out, 0) if unbatched else out
-    up = _dilate(x, stride)  # stride - 1 zeros between input elements
-    edges = [dilation[i] * (k - 1) - padding[i] for i, k in enumerate(kernel)]
-    up = pad(up, [v for i in reversed(range(nd)) for v in (edges[i], edges[i] + output_padding[i])])
-    cin, cout_g = weight.shape[0], weight.shape[1]
-    wt = weight.reshape(groups, cin // groups, cout_g, *kernel).transpose(1, 2)
-    wt = _flip_spatial(wt.reshape(groups * cout_g, cin // groups, *kernel))
-    out = _conv(up, wt, bias, 1, 0, dilation, groups, nd)
+    if c != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} to "
+                           f"have {weight.shape[0]} channels, but got {c} channels instead")
+    cout_g, taps, length = weight.shape[1], math.prod(kernel), math.prod(spatial)
+    products = F.matmul(F.unsqueeze(weight.reshape(groups, c // groups, cout_g * taps).mT, 0),
+                        x.reshape(n, groups, c // groups, length))                  # (N, G, Cout/G * K, L)
+    out = col2im(products.reshape(n, groups * cout_g, taps * length), spatial, out_size, kernel, stride, padding,
+                 dilation)
+    if bias is not None:
+        out = out + bias.reshape([1, -1] + [1] * nd)
     return F.squeeze(out, 0) if unbatched else out
 
 
@@ -1089,18 +1092,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"padding={padding}, stride={stride}, expected size of input's dimension 2 to match the "
                            f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, "
                            f"but got input.size(2)={length}.")
-    c = ck // k
-    cols = cols.reshape(n, c, k, blocks[0], blocks[1])
-    span = [(blocks[i] - 1) * stride[i] + 1 for i in range(2)]
-    out = None
-    for offset in range(k):
-        i, j = divmod(offset, kernel[1])
-        block = cols[:, :, offset]
-        block = _dilate(block, stride)
-        top, left = i * dilation[0], j * dilation[1]
-        placed = pad(block, [left, wp - left - span[1], top, hp - top - span[0]])
-        out = placed if out is None else out + placed
-    out = out[:, :, padding[0]:padding[0] + oh_full, padding[1]:padding[1] + ow_full]
+    out = col2im(cols.reshape(n, ck // k, k * length), blocks, (oh_full, ow_full), kernel, stride, padding, dilation)
     return F.squeeze(out, 0) if unbatched else out
 
 
