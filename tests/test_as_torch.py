@@ -160,8 +160,10 @@ def test_vision_classifiers(tmp_path_factory):
     byobnet, nfnet) and torchvision's squeezenet1_1 and VisionTransformer, at 32x32: eval logits, the
     first layer's gradient, a training-mode loss; cpu and webgpu in one process. (torchvision's
     resnet18 / mobilenet_v3_small match on cpu too, but take minutes on lavapipe: webtorch's conv
-    tiles for a few output pixels over 512 channels waste ~60x; docs/import_torch.md.)"""
-    run_library("lib_vision:timm:test_resnet,timm:test_vit,timm:test_convnext,timm:test_efficientnet,"
+    tiles for a few output pixels over 512 channels waste ~60x; docs/import_torch.md.) "v2": tv_tensors
+    (Tensor subclasses) through transforms.v2: flips, resize (antialiased too), crop, pad, box formats,
+    rotate, affine (grid_sample), a Compose pipeline."""
+    run_library("lib_vision:v2,timm:test_resnet,timm:test_vit,timm:test_convnext,timm:test_efficientnet,"
                 "timm:test_byobnet,timm:test_nfnet,tv:squeezenet1_1,tv:vit", tmp_path_factory)
 
 

@@ -30,12 +30,8 @@ def _ExcludeDispatchKeyGuard(keyset):
 _DisableTorchDispatch = _DisableFuncTorch = _ExcludeDispatchKeyGuard
 
 
-def DisableTorchFunctionSubclass():
-    """webtorch has no __torch_function__ dispatch: there is nothing to disable."""
-    return contextlib.nullcontext()
-
-
-DisableTorchFunction = DisableTorchFunctionSubclass
+# DisableTorchFunctionSubclass, DisableTorchFunction, _disabled_torch_function_impl and
+# _is_torch_function_enabled: attached by webtorch/_torch_function.py (the protocol's room)
 
 
 def _log_api_usage_once(event):

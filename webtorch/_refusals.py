@@ -99,7 +99,7 @@ CALLABLES = {
         Tensor.storage Tensor.storage_type""",
     SYMBOLIC: """
         cond hash_tensor sym_constrain_range sym_constrain_range_for_size sym_float sym_fresh_size sym_int
-        sym_ite sym_max sym_min sym_not sym_sqrt sym_sum SymBool SymFloat SymInt vmap Tensor.as_subclass
+        sym_ite sym_max sym_min sym_not sym_sqrt sym_sum SymBool SymFloat SymInt vmap
         Tensor.dim_order Tensor.hash_tensor Tensor.reinforce""",
     STREAMS: """
         Event Stream Tensor.record_stream""",
@@ -187,8 +187,8 @@ CALLABLES = {
         Tensor.slice_scatter Tensor.sum_to_size Tensor.to_padded_tensor Tensor.unsafe_chunk
         Tensor.unsafe_split Tensor.unsafe_split_with_sizes Tensor.vsplit
         nn.functional.adaptive_max_pool1d_with_indices nn.functional.adaptive_max_pool2d_with_indices
-        nn.functional.affine_grid nn.functional.fractional_max_pool2d
-        nn.functional.fractional_max_pool2d_with_indices nn.functional.grid_sample
+        nn.functional.fractional_max_pool2d
+        nn.functional.fractional_max_pool2d_with_indices
         nn.functional.grouped_mm nn.functional.linear_cross_entropy""",
 }
 VALUES = {

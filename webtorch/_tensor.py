@@ -153,7 +153,7 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
-        self.requires_grad = requires_grad
+        Tensor.requires_grad.fset(self, requires_grad)  # (not through a subclass's own requires_grad property)
         return self
 
     @property
@@ -171,9 +171,9 @@ class Tensor:
         return Tensor(self._storage, self.shape, self._stride, self._offset)
 
     @data.setter
-    def data(self, other):
-        self._storage, self.shape, self._stride, self._offset = other._storage, other.shape, other._stride, other._offset
-        self.dtype = other.dtype
+    def data(self, other):  # (the slots themselves: a subclass may define shape or dtype as properties)
+        for name in ("_storage", "shape", "_stride", "_offset", "dtype"):
+            _SLOT[name].__set__(self, _SLOT[name].__get__(other))
 
     # -- layout -------------------------------------------------------------------------------
     @property
@@ -444,8 +444,8 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
-    def __repr__(self):
-        return _format(self)
+    def __repr__(self, *, tensor_contents=None):
+        return _format(self, tensor_contents)
 
     def __array__(self, dtype=None, copy=None):
         if self.requires_grad:  # as torch's: numpy would drop the graph silently
@@ -453,6 +453,8 @@ class Tensor:
         a = self.detach().cpu().numpy()
         return a if dtype is None else a.astype(dtype)
 
+
+_SLOT = {name: Tensor.__dict__[name] for name in Tensor.__slots__}
 
 _TYPE_NAMES = {"float32": "Float", "float16": "Half", "bfloat16": "BFloat16", "float64": "Double", "int64": "Long",
                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
@@ -576,7 +578,10 @@ def _empty(shape, dtype, device_type):
 
 
 # -- repr like PyTorch's ---------------------------------------------------------------------
-def _format(t):
+def _format(t, contents=None):
+    """torch's repr: "tensor(" for a Tensor or a Parameter, a subclass's name otherwise; contents (a str)
+    in place of the values where given."""
+    prefix = "tensor(" if type(t) is Tensor or type(t).__dict__.get("_repr_as_tensor") else f"{type(t).__name__}("
     no_data = t._storage.device_type == "meta"
     values = list(t._host_values()) if t.numel() <= 1000 and not no_data else None
     suffix = []
@@ -587,12 +592,12 @@ def _format(t):
     if t.dtype not in (dt.default_float, dt.int64, dt.bool_, dt.COMPLEX_OF[dt.default_float]) or (no_data or t.numel() == 0) and \
             t.dtype is not dt.default_float:
         suffix.append(f"dtype=webtorch.{t.dtype.name}")
-    body = "..." if no_data else _body(t, values, 7)
+    body = contents if contents is not None else "..." if no_data else _body(t, values, len(prefix))
     if t.grad_fn is not None:
         suffix.append(f"grad_fn={t.grad_fn!r}")
     elif t.requires_grad:
         suffix.append("requires_grad=True")
-    return "tensor(" + ", ".join([body] + suffix) + ")"
+    return prefix + ", ".join([body] + suffix) + ")"
 
 
 def _body(t, values, indent):

@@ -1,34 +1,20 @@
-"""torch.overrides: the __torch_function__ protocol's helpers. webtorch dispatches on nothing: no argument
-overrides an op, so has_torch_function answers False and ops run their own code (what torch does for
-plain tensors); defining a TorchFunctionMode or calling handle_torch_function is refused."""
+"""torch.overrides: the __torch_function__ protocol's helpers (webtorch/_torch_function.py implements the
+protocol: Tensor subclasses, dispatch of torch functions and Tensor methods). Modes are not implemented:
+defining a TorchFunctionMode is refused."""
 from . import _refusals
+from ._torch_function import (get_default_nowrap_functions, handle_torch_function, has_torch_function,
+                              has_torch_function_unary, has_torch_function_variadic)
 
 __all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic", "handle_torch_function",
            "get_default_nowrap_functions", "TorchFunctionMode", "is_tensor_like"]
 
-_REASON = "the __torch_function__ protocol: webtorch's ops do not dispatch on their arguments' types"
-
-
-def has_torch_function(relevant_args):
-    return False
-
-
-def has_torch_function_unary(arg):
-    return False
-
-
-def has_torch_function_variadic(*args):
-    return False
-
-
-def get_default_nowrap_functions():
-    return set()
-
 
 def is_tensor_like(inp):
+    """A Tensor, or an object whose type defines __torch_function__ (a tensor-like duck type)."""
     from ._tensor import Tensor
-    return isinstance(inp, Tensor)
+    return type(inp) is Tensor or hasattr(inp, "__torch_function__")
 
 
-handle_torch_function = _refusals.stand_in("overrides.handle_torch_function", _REASON)
-TorchFunctionMode = _refusals.stand_in("overrides.TorchFunctionMode", _REASON)
+TorchFunctionMode = _refusals.stand_in("overrides.TorchFunctionMode",
+                                       "torch function modes: webtorch dispatches __torch_function__ on its "
+                                       "arguments' types only")

@@ -3,7 +3,7 @@
 architecture family at ~0.1-0.4 M parameters), at 32x32: eval logits and the cross-entropy
 gradient of the first parameter (batch 2), and a training-mode loss (batch norm on the statistics of
 4 images: of 2 at 1x1 it is ill-conditioned, torch's own float32 then differs from its float64 by up
-to 2e-4)."""
+to 2e-4). "v2": torchvision's tv_tensors through transforms.v2 (transforms_v2 below)."""
 import torch
 
 SIZE = 32
@@ -24,8 +24,47 @@ def _model(spec):
     return timm.create_model(name, pretrained=False, num_classes=10, **kwargs)
 
 
+def transforms_v2(ctx):
+    """tv_tensors (Image, BoundingBoxes, Mask: Tensor subclasses with __torch_function__) through
+    transforms.v2 and its functional kernels: the outputs' classes, metadata and values."""
+    from torchvision import tv_tensors
+    from torchvision.transforms import v2
+    from torchvision.transforms.v2 import functional as TF
+    pixels = (torch.arange(3 * 8 * 10) * 37 % 251).to(torch.uint8).reshape(3, 8, 10)
+    image = tv_tensors.Image(pixels, device=ctx.device)
+    boxes = tv_tensors.BoundingBoxes([[1, 1, 5, 6], [2, 0, 9, 7]], format="XYXY", canvas_size=(8, 10),
+                                     device=ctx.device)
+    mask = tv_tensors.Mask((torch.arange(8 * 10) % 3).reshape(8, 10), device=ctx.device)
+    unit = v2.ToDtype(torch.float32, scale=True)(image)
+    steps = {"hflip": v2.RandomHorizontalFlip(p=1.0), "vflip": v2.RandomVerticalFlip(p=1.0),
+             # (resizes of float images: torch resizes uint8 ones natively on AVX2 CPUs, rounding differently)
+             "resize": lambda *xs: v2.Resize((12, 14), antialias=False)(unit, *xs[1:]), "crop": v2.CenterCrop((6, 6)), "pad": v2.Pad([1, 2]),
+             "boxes_cxcywh": v2.ConvertBoundingBoxFormat("CXCYWH"),
+             "pipeline": v2.Compose([v2.ToDtype(torch.float32, scale=True), v2.RandomHorizontalFlip(p=1.0),
+                                     v2.Resize((16, 20), antialias=False), v2.CenterCrop((12, 12)),
+                                     v2.Normalize([0.5, 0.4, 0.3], [0.2, 0.25, 0.3])]),
+             "rotate90": lambda *xs: [TF.rotate(x, 90, expand=True) for x in xs],
+             "affine": lambda *xs: [TF.affine(x, angle=30.0, translate=[1, -1], scale=0.9, shear=[5.0, 0.0],
+                                              interpolation=v2.InterpolationMode.BILINEAR) for x in xs[:1]] +
+                                   [TF.affine(x, angle=30.0, translate=[1, -1], scale=0.9, shear=[5.0, 0.0]) for x in xs[1:]],
+             "resize_aa": lambda *xs: [TF.resize(unit, [5, 4], antialias=True),
+                                       TF.resize(unit, [3, 7], interpolation=v2.InterpolationMode.BICUBIC,
+                                                 antialias=True)]}
+    for name, step in steps.items():
+        for i, out in enumerate(step(image, boxes, mask)):
+            key = f"v2/{name}/{i}"
+            ctx.out(f"{key}/class", type(out).__name__)
+            ctx.out(f"{key}/meta", (str(getattr(out, "format", "")), tuple(getattr(out, "canvas_size", ()))))
+            ctx.out(key, out.as_subclass(torch.Tensor))
+    ctx.out("v2/wrap", type(tv_tensors.wrap(image.as_subclass(torch.Tensor) + 1, like=image)).__name__)
+    ctx.out("v2/plain_result", type(image.flip(-1)).__name__)
+
+
 def run(ctx):
     for spec in ctx.args:
+        if spec == "v2":
+            transforms_v2(ctx)
+            continue
         torch.manual_seed(0)
         model = _model(spec)
         ctx.same_weights(model, spec.replace(":", "_"))

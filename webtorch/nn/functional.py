@@ -21,6 +21,7 @@ from .._math_ops import log1p, vector_norm
 from .._random import rand
 from .._conv_ops import _conv2d_input_grad, _conv2d_weight_grad, _windows, col2im, pad  # noqa: F401
 from ..autograd import no_grad
+from ._grid import affine_grid, cubic_taps, grid_sample, keys_far, keys_near  # noqa: F401
 from ..overrides import handle_torch_function, has_torch_function, has_torch_function_unary, \
     has_torch_function_variadic  # noqa: F401  (torch's F imports them for its own use; code reaches them here)
 
@@ -709,7 +710,7 @@ def _resample_matrix(n_in, n_out, mode, scale, align_corners):
             if mode == "bicubic":
                 base = math.floor(src)
                 t = src - base
-                for k, w in zip(range(-1, 3), _cubic_weights(t)):
+                for k, w in zip(range(-1, 3), cubic_taps(t)):
                     m[min(max(base + k, 0), n_in - 1)][i] += w
             else:
                 src = max(src, 0.0)
@@ -721,14 +722,31 @@ def _resample_matrix(n_in, n_out, mode, scale, align_corners):
     return m
 
 
-def _cubic_weights(t, a=-0.75):
-    """Keys' cubic convolution weights for the taps at -1, 0, 1, 2 (torch's A = -0.75)."""
-    def near(x):
-        return ((a + 2) * x - (a + 3)) * x * x + 1
+def _antialias_matrix(n_in, n_out, mode, scale, align_corners):
+    """The (n_in, n_out) matrix of torch's antialiased resampling (aten UpSampleKernel's _aa weights): a
+    triangle (bilinear) or Keys a=-0.5 cubic (bicubic) filter, stretched by the scale when downsampling,
+    over the inputs within its support around each output's centre, normalised to sum 1."""
+    if align_corners:
+        scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    half = 1.0 if mode == "bilinear" else 2.0  # the filter's support at scale 1
 
-    def far(x):
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return far(t + 1), near(t), near(1 - t), far(2 - t)
+    def weight(x):
+        x = abs(x)
+        if mode == "bilinear":
+            return max(1.0 - x, 0.0)
+        return keys_near(x, -0.5) if x < 1.0 else keys_far(x, -0.5) if x < 2.0 else 0.0
+    support = half * scale if scale >= 1.0 else half
+    invscale = 1.0 / scale if scale >= 1.0 else 1.0
+    m = [[0.0] * n_out for _ in range(n_in)]
+    for i in range(n_out):
+        center = scale * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        ws = [weight((j - center + 0.5) * invscale) for j in range(lo, hi)]
+        total = sum(ws)
+        for j, w in zip(range(lo, hi), ws):
+            m[j][i] = w / total if total else w
+    return m
 
 
 @autocast_op
@@ -748,8 +766,9 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=N
     if align_corners is not None and needs is None:
         raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
                          "bicubic | trilinear")
-    if antialias:
-        raise NotImplementedError("webtorch: interpolate(antialias=True) is not supported")
+    if antialias and not (mode in ("bilinear", "bicubic") and spatial == 2):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined")
     in_sizes = list(x.shape[2:])
@@ -766,7 +785,8 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=N
         if n_in == n_out and mode in ("nearest", "nearest-exact", "area") and scale == 1.0:
             continue
         d = 2 + i
-        m = F.tensor(_resample_matrix(n_in, n_out, mode, scale, align_corners), dtype=x.dtype, device=x.device)
+        matrix = _antialias_matrix if antialias else _resample_matrix
+        m = F.tensor(matrix(n_in, n_out, mode, scale, align_corners), dtype=x.dtype, device=x.device)
         out = F.matmul(out.transpose(d, -1), m).transpose(d, -1)
     return F.contiguous(out) if out is not x else F.clone(x)
 

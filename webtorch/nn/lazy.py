@@ -16,6 +16,9 @@ class UninitializedTensorMixin:
     """A parameter or buffer without data yet: materialize(shape) gives it its memory and its ordinary class."""
     cls_to_become = None
 
+    def __new__(cls, *args, **kwargs):  # (its __init__ makes the placeholder, not Parameter's __new__)
+        return object.__new__(cls)
+
     def materialize(self, shape, device=None, dtype=None):
         device = self.device if device is None else device
         dtype = self.dtype if dtype is None else dtype
@@ -78,6 +81,9 @@ class LazyModuleMixin:
     """The first call infers the shapes (initialize_parameters(*inputs)), then the module becomes
     cls_to_become."""
     cls_to_become = None
+
+    def __new__(cls, *args, **kwargs):  # (its __init__ makes the placeholder, not Parameter's __new__)
+        return object.__new__(cls)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

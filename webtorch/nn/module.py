@@ -11,13 +11,12 @@ from ..autograd import RemovableHandle as _Handle, no_grad
 
 
 class Parameter(Tensor):
-    """A Tensor that a Module registers as a parameter. Shares the data's storage."""
+    """A Tensor that a Module registers as a parameter: a leaf on the data's storage. Made in __new__, as
+    torch's, so that a subclass's __new__ can call super().__new__(cls, data, requires_grad)."""
+    _repr_as_tensor = True  # its repr's tensor part reads "tensor(", a subclass's its own name
 
-    def __init__(self, data=None, requires_grad=True):
-        if data is None:
-            data = F.empty(0)
-        Tensor.__init__(self, data._storage, data.shape, data._stride, data._offset)
-        self.requires_grad = requires_grad
+    def __new__(cls, data=None, requires_grad=True):
+        return Tensor._make_subclass(cls, F.empty(0) if data is None else data, requires_grad)
 
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self)
