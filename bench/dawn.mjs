@@ -8,7 +8,7 @@ import fs from "fs";
 import path from "path";
 import vm from "vm";
 import {fileURLToPath} from "url";
-import {runSuite} from "./suite.mjs";
+import {minilmStandIn, runSuite} from "./suite.mjs";
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -56,47 +56,6 @@ try {
   peers.ort = ort;
 } catch (e) {
   peers.ort = new Error("onnxruntime-web did not load in Node: " + e);
-}
-// all-MiniLM-L6-v2's model.safetensors (91 MB) is over the device's carry limit: a stand-in with the same
-// tensors, shapes and size, random values (load and forward times do not depend on them).
-function minilmStandIn(layers = 6, d = 384, inner = 1536) {
-  const tensors = [["embeddings.position_ids", "I64", [1, 512]],
-    ...[["word", 30522], ["position", 512], ["token_type", 2]].map(([n, v]) => [`embeddings.${n}_embeddings.weight`, "F32", [v, d]]),
-    ["embeddings.LayerNorm.weight", "F32", [d]], ["embeddings.LayerNorm.bias", "F32", [d]]];
-  for (let l = 0; l < layers; l++) {
-    for (const [name, o, i] of [["attention.self.query", d, d], ["attention.self.key", d, d], ["attention.self.value", d, d],
-                                ["attention.output.dense", d, d], ["intermediate.dense", inner, d], ["output.dense", d, inner]]) {
-      tensors.push([`encoder.layer.${l}.${name}.weight`, "F32", [o, i]], [`encoder.layer.${l}.${name}.bias`, "F32", [o]]);
-    }
-    for (const name of ["attention.output.LayerNorm", "output.LayerNorm"]) {
-      tensors.push([`encoder.layer.${l}.${name}.weight`, "F32", [d]], [`encoder.layer.${l}.${name}.bias`, "F32", [d]]);
-    }
-  }
-  tensors.push(["pooler.dense.weight", "F32", [d, d]], ["pooler.dense.bias", "F32", [d]]);
-  const header = {__metadata__: {format: "pt"}};
-  let end = 0;
-  for (const [name, dtype, shape] of tensors) {
-    const begin = end;
-    end += shape.reduce((a, b) => a * b, 1) * (dtype === "I64" ? 8 : 4);
-    header[name] = {dtype, shape, data_offsets: [begin, end]};
-  }
-  let json = JSON.stringify(header);
-  json += " ".repeat((8 - (json.length % 8)) % 8);
-  const out = new ArrayBuffer(8 + json.length + end);
-  new DataView(out).setBigUint64(0, BigInt(json.length), true);
-  new Uint8Array(out, 8, json.length).set(new TextEncoder().encode(json));
-  const data = 8 + json.length;
-  for (const [name, dtype, shape] of tensors) {
-    const [begin, stop] = header[name].data_offsets;
-    if (dtype === "I64") {
-      new BigInt64Array(out, data + begin, shape[1]).set(Array.from({length: shape[1]}, (_, i) => BigInt(i)));
-    } else {
-      const values = new Float32Array(out, data + begin, (stop - begin) / 4);
-      const ones = name.endsWith("LayerNorm.weight");
-      for (let i = 0; i < values.length; i++) values[i] = ones ? 1 : (Math.random() - 0.5) * 0.04;
-    }
-  }
-  return out;
 }
 
 const {loadPyodide} = await import(path.resolve(bundle, "pyodide", "pyodide.mjs"));

@@ -5,11 +5,14 @@ bench/results/<target>.json, .md and .svg (a bar chart), printing each figure ag
 committed results.
 
   python bench/run.py --target chromium           headless Chromium (SwiftShader on a CPU-only machine)
+  python bench/run.py --target chromium-gpu       headless Chromium on a GPU: Node + Dawn's sizes, heated (run by
+      scripts/gpu_chrome_run.sh on the device tool's GPU machine, with WEBTORCH_CHROMIUM(_ARGS) set; docs/gpu.md)
   python bench/run.py --target dawn --pack        bundle for Node + Dawn (the H200 of the device tool)
       then, on the GPU machine, from the repo root (carry .gpu and bench/results/tmp):
       source .gpu/gpu-env.sh; node --experimental-wasm-stack-switching bench/dawn.mjs \
           bench/results/tmp/dawn $OUT/dawn.json [frameworks [sections]]
   python bench/run.py --target dawn --collect PATH/dawn.json
+  python bench/run.py --target chromium-gpu --collect PATH/chromium-gpu.json   (the GPU machine's $OUT)
 
 bench/overhead.mjs times the Python side of eager ops alone (Pyodide on Node, no GPU needed).
 
@@ -49,7 +52,7 @@ def ensure_peers():
 
 
 # ---------------------------------------------------------------- targets
-def run_chromium(only, timeout_s, sections=None):
+def run_chromium(target, only, timeout_s, sections=None):
     sys.path.insert(0, str(REPO / "scripts"))
     import serve
     from playwright.sync_api import sync_playwright
@@ -67,7 +70,7 @@ def run_chromium(only, timeout_s, sections=None):
             page = browser.new_page()
             page.on("console", lambda m: print(f"  [page] {m.text}", flush=True) if m.text.startswith("bench") or
                     m.type == "error" else None)
-            q = f"wheel=/simple/webtorch/{wheel.name}" + (f"&only={only}" if only else "") + \
+            q = f"target={target}&wheel=/simple/webtorch/{wheel.name}" + (f"&only={only}" if only else "") + \
                 (f"&sections={sections}" if sections else "")
             page.goto(f"{url}/bench/bench.html?{q}")
             page.wait_for_function("window.benchResult !== undefined", timeout=timeout_s * 1000, polling=1000)
@@ -204,8 +207,11 @@ def _fmt(v):
 def previous(target):
     """The last committed results of this target (git HEAD), else the file on disk."""
     rel = f"bench/results/{target}.json"
-    r = subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=REPO, capture_output=True, text=True)
-    if r.returncode == 0:
+    try:
+        r = subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=REPO, capture_output=True, text=True)
+    except OSError:  # no git (the GPU machine's copy of the tree)
+        r = None
+    if r and r.returncode == 0:
         return json.loads(r.stdout)
     p = REPO / rel
     return json.loads(p.read_text()) if p.exists() else None
@@ -353,24 +359,24 @@ def merge_sections(result, prev, sections):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", choices=["chromium", "dawn"], default="chromium")
+    ap.add_argument("--target", choices=["chromium", "chromium-gpu", "dawn"], default="chromium")
     ap.add_argument("--only", help="comma-separated subset of " + ",".join(FRAMEWORKS))
     ap.add_argument("--write", action="store_true", help="write results even with --only")
     ap.add_argument("--sections", help="the sections to run (with --write, or --collect of a run of these sections: "
                                        "merged into the committed results, the other figures kept), e.g. weights")
     ap.add_argument("--pack", action="store_true", help="dawn: build the bundle for the GPU machine")
-    ap.add_argument("--collect", type=Path, help="dawn: the JSON a device run wrote")
+    ap.add_argument("--collect", type=Path, help="dawn, chromium-gpu: the JSON a device run wrote")
     ap.add_argument("--timeout", type=int, default=1800)
     a = ap.parse_args(argv)
-    if a.target == "dawn":
-        if a.pack:
-            return pack_dawn()
-        if not a.collect:
-            ap.error("--target dawn needs --pack or --collect")
+    if a.target == "dawn" and a.pack:
+        return pack_dawn()
+    if a.collect:
         result = json.loads(a.collect.read_text())
+    elif a.target == "dawn":
+        ap.error("--target dawn needs --pack or --collect")
     else:
         t0 = time.time()
-        result = run_chromium(a.only, a.timeout, a.sections)
+        result = run_chromium(a.target, a.only, a.timeout, a.sections)
         print(f"bench: {time.time() - t0:.0f} s")
     if a.sections and (a.write or a.collect):
         result = merge_sections(result, previous(a.target), a.sections.split(","))

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+import golden
+
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
-from compare import _enc_float  # noqa: E402
-from grad_cases import GRAD_CASES, plain_gradients  # noqa: E402
-from training_cases import CASES as TRAINING_CASES, MODELS, train, worst_parameter_differences  # noqa: E402
+from grad_cases import GRAD_CASES  # noqa: E402
+from training_cases import CASES as TRAINING_CASES, worst_parameter_differences  # noqa: E402
 
 DIR = "/tmp/webtorch_tests"
 MODULES = ["op_cases.py", "nn_cases.py", "more_op_cases.py", "api_cases.py", "complex_cases.py", "compare.py", "grad_cases.py", "training_cases.py"]
@@ -18,17 +19,7 @@ MODULES = ["op_cases.py", "nn_cases.py", "more_op_cases.py", "api_cases.py", "co
 
 @pytest.fixture(scope="session")
 def gradient_golden():
-    import torch
-    grads, inputs = {}, {}
-    for c in GRAD_CASES:
-        try:
-            expected = plain_gradients(torch, c, "cpu")
-        except (RuntimeError, NotImplementedError):
-            continue  # torch has no gradient to compare with
-        if expected is not None:
-            grads[c.name] = expected
-            inputs[c.name] = [[_enc_float(v) if isinstance(v, float) else v for v in vals] for vals in c.input_values()]
-    return json.dumps({"grads": grads, "inputs": inputs}, allow_nan=False)
+    return golden.get(golden.gradients)
 
 
 RUN_GRADS = """
@@ -80,11 +71,8 @@ def test_gradient_in_browser(py_worker, device, name, gradient_golden):
 
 @pytest.mark.parametrize("model_name,optimizer_name", TRAINING_CASES, ids=[f"{m}-{o}" for m, o in TRAINING_CASES])
 def test_training_in_browser(py_page, model_name, optimizer_name):
-    import torch
-    torch.manual_seed(0)
-    reference = MODELS[model_name][0](torch)
-    state = {k: v.tolist() for k, v in reference.state_dict().items()}
-    expected_losses, expected_params = train(torch, reference, model_name, optimizer_name, "cpu")
+    expected = json.loads(golden.get(golden.training, model_name, optimizer_name))
+    state, expected_losses, expected_params = expected["state"], expected["losses"], expected["params"]
     for module in MODULES:
         py_page.put_test_module(module)
     py_page.put_file(DIR + "/state.json", json.dumps(state))

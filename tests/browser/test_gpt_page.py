@@ -9,7 +9,6 @@ import types
 from pathlib import Path
 
 import pytest
-import torch
 
 from conftest import open_app_page
 from test_web_demo import PNG_STATS
@@ -49,6 +48,7 @@ def test_training_lowers_the_loss_and_sampling_writes_text(gpt_page):
 
 
 def test_checkpoint_loads_in_pytorch_and_back(gpt_page):
+    import torch  # here, not at the top: the page's other tests run where torch is absent (scripts/gpu_chrome_run.sh)
     gpt_page.wait_for_function("!gptDemo.running")
     gpt_page.click("#save")
     gpt_page.wait_for_function("!gptDemo.running && gptDemo.lastCheckpoint !== null")

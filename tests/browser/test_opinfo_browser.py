@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import golden
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 DIR = "/tmp/webtorch_tests"
@@ -33,10 +35,7 @@ json.dumps(mismatches)
 
 @pytest.fixture(scope="session")
 def opinfo_golden():
-    from opinfo_cases import golden
-    entries = golden()
-    assert len(entries) > 300, "too few OpInfo samples for the browser: %d" % len(entries)
-    return json.dumps(entries, allow_nan=False, separators=(",", ":"))
+    return golden.get(golden.opinfo)
 
 
 _results = {}

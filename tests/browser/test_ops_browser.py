@@ -5,16 +5,15 @@ each case is its own pytest test. In Pyodide there is no numpy, so "cpu" exercis
 pure-Python cpu backend.
 """
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import golden
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from op_cases import CASES, ERROR_CASES  # noqa: E402
-
-TESTS = Path(__file__).resolve().parents[1]
 
 RUN_TABLE = """
 import json, sys
@@ -26,10 +25,8 @@ json.dumps(table_failures(webtorch, {dir!r} + "/expected.json", {device!r}))
 
 
 @pytest.fixture(scope="session")
-def expected_json(tmp_path_factory):
-    out = tmp_path_factory.mktemp("golden") / "expected.json"
-    subprocess.run([sys.executable, str(TESTS / "compare.py"), str(out)], check=True, capture_output=True)
-    return out.read_text()
+def expected_json():
+    return golden.get(golden.op_table)
 
 
 _results = {}

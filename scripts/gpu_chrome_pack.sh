@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Packs what the browser tests and bench/ need to run in real headless Chromium on the device tool's GPU
+# machine (Ubuntu 24.04, python3.12, no network, no torch), in three carries of < 55 MiB each (one call
+# carries at most 64 MiB with the working tree), into the git-ignored .gpuchrome/:
+#   p1/chrome.xz        Debian's chromium-headless-shell 156, installed here (the binary alone: ~56 MB xz)
+#   p2/                 the browser's data files and the shared libraries it links (Debian 12's), the Vulkan
+#                       loader debs, Pyodide, python3.12 packages for pytest + playwright (its node apart),
+#                       .cache's wheels and play, bench's peers (tfjs, onnxruntime-web), the golden values
+#                       host torch computed for the chosen browser tests (tests/browser/golden.py)
+#   p3/node.xz          the node binary of playwright's driver (~32 MB xz)
+# scripts/gpu_chrome_run.sh unpacks them on the device and runs the tests and the benchmark; docs/gpu.md
+# gives the three `run` calls. Usage, from the repository root (a few minutes; kept parts are reused):
+#   bash scripts/gpu_chrome_pack.sh            (FRESH=1: pack everything again)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+G=$REPO/.gpuchrome
+CH=/usr/lib/chromium
+[ -x $CH/chromium-headless-shell ] || { echo "no $CH/chromium-headless-shell (apt-get install chromium-headless-shell)" >&2; exit 2; }
+[ -n "${FRESH:-}" ] && rm -rf "$G"
+mkdir -p "$G/p1" "$G/p2" "$G/p3" "$G/work"
+say() { echo "[gpu_chrome_pack] $*"; }
+xzc() { xz -T0 -6 -c; }
+
+# p1: the binary
+if [ ! -s "$G/p1/chrome.xz" ]; then
+  say "xz of the browser binary (minutes)"
+  xz -T0 -9 -c $CH/chromium-headless-shell > "$G/p1/chrome.xz.part" && mv "$G/p1/chrome.xz.part" "$G/p1/chrome.xz"
+fi
+
+# p2: the browser's files next to it, and the shared libraries it links (the device copies those its system lacks)
+[ -s "$G/p2/chrome_files.tar.xz" ] || tar -C $CH -cf - headless_lib_data.pak headless_lib_strings.pak \
+    headless_command_resources.pak icudtl.dat v8_context_snapshot.bin snapshot_blob.bin libvulkan.so.1 \
+    libvk_swiftshader.so vk_swiftshader_icd.json libEGL.so libGLESv2.so | xzc > "$G/p2/chrome_files.tar.xz"
+if [ ! -s "$G/p2/libs.tar.xz" ]; then
+  t=$(mktemp -d)
+  for f in $(ldd $CH/chromium-headless-shell | awk '$3 ~ /^\// {print $3}' |
+             grep -v -E "/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+)\.so"); do cp -L "$f" "$t/"; done
+  tar -C "$t" -cf - . | xzc > "$G/p2/libs.tar.xz"; rm -rf "$t"
+fi
+# the Vulkan loader and GL dispatch libraries the NVIDIA ICD needs (../shared/gpu/README.md)
+mkdir -p "$G/p2/gl"
+if ! ls "$G"/p2/gl/*.deb >/dev/null 2>&1; then
+  if ls "$REPO"/.gpurun/gl/*.deb >/dev/null 2>&1; then cp "$REPO"/.gpurun/gl/*.deb "$G/p2/gl/"
+  else (cd "$G/p2/gl" && apt-get download libvulkan1 libglvnd0 libegl1 libgl1 libglx0 libgles2 libopengl0); fi
+fi
+# Pyodide (what the harness loads), .cache's micropip/packaging wheels and the play web/gpt.html learns
+[ -s "$G/p2/pyodide.tar.xz" ] || tar -C node_modules -cf - --exclude="*.map" --exclude="*.html" --exclude="*.d.ts" \
+    --exclude=README.md pyodide | xzc > "$G/p2/pyodide.tar.xz"
+[ -s "$G/p2/cache.tar.xz" ] || tar -C .cache -cf - wheels text | xzc > "$G/p2/cache.tar.xz"
+# bench/'s peers: the files bench/bench.html loads (bench/run.py --target dawn --pack takes the same)
+if [ ! -s "$G/p2/peers.tar.xz" ]; then
+  [ -d bench/peers/node_modules/@tensorflow/tfjs-core ] || (cd bench/peers && npm ci --no-audit --no-fund)
+  tar -C bench/peers -cf - node_modules/@tensorflow/tfjs-core/dist/tf-core.es2017.min.js \
+      node_modules/@tensorflow/tfjs-backend-webgpu/dist/tf-backend-webgpu.es2017.min.js \
+      node_modules/onnxruntime-web/dist/ort.webgpu.min.mjs \
+      node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.mjs \
+      node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm | xzc > "$G/p2/peers.tar.xz"
+fi
+# python3.12 packages: pytest, pytest-playwright, playwright (its driver's node goes to p3), build + hatchling
+# (conftest builds the wheel with scripts/build_wheel.sh)
+if [ ! -s "$G/p2/site.tar.xz" ]; then
+  PLAT="--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux2014_x86_64
+        --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64"
+  PKGS="pytest pytest-playwright playwright build hatchling"
+  python -m pip download -q -d "$G/work/wheels" $PLAT $PKGS
+  rm -rf "$G/work/site"
+  python -m pip install -q --no-index --find-links "$G/work/wheels" $PLAT --no-compile --target "$G/work/site" $PKGS
+  mv "$G/work/site/playwright/driver/node" "$G/work/node"
+  tar -C "$G/work/site" -cf - . | xzc > "$G/p2/site.tar.xz"
+  xz -T0 -9 -c "$G/work/node" > "$G/p3/node.xz"
+fi
+# the golden values (needs torch here)
+if [ ! -s "$G/p2/golden.tar.xz" ]; then
+  say "golden values (host torch; a minute)"
+  rm -rf "$G/work/golden"; python tests/browser/golden.py "$G/work/golden"
+  tar -C "$G/work/golden" -cf - . | xzc > "$G/p2/golden.tar.xz"
+fi
+du -sh "$G"/p1 "$G"/p2 "$G"/p3
+for p in p1 p2 p3; do
+  [ "$(du -sm "$G/$p" | cut -f1)" -lt 56 ] || { say "$p is over 55 MiB: it will not fit one call's carry"; exit 1; }
+done
+say "done: carry .gpuchrome/p1, .gpuchrome/p2, .gpuchrome/p3 in three calls (docs/gpu.md)"

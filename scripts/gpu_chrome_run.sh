@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# The browser tests and bench/ in real headless Chromium on the device tool's GPU machine, from the carries
+# scripts/gpu_chrome_pack.sh made (three `run` calls within 30 s of each other, the machine kept warm: docs/gpu.md).
+#   bash scripts/gpu_chrome_run.sh 1    carry .gpuchrome/p1: unpack the browser binary into $GC
+#   bash scripts/gpu_chrome_run.sh 2    carry .gpuchrome/p2: its files and libraries, the Vulkan loader debs,
+#                                       Pyodide, the python3.12 packages, the golden values
+#   bash scripts/gpu_chrome_run.sh 3    carry .gpuchrome/p3 (playwright's node): the adapter probe, then the chosen
+#                                       browser tests with and without the f16 toggle (in parallel, each in its own
+#                                       copy of the tree), then bench/run.py --target chromium-gpu; all under $OUT
+# Env: GC (the unpacked state, kept between calls: /tmp/gpuchrome), OUT, PYTHON3 (python3: the device's 3.12),
+#      LOCAL=1 (a rehearsal on a CPU machine: no debs, no NVIDIA ICD, SwiftShader's adapter, bench's small sizes),
+#      TESTS_T, BENCH_T (seconds: 250, 110 each of two runs), BUDGET_T (the whole stage 3: 530), TEST_GROUPS (golden,pages).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+G=$REPO/.gpuchrome
+GC=${GC:-/tmp/gpuchrome}
+OUT=${OUT:-$GC/out}
+PY=${PYTHON3:-python3}
+mkdir -p "$GC" "$OUT"
+T0=$(date +%s)
+say() { echo "[gpu_chrome_run $(date +%T)] $*"; }
+left() { echo $(( ${BUDGET_T:-530} - ($(date +%s) - T0) )); }  # seconds left of this call's budget
+upto() { local l; l=$(left); [ "$1" -lt "$l" ] && echo "$1" || echo $(( l > 5 ? l : 5 )); }
+CHROME=$GC/chrome/chromium-headless-shell
+# Chromium's WebGPU on the NVIDIA GPU (../shared/gpu/README.md); the f16 variant adds the Dawn toggle stock Chrome
+# lacks (shader-f16 on Linux + NVIDIA). The test fixtures add --no-sandbox --enable-unsafe-webgpu.
+GPU_FLAGS="--headless=new --use-angle=vulkan --enable-features=Vulkan --disable-vulkan-surface --ignore-gpu-blocklist"
+F16_FLAGS="--enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia"
+[ -n "${LOCAL:-}" ] && GPU_FLAGS=""   # SwiftShader: Chromium's defaults, as the suite runs here
+
+stage1() {
+  mkdir -p "$GC/chrome"
+  xz -T0 -dc "$G/p1/chrome.xz" > "$CHROME.part" && chmod +x "$CHROME.part" && mv "$CHROME.part" "$CHROME"
+  { uname -a; head -2 /etc/os-release; command -v nvidia-smi >/dev/null &&
+      nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv; "$PY" --version; } > "$OUT/device.txt" 2>&1
+  cat "$OUT/device.txt"; ls -la "$CHROME"
+}
+
+stage2() {
+  [ -x "$CHROME" ] || { say "FATAL: no $CHROME: call 1 did not run on this machine (given back in between?)"; exit 3; }
+  tar -xJf "$G/p2/chrome_files.tar.xz" -C "$GC/chrome"
+  rm -rf "$GC/alllibs" "$GC/lib"; mkdir -p "$GC/alllibs" "$GC/lib"; tar -xJf "$G/p2/libs.tar.xz" -C "$GC/alllibs"
+  local added=""
+  for f in "$GC"/alllibs/*; do
+    n=$(basename "$f"); ldconfig -p | grep -q " $n " || { cp "$f" "$GC/lib/"; added="$added $n"; }
+  done
+  say "shared libraries the system lacks, carried:$added"
+  if [ -z "${LOCAL:-}" ]; then
+    for f in "$G"/p2/gl/*.deb; do dpkg -x "$f" / || say "dpkg -x $f failed"; done
+    ldconfig
+  fi
+  mkdir -p "$GC/node_modules" "$GC/cache" "$GC/peers" "$GC/site" "$GC/golden"
+  tar -xJf "$G/p2/pyodide.tar.xz" -C "$GC/node_modules"
+  tar -xJf "$G/p2/cache.tar.xz" -C "$GC/cache"
+  tar -xJf "$G/p2/peers.tar.xz" -C "$GC/peers"
+  tar -xJf "$G/p2/site.tar.xz" -C "$GC/site"
+  tar -xJf "$G/p2/golden.tar.xz" -C "$GC/golden"
+  du -sh "$GC"/* | tr '\n' ' '; echo
+  env_setup
+  ldd "$CHROME" | grep "not found" && say "the browser still lacks the libraries above"
+  "$CHROME" --version
+}
+
+env_setup() {  # the environment of every browser run; python resolves to the device's python3 (scripts/build_wheel.sh)
+  mkdir -p "$GC/bin"
+  printf '#!/bin/sh\nexec %s "$@"\n' "$(command -v "$PY")" > "$GC/bin/python"; chmod +x "$GC/bin/python"
+  cp "$GC/bin/python" "$GC/bin/python3"
+  export PATH=$GC/bin:$PATH PYTHONPATH=$GC/site PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+  export LD_LIBRARY_PATH=$GC/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export PLAYWRIGHT_NODEJS_PATH=$GC/node WEBTORCH_CHROMIUM=$CHROME WEBTORCH_GOLDEN=$GC/golden
+  if [ -z "${LOCAL:-}" ]; then
+    local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
+    export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+  fi
+}
+
+tree_copy() {  # a copy of the working tree at $1 with the carried node_modules/pyodide, .cache and bench's peers
+  rm -rf "$1"; mkdir -p "$1"
+  tar -C "$REPO" -cf - --exclude=./.gpuchrome --exclude=./node_modules --exclude=./.cache --exclude=./dist \
+      --exclude=./bench/peers/node_modules . | tar -C "$1" -xf -
+  ln -s "$GC/node_modules" "$1/node_modules"; ln -s "$GC/cache" "$1/.cache"
+  ln -s "$GC/peers/node_modules" "$1/bench/peers/node_modules"
+}
+
+# The browser tests that run without host torch: the op table, OpInfo samples, gradients and training parity
+# against golden values (tests/browser/golden.py), and the suites and demo pages that need no torch.
+# Left out: the pure-Python "cpu" device's halves of the tables (no GPU in them), the two tests that call torch
+# on the host (split column reductions, the GPT checkpoint loaded in PyTorch).
+GOLDEN_TESTS="tests/browser/test_ops_browser.py tests/browser/test_opinfo_browser.py tests/browser/test_autograd_browser.py"
+PAGE_TESTS="tests/browser/test_core.py tests/browser/test_smoke.py tests/browser/test_web_worker.py
+  tests/browser/test_random_browser.py tests/browser/test_no_jspi_browser.py tests/browser/test_profiler_browser.py
+  tests/browser/test_runtime_browser.py tests/browser/test_web_demo.py tests/browser/test_gpt_page.py"
+DESELECT="not (in_browser and cpu) and not split_column_reductions and not checkpoint_loads_in_pytorch"
+
+run_tests() {  # variant (gpu|f16) group (golden|pages) seconds
+  local variant=$1 group=$2 t=$3 dir=$GC/tree-$1-$2 files
+  [ "$group" = golden ] && files=$GOLDEN_TESTS || files=$PAGE_TESTS
+  tree_copy "$dir"
+  local flags=$GPU_FLAGS
+  [ "$variant" = f16 ] && flags="$GPU_FLAGS $F16_FLAGS"
+  (cd "$dir" && WEBTORCH_CHROMIUM_ARGS="$flags" timeout -s INT -k 15 "$t" "$PY" -m pytest $files -k "${KSEL:-$DESELECT}" \
+     -p no:cacheprovider -v --durations=15 --junitxml="$OUT/tests-$variant-$group.xml" \
+     > "$OUT/tests-$variant-$group.log" 2>&1; echo "exit $?" >> "$OUT/tests-$variant-$group.log")
+}
+
+stage3() {
+  [ -x "$CHROME" ] && [ -d "$GC/site/playwright" ] || { say "FATAL: calls 1 and 2 did not run on this machine"; exit 3; }
+  xz -T0 -dc "$G/p3/node.xz" > "$GC/node.part" && chmod +x "$GC/node.part" && mv "$GC/node.part" "$GC/node"
+  env_setup
+  say "adapter probe"
+  GPU_CHROME_FLAGSETS=$("$PY" -c 'import json,sys; print(json.dumps({"gpu": sys.argv[1], "f16": sys.argv[1] + " " + sys.argv[2]}))' \
+      "$GPU_FLAGS --enable-webgpu-developer-features" "$F16_FLAGS") timeout 60 "$PY" scripts/gpu_chrome_probe.py "$OUT/probe.json"
+  local t; t=$(upto "${TESTS_T:-250}")
+  say "browser tests, $t s at most: with and without $F16_FLAGS, golden values and pages, in parallel"
+  local pids=""
+  for variant in gpu f16; do
+    for group in $(echo "${TEST_GROUPS:-golden,pages}" | tr , ' '); do run_tests $variant $group "$t" & pids="$pids $!"; done
+  done
+  wait $pids
+  grep -h -E "^(FAILED|ERROR)|passed|failed|^exit" "$OUT"/tests-*.log | tail -n 60
+  # bench/: Chrome on the GPU beside Node + Dawn (bench/results/dawn.md), heated; two runs merged into one result
+  local target=chromium-gpu part1=matmul,chain,bandwidth,transfer,item,build part2=models,minilm,weights,demos
+  [ -n "${LOCAL:-}" ] && { target=chromium; part1=${LOCAL_BENCH:-chain,item}; part2=""; }
+  tree_copy "$GC/tree-bench"
+  for part in "webtorch,raw:$part1" "webtorch,tfjs,ort:$part2"; do
+    [ -n "${part#*:}" ] || continue
+    t=$(upto "${BENCH_T:-110}")
+    say "bench $part, $t s at most"
+    (cd "$GC/tree-bench" && WEBTORCH_CHROMIUM_ARGS="$GPU_FLAGS --enable-webgpu-developer-features" timeout -k 10 "$t" \
+       "$PY" bench/run.py --target $target --only "${part%%:*}" --sections "${part#*:}" --write --timeout $((t - 5)) \
+       >> "$OUT/bench.log" 2>&1; echo "exit $?" >> "$OUT/bench.log")
+    tail -n 5 "$OUT/bench.log"
+  done
+  cp "$GC/tree-bench/bench/results/$target".* "$OUT/" 2>/dev/null
+  "$PY" - "$OUT" <<'PY'
+import glob, os, sys, xml.etree.ElementTree as ET
+out, lines = sys.argv[1], ["| run | passed | failed | errors | skipped | seconds |", "|---|---|---|---|---|---|"]
+failing = []
+for path in sorted(glob.glob(os.path.join(out, "tests-*.xml"))):
+    s = ET.parse(path).getroot()
+    s = s if s.tag == "testsuite" else s.find("testsuite")
+    n, f, e, k = (int(s.get(a, 0)) for a in ("tests", "failures", "errors", "skipped"))
+    run = os.path.basename(path)[6:-4]
+    lines.append(f"| {run} | {n - f - e - k} | {f} | {e} | {k} | {float(s.get('time', 0)):.0f} |")
+    for c in s.iter("testcase"):
+        bad = c.find("failure") if c.find("failure") is not None else c.find("error")
+        if bad is not None:
+            failing.append(f"- {run}: {c.get('classname')}::{c.get('name')}: {(bad.get('message') or '')[:300]}")
+text = "\n".join(lines + ["", f"{len(failing)} failing:"] + failing) + "\n"
+open(os.path.join(out, "browser-tests.md"), "w").write(text)
+print(text[:6000])
+PY
+  say "done in $(( $(date +%s) - T0 )) s; \$OUT: $(ls "$OUT" | tr '\n' ' ')"
+}
+
+case "${1:-}" in
+  1) stage1 ;;
+  2) stage2 ;;
+  3) stage3 ;;
+  *) echo "usage: bash scripts/gpu_chrome_run.sh 1|2|3 (docs/gpu.md)" >&2; exit 2 ;;
+esac
