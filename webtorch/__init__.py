@@ -22,7 +22,7 @@ from ._complex import *  # noqa: F401,F403  (complex tensors: view_as_real, pola
 from ._shape_ops import *  # noqa: F401,F403
 from ._math_ops import *  # noqa: F401,F403
 from ._integrate import *  # noqa: F401,F403  (trapezoid, trapz, cumulative_trapezoid)
-from ._inplace import *  # noqa: F401,F403  (the out= forms; in-place methods attach to Tensor)
+from ._inplace import *  # noqa: F401,F403  (in-place methods attach to Tensor)
 from ._random import *  # noqa: F401,F403
 from ._buffers import frombuffer, from_js, from_numpy
 from ._storage import UntypedStorage, asarray  # noqa: F401  (also attaches Tensor.untyped_storage/data_ptr)
@@ -150,6 +150,9 @@ from ._memory_format import *  # noqa: E402,F401,F403  (torch.strided, torch.cha
 _memory_format.attach(Tensor)
 from . import _forms  # noqa: E402
 _forms.attach(_sys.modules[__name__])
+from . import _out  # noqa: E402  (out= for every torch function that takes it)
+_out.attach({"": _sys.modules[__name__], "linalg": linalg, "special": special, "fft": fft,
+             "nn.functional": nn.functional})
 from . import sparse  # noqa: E402  (after the dense names: sparse operands for mm/matmul/@, SparseTensor's refusals)
 sparse.attach(_sys.modules[__name__])
 from . import _torch_function  # noqa: E402  (after every public function is defined: it wraps them)

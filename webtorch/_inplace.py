@@ -1,4 +1,4 @@
-"""In-place ops (add_, mul_, clamp_, zero_, fill_, copy_, masked_fill_, ...) and `out=` forms.
+"""In-place ops (add_, mul_, clamp_, zero_, fill_, copy_, masked_fill_, ...).
 
 An in-place op computes its out-of-place result and copies it into the tensor (a view writes
 through to its base, as in PyTorch). The result must have the tensor's shape and a dtype that
@@ -6,14 +6,12 @@ casts to the tensor's without changing category (no float into an integer tensor
 tensor must not be a broadcast view whose elements share memory, and an input may not partly
 overlap it (torch's memory-overlap checks).
 """
-import functools
-
 from . import _indexing, _math_ops, _ops, _shape_ops, _tape
-from ._ops import _is_tensor, cast, check_writable
+from ._ops import _is_tensor, check_writable
 from . import _dtypes as dt
 from ._tensor import _TYPE_NAMES, Tensor
 
-__all__ = []  # the out= forms are added below
+__all__ = []  # the in-place methods attach to Tensor
 
 
 def _check_castable(result, target):
@@ -127,59 +125,3 @@ Tensor.unsqueeze_ = lambda x, dim: _relayout(x, _ops.unsqueeze(x, dim))
 Tensor.squeeze_ = lambda x, dim=None: _relayout(x, _ops.squeeze(x, dim))
 Tensor.transpose_ = lambda x, dim0, dim1: _relayout(x, _ops.transpose(x, dim0, dim1))
 Tensor.t_ = lambda x: _relayout(x, _ops.t(x))
-
-
-# -- out= forms ------------------------------------------------------------------------------
-def _write_out(out, result, inputs):
-    """PyTorch's out= contract: dtype castable, same device, no partial overlap with an input; a
-    differently shaped out is resized."""
-    if result.device.type != out.device.type:
-        raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
-    _check_castable(result, out)
-    if tuple(out.shape) != tuple(result.shape):
-        fresh = _ops.clone(cast(result, out.dtype))
-        out._storage = fresh._storage
-        return _relayout(out, fresh)
-    check_writable(out, *inputs)
-    _ops.write_(out, result)
-    return out
-
-
-def _with_out(fn):
-    @functools.wraps(fn)
-    def f(*args, out=None, **kwargs):
-        result = fn(*args, **kwargs)
-        if out is None:
-            return result
-        if isinstance(result, tuple):
-            return type(result)(*[_write_out(o, r, args) for o, r in zip(out, result)])
-        return _write_out(out, result, args)
-    return f
-
-
-_OUT_FORMS = ("add sub mul div pow matmul mm bmm mv dot cat stack clamp where exp log sqrt abs neg maximum minimum "
-              "sum prod mean amax amin logsumexp softmax log_softmax cumsum cumprod sort topk gather index_select "
-              "masked_select nonzero addmm baddbmm outer lerp addcmul addcdiv atan2 hypot floor_divide remainder "
-              "fmod eq ne lt le gt ge logical_and logical_or logical_not sigmoid tanh")
-# Creation functions: out= also gives the result's dtype and device where they are not given (as torch).
-_CREATION_OUT_FORMS = "zeros ones full empty arange linspace eye"
-
-
-def _creation_with_out(fn):
-    @functools.wraps(fn)
-    def f(*args, out=None, **kwargs):
-        if out is None:
-            return fn(*args, **kwargs)
-        kwargs.setdefault("dtype", out.dtype)
-        kwargs.setdefault("device", out.device)
-        return _write_out(out, fn(*args, **kwargs), ())
-    return f
-
-
-for _name in _CREATION_OUT_FORMS.split():
-    globals()[_name] = _creation_with_out(getattr(_ops, _name))
-    __all__.append(_name)
-for _name in _OUT_FORMS.split():
-    _fn = getattr(_indexing, _name, None) or getattr(_math_ops, _name, None) or getattr(_ops, _name)
-    globals()[_name] = _with_out(_fn)
-    __all__.append(_name)
