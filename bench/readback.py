@@ -11,6 +11,7 @@ time by raw WebGPU's for the same bytes (1.0: webtorch adds nothing). The raw re
 WebGPU program does: copyBufferToBuffer into a mappable buffer, map it, copy the mapped bytes out.
 On a CPU adapter (lavapipe, SwiftShader) only the ratios mean something.
 """
+import contextlib
 import json
 import sys
 import time
@@ -205,7 +206,10 @@ RAW_JS = """async (cfg) => {
 }"""
 
 
-def run_chromium(cfg):
+@contextlib.contextmanager
+def served_chromium():
+    """The wheel built, the checkout served (scripts/serve.py) and headless Chromium launched with the
+    browser tests' flags: yields (browser, base url)."""
     repo = Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(repo / "tests" / "browser"))
     sys.path.insert(0, str(repo / "scripts"))
@@ -220,23 +224,30 @@ def run_chromium(cfg):
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
-            page = browser.new_page()
-            page.set_default_timeout(600_000)
-            page.goto(f"{url}/tests/browser/harness.html")
-            page.wait_for_function("window.harnessLoaded === true")
-            page.evaluate("initPage()")
-            raw = {int(k): v for k, v in page.evaluate(RAW_JS, cfg).items()}
-            source = Path(__file__).read_text()
-            code = f"import json\nns = {{'__name__': 'bench_readback'}}\nexec({source!r}, ns)\n" \
-                   f"cfg = json.loads({json.dumps(json.dumps(cfg))})\n" \
-                   "json.dumps([ns['webtorch_figures'](cfg), ns['profile_item'](cfg)])"
-            figures, profile = json.loads(page.evaluate("(code) => runPython(code)", code))
-            info = page.evaluate("runPython('import webtorch; str(webtorch.webgpu.adapter_info())')")
-            version = browser.version
-            browser.close()
+            try:
+                yield browser, url
+            finally:
+                browser.close()
     finally:
         server.shutdown()
         server.server_close()
+
+
+def run_chromium(cfg):
+    with served_chromium() as (browser, url):
+        page = browser.new_page()
+        page.set_default_timeout(600_000)
+        page.goto(f"{url}/tests/browser/harness.html")
+        page.wait_for_function("window.harnessLoaded === true")
+        page.evaluate("initPage()")
+        raw = {int(k): v for k, v in page.evaluate(RAW_JS, cfg).items()}
+        source = Path(__file__).read_text()
+        code = f"import json\nns = {{'__name__': 'bench_readback'}}\nexec({source!r}, ns)\n" \
+               f"cfg = json.loads({json.dumps(json.dumps(cfg))})\n" \
+               "json.dumps([ns['webtorch_figures'](cfg), ns['profile_item'](cfg)])"
+        figures, profile = json.loads(page.evaluate("(code) => runPython(code)", code))
+        info = page.evaluate("runPython('import webtorch; str(webtorch.webgpu.adapter_info())')")
+        version = browser.version
     return figures, profile, raw, f"Chromium {version} (Pyodide, JSPI); {info}"
 
 

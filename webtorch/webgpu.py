@@ -27,6 +27,14 @@ def adapter_info():
     return {**_rt.runtime().driver.adapter_info, "float16": "native" if has_float16() else "emulated"}
 
 
+def sync_mode():
+    """How synchronous readbacks (.item(), .tolist(), print(t)) wait for the GPU: "native" (the host),
+    "jspi" (the browser suspends Python: Chrome, Edge, Firefox 153+), "bridge" (no JSPI, in a
+    cross-origin-isolated worker: a second worker owns the GPU and Python blocks in Atomics.wait) or
+    "async" (neither: synchronous reads raise an error naming their awaited form)."""
+    return _rt.sync_mode()
+
+
 def features():
     """The WebGPU features webtorch requested for its device: those of "shader-f16" (float16),
     "subgroups", "chromium-experimental-subgroup-matrix" and "timestamp-query" the adapter offers."""

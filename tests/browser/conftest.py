@@ -4,7 +4,8 @@ Fixtures
   py_page    session: Pyodide on the main thread of a served harness page
   py_worker  session: Pyodide in a module worker (web/worker.js)
   py         function, parametrised ["page", "worker"]: one of the two above
-  py_no_jspi session, parametrised ["page", "worker"]: the same in a browser without JSPI
+  py_no_jspi session, parametrised ["page", "worker"]: the same in a browser without JSPI (the page
+             cross-origin isolated, the worker's page not: neither can use the SharedArrayBuffer bridge)
 
 Each exposes
   run(code, timeout=...) -> value of the code's last expression (via
@@ -205,10 +206,22 @@ def _hide_jspi(context):
     context.route("**/web/worker.js", worker_script)
 
 
-def _open_session(browser, server_url: str, mode: str, jspi: bool = True) -> PyodideSession:
+def _not_isolated(context):
+    """The harness page served without COOP/COEP: neither it nor its worker is cross-origin isolated
+    (no SharedArrayBuffer), as on a server that does not send them."""
+    def page(route):
+        response = route.fetch()
+        headers = {k: v for k, v in response.headers.items() if not k.lower().startswith("cross-origin-")}
+        route.fulfill(response=response, headers=headers)
+    context.route("**/tests/browser/harness.html", page)
+
+
+def _open_session(browser, server_url: str, mode: str, jspi: bool = True, isolated: bool = True) -> PyodideSession:
     context = browser.new_context()
     if not jspi:
         _hide_jspi(context)
+    if not isolated:
+        _not_isolated(context)
     page = context.new_page()
     session = PyodideSession(page, mode)
     page.goto(f"{server_url}/tests/browser/harness.html")
@@ -245,8 +258,10 @@ def py_worker(browser, server_url) -> PyodideSession:
 
 @pytest.fixture(scope="session", params=["page", "worker"])
 def py_no_jspi(request, browser, server_url) -> PyodideSession:
-    """Pyodide on the page and in the worker of a browser without JSPI (see HIDE_JSPI)."""
-    s = _open_session(browser, server_url, request.param, jspi=False)
+    """Pyodide on the page and in the worker of a browser without JSPI (see HIDE_JSPI), where
+    synchronous reads cannot wait: the page's main thread (cross-origin isolated, but Atomics.wait is
+    refused there), a worker of a page that is not isolated."""
+    s = _open_session(browser, server_url, request.param, jspi=False, isolated=request.param == "page")
     yield s
     s.page.context.close()
 

@@ -126,9 +126,9 @@
       }
     }
 
-    createBuffer(nbytes) {
+    // id: given by the SharedArrayBuffer bridge's proxy (sab_bridge.js), which allocates ids itself.
+    createBuffer(nbytes, id = this.nextId++) {
       this.check();
-      const id = this.nextId++;
       this.buffers.set(id, this.device.createBuffer({
         size: nbytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST}));
       return id;
@@ -136,10 +136,10 @@
 
     // createBuffer whose out-of-memory error scope's promise is parked for Python to wait on
     // (driver_browser.py; for large buffers, where a failure is likely). On failure the id is freed.
-    createBufferChecked(nbytes) {
+    createBufferChecked(nbytes, id) {
       this.check();
       this.device.pushErrorScope("out-of-memory");
-      const id = this.createBuffer(nbytes);
+      id = this.createBuffer(nbytes, id);
       this.pendingError = undefined;
       this.pending = this.device.popErrorScope().then((e) => {
         if (e) {
@@ -185,7 +185,7 @@
 
     // A kernel that does not compile is reported (its WGSL diagnosis) at the next synchronisation
     // point, ahead of the errors of the batches that use it: its error scope joins the batches'.
-    createPipeline(code, access, window) {
+    createPipeline(code, access, window, pid = this.pipelines.length) {
       this.check();
       const entries = [{binding: 0, visibility: GPUShaderStage.COMPUTE,
                         buffer: {type: "read-only-storage", hasDynamicOffset: true}}];
@@ -200,15 +200,15 @@
         const pipeline = this.device.createComputePipeline({
           layout: this.device.createPipelineLayout({bindGroupLayouts: [layout]}),
           compute: {module, entryPoint: "main"}});
-        this.pipelines.push({pipeline, layout, window});
-        return this.pipelines.length - 1;
+        this.pipelines[pid] = {pipeline, layout, window};
+        return pid;
       } finally {
         this.scopes.push(this.device.popErrorScope());
       }
     }
 
     // A batch of kernels as one compute pass, submitted. data: the batch's bytes, a PyProxy of a Python
-    // buffer or null (hostStaging's): metaBytes of the kernels' parameters, written into the meta arena
+    // buffer, a Uint8Array (the bridge's GPU worker) or null (hostStaging's): metaBytes of the kernels' parameters, written into the meta arena
     // (buffer `arena`) first, then the command words up to nbytes, per kernel: pipeline, meta offset,
     // workgroups x, y, z, buffer count, buffer ids (the meta arena first, bound with a dynamic offset).
     // One FFI call per batch.
@@ -226,9 +226,9 @@
 
     // Writes a batch's meta into the arena and calls use(its command words), reading data in place.
     withBatch(data, nbytes, arena, metaBytes, use) {
-      const view = data ? data.getBuffer("u8") : null;
+      const view = data && !ArrayBuffer.isView(data) ? data.getBuffer("u8") : null;
       try {
-        const bytes = view ? view.data : this.hostStaging;
+        const bytes = view ? view.data : data || this.hostStaging;
         if (metaBytes) this.queue.writeBuffer(this.buffers.get(arena), 0, bytes.subarray(0, metaBytes));
         return use(new Uint32Array(bytes.buffer, bytes.byteOffset + metaBytes, (nbytes - metaBytes) / 4));
       } finally {

@@ -3,6 +3,11 @@
 The WebGPU calls live in browser_driver.js; each Python method here is one FFI call into it,
 with plain numbers as arguments. Host bytes cross as a PyProxy that JS reads (or, for readback,
 fills) through getBuffer: one copy, no intermediate. Kernels cross as one word array per batch.
+
+How a synchronous readback waits is chosen at start-up (sync_mode()): "jspi" (Python suspends on the
+readback's promise), else "bridge" in a cross-origin-isolated worker (sab_bridge.js: a GPU worker owns
+the device, the same interface proxies it, and a read blocks in Atomics.wait), else "async" (each
+synchronous read raises an error naming its awaited form).
 """
 import contextlib
 import functools
@@ -36,7 +41,7 @@ _ASYNC_FORMS = {
 
 
 _WHY_NO_JSPI = ("without JSPI (WebAssembly.Suspending: Chrome 137+; not Safari, Firefox before 153) or outside "
-                "pyodide.runPythonAsync")
+                "pyodide.runPythonAsync, and outside a cross-origin-isolated worker (the SharedArrayBuffer bridge)")
 
 
 def no_jspi_error():
@@ -176,6 +181,47 @@ async def fetch_cached_async(url, cache_name, name, hash_prefix=None, progress=T
         raise _fetch_error(url, e) from None
 
 
+def _js_value(name):
+    """The value of one of this package's JS files (run once: its classes)."""
+    from pyodide.code import run_js
+    return run_js(resources.files("webtorch.backend").joinpath(name).read_text())
+
+
+@functools.cache
+def _bridge():
+    return _js_value("sab_bridge.js")
+
+
+@functools.cache
+def sync_mode():
+    """How synchronous readbacks wait here: "jspi", "bridge" (a cross-origin-isolated worker without
+    JSPI: the SharedArrayBuffer bridge) or "async" (they raise; the awaited forms work)."""
+    import js
+    if hasattr(js.WebAssembly, "Suspending"):
+        return "jspi"
+    return "bridge" if _bridge().BridgeClient.available() else "async"
+
+
+_bridge_client = None  # the GPU worker's proxy (sab_bridge.js BridgeClient), started by prestart()
+_bridge_losses = 0     # BrowserDriver.losses when it was started
+
+
+def prestart():
+    """Starts the bridge's GPU worker (where sync_mode() is "bridge"), which creates the device on its
+    own: a worker starts only once its parent's event loop turns, so the synchronous first use of the
+    device needs it started in an earlier turn (called at import, and again after a device loss)."""
+    global _bridge_client, _bridge_losses
+    if sync_mode() != "bridge" or (_bridge_client is not None and _bridge_losses == BrowserDriver.losses):
+        return _bridge_client
+    if _bridge_client is not None:
+        _bridge_client.worker.terminate()
+    backend = resources.files("webtorch.backend")
+    _bridge_client = _bridge().BridgeClient.new(backend.joinpath("browser_driver.js").read_text(),
+                                                backend.joinpath("sab_bridge.js").read_text())
+    _bridge_losses = BrowserDriver.losses
+    return _bridge_client
+
+
 class BrowserDriver:
     WGSL_ENABLES_SUBGROUPS = True  # WGSL needs `enable subgroups;` for the subgroup builtins
     name = "browser"
@@ -201,17 +247,30 @@ class BrowserDriver:
         self.wait_route = None  # how synchronous readbacks suspend, chosen at the first one
         self._wait = None
         self._socket = None
+        self._bridged = False  # waits through the SharedArrayBuffer bridge (from_bridge)
         self.ffi_calls = 0  # Python -> JS crossings of the runtime's calls (bench/ reports calls per op)
 
     @staticmethod
     @functools.cache
     def _driver_class():
-        from pyodide.code import run_js
-        return run_js(resources.files("webtorch.backend").joinpath("browser_driver.js").read_text())
+        return _js_value("browser_driver.js")
+
+    @classmethod
+    def from_bridge(cls, client):
+        """A driver over the bridge's proxy of the GPU worker's driver: it waits in Atomics.wait."""
+        driver = cls(client)
+        driver._bridged = True
+        driver.wait_route, driver._wait = "bridge", client.wait
+        return driver
 
     @classmethod
     def create_sync(cls):
         from pyodide.ffi import JsException, can_run_sync, run_sync
+        if sync_mode() == "bridge":
+            try:
+                return cls.from_bridge(prestart().waitReady())
+            except JsException as e:
+                raise _translate(e) from None
         if not can_run_sync():
             raise errors.WebGPUUnavailableError(
                 "webtorch: the first use of the device initialises WebGPU synchronously, which this browser "
@@ -225,6 +284,8 @@ class BrowserDriver:
     async def create_async(cls):
         from pyodide.ffi import JsException
         try:
+            if sync_mode() == "bridge":
+                return cls.from_bridge(await prestart().whenReady())
             return cls(await cls._driver_class().create())
         except JsException as e:
             raise _translate(e) from None
@@ -237,6 +298,10 @@ class BrowserDriver:
     def submit_count(self):
         return self._js.submitCount
 
+    def _can_wait(self):
+        """Whether Python can wait here for a GPU answer (JSPI from runPythonAsync, or the bridge)."""
+        return self._bridged or _can_run_sync()
+
     def _call(self, fn, *args):
         self.ffi_calls += 1
         try:
@@ -247,7 +312,7 @@ class BrowserDriver:
     def create_buffer(self, nbytes, checked=False):
         """checked: wait for the device's out-of-memory verdict (OutOfMemoryError), where Python can
         suspend; otherwise a failure surfaces at the next readback."""
-        if not (checked and _can_run_sync()):
+        if not (checked and self._can_wait()):
             return self._call(self._create_buffer, nbytes)
         wait = self._wait or self._choose_wait()
         bid = self._call(self._js.createBufferChecked, nbytes)
@@ -306,6 +371,8 @@ class BrowserDriver:
     def read_timings(self):
         """Begin and end timestamps (ns) per kernel sent by submit_timed since the last call."""
         from pyodide.ffi import JsException, can_run_sync, run_sync
+        if self._bridged:
+            return self._call(self._js.readTimings).to_py()
         if not can_run_sync():
             raise no_jspi_error()
         try:
@@ -315,9 +382,10 @@ class BrowserDriver:
 
     def read_buffer(self, bid, offset, dest, batch=None):
         """GPU bytes into dest, a writable Python buffer of the size to read: Python suspends until they
-        are there (JSPI), on the readback's own promise where it can (see _wait_routes). batch: the
+        are there (JSPI), on the readback's own promise where it can (see _wait_routes), or blocks in
+        Atomics.wait until the bridge's GPU worker copied them into shared memory. batch: the
         runtime's pending kernels (submit's arguments), sent in the same submission as the copy."""
-        if not _can_run_sync():
+        if not self._can_wait():
             if batch is not None:
                 self.submit(*batch)  # the kernels still run: an awaited readback may follow
             raise no_jspi_error()
@@ -429,7 +497,7 @@ class BrowserDriver:
     async def read_buffer_async(self, bid, offset, dest):
         """read_buffer, awaited. Where Python can suspend synchronously, that is what it does: the
         readback's promise directly, instead of asyncio's scheduling (each step a macrotask)."""
-        if self._wait is not None and _can_run_sync():
+        if self._wait is not None and self._can_wait():
             return self.read_buffer(bid, offset, dest)
         from pyodide.ffi import JsException
         out = memoryview(dest).cast("B")

@@ -354,6 +354,15 @@ def _make_driver(sync):
     return NativeDriver()
 
 
+def sync_mode():
+    """How a synchronous readback waits: "native" (wgpu-py on the host); in the browser "jspi", "bridge"
+    (the SharedArrayBuffer bridge of a cross-origin-isolated worker) or "async" (it raises: awaited forms)."""
+    if sys.platform == "emscripten":
+        from .driver_browser import sync_mode
+        return sync_mode()
+    return "native"
+
+
 def hidden_features():
     return frozenset(f.strip() for f in os.environ.get("WEBTORCH_WEBGPU_HIDE_FEATURES", "").split(",") if f.strip())
 
@@ -391,3 +400,11 @@ async def init_async():
 
 def initialized():
     return _runtime is not None and not _runtime.driver.lost
+
+
+if sys.platform == "emscripten":  # the bridge's GPU worker starts at import, to run by the device's first use
+    from .driver_browser import prestart
+    try:
+        prestart()
+    except Exception:  # noqa: BLE001 -- the device's first use starts it again and reports why it cannot
+        pass
