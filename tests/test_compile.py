@@ -281,3 +281,23 @@ def test_training_step_graph_breaks_run_eagerly_and_correctly(case, reason):
     assert compiled.stats["replays"] == 0 and reason in compiled.graph_breaks[0], compiled.graph_breaks
     for (k, a), b in zip(m_eager.state_dict().items(), m_comp.state_dict().values()):
         assert torch.allclose(torch.tensor(a.tolist()), torch.tensor(b.tolist()), atol=1e-6), k
+
+
+def test_reduce_overhead_keeps_the_intermediates_buffers():
+    """mode="reduce-overhead" keeps a recording's intermediate buffers between its replays (torch's CUDA
+    graphs' private memory pool): a replay allocates only its result, binds the same buffers as the
+    replay before, and computes what the default mode computes."""
+    model = webtorch.nn.Sequential(webtorch.nn.Linear(8, 16), webtorch.nn.GELU(), webtorch.nn.Linear(16, 16),
+                                   webtorch.nn.Tanh(), webtorch.nn.Linear(16, 4)).to("webgpu")
+    x = webtorch.randn(4, 8, device="webgpu")
+    rt = webtorch.backend.webgpu.runtime()
+    runs = {}
+    for mode in ("default", "reduce-overhead"):
+        compiled = webtorch.compile(model, mode=mode)
+        with webtorch.no_grad():
+            compiled(x), compiled(x)  # recorded, replayed
+            allocations = rt.allocations
+            out = compiled(x)
+        runs[mode] = rt.allocations - allocations, out.tolist()
+    assert runs["reduce-overhead"][0] == 1 < runs["default"][0]
+    assert runs["reduce-overhead"][1] == runs["default"][1]

@@ -48,7 +48,11 @@ class GraphBreakError(RuntimeError):
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
             disable=False):
     """torch.compile's signature. backend and dynamic are accepted and do not change what happens
-    (each signature is recorded as is: dynamic shapes are recorded anew); mode must be one of torch's;
+    (each signature is recorded as is: dynamic shapes are recorded anew); mode must be one of torch's:
+    "reduce-overhead" keeps each recording's intermediate buffers between its replays, as torch's CUDA
+    graphs keep a private memory pool (the same buffers bound at each replay: less allocation and driver
+    work per replay, the intermediates' memory held while the compiled function lives), the others
+    change nothing;
     options are checked as torch checks them (OPTIONS), and options={"max_fusion_size": 1} turns the
     fusion of elementwise chains off; backend="eager" and disable=True run eagerly."""
     if mode not in MODES:
@@ -64,9 +68,11 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         return model
     if not callable(model):
         raise RuntimeError("compile() expects a callable (a function or an nn.Module)")
+    pinned = mode == "reduce-overhead"
     if isinstance(model, Module):
-        return OptimizedModule(model, CompiledFunction(model.__call__, fullgraph, replaying, fuse, module=model))
-    compiled = CompiledFunction(model, fullgraph, replaying, fuse)
+        return OptimizedModule(model, CompiledFunction(model.__call__, fullgraph, replaying, fuse, module=model,
+                                                       pinned=pinned))
+    compiled = CompiledFunction(model, fullgraph, replaying, fuse, pinned=pinned)
     functools.update_wrapper(compiled, model)
     return compiled
 
@@ -101,8 +107,9 @@ class _Entry:
 
 
 class CompiledFunction:
-    def __init__(self, fn, fullgraph, replaying, fuse, module=None):
+    def __init__(self, fn, fullgraph, replaying, fuse, module=None, pinned=False):
         self.fn, self.fullgraph, self.replaying, self.fuse, self.module = fn, fullgraph, replaying, fuse, module
+        self.pinned = pinned  # mode="reduce-overhead": replays keep their intermediates' buffers (recording.Program)
         self.cache = {}  # signature -> _Entry, or the reason it runs eagerly
         self.stats = {"captures": 0, "replays": 0, "eager": 0}
 
@@ -174,7 +181,8 @@ class CompiledFunction:
             entry = _Entry()
             entry.locations, entry.ranges = locations, ranges
             entry.program = recording.Program(recorder, [t._storage.buffer for t in inputs],
-                                              [v._storage.buffer if isinstance(v, Tensor) else None for v in values], self.fuse)
+                                              [v._storage.buffer if isinstance(v, Tensor) else None for v in values],
+                                              self.fuse, pinned=self.pinned)
             leaves, entry.rebuild = _flatten(result)
             entry.outputs = [_output_slot(entry.program, x) for x in leaves]
             entry.state_outputs = []

@@ -11,7 +11,7 @@ i-th input buffer of each replay), "state" j (the buffer of the j-th state tenso
 parameters, gradients, optimizer state, found by the caller) or "new" k (allocated and released
 during the replay where the recorded call allocated and released it).
 """
-
+import array
 
 from . import fusion
 
@@ -108,7 +108,7 @@ class Program:
     kernel uses a buffer that is none of these and was not allocated by the call.
     """
 
-    def __init__(self, recorder, input_buffers, state_buffers, fuse):
+    def __init__(self, recorder, input_buffers, state_buffers, fuse, pinned=False):
         known = {}  # buffer id -> ("input", i) or ("state", j); the first one of a shared buffer
         for kind, buffers in (("input", input_buffers), ("state", state_buffers)):
             for i, buf in enumerate(buffers):
@@ -149,8 +149,32 @@ class Program:
         self.live_new = live  # "new" slots still allocated at the end (results, new state)
         if fuse:
             self.steps = fusion.fuse(self.steps, live, recorder.runtime.limits["max_storage_buffers_per_shader_stage"])
+        # the meta words a replay hands the runtime as they are (run() would convert a list each time)
+        self.steps = [(*step[:3], array.array("I", step[3]), *step[4:]) if step[0] == "fused" or
+                      step[0] == "run" and step[5] is None else step for step in self.steps]
         self.slot_of = slot_of  # at the end of the call: buffer id -> "new" slot
         self.known = known
+        self.pinned = self._pin() if pinned else None
+        self.pinned_buffers = None
+
+    def _pin(self):
+        """The "new" slots the call allocates and releases itself (its intermediates), each mapped to one
+        of the program's own buffers, reused as the recorded call reused the allocator's: (slot -> index,
+        the buffers' sizes). A pinned program keeps those buffers between replays (torch's CUDA graphs keep
+        a private memory pool), so each replay binds the same buffers and the driver's bind groups for
+        them are made once; the results' slots are still allocated anew at each replay."""
+        from .webgpu import bucket
+        index, sizes, free = {}, [], {}
+        for step in self.steps:
+            if step[0] == "alloc" and step[1] not in self.live_new:
+                size = bucket(step[2])
+                spare = free.get(size)
+                index[step[1]] = spare.pop() if spare else len(sizes)
+                if index[step[1]] == len(sizes):
+                    sizes.append(size)
+            elif step[0] == "release" and step[1] in index:
+                free.setdefault(sizes[index[step[1]]], []).append(index[step[1]])
+        return index, sizes
 
     def slot(self, buf):
         """The slot of a buffer at the end of the recorded call, or None."""
@@ -163,6 +187,14 @@ class Program:
         new = [None] * self.new_count
         bound = {"input": input_buffers, "state": state_buffers, "new": new}
         alloc, release, run, upload = runtime.alloc, runtime.release, runtime.run, runtime.upload
+        pinned = ()
+        if self.pinned is not None:  # the intermediates' slots are bound to the program's own buffers
+            pinned, sizes = self.pinned
+            if self.pinned_buffers is None or self.pinned_buffers[0] is not runtime:
+                self.pinned_buffers = runtime, [runtime.alloc(size) for size in sizes]
+            buffers = self.pinned_buffers[1]
+            for k, i in pinned.items():
+                new[k] = buffers[i]
         for step in self.steps:
             kind = step[0]
             if kind == "run":
@@ -175,9 +207,11 @@ class Program:
                 for i in written:  # run() marks buffers[0] as written; the others too
                     buffers[i].value_range = None
             elif kind == "alloc":
-                new[step[1]] = alloc(step[2])
+                if step[1] not in pinned:
+                    new[step[1]] = alloc(step[2])
             elif kind == "release":
-                release(new[step[1]])
+                if step[1] not in pinned:
+                    release(new[step[1]])
             else:
                 k, i = step[1]
                 upload(bound[k][i], step[2])

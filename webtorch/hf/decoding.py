@@ -29,9 +29,9 @@ class DevicePosition:
     token) and visible ((capacity,) bool, the rows up to it). A captured step reads it as a tensor, so
     one recording serves every position."""
 
-    def __init__(self, value, capacity):
+    def __init__(self, value, rows):
+        """rows: (capacity,) float32, 0, 1, 2, ... (made once: an arange in the step would be an upload)."""
         self.value = value
-        rows = torch.arange(capacity, dtype=torch.float32, device=value.device)
         self.write = (rows == value)[:, None]
         self.visible = rows <= value
 
@@ -49,6 +49,7 @@ class DecodeStep(torch.nn.Module):
             self.register_buffer(f"value_{i}", v, persistent=False)
         weight = model.model.norm.weight
         self.register_buffer("position", torch.zeros(1, device=weight.device), persistent=False)
+        self.register_buffer("rows", torch.arange(capacity, dtype=torch.float32, device=weight.device), persistent=False)
         model.model.rotary_frequencies(weight.device)  # state the step reaches, made before it is recorded
         self.sample(sampling.Sampler())
 
@@ -68,7 +69,7 @@ class DecodeStep(torch.nn.Module):
         return logits[:, -1]
 
     def forward(self, token, uniform=None):
-        logits = self.model(token, self.caches(), DevicePosition(self.position, self.capacity), last_only=True)
+        logits = self.model(token, self.caches(), DevicePosition(self.position, self.rows), last_only=True)
         self.position.add_(1)
         return sampling.Sampler(self.do_sample, self.temperature, self.top_k, self.top_p)(logits[:, -1], uniform)
 
@@ -79,7 +80,8 @@ class Decoder:
     def __init__(self, model, batch, capacity, replay=True):
         self.module = DecodeStep(model, batch, capacity)
         self.replay = replay
-        self.step = torch.compile(self.module) if replay else self.module
+        # reduce-overhead: the step's intermediates keep their buffers between replays (webtorch.compile)
+        self.step = torch.compile(self.module, mode="reduce-overhead") if replay else self.module
 
     @property
     def stats(self):
