@@ -13,8 +13,8 @@ after the first (whose time is the prefill's), ms per token, kernels per token, 
 The decode step is generate()'s: recorded once, then replayed (webtorch.hf.decoding); --eager also times
 it run eagerly (replay=False), and each mode reports the kernels and the host's milliseconds per token
 spent issuing the step. --quant quantizes every nn.Linear but the tied head with webtorch.ao (int4:
-group 64). --model tiny (2 layers, 64 wide) and medium (8 layers, 256 wide, 8k vocabulary) run on
-lavapipe too. On the GPU machine, set it up as
+group 64). --model tiny (2 layers, 64 wide), deep-tiny (16 layers, 64 wide: a 16-layer model's kernel
+count at little compute) and medium (8 layers, 256 wide, 8k vocabulary) run on lavapipe too. On the GPU machine, set it up as
 bench/quantized_matmul.py's docstring says, then python3 bench/hf_decode.py --out $OUT/hf_decode.json.
 """
 import argparse
@@ -38,6 +38,8 @@ SHAPES = {  # config.json fields of the published models (weights random here)
                          rope_theta=1000000.0, tie_word_embeddings=True, max_position_embeddings=32768),
     "medium": dict(model_type="qwen2", vocab_size=8192, hidden_size=256, intermediate_size=704, num_hidden_layers=8,
                    num_attention_heads=8, num_key_value_heads=2, tie_word_embeddings=True),
+    "deep-tiny": dict(model_type="llama", vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=16,
+                      num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=True),
     "tiny": dict(model_type="llama", vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                  num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=True),
 }
