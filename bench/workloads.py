@@ -138,6 +138,8 @@ def bandwidth(cfg):
             ("sum", lambda: a.sum(), 1),
             # a column reduction: the bias gradient of a linear layer, mean(0), batch-norm statistics
             ("sum dim 0 (numel/4096 x 4096)", lambda: a.view(-1, 4096).sum(0), 1),
+            # a row reduction: a loss per sample, a norm's statistics, logsumexp's max
+            ("sum dim 1 (numel/4096 x 4096)", lambda: a.view(-1, 4096).sum(1), 1),
             ("softmax", lambda: torch.softmax(a.view(-1, rows), -1), 2),
             ("layer_norm", lambda: torch.nn.functional.layer_norm(a.view(-1, rows), (rows,), weight, bias), 2),
             ("copy (clone)", lambda: a.clone(), 2),

@@ -63,6 +63,28 @@ def test_split_column_reductions(case, monkeypatch):
                  name=case.name + "[split]")
 
 
+# Reductions run one partial per thread on CPU adapters (lavapipe here; reduce_solo.wgsl: no barriers) and join
+# threads through workgroup memory and subgroups on GPUs (reduce_join.wgsl): here each reduction case runs the
+# other adapter's scheme, its column cases split as well (a case per path: long rows split in chunks, short rows,
+# vec4 tails, columns, NaN, ties, int/bool, float16; the whole table would cost ~30 s of kernel compiles).
+OTHER_SCHEME_CASES = {"reduce-long-vec4-tail", "reduce-long-offset", "reduce-long-rows-unaligned", "reduce-long-int-bool",
+                      "reduce-short-rows-tail", "reduce-short-rows-ties-int", "reduce-cols-nan", "reduce-cols-ties",
+                      "reduce-cols-offset-strided", "f16-reduce-cols"}
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.name in OTHER_SCHEME_CASES], ids=lambda c: c.name)
+def test_reductions_other_adapters_scheme(case, monkeypatch):
+    if expected_refusal(webtorch, case, "webgpu"):
+        pytest.skip("refused on this adapter (the op table checks the error)")
+    from webtorch.backend import gpu
+    monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime, host=gpu._on_cpu_adapter: not host(runtime))
+    if "reduce-cols" in case.name:
+        monkeypatch.setattr(gpu, "COLUMN_SPLIT_MIN", 0)
+    expected = to_plain(run_case(torch, case, "cpu"))
+    assert_close(to_plain(run_case(webtorch, case, "webgpu")), expected, atol=case.atol, rtol=case.rtol,
+                 name=case.name + "[other scheme]")
+
+
 # f32 matmuls take matmul_registers.wgsl on CPU adapters (lavapipe here) and workgroup tiles
 # (matmul_vec4.wgsl) on GPUs: here the tiles are forced on the tiled cases, each tile shape in turn.
 @pytest.mark.parametrize("tile", [t for t, _ in gpu_backend._VEC4_TILES], ids=lambda t: "x".join(map(str, t)))

@@ -314,7 +314,7 @@ _launched = []  # the launches of the reduction being worked out: (kernel, meta,
 def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
     rt = runtime()  # (the choice also depends on the adapter's features and the split threshold)
     key = (op, x.dtype, x.shape, x._stride, x._offset, tuple(dims), acc_dtype, out_dtype, with_index, rt.features,
-           COLUMN_SPLIT_MIN)
+           COLUMN_SPLIT_MIN, _on_cpu_adapter(rt))
     plan = _REDUCE_PLANS.get(key)
     if plan is not None and plan[0] is rt:
         return _replay(rt, plan[1], x._storage.buffer, with_index)
@@ -399,9 +399,10 @@ def _collapse(dims):
 
 
 def _reduce_rows(op, src, in_dtype, acc_dtype, out_dtype, with_index, meta, layout):
-    """reduce_by_rows.wgsl: threads along each row (_threads_per_row), several short rows per workgroup."""
+    """reduce_by_rows.wgsl: threads along each row (_threads_per_row), several short rows per workgroup;
+    on CPU adapters one thread per row or chunk of a row (_solo_chunk)."""
     n_out, row_len = meta[0], meta[1]
-    chunk = _reduce_chunk(n_out, row_len)
+    chunk = (_solo_chunk if _on_cpu_adapter(runtime()) else _reduce_chunk)(n_out, row_len)
     if chunk == row_len:
         return _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, meta, row_len, n_out)
     # Few long rows: split each over many workgroups into partials, then reduce the partials
@@ -422,13 +423,16 @@ def _reduce_columns(op, src, in_dtype, acc_dtype, out_dtype, with_index, meta, s
     """reduce_by_cols.wgsl: workgroups of tx rows x ty lanes along them. tx is at least 32 rows (one
     128-byte read per 32 threads) or all of them, ty no more lanes than elements. With few rows the
     reduced dim splits for about 2048 workgroups (at least 16 elements per thread), into partials that
-    a second launch reduces as columns again."""
+    a second launch reduces as columns again. On CPU adapters one thread per column (ty 1: no joins,
+    reduce_solo.wgsl), split for about SOLO_THREADS threads, at least 256 elements each."""
     n_out, row_len = meta[0], meta[1]
-    ty = min(256 // min(32, _pow2(n_out)), _pow2(row_len))
+    solo = _on_cpu_adapter(runtime())
+    ty = 1 if solo else min(256 // min(32, _pow2(n_out)), _pow2(row_len))
     tx = 256 // ty
     n_groups = -(-n_out // tx)
     split = split and n_out * row_len >= COLUMN_SPLIT_MIN
-    n_chunks = max(1, min(-(-2048 // n_groups), row_len // (16 * ty))) if split else 1
+    groups, per_thread = (SOLO_THREADS // 256, 256) if solo else (2048, 16 * ty)
+    n_chunks = max(1, min(-(-groups // n_groups), row_len // per_thread)) if split else 1
     chunk = max(1, -(-row_len // n_chunks))
     n_chunks = max(1, -(-row_len // chunk))
     if n_chunks == 1:
@@ -451,8 +455,9 @@ def _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, 
     """One reduce launch writing n results (and indices): meta, then the chunk, then the scheme's own
     words (columns: extra, over groups workgroups; rows: tpr, as many workgroups as the rows need).
     src_indices: the row indices of a split arg-reduction's partials."""
+    solo = _on_cpu_adapter(runtime())
     if extra is None:
-        tpr = _threads_per_row(chunk, 32)
+        tpr = 1 if solo else _threads_per_row(chunk, 32)
         extra, groups = [tpr], -(-n // (256 // tpr))
     values = empty(out_dtype, n)
     indices = empty(dt.int64, n) if with_index else None
@@ -460,11 +465,26 @@ def _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, 
     if src_indices is not None:
         buffers.append(src_indices.buffer)
     kernel = kernels.reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, src_indices is not None,
-                            _subgroup_min(values.runtime))
+                            None if solo else _subgroup_min(values.runtime), solo)
     meta = meta + [max(chunk, 1)] + extra
     _launched.append((kernel, meta, groups, n, src, src_indices, values))
     values.runtime.run(kernel, buffers, meta, groups)
     return values, indices
+
+
+# Threads a reduction on a CPU adapter aims for (one partial each; 64 workgroups: enough for the cores a
+# CPU has, few partials for the second pass to fold).
+SOLO_THREADS = 1 << 14
+
+
+def _solo_chunk(n_out, row_len):
+    """Row elements per thread on a CPU adapter (reduce_solo.wgsl): whole rows where there are enough
+    rows or they are short (one launch), else chunks of at least 256 elements (multiples of 4: vec4
+    reads stay aligned) for about SOLO_THREADS threads; a second launch folds each row's partials."""
+    if n_out >= SOLO_THREADS or row_len <= 4096 or n_out == 0:
+        return row_len
+    chunk = -(-row_len // -(-SOLO_THREADS // n_out))
+    return max(256, -(-chunk // 4) * 4)
 
 
 def _reduce_chunk(n_out, row_len):

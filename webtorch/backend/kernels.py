@@ -304,14 +304,16 @@ def _subgroup_helpers(subgroup_min):
 
 
 @functools.lru_cache(maxsize=None)
-def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input=False, subgroup_min=None):
+def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input=False, subgroup_min=None,
+           solo=False):
     """op: sum, prod, max or min over a strided input; acc_dtype: the accumulation dtype.
     layout: "columns" (reduce_by_cols.wgsl: adjacent threads on adjacent rows), else rows over threads
     (reduce_by_rows.wgsl) reading "strided" (any view), "contiguous" (each row is one run of memory)
     or "vec4" (contiguous, every row starting at a multiple of 4 elements: read as vec4s).
     indexed_input: the input is the partial results of a split arg-reduction, whose row indices
     come from a second buffer (binding 4) instead of the element's position. subgroup_min: the
-    adapter's least subgroup size where it offers subgroups (threads join by shuffles), else None."""
+    adapter's least subgroup size where it offers subgroups (threads join by shuffles), else None.
+    solo: threads do not join (reduce_solo.wgsl: no barriers; launched with one thread per row chunk)."""
     t = STORAGE[acc_dtype] if acc_dtype is dt.bool_ else COMPUTE[acc_dtype]
 
     def row(table):
@@ -320,8 +322,9 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input
     s = STORAGE[in_dtype]
     scheme = ["reduce_by_cols"] if layout == "columns" else [
         "reduce_vec4" if layout == "vec4" else "reduce_rows", "reduce_by_rows"]
-    source = wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + Template(
-        "".join(wgsl(f) for f in ["reduce"] + scheme)).substitute(
+    joins = wgsl("reduce_solo") if solo else _subgroup_helpers(subgroup_min) + wgsl("reduce_join")
+    source = wgsl("prelude") + wgsl("rows") + Template(
+        "".join(wgsl(f) for f in ["reduce"] + scheme) + joins).substitute(
         T=t, out_storage=STORAGE[out_dtype], in_storage=s, in_type=f"vec4<{s}>" if layout == "vec4" else s,
         index_binding=("@group(0) @binding(3) var<storage, read_write> indices: array<i32>;" if with_index else "") +
         ("\n@group(0) @binding(4) var<storage, read> input_indices: array<i32>;" if indexed_input else ""),
@@ -332,7 +335,7 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input
         store=convert("a.v", t, stored(out_dtype)),
         index_store="  indices[f] = i32(a.i);" if with_index else "")
     key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index, layout, indexed_input,
-           subgroup_min)
+           subgroup_min, solo)
     return key, source, ("wrw" if with_index else "wr") + ("r" if indexed_input else "")
 
 

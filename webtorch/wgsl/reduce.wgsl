@@ -1,7 +1,8 @@
 // Reductions (sum, prod, max, min; arg-reductions keep the winner's index) of the "rows" of a strided
 // input: row o is the o-th index over the kept dims, its element r the r-th over the reduced dims
 // (rows.wgsl's layout). Shared by two schemes: reduce_by_rows.wgsl (threads along a row) and
-// reduce_by_cols.wgsl (adjacent threads on adjacent rows, for rows that run across memory).
+// reduce_by_cols.wgsl (adjacent threads on adjacent rows, for rows that run across memory). Threads
+// join their partials by reduce_join.wgsl, or not at all (reduce_solo.wgsl: one partial per thread).
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<$out_storage>;
 @group(0) @binding(2) var<storage, read> x: array<$in_type>;
@@ -12,8 +13,6 @@ const NONE = 0xffffffffu;  // the index of an empty accumulator
 
 // A partial result: the value, and for arg-reductions the row index it came from.
 struct Acc { v: $T, i: u32 }
-
-var<workgroup> shared_acc: array<Acc, 256>;
 
 // Should (bv, bi) replace (av, ai)?
 fn takes(av: $T, ai: u32, bv: $T, bi: u32) -> bool { return $takes; }
@@ -29,27 +28,6 @@ fn merge(a: Acc, b: Acc) -> Acc {
     return a;
   }
   return Acc(combine(a.v, b.v), 0u);
-}
-
-// Joins the accumulators of each group of `count` threads spaced `unit` apart in the workgroup (its
-// k-th thread: (lid / unit) % count); the group's first thread gets the result. Every thread of the
-// workgroup must call it (barriers). Threads fewer than SG_MIN lanes apart join by subgroup shuffles
-// (subgroup_*.wgsl), the rest through shared_acc.
-fn join_threads(a: Acc, lid: u32, unit: u32, count: u32) -> Acc {
-  var acc = a;
-  var shuffled = 1u;  // threads this many units apart are joined
-  for (; shuffled < count && shuffled * unit < SG_MIN; shuffled = shuffled << 1u) {
-    acc = merge(acc, Acc(shuffle_xor_$T(acc.v, shuffled * unit), shuffle_xor_u32(acc.i, shuffled * unit)));
-  }
-  if (shuffled >= count) { return acc; }
-  shared_acc[lid] = acc;
-  workgroupBarrier();
-  let k = (lid / unit) % count;
-  for (var s = count / 2u; s >= shuffled; s = s >> 1u) {
-    if (k < s) { shared_acc[lid] = merge(shared_acc[lid], shared_acc[lid + s * unit]); }
-    workgroupBarrier();
-  }
-  return shared_acc[lid];
 }
 
 // Writes result f (and for arg-reductions its index).
