@@ -191,6 +191,7 @@ def test_adapter_info():
                          "subgroup_max_size", "subgroup_matrix_configs", "float16"}
     assert info["float16"] == ("native" if "shader-f16" in webgpu.features() else "emulated")
     assert isinstance(webgpu.get_device_name(), str) and webgpu.get_device_name()
+    assert webgpu.sync_mode() == "native"  # (the browser's "jspi", "bridge", "async": tests/browser/test_no_jspi_browser.py)
 
 
 def test_features_requested_when_offered():

@@ -17,8 +17,9 @@
 //                 adapter (default false; the first GPU op initialises it otherwise)
 //       warmup:   true: compile the common kernels during init (implies gpu)
 //       asTorch:  true: webtorch.install_as_torch() after the installs (`import torch` is webtorch)
-//   {id, type: "run", code}        run code with runPythonAsync (JSPI: sync readback works);
-//                                  runs are queued, one at a time
+//   {id, type: "run", code}        run code with runPythonAsync (JSPI: sync readback works; without
+//                                  JSPI it works too when cross-origin isolated: webtorch's
+//                                  SharedArrayBuffer bridge, docs/no_jspi.md); runs are queued, one at a time
 //   {id, type: "put_file", path, data}  write a file (string or Uint8Array)
 //   {type: "cancel"}               ask the running code to stop at its next cancellation point
 //                                  (webtorch_web.emit / check_cancelled raise KeyboardInterrupt);
