@@ -116,7 +116,7 @@ CALLABLES = {
         nn.functional.adaptive_max_pool3d_with_indices nn.functional.fractional_max_pool3d
         nn.functional.fractional_max_pool3d_with_indices""",
     LINALG: """
-        chain_matmul cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet lu_solve
+        chain_matmul cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet lu_solve svd_lowrank
         lu_unpack matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
         linalg.cond linalg.diagonal linalg.householder_product linalg.inv_ex linalg.ldl_factor
         linalg.ldl_factor_ex linalg.ldl_solve linalg.lu linalg.lu_factor linalg.lu_factor_ex
@@ -199,7 +199,7 @@ VALUES = {
     TORCHSCRIPT: """
         AVG cpp SUM""",
     QUANT: """
-        quantization qint32 qint8 quint2x4 quint4x2 quint8 nn.intrinsic nn.qat nn.quantizable nn.quantized""",
+        per_channel_symmetric quantization qint32 qint8 quint2x4 quint4x2 quint8 nn.intrinsic nn.qat nn.quantizable nn.quantized""",
     DTYPES: """
         bit bits16 bits1x8 bits2x4 bits4x2 bits8 float4_e2m1fn_x2 int1 int2 int3 int4 int5 int6 int7 uint1
         uint2 uint3 uint4 uint5 uint6 uint7""",

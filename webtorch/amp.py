@@ -10,6 +10,7 @@ with torch's warning, as torch's CPU build does.
 """
 import functools
 import math
+import sys
 import warnings
 
 from . import _autocast, _ops
@@ -252,3 +253,7 @@ def custom_bwd(bwd=None, *, device_type):
         with autocast(device_type=device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
             return bwd(*args, **kwargs)
     return decorate_bwd
+
+
+autocast_mode = sys.modules[__name__]  # torch.amp.autocast_mode: autocast, is_autocast_available, custom_fwd/bwd
+sys.modules[__name__ + ".autocast_mode"] = autocast_mode

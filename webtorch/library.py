@@ -8,7 +8,7 @@ run: webtorch has no fake-tensor tracing, so register_fake also accepts operator
 (torch raises there; torchvision registers fakes for its native ops, which webtorch cannot load)."""
 import re
 
-from . import autograd
+from . import _refusals, autograd
 
 __all__ = ["Library", "define", "impl", "register_fake", "register_kernel", "register_autograd", "custom_op",
            "CustomOpDef", "get_ctx", "ops"]
@@ -185,6 +185,12 @@ def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None,
     return create if fn is None else create(fn)
 
 
+# aten operators webtorch has no function of that name for: lift_fresh is the identity (torch lifts a
+# constant into a tensor it may mutate); the backward kernels and new_empty_strided are refused.
+_ATEN = {"lift_fresh": lambda self: self}
+_ATEN_REFUSED = "gelu_backward silu_backward threshold_backward new_empty_strided"
+
+
 class _Namespace:
     def __init__(self, name):
         self._name = name
@@ -193,7 +199,9 @@ class _Namespace:
         if op.startswith("__"):
             raise AttributeError(op)
         if self._name == "aten":  # torch's own operators: webtorch's functions of the same names
-            fn = getattr(aten_functions, op, None)
+            if op in _ATEN_REFUSED.split():
+                return _refusals.stand_in(f"ops.aten.{op}", _refusals.OP_REGISTRY)
+            fn = getattr(aten_functions, op, None) or _ATEN.get(op)
             if fn is None:
                 raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{op}'")
             return fn
@@ -221,3 +229,4 @@ class _Ops:
 
 
 ops = _Ops()
+wrap_triton = _refusals.stand_in("library.wrap_triton", "Triton kernels: webtorch's kernels are WGSL")

@@ -341,3 +341,12 @@ class MultivariateNormal(Distribution):
         h = _ops.add(self._half_log_det(), 0.5 * n * (1.0 + math.log(2 * math.pi)))
         return _ops.expand(h, *self._batch_shape) if self._batch_shape else h
 from . import constraints  # noqa: E402,F401  (torch.distributions.constraints)
+from .. import _refusals  # noqa: E402
+
+_NOT_BUILT = "a distribution or transform not built yet: webtorch has Normal, Uniform, Bernoulli, Categorical " \
+             "and MultivariateNormal"
+(Beta, Gamma, Geometric, RelaxedBernoulli, RelaxedOneHotCategorical, Wishart, Transform, TanhTransform,
+ TransformedDistribution) = (_refusals.stand_in(f"distributions.{name}", _NOT_BUILT) for name in (
+    "Beta", "Gamma", "Geometric", "RelaxedBernoulli", "RelaxedOneHotCategorical", "Wishart", "Transform",
+    "TanhTransform", "TransformedDistribution"))
+from . import bernoulli, categorical, gamma, multivariate_normal, normal, relaxed_bernoulli, uniform, wishart  # noqa: E402,F401

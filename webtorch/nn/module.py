@@ -4,7 +4,8 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
 
-from .. import _ops as F
+from .. import _ops as F, _refusals
+from . import _backward_hooks
 from ..backend import meta as _meta
 from .._tensor import Tensor
 from ..autograd import RemovableHandle as _Handle, no_grad
@@ -27,7 +28,7 @@ class Parameter(Tensor):
 
 # A module's hook tables (OrderedDicts of handle id -> hook), made by Module.__init__.
 _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_state_dict_hooks", "_state_dict_pre_hooks",
-                "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks")
+                "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks", "_backward_hooks", "_backward_pre_hooks")
 
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"  # torch's state_dict key of get_extra_state()'s value
@@ -517,6 +518,20 @@ class Module:
     def register_forward_pre_hook(self, hook):
         return self._register_hook("_forward_pre_hooks", hook)
 
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) -> None or a new grad_input (webtorch/nn/_backward_hooks.py)."""
+        return self._register_hook("_backward_hooks", hook)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) -> None or a new grad_output, before the module's backward."""
+        return self._register_hook("_backward_pre_hooks", hook)
+
+    # torch's deprecated hook sees the grads of the module's last autograd node only, which depend on how
+    # forward is built: refused (naming the gap) rather than given register_full_backward_hook's values
+    register_backward_hook = _refusals.stand_in(
+        "nn.Module.register_backward_hook", "the deprecated hook on the module's last autograd node: use "
+        "register_full_backward_hook")
+
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -529,12 +544,16 @@ class Module:
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+        backward_hook = None
+        if self.__dict__.get("_backward_hooks") or self.__dict__.get("_backward_pre_hooks"):
+            backward_hook = _backward_hooks.BackwardHook(self, self._backward_hooks, self._backward_pre_hooks)
+            args = backward_hook.setup_inputs(args)
         out = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
             result = hook(self, args, out)
             if result is not None:
                 out = result
-        return out
+        return out if backward_hook is None else backward_hook.setup_outputs(out)
 
     # -- repr like PyTorch's ------------------------------------------------------------------
     def extra_repr(self):

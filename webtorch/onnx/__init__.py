@@ -7,7 +7,7 @@ import enum
 import sys
 import types
 
-from . import symbolic_helper  # noqa: F401
+from . import operators, symbolic_helper  # noqa: F401
 
 __all__ = ["export", "dynamo_export", "is_in_onnx_export", "register_custom_op_symbolic",
            "unregister_custom_op_symbolic", "OperatorExportTypes", "TrainingMode", "TensorProtoDataType"]

@@ -1,4 +1,4 @@
-from . import _pytree, checkpoint, collect_env, data, hooks, model_zoo  # noqa: F401
+from . import _pytree, checkpoint, collect_env, data, dlpack, hooks, model_zoo  # noqa: F401
 
 __all__ = ["swap_tensors"]
 

@@ -6,6 +6,7 @@ from ...nn.module import Module
 from .quant_api import (AOBaseConfig, Int4WeightOnlyConfig, Int8WeightOnlyConfig, PerGroup, PerRow, PerTensor,
                         quantize_)
 from .weight_only import Int4WeightOnlyLinear, Int8WeightOnlyLinear
+from . import qconfig  # noqa: F401,E402  (refused eager-mode configurations)
 
 __all__ = ["QuantStub", "DeQuantStub", "QuantWrapper", "fuse_modules", "prepare", "convert", "quantize",
            "quantize_dynamic", "prepare_qat", "get_default_qconfig", "default_qconfig", "QConfig",

@@ -1,5 +1,5 @@
 """torch.utils.data: datasets, samplers, collation and the DataLoader, with PyTorch's module layout."""
-from . import dataloader, dataset, distributed, sampler  # noqa: F401
+from . import dataloader, datapipes, dataset, distributed, sampler  # noqa: F401
 from ._utils.collate import default_collate, default_convert  # noqa: F401
 from .dataloader import DataLoader, get_worker_info  # noqa: F401
 from .distributed import DistributedSampler  # noqa: F401
