@@ -83,13 +83,27 @@ def test_training_demo_through_async_forms(py_no_jspi):
 
 
 # -- the SharedArrayBuffer bridge: a cross-origin-isolated worker without JSPI ------------------------
+EARLY_USE = """
+import webtorch
+try:
+    webtorch.ones(1, device="webgpu")
+    early = "no error"
+except webtorch.webgpu.WebGPUUnavailableError as e:
+    early = str(e)
+early
+"""
+
+
 @pytest.fixture(scope="module")
 def py_bridge(browser, server_url):
     from conftest import _open_session
     s = _open_session(browser, server_url, "worker", jspi=False)
     # The bridge's GPU worker starts at import and runs once Python has yielded to the event loop for a
-    # while (~0.1 s); then the device's first use is synchronous (as later runs of a page are).
-    s.run("import webtorch\nfrom webtorch.backend.driver_browser import prestart\nawait prestart().started")
+    # while (~0.1 s): a first use before that names the awaited start; after it, the device's first use
+    # is synchronous (as in later runs of a page).
+    early = s.run(EARLY_USE)
+    assert "await webtorch.webgpu.init_async()" in early, early
+    s.run("from webtorch.backend.driver_browser import prestart\nawait prestart().started")
     yield s
     s.page.context.close()
 
