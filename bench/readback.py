@@ -5,6 +5,7 @@ WebGPU in the same process (not a test; docs/readback.md).
   python bench/readback.py                      CPython + wgpu-py (Mesa lavapipe here): raw = wgpu-py
   python bench/readback.py --target chromium    Pyodide in headless Chromium (SwiftShader here): raw = JS
   python bench/readback.py --target chromium --write    also writes bench/results/readback_<target>.md/.json
+  python bench/readback.py --cprofile           cProfile of tolist() and .item() by function (native)
 
 Each figure is the median of its repetitions (the fastest in brackets); the ratios divide webtorch's
 time by raw WebGPU's for the same bytes (1.0: webtorch adds nothing). The raw readback is what any
@@ -93,6 +94,29 @@ def profile_item(cfg):
             driver._wait()
         out["wait on a settled promise (" + driver.wait_route + ")"] = [["total", _median(settled, 100)[0] * 1e6]]
     return out
+
+
+def cprofile_figures(cfg, out=print):
+    """cProfile of tolist() of cfg["big"] float32 and of .item(), per call: where the time goes by function
+    (the Python object creation is array.tolist; read_buffer is the submit, the map and the copy)."""
+    import cProfile
+    import io
+    import pstats
+    import webtorch as torch
+    t = torch.full((cfg["big"],), 1.5, device="webgpu")
+    y = torch.full((1,), 2.5, device="webgpu")
+    for name, fn, calls in ((f"tolist() {cfg['big'] >> 20}M float32", t.tolist, 5), ("item", y.item, 200)):
+        fn()
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(calls):
+            fn()
+        prof.disable()
+        text = io.StringIO()
+        stats = pstats.Stats(prof, stream=text)
+        out(f"{name}: {stats.total_tt / calls * 1e3:.3f} ms per call under cProfile ({calls} calls)")
+        stats.sort_stats("tottime").print_stats(8)
+        out("\n".join(line for line in text.getvalue().splitlines() if "/" in line or "{" in line))
 
 
 def _hop_medians(rounds):
@@ -290,8 +314,11 @@ def main():
     parser.add_argument("--write", action="store_true", help="write readback_<target>.md and .json into --out")
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
     parser.add_argument("--name", help="the results' name (default: readback_<target>)")
+    parser.add_argument("--cprofile", action="store_true", help="only cProfile tolist() and .item() (native)")
     args = parser.parse_args()
     cfg = SIZES[args.target]
+    if args.cprofile:
+        return cprofile_figures(cfg)
     if args.target == "native":
         import webtorch
         figures = webtorch_figures(cfg)
