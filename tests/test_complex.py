@@ -216,3 +216,30 @@ def test_abs_gradient_at_zero_is_torchs(device):
     x = webtorch.zeros(3, 2, device=device, requires_grad=True)
     (webtorch.view_as_complex(x).abs() ** 2).sum().backward()
     assert x.grad.tolist() == [[0.0, 0.0]] * 3
+
+
+@pytest.mark.parametrize("n", [2, 8, 32, 512, 1024])
+def test_power_of_two_fft_on_webgpu_is_stockham_within_float32_rounding(n, monkeypatch):
+    """fft/ifft of a power-of-two length on webgpu run fft_stockham.wgsl (radix 4 while 4 divides, then 2),
+    equal to the float64 transform within float32 rounding, along the last dim and along dim 0 (a moved,
+    non-contiguous view), with torch's gradient."""
+    from webtorch.backend import kernels
+    passes = []
+    monkeypatch.setattr(kernels, "fft_stockham", lambda make=kernels.fft_stockham: passes.append(1) or make())
+    g = torch.Generator().manual_seed(n)
+    x = torch.randn(3, n, dtype=torch.complex128, generator=g)
+    pairs = webtorch.tensor(torch.view_as_real(x).tolist(), device="webgpu", requires_grad=n <= 32)
+    z = webtorch.view_as_complex(pairs)
+    for ours, theirs in ((webtorch.fft.fft(z), torch.fft.fft(x)),
+                         (webtorch.fft.ifft(z.t(), dim=0, norm="ortho"), torch.fft.ifft(x.t(), dim=0, norm="ortho"))):
+        got = torch.view_as_complex(torch.tensor(webtorch.view_as_real(ours).tolist(), dtype=torch.float64))
+        assert ((got - theirs).abs().max() / theirs.abs().max()).item() < 1e-6  # float32's (torch's: ~1.5e-7)
+    log2 = n.bit_length() - 1
+    assert len(passes) == 2 * (log2 // 2 + log2 % 2)  # radix-4 passes and at most one of radix 2, per transform
+    if n > 32:
+        return
+    weights = torch.linspace(-1, 2, 6 * n).reshape(3, n, 2)
+    xt = x.to(torch.complex64).requires_grad_()
+    (torch.view_as_real(torch.fft.fft(xt)) * weights).sum().backward()
+    (webtorch.view_as_real(webtorch.fft.fft(z)) * webtorch.tensor(weights.tolist(), device="webgpu")).sum().backward()
+    torch.testing.assert_close(torch.tensor(pairs.grad.tolist()), torch.view_as_real(xt.grad), rtol=1e-5, atol=1e-5)

@@ -624,6 +624,8 @@ def _fill_value(dtype, value):
     integer from -max on into an unsigned type, wrapping."""
     if dtype is dt.bool_:
         return builtins.bool(value)
+    if dtype.is_complex:
+        return complex(value)
     fits = True
     if dtype.is_floating_point:
         fits = not math.isfinite(value) or builtins.abs(value) <= dt.finfo(dtype).max

@@ -215,7 +215,7 @@ def median(x, dim=None, keepdim=False):
 def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         x = cast(x, dtype)
-    if not x.dtype.is_floating_point:
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{'Long' if x.dtype is dt.int64 else x.dtype.name.capitalize()}")
     a = _ops.abs(x)
@@ -224,7 +224,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     if ord == -math.inf:
         return _ops.amin(a, dim if dim is not None else (), keepdim)
     if ord == 0:  # the count of non-zeros (NaN counts): a step function of x, its gradient zero as torch's
-        return _ops.sum(_tape.record("sign", cast(_ops.ne(x, 0), x.dtype), (x,)), dim, keepdim)
+        return _ops.sum(_tape.record("sign", cast(_ops.ne(x, 0), a.dtype), (x,)), dim, keepdim)
     if ord == 1:
         return _ops.sum(a, dim, keepdim)
     # (sum |x|^p)^(1/p) with |x| scaled by its largest value first, so that the powers neither
@@ -234,8 +234,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     with _tape.no_grad():
         m = _ops.amax(a, dims, keepdim=True) if x.numel() else _ops.ones_like(_ops.sum(a, dims, keepdim=True))
         m = where(_ops.logical_or(_ops.eq(m, 0), _ops.isinf(m)), 1.0, m)
-    if ord == 2:
-        scaled = _ops.div(x, m)
+    if ord == 2:  # (a complex x by its modulus)
+        scaled = _ops.div(a if x.dtype.is_complex else x, m)
         total = _ops.sum(mul(scaled, scaled), dims, keepdim)
     else:
         total = _ops.sum(_ops._zero_safe_pow(_ops.div(a, m), ord), dims, keepdim)
@@ -330,7 +330,7 @@ def addcmul(input, tensor1, tensor2, value=1):
 @autocast_op
 def addcdiv(input, tensor1, tensor2, value=1):
     """input + (value tensor1) / tensor2, each step rounded (torch's kernel)."""
-    if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
+    if not builtins.any(t.dtype.is_floating_point or t.dtype.is_complex for t in (tensor1, tensor2)):
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release addcdiv "
                            "will perform a true division of tensor1 and tensor2.")
     return add(input, _ops.div(tensor1 if value == 1 else mul(tensor1, value), tensor2))
@@ -408,7 +408,7 @@ def xlogy(x, y):
 
 def sinc(x):
     """sin(πx)/(πx), 1 at 0 (the 0 is swapped out first so its gradient is 0, not NaN)."""
-    if not x.dtype.is_floating_point:
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
         x = cast(x, dt.default_float)
     zero = _ops.eq(x, 0)
     px = mul(where(zero, 1.0, x), math.pi)

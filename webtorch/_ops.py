@@ -155,7 +155,7 @@ DTYPE_REFUSALS = {
     "hardtanh": ("b", RuntimeError("Bool inputs not supported for hardtanh")),
     "relu6": ("b", RuntimeError("Bool inputs not supported for hardtanh")),
 }
-_KIND_LETTER = "bif"  # by dtype category
+_KIND_LETTER = "bifc"  # by dtype category
 
 
 def check_dtype(name, dtype):
@@ -562,7 +562,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     close = eq(a, b)
     if equal_nan:
         close = logical_or(close, logical_and(isnan(a), isnan(b)))
-    if not (a.dtype.is_floating_point if _is_tensor(a) else isinstance(a, float)):
+    if not (a.dtype.is_floating_point or a.dtype.is_complex if _is_tensor(a) else isinstance(a, (float, complex))):
         return close
     within = le(abs(sub(a, b)), add(abs(b) * rtol, atol))
     return logical_or(close, logical_and(within, isfinite(b)))

@@ -186,12 +186,10 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     w = _padded_window(window, n_fft, win_length, real_dtype, z.device.type, _NO_ISTFT_WINDOW)
     norm = "ortho" if normalized else "backward"
     frames = _ops.transpose(z, -1, -2)  # (batch, frames, freq)
-    if onesided:
-        frames = _fft.irfft(frames, n_fft, dim=-1, norm=norm)
-    else:
+    if return_complex:
         frames = _fft.ifft(frames, n_fft, dim=-1, norm=norm)
-        if not return_complex:
-            frames = _complex.real(frames)
+    else:  # a real signal: torch's c2r transform of the first n_fft // 2 + 1 bins, a two-sided input's too
+        frames = _fft.irfft(frames[..., :n_fft // 2 + 1], n_fft, dim=-1, norm=norm)
     frames = frames * w
     from .nn import functional as F
     expected = n_fft + hop_length * (n_frames - 1)

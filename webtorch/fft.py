@@ -21,8 +21,9 @@ import math
 from . import _complex
 from . import _dtypes as dt
 from . import _ops
+from . import _tape
 from ._shape_ops import flip, roll, select
-from ._tensor import Tensor  # noqa: F401  (torch.fft re-exports torch.Tensor in its __all__)
+from ._tensor import Tensor  # (torch.fft re-exports torch.Tensor in its __all__)
 from .backend import cpu
 
 RADIX_MAX = 64
@@ -174,6 +175,36 @@ def _points(n):
     return n
 
 
+# -- power-of-two lengths on webgpu: Stockham's FFT kernels ------------------------------------------
+@functools.lru_cache(maxsize=32)
+def _circle(n, sign, device):
+    """exp(sign 2 pi i m / n) for m < n as float32 (n, 2) pairs: fft_stockham.wgsl's twiddle table."""
+    cos, sin = _cos_sin([(m, n) for m in range(n)])
+    return _table([v for c, s in zip(cos, sin) for v in (c, sign * s)], (n, 2), dt.float32, device)
+
+
+def _stockham(rows, sign):
+    """The unscaled DFT with exp(sign 2 pi i j k / n) of each row of the complex64 (rows, n) tensor, n a
+    power of two, on webgpu: log4(n) Stockham passes (backend gpu.fft_pow2), one kernel each. Linear, so
+    its gradient is the transform with the other sign (W's conjugate transpose) of the output's gradient."""
+    from .backend import gpu
+    n = rows.shape[1]
+    with _tape.no_grad():
+        pairs = _ops.contiguous(_complex.view_as_real(rows))
+        out = Tensor(gpu.fft_pow2(pairs, n, _circle(n, sign, "webgpu"), sign), tuple(pairs.shape))
+        out = _complex.view_as_complex(out)
+    return _tape.record("fft_pow2", out, (rows,), sign=sign)
+
+
+# the row fft_pow2 of the backward table, attached from here (the rule calls this module's kernels):
+# out = W x with W[j, k] = exp(sign 2 pi i j k / n) symmetric, so dx = Wᴴ g = conj(W) g, the other sign
+_tape.BACKWARD["fft_pow2"] = lambda grad, out, rows, sign: (_stockham(_ops.contiguous(grad), -sign),)
+
+
+def _on_stockham(z, n):
+    return z.device.type == "webgpu" and z.dtype is dt.complex64 and n >= 2 and n & (n - 1) == 0
+
+
 def _c2c(z, dim, n, norm, inverse):
     """The complex DFT of z along dim (cut or padded to n), scaled by norm."""
     dim = _ops._wrap_dim(dim, z.dim(), scalar_ok=False)
@@ -181,13 +212,18 @@ def _c2c(z, dim, n, norm, inverse):
     z = _resized(z, dim, n)
     moved = _ops.movedim_view(z, dim) if dim != z.dim() - 1 else z  # dim last
     shape = moved.shape
-    p = _complex.view_as_real(_ops.reshape(moved, -1, n))  # (rows, n, 2)
-    planar = _ops.contiguous(_ops.permute(p, 0, 2, 1))
-    out = _dft(planar, 1 if inverse else -1)
     scale = _scale(norm, n, inverse)
-    if scale != 1.0:
-        out = out * scale
-    out = _complex.view_as_complex(_ops.contiguous(_ops.permute(out, 0, 2, 1)))
+    if _on_stockham(z, n):
+        out = _stockham(_ops.reshape(moved, -1, n), 1 if inverse else -1)
+        if scale != 1.0:
+            out = out * scale
+    else:
+        p = _complex.view_as_real(_ops.reshape(moved, -1, n))  # (rows, n, 2)
+        planar = _ops.contiguous(_ops.permute(p, 0, 2, 1))
+        out = _dft(planar, 1 if inverse else -1)
+        if scale != 1.0:
+            out = out * scale
+        out = _complex.view_as_complex(_ops.contiguous(_ops.permute(out, 0, 2, 1)))
     out = _ops.reshape(out, *shape)
     return _ops.movedim_view(out, dim, back=True) if dim != z.dim() - 1 else out
 

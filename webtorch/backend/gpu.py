@@ -667,6 +667,27 @@ def spmm(starts, cols, values, dense, n_rows):
     return out
 
 
+def fft_pow2(pairs, n, table, sign):
+    """A new float32 storage: the DFT with exp(sign 2 pi i j k / n) of every row of n complex points in the
+    contiguous float32 (rows, n, 2) pairs, in natural order, by Stockham's autosort passes (radix 4 while 4
+    divides what is left of n, then radix 2; fft_stockham.wgsl) ping-ponging between two storages. table:
+    float32 (n, 2), exp(sign 2 pi i m / n)."""
+    (pairs, offset), (table, t_off) = _flat(pairs), _flat(table)
+    total = pairs.numel() // 2
+    src, src_off, p = pairs._storage, offset // 2, 1
+    spare = None
+    while p < n:
+        radix = 4 if (n // p) % 4 == 0 else 2
+        dst = spare if spare is not None else empty(dt.float32, 2 * total)
+        threads = total // radix
+        dst.runtime.run(kernels.fft_stockham(), [dst.buffer, src.buffer, table._storage.buffer],
+                        [threads, n // radix, p, src_off, n // (radix * p), t_off // 2, 1 if sign > 0 else 0, radix],
+                        -(-threads // 256))
+        spare = src if src is not pairs._storage else None
+        src, src_off, p = dst, 0, p * radix
+    return src
+
+
 def sddmm(rows, cols, a, b):
     """A new float32 storage: per entry k, the dot product of row rows[k] of a and row cols[k] of b (float32,
     N columns each): A Bᵀ sampled at the entries (sddmm.wgsl)."""

@@ -499,6 +499,11 @@ def spmm():
     return ("spmm",), wgsl("spmm"), "wrrrr"
 
 
+def fft_stockham():
+    """One radix-2 or radix-4 pass of Stockham's FFT over rows of complex64 pairs: fft_stockham.wgsl."""
+    return ("fft_stockham",), wgsl("fft_stockham"), "wrr"
+
+
 def sddmm():
     """A Bᵀ sampled at sparse entries, float32: sddmm.wgsl."""
     return ("sddmm",), wgsl("sddmm"), "wrrrr"
