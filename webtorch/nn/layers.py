@@ -1,9 +1,11 @@
 """nn layers and losses as Modules over nn.functional, with PyTorch's default initialisations."""
 import copy
+import itertools
 import math
 import operator
 import warnings
 from collections import OrderedDict, namedtuple
+from collections.abc import Iterable
 
 from .. import _ops as F
 from .._dtypes import int64
@@ -832,26 +834,64 @@ class Sequential(Module):
 
 
 class ModuleList(Module):
+    """Modules held by index ("0", "1", ...), as torch's: negative indices, slices as ModuleLists,
+    insert/pop/del renumbering the rest, + and +=."""
+
     def __init__(self, modules=None):
         super().__init__()
-        for m in modules or []:
-            self.append(m)
+        if modules is not None:
+            self.extend(modules)
+
+    def _key(self, i):
+        i = operator.index(i)
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"index {i} is out of range")
+        return str(i % len(self))
 
     def append(self, m):
-        self.add_module(str(len(self._modules)), m)
+        self.add_module(str(len(self)), m)
         return self
 
     def extend(self, modules):
+        if not isinstance(modules, Iterable):
+            raise TypeError(f"ModuleList.extend should be called with an iterable, but got {type(modules).__name__}")
         for m in modules:
             self.append(m)
         return self
 
+    def insert(self, index, module):
+        for i in range(len(self._modules), index, -1):  # (torch's shift, negative indices included)
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+
+    def pop(self, key):
+        m = self[key]
+        del self[key]
+        return m
+
     def __getitem__(self, i):
-        mods = list(self._modules.values())
-        return ModuleList(mods[i]) if isinstance(i, slice) else mods[i]
+        if isinstance(i, slice):
+            return type(self)(list(self._modules.values())[i])
+        return self._modules[self._key(i)]
 
     def __setitem__(self, i, m):
-        self.add_module(list(self._modules)[i], m)
+        setattr(self, self._key(i), m)
+
+    def __delitem__(self, i):
+        for key in ([str(k) for k in range(len(self))[i]] if isinstance(i, slice) else [self._key(i)]):
+            delattr(self, key)
+        kept = list(self._modules.values())  # renumbered 0..n-1, in the same dict
+        self._modules.clear()
+        self._modules.update((str(k), m) for k, m in enumerate(kept))
+
+    def __add__(self, other):
+        combined = ModuleList()
+        for m in itertools.chain(self, other):
+            combined.append(m)
+        return combined
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
 
     def __len__(self):
         return len(self._modules)
@@ -917,18 +957,39 @@ class ParameterList(Module):
             self.append(v)
         return self
 
+    def __iadd__(self, values):
+        return self.extend(values)
+
     def extra_repr(self):
         return "\n".join(f"({i}): Parameter containing: [{p.type()} of size {'x'.join(map(str, p.shape))}]"
                          for i, p in enumerate(self))
 
 
+def _pairs(values, owner):
+    """The (key, value) pairs of torch's update() argument: a mapping's items, or checked key/value pairs."""
+    if not isinstance(values, Iterable):
+        raise TypeError(f"{owner}.update should be called with an iterable of key/value pairs, but got "
+                        f"{type(values).__name__}")
+    if hasattr(values, "items"):
+        return values.items()
+    pairs = []
+    for j, pair in enumerate(values):
+        if not isinstance(pair, Iterable):
+            raise TypeError(f"{owner} update sequence element #{j} should be Iterable; is{type(pair).__name__}")
+        if len(pair) != 2:
+            raise ValueError(f"{owner} update sequence element #{j} has length {len(pair)}; 2 is required")
+        pairs.append(tuple(pair))
+    return pairs
+
+
 class ParameterDict(Module):
-    """Parameters held by name, registered as this module's parameters."""
+    """Parameters held by name, registered as this module's parameters (torch's dict methods)."""
 
     def __init__(self, parameters=None):
         super().__init__()
         self._keys = {}
-        self.update(parameters or {})
+        if parameters is not None:
+            self.update(parameters)
 
     def __getitem__(self, key):
         return getattr(self, key)  # torch's: AttributeError for a missing key
@@ -946,6 +1007,9 @@ class ParameterDict(Module):
 
     def __iter__(self):
         return iter(self._keys)
+
+    def __reversed__(self):
+        return reversed(list(self._keys))
 
     def __contains__(self, key):
         return key in self._keys
@@ -967,16 +1031,57 @@ class ParameterDict(Module):
         del self[key]
         return value
 
+    def popitem(self):
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self):
+        for key in list(self._keys):
+            del self[key]
+
+    def copy(self):
+        return ParameterDict(OrderedDict(self.items()))
+
+    def fromkeys(self, keys, default=None):
+        return ParameterDict((k, default) for k in keys)
+
     def update(self, parameters):
-        for key, value in (parameters.items() if hasattr(parameters, "items") else parameters):
+        if not isinstance(parameters, Iterable):  # (torch's text says ParametersDict here)
+            raise TypeError(f"ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                            f"{type(parameters).__name__}")
+        pairs = _pairs(parameters, "ParameterDict")
+        if hasattr(parameters, "items") and not isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs = sorted(pairs)  # torch sorts a plain mapping's keys
+        for key, value in pairs:
             self[key] = value
+
+    def __or__(self, other):
+        out = self.copy()
+        out.update(other)
+        return out
+
+    def __ror__(self, other):
+        out = other.copy()
+        out.update(self)
+        return out
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
 
 
 class ModuleDict(Module):
+    """Modules held by name, in insertion order (torch's dict methods)."""
+
     def __init__(self, modules=None):
         super().__init__()
-        for k, m in (modules.items() if isinstance(modules, dict) else modules or []):
-            self.add_module(k, m)
+        if modules is not None:
+            self.update(modules)
 
     def __getitem__(self, k):
         return self._modules[k]
@@ -988,7 +1093,16 @@ class ModuleDict(Module):
         del self._modules[k]
 
     def pop(self, k):
-        return self._modules.pop(k)
+        m = self[k]
+        del self[k]
+        return m
+
+    def clear(self):
+        self._modules.clear()
+
+    def update(self, modules):
+        for key, m in _pairs(modules, "ModuleDict"):
+            self[key] = m
 
     def __contains__(self, k):
         return k in self._modules
