@@ -112,9 +112,7 @@ CALLABLES = {
         set_autocast_xla_enabled set_default_tensor_type set_flush_denormal set_printoptions
         thread_safe_generator utils.data.guaranteed_datapipes_determinism utils.data.non_deterministic""",
     THREED: """
-        conv3d conv_transpose3d max_pool3d nn.FractionalMaxPool3d
-        nn.functional.adaptive_max_pool3d_with_indices nn.functional.fractional_max_pool3d
-        nn.functional.fractional_max_pool3d_with_indices""",
+        conv3d conv_transpose3d max_pool3d nn.functional.adaptive_max_pool3d_with_indices""",
     LINALG: """
         chain_matmul cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet lu_solve svd_lowrank
         lu_unpack matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
@@ -175,7 +173,7 @@ CALLABLES = {
         native_norm nonzero_static norm_except_dim pdist poisson poisson_nll_loss positive rad2deg range
         renorm rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu scalar_tensor select_scatter
         slice_inverse slice_scatter tril_indices triplet_margin_loss triu_indices Type unravel_index
-        unsafe_chunk unsafe_split unsafe_split_with_sizes vsplit nn.CrossMapLRN2d nn.FractionalMaxPool2d
+        unsafe_chunk unsafe_split unsafe_split_with_sizes vsplit nn.CrossMapLRN2d
         nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions Tensor.addbmm Tensor.addr Tensor.as_strided
         Tensor.as_strided_scatter Tensor.corrcoef Tensor.cov Tensor.deg2rad Tensor.diagflat
         Tensor.diagonal_scatter Tensor.dsplit Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
@@ -187,8 +185,6 @@ CALLABLES = {
         Tensor.slice_scatter Tensor.sum_to_size Tensor.to_padded_tensor Tensor.unsafe_chunk
         Tensor.unsafe_split Tensor.unsafe_split_with_sizes Tensor.vsplit
         nn.functional.adaptive_max_pool1d_with_indices nn.functional.adaptive_max_pool2d_with_indices
-        nn.functional.fractional_max_pool2d
-        nn.functional.fractional_max_pool2d_with_indices
         nn.functional.grouped_mm nn.functional.linear_cross_entropy""",
 }
 VALUES = {

@@ -22,6 +22,8 @@ from .._random import rand
 from .._conv_ops import _conv2d_input_grad, _conv2d_weight_grad, _windows, col2im, pad  # noqa: F401
 from ..autograd import no_grad
 from ._grid import affine_grid, cubic_taps, grid_sample, keys_far, keys_near  # noqa: F401
+from ._fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: F401
+                               fractional_max_pool3d, fractional_max_pool3d_with_indices)
 from ..overrides import handle_torch_function, has_torch_function, has_torch_function_unary, \
     has_torch_function_variadic  # noqa: F401  (torch's F imports them for its own use; code reaches them here)
 

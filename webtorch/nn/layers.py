@@ -14,6 +14,7 @@ from ..autograd import is_grad_enabled, no_grad
 from . import functional as fn
 from . import init
 from .module import Module, Parameter
+from ._fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401
 
 
 def _param(*shape, device=None, dtype=None):

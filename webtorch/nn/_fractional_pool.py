@@ -1,0 +1,147 @@
+"""Fractional max pooling (Graham, 2014), as torch 2.13 computes it: F.fractional_max_pool2d/3d (and their
+_with_indices forms), nn.FractionalMaxPool2d/3d.
+
+Each (sample, channel) plane draws one number u in [0, 1) per pooled dim (torch.rand(N, C, d), or the
+given _random_samples); along a dim of input size n pooled to m windows of size k, window i starts at
+int((i + u) * a) - int(u * a) with a = (n - k) / (m - 1), computed in the input's float dtype as torch's
+kernel does, and the last window starts at n - k. Plane samples are read in torch's order: (W, H) for 2-d,
+(T, H, W) for 3-d. The windows' maxima (the first in scan order on ties) and their flat indices within the
+plane are taken with gather + max, so the result is differentiable as max pooling is.
+"""
+import numpy as np
+
+from .. import _ops as F
+from .. import _dtypes as dt
+from .._indexing import gather
+from .._random import rand
+from .module import Module
+
+# which of a plane's samples drives each pooled dim (torch's kernels: sequenceW reads sample 0 in 2-d)
+_SAMPLE_OF_DIM = {2: (1, 0), 3: (0, 1, 2)}
+
+
+def _tuple(value, n, name):
+    if value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return (value,) * n
+    value = tuple(value)
+    if len(value) != n:
+        raise RuntimeError(f"{name} must either be a single int, or a tuple of {n} ints")
+    return value
+
+
+def _starts(samples, n_in, n_out, k, np_dtype):
+    """[planes, n_out] window starts along one dim for each plane's sample (torch's generate_intervals)."""
+    planes = samples.shape[0]
+    seq = np.empty((planes, n_out), dtype=np.int64)
+    if n_out > 1:
+        alpha = np_dtype(n_in - k) / np_dtype(n_out - 1)
+        i = np.arange(n_out - 1, dtype=np_dtype)
+        u = samples.astype(np_dtype)[:, None]
+        seq[:, :-1] = ((i + u) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)
+    if n_out > 0:
+        seq[:, -1] = n_in - k
+    return seq
+
+
+def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, d):
+    name = f"fractional_max_pool{d}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if input.dim() not in (d + 1, d + 2):
+        raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got: {list(input.shape)}")
+    kernel = _tuple(kernel_size, d, "kernel_size")
+    spatial = tuple(input.shape[-d:])
+    if output_size is None:
+        ratio = _tuple(output_ratio, d, "output_ratio")
+        output_size = tuple(int(s * r) for s, r in zip(spatial, ratio))
+    out_size = _tuple(output_size, d, "output_size")
+    for axis, (n_in, n_out, k) in enumerate(zip(spatial, out_size, kernel)):
+        if n_out + k - 1 > n_in:
+            which = ("height", "width") if d == 2 else ("time", "height", "width")
+            raise RuntimeError(f"{name}_out(): pool {which[axis]} {k} too large relative to input {which[axis]} "
+                               f"{n_in}")
+    batched = input.dim() == d + 2
+    x = input if batched else F.unsqueeze(input, 0)
+    n, c = x.shape[0], x.shape[1]
+    if _random_samples is None:
+        _random_samples = rand(n, c, d, dtype=input.dtype, device=input.device)
+    if tuple(_random_samples.shape) != (n, c, d):
+        raise RuntimeError(f"{name}_out(): Expect _random_samples to be of shape [{n}, {c}, {d}], got "
+                           f"{list(_random_samples.shape)}")
+    np_dtype = np.float64 if input.dtype is dt.float64 else np.float32
+    samples = np.asarray(_random_samples.detach().cpu().tolist(), dtype=np_dtype).reshape(n * c, d)
+    # flat index (within the plane) of every element of every window: [planes, *out_size, *kernel]
+    plane_strides = [int(np.prod(spatial[a + 1:])) for a in range(d)]
+    flat = np.zeros((n * c,) + out_size + kernel, dtype=np.int64)
+    for axis in range(d):
+        starts = _starts(samples[:, _SAMPLE_OF_DIM[d][axis]], spatial[axis], out_size[axis], kernel[axis], np_dtype)
+        shape = [n * c] + [1] * (2 * d)
+        shape[1 + axis] = out_size[axis]
+        offsets = [1] * (1 + 2 * d)
+        offsets[1 + d + axis] = kernel[axis]
+        flat += (starts.reshape(shape) + np.arange(kernel[axis]).reshape(offsets)) * plane_strides[axis]
+    windows = int(np.prod(kernel))
+    index = F.tensor(flat.reshape(n, c, -1), device=input.device)
+    values = gather(F.reshape(x, (n, c, -1)), 2, index)
+    values = F.reshape(values, (n, c, int(np.prod(out_size)), windows))
+    out, best = F.max(values, 3)
+    indices = gather(F.reshape(index, (n, c, -1, windows)), 3, F.unsqueeze(best, 3))
+    out = F.reshape(out, (n, c) + out_size)
+    indices = F.reshape(indices, (n, c) + out_size)
+    if not batched:
+        out, indices = F.squeeze(out, 0), F.squeeze(indices, 0)
+    return (out, indices) if return_indices else out
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 2)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 3)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+class _FractionalMaxPoolNd(Module):
+    _d = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        self.kernel_size = _tuple(kernel_size, self._d, "kernel_size")
+        self.output_size = _tuple(output_size, self._d, "output_size")
+        self.output_ratio = _tuple(output_ratio, self._d, "output_ratio")
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"FractionalMaxPool{self._d}d requires specifying either an output size, or a pooling "
+                             "ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return _fractional_max_pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                                    self.return_indices, self._random_samples, self._d)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _d = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _d = 3
