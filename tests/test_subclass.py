@@ -162,6 +162,18 @@ def parameter_subclass(t):
             t.nn.Parameter.__torch_function__ is t._C._disabled_torch_function_impl, repr(plain))
 
 
+def slotted_subclass(t):
+    """A subclass with __slots__ of its own (another object layout than Tensor's)."""
+    class S(t.Tensor):
+        __slots__ = ("extra",)
+    s = t.arange(3.0).as_subclass(S)
+    s.extra = 5
+    m = t.Tensor._make_subclass(S, t.ones(2), True)
+    x = t.ones(2, requires_grad=True)
+    (x.as_subclass(S) * 3).sum().backward()
+    return _classes(s, s + 1, m), s.extra, (s + 1).tolist(), m.requires_grad, m.is_leaf, x.grad.tolist()
+
+
 def subclass_pickle(t):
     class_ = globals()["Pickled"] if t is webtorch else PickledTorch
     m = t.arange(3.0).as_subclass(class_)
@@ -184,7 +196,8 @@ globals()["Pickled_torch"] = PickledTorch
 
 
 @pytest.mark.parametrize("program", [as_subclass, make_subclass, default_results, handler_sees, func_identity,
-                                     dispatch_order, overrides_helpers, built_by_new, parameter_subclass])
+                                     dispatch_order, overrides_helpers, built_by_new, parameter_subclass,
+                                     slotted_subclass])
 def test_same_as_torch(program):
     assert program(webtorch) == program(torch)
 

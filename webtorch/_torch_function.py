@@ -99,8 +99,9 @@ def _any_dispatching(args, kwargs):
             if cls is Tensor:
                 continue
             if cls is list or cls is tuple:
-                if any(b.__class__ is not Tensor and _dispatches(b.__class__) for b in a):
-                    return True
+                for b in a:
+                    if b.__class__ is not Tensor and _dispatches(b.__class__):
+                        return True
             elif _dispatches(cls):
                 return True
     return False
