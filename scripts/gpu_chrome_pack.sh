@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Packs what the browser tests and bench/ need to run in real headless Chromium on the device tool's GPU
-# machine (Ubuntu 24.04, python3.12, no network, no torch), in three carries of < 55 MiB each (one call
-# carries at most 64 MiB with the working tree), into the git-ignored .gpuchrome/:
-#   p1/chrome.xz        Debian's chromium-headless-shell 156, installed here (the binary alone: ~56 MB xz)
-#   p2/                 the browser's data files and the shared libraries it links (Debian 12's), the Vulkan
-#                       loader debs, Pyodide, python3.12 packages for pytest + playwright (its node apart),
-#                       .cache's wheels and play, bench's peers (tfjs, onnxruntime-web), the golden values
-#                       host torch computed for the chosen browser tests (tests/browser/golden.py)
-#   p3/node.xz          the node binary of playwright's driver (~32 MB xz)
-# scripts/gpu_chrome_run.sh unpacks them on the device and runs the tests and the benchmark; docs/gpu.md
-# gives the three `run` calls. Usage, from the repository root (a few minutes; kept parts are reused):
-#   bash scripts/gpu_chrome_pack.sh            (FRESH=1: pack everything again)
+# machine (Ubuntu 24.04, python3.12, no network, no torch), in three carries (one call carries at most 64 MiB,
+# the working tree included), into the git-ignored .gpuchrome/:
+#   p1/chrome.deb.1     the first 58 MB of Debian's chromium-headless-shell .deb (the version installed here;
+#                       64 MB in all: already xz-compressed, so it is carried as it is, in two pieces)
+#   p2/                 the shared libraries the browser links (Debian 12's), the Vulkan loader debs, Pyodide,
+#                       python3.12 packages for pytest + playwright (its node apart), .cache's wheels and play,
+#                       bench's peers (tfjs, onnxruntime-web), the golden values host torch computed for the
+#                       chosen browser tests (tests/browser/golden.py: ~30 MB)
+#   p3/                 the .deb's rest, the browser's data files from chromium-common, playwright's node (xz)
+# scripts/gpu_chrome_run.sh unpacks them on the device and runs the tests and the benchmark; docs/support.md
+# gives the three `run` calls. Usage, from the repository root (minutes; parts already packed are kept):
+#   bash scripts/gpu_chrome_pack.sh            (FRESH=1: pack everything again; GOLDEN=1: the golden values again)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -18,20 +19,24 @@ G=$REPO/.gpuchrome
 CH=/usr/lib/chromium
 [ -x $CH/chromium-headless-shell ] || { echo "no $CH/chromium-headless-shell (apt-get install chromium-headless-shell)" >&2; exit 2; }
 [ -n "${FRESH:-}" ] && rm -rf "$G"
+[ -n "${GOLDEN:-}" ] && rm -f "$G/p2/golden.tar.xz"
 mkdir -p "$G/p1" "$G/p2" "$G/p3" "$G/work"
 say() { echo "[gpu_chrome_pack] $*"; }
 xzc() { xz -T0 -6 -c; }
 
-# p1: the binary
-if [ ! -s "$G/p1/chrome.xz" ]; then
-  say "xz of the browser binary (minutes)"
-  xz -T0 -9 -c $CH/chromium-headless-shell > "$G/p1/chrome.xz.part" && mv "$G/p1/chrome.xz.part" "$G/p1/chrome.xz"
+# p1 + p3: the browser's .deb in two pieces
+if [ ! -s "$G/p3/chrome.deb.2" ]; then
+  version=$(dpkg-query -W -f='${Version}' chromium-headless-shell)
+  deb=/var/cache/apt/archives/chromium-headless-shell_${version//:/%3a}_amd64.deb
+  [ -s "$deb" ] || { (cd "$G/work" && apt-get download "chromium-headless-shell=$version"); deb=$(ls "$G"/work/chromium-headless-shell_*.deb); }
+  head -c 58000000 "$deb" > "$G/p1/chrome.deb.1"
+  tail -c +58000001 "$deb" > "$G/p3/chrome.deb.2"
 fi
-
-# p2: the browser's files next to it, and the shared libraries it links (the device copies those its system lacks)
-[ -s "$G/p2/chrome_files.tar.xz" ] || tar -C $CH -cf - headless_lib_data.pak headless_lib_strings.pak \
+# p3: the data files the browser finds next to it (chromium-common's: ICU, V8 snapshots, SwiftShader, ANGLE)
+[ -s "$G/p3/chrome_files.tar.xz" ] || tar -C $CH -cf - headless_lib_data.pak headless_lib_strings.pak \
     headless_command_resources.pak icudtl.dat v8_context_snapshot.bin snapshot_blob.bin libvulkan.so.1 \
-    libvk_swiftshader.so vk_swiftshader_icd.json libEGL.so libGLESv2.so | xzc > "$G/p2/chrome_files.tar.xz"
+    libvk_swiftshader.so vk_swiftshader_icd.json libEGL.so libGLESv2.so | xzc > "$G/p3/chrome_files.tar.xz"
+# p2: the shared libraries the browser links, but libc's and the compiler's
 if [ ! -s "$G/p2/libs.tar.xz" ]; then
   t=$(mktemp -d)
   for f in $(ldd $CH/chromium-headless-shell | awk '$3 ~ /^\// {print $3}' |
@@ -59,7 +64,7 @@ if [ ! -s "$G/p2/peers.tar.xz" ]; then
 fi
 # python3.12 packages: pytest, pytest-playwright, playwright (its driver's node goes to p3), build + hatchling
 # (conftest builds the wheel with scripts/build_wheel.sh)
-if [ ! -s "$G/p2/site.tar.xz" ]; then
+if [ ! -s "$G/p2/site.tar.xz" ] || [ ! -s "$G/p3/node.xz" ]; then
   PLAT="--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux2014_x86_64
         --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64"
   PKGS="pytest pytest-playwright playwright build hatchling"
@@ -68,16 +73,19 @@ if [ ! -s "$G/p2/site.tar.xz" ]; then
   python -m pip install -q --no-index --find-links "$G/work/wheels" $PLAT --no-compile --target "$G/work/site" $PKGS
   mv "$G/work/site/playwright/driver/node" "$G/work/node"
   tar -C "$G/work/site" -cf - . | xzc > "$G/p2/site.tar.xz"
-  xz -T0 -9 -c "$G/work/node" > "$G/p3/node.xz"
+  xz -T0 -9 -c "$G/work/node" > "$G/p3/node.xz.part" && mv "$G/p3/node.xz.part" "$G/p3/node.xz"
 fi
-# the golden values (needs torch here)
+# the golden values (host torch: minutes)
 if [ ! -s "$G/p2/golden.tar.xz" ]; then
-  say "golden values (host torch; a minute)"
+  say "golden values (host torch: minutes)"
   rm -rf "$G/work/golden"; python tests/browser/golden.py "$G/work/golden"
-  tar -C "$G/work/golden" -cf - . | xzc > "$G/p2/golden.tar.xz"
+  tar -C "$G/work/golden" -cf - . | xzc > "$G/p2/golden.tar.xz.part" && mv "$G/p2/golden.tar.xz.part" "$G/p2/golden.tar.xz"
 fi
-du -sh "$G"/p1 "$G"/p2 "$G"/p3
+# each call carries its part and the working tree (what git tracks or does not ignore): at most 64 MiB
+tree=$(git ls-files -co --exclude-standard -z | xargs -0 stat -c %s | awk '{s += $1} END {print s}')
 for p in p1 p2 p3; do
-  [ "$(du -sm "$G/$p" | cut -f1)" -lt 56 ] || { say "$p is over 55 MiB: it will not fit one call's carry"; exit 1; }
+  size=$(( $(du -sb "$G/$p" | cut -f1) + tree ))
+  say "$p with the working tree: $(( size / 1048576 )) MiB"
+  [ "$size" -lt $(( 62 * 1048576 )) ] || { say "$p is too large for one call's carry (64 MiB, 2 kept spare)"; exit 1; }
 done
-say "done: carry .gpuchrome/p1, .gpuchrome/p2, .gpuchrome/p3 in three calls (docs/gpu.md)"
+say "done: carry .gpuchrome/p1, .gpuchrome/p2, .gpuchrome/p3 in three calls (docs/support.md)"

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The browser tests and bench/ in real headless Chromium on the device tool's GPU machine, from the carries
-# scripts/gpu_chrome_pack.sh made (three `run` calls within 30 s of each other, the machine kept warm: docs/gpu.md).
-#   bash scripts/gpu_chrome_run.sh 1    carry .gpuchrome/p1: unpack the browser binary into $GC
-#   bash scripts/gpu_chrome_run.sh 2    carry .gpuchrome/p2: its files and libraries, the Vulkan loader debs,
-#                                       Pyodide, the python3.12 packages, the golden values
-#   bash scripts/gpu_chrome_run.sh 3    carry .gpuchrome/p3 (playwright's node): the adapter probe, then the chosen
-#                                       browser tests with and without the f16 toggle (in parallel, each in its own
-#                                       copy of the tree), then bench/run.py --target chromium-gpu; all under $OUT
+# scripts/gpu_chrome_pack.sh made (three `run` calls within 30 s of each other, the machine kept warm: docs/support.md).
+#   bash scripts/gpu_chrome_run.sh 1    carry .gpuchrome/p1: keeps the browser .deb's first piece in $GC
+#   bash scripts/gpu_chrome_run.sh 2    carry .gpuchrome/p2: the Vulkan loader debs, the browser's shared libraries,
+#                                       Pyodide, the python3.12 packages, bench's peers, the golden values
+#   bash scripts/gpu_chrome_run.sh 3    carry .gpuchrome/p3: the .deb's rest, the browser's data files, playwright's
+#                                       node; then the browser's check, the adapter probe, the chosen browser tests
+#                                       with and without the f16 toggle (in parallel, each in its own copy of the
+#                                       tree), and bench/run.py --target chromium-gpu; all under $OUT
 # Env: GC (the unpacked state, kept between calls: /tmp/gpuchrome), OUT, PYTHON3 (python3: the device's 3.12),
 #      LOCAL=1 (a rehearsal on a CPU machine: no debs, no NVIDIA ICD, SwiftShader's adapter, bench's small sizes),
-#      TESTS_T, BENCH_T (seconds: 250, 110 each of two runs), BUDGET_T (the whole stage 3: 530), TEST_GROUPS (golden,pages).
+#      TESTS_T, BENCH_T (seconds: 250, 110 each of two runs), BUDGET_T (the whole stage 3: 530), TEST_GROUPS (ops,grads,pages),
+#      KSEL (pytest -k for every group, instead of the deselection below).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -30,26 +32,23 @@ F16_FLAGS="--enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia"
 [ -n "${LOCAL:-}" ] && GPU_FLAGS=""   # SwiftShader: Chromium's defaults, as the suite runs here
 
 stage1() {
-  mkdir -p "$GC/chrome"
-  xz -T0 -dc "$G/p1/chrome.xz" > "$CHROME.part" && chmod +x "$CHROME.part" && mv "$CHROME.part" "$CHROME"
+  cp "$G/p1/chrome.deb.1" "$GC/"
   { uname -a; head -2 /etc/os-release; command -v nvidia-smi >/dev/null &&
       nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv; "$PY" --version; } > "$OUT/device.txt" 2>&1
-  cat "$OUT/device.txt"; ls -la "$CHROME"
+  cat "$OUT/device.txt"; ls -la "$GC"
 }
 
 stage2() {
-  [ -x "$CHROME" ] || { say "FATAL: no $CHROME: call 1 did not run on this machine (given back in between?)"; exit 3; }
-  tar -xJf "$G/p2/chrome_files.tar.xz" -C "$GC/chrome"
-  rm -rf "$GC/alllibs" "$GC/lib"; mkdir -p "$GC/alllibs" "$GC/lib"; tar -xJf "$G/p2/libs.tar.xz" -C "$GC/alllibs"
-  local added=""
-  for f in "$GC"/alllibs/*; do
-    n=$(basename "$f"); ldconfig -p | grep -q " $n " || { cp "$f" "$GC/lib/"; added="$added $n"; }
-  done
-  say "shared libraries the system lacks, carried:$added"
+  [ -s "$GC/chrome.deb.1" ] || { say "FATAL: no $GC/chrome.deb.1: call 1 did not run on this machine (given back in between?)"; exit 3; }
   if [ -z "${LOCAL:-}" ]; then
     for f in "$G"/p2/gl/*.deb; do dpkg -x "$f" / || say "dpkg -x $f failed"; done
     ldconfig
   fi
+  # the browser's shared libraries, all on LD_LIBRARY_PATH as in the recipe's run that worked on the H200
+  rm -rf "$GC/lib"; mkdir -p "$GC/lib"; tar -xJf "$G/p2/libs.tar.xz" -C "$GC/lib"
+  local lacking=""
+  for f in "$GC"/lib/*; do n=$(basename "$f"); ldconfig -p | grep -q -P "^\t\Q$n\E " || lacking="$lacking $n"; done
+  say "shared libraries the system lacks (Debian 12's, carried):$lacking"
   mkdir -p "$GC/node_modules" "$GC/cache" "$GC/peers" "$GC/site" "$GC/golden"
   tar -xJf "$G/p2/pyodide.tar.xz" -C "$GC/node_modules"
   tar -xJf "$G/p2/cache.tar.xz" -C "$GC/cache"
@@ -57,7 +56,13 @@ stage2() {
   tar -xJf "$G/p2/site.tar.xz" -C "$GC/site"
   tar -xJf "$G/p2/golden.tar.xz" -C "$GC/golden"
   du -sh "$GC"/* | tr '\n' ' '; echo
-  env_setup
+}
+
+unpack_browser() {  # stage 3: the .deb's two pieces, the data files next to the binary, playwright's node
+  cat "$GC/chrome.deb.1" "$G/p3/chrome.deb.2" > "$GC/chrome.deb"
+  rm -rf "$GC/debroot" "$GC/chrome"; dpkg -x "$GC/chrome.deb" "$GC/debroot" && mv "$GC/debroot/usr/lib/chromium" "$GC/chrome"
+  tar -xJf "$G/p3/chrome_files.tar.xz" -C "$GC/chrome"
+  xz -T0 -dc "$G/p3/node.xz" > "$GC/node.part" && chmod +x "$GC/node.part" && mv "$GC/node.part" "$GC/node"
   ldd "$CHROME" | grep "not found" && say "the browser still lacks the libraries above"
   "$CHROME" --version
 }
@@ -78,7 +83,7 @@ env_setup() {  # the environment of every browser run; python resolves to the de
 
 tree_copy() {  # a copy of the working tree at $1 with the carried node_modules/pyodide, .cache and bench's peers
   rm -rf "$1"; mkdir -p "$1"
-  tar -C "$REPO" -cf - --exclude=./.gpuchrome --exclude=./node_modules --exclude=./.cache --exclude=./dist \
+  tar -C "$REPO" -cf - --exclude=./.git --exclude=./.gpuchrome --exclude=./node_modules --exclude=./.cache --exclude=./dist \
       --exclude=./bench/peers/node_modules . | tar -C "$1" -xf -
   ln -s "$GC/node_modules" "$1/node_modules"; ln -s "$GC/cache" "$1/.cache"
   ln -s "$GC/peers/node_modules" "$1/bench/peers/node_modules"
@@ -88,35 +93,38 @@ tree_copy() {  # a copy of the working tree at $1 with the carried node_modules/
 # against golden values (tests/browser/golden.py), and the suites and demo pages that need no torch.
 # Left out: the pure-Python "cpu" device's halves of the tables (no GPU in them), the two tests that call torch
 # on the host (split column reductions, the GPT checkpoint loaded in PyTorch).
-GOLDEN_TESTS="tests/browser/test_ops_browser.py tests/browser/test_opinfo_browser.py tests/browser/test_autograd_browser.py"
-PAGE_TESTS="tests/browser/test_core.py tests/browser/test_smoke.py tests/browser/test_web_worker.py
+# Three groups, each a pytest process of its own per variant (the GPU machine has 16 cores):
+declare -A GROUP_TESTS
+GROUP_TESTS[ops]="tests/browser/test_ops_browser.py"
+GROUP_TESTS[grads]="tests/browser/test_opinfo_browser.py tests/browser/test_autograd_browser.py"
+GROUP_TESTS[pages]="tests/browser/test_core.py tests/browser/test_smoke.py tests/browser/test_web_worker.py
   tests/browser/test_random_browser.py tests/browser/test_no_jspi_browser.py tests/browser/test_profiler_browser.py
   tests/browser/test_runtime_browser.py tests/browser/test_web_demo.py tests/browser/test_gpt_page.py"
 DESELECT="not (in_browser and cpu) and not split_column_reductions and not checkpoint_loads_in_pytorch"
 
-run_tests() {  # variant (gpu|f16) group (golden|pages) seconds
-  local variant=$1 group=$2 t=$3 dir=$GC/tree-$1-$2 files
-  [ "$group" = golden ] && files=$GOLDEN_TESTS || files=$PAGE_TESTS
+run_tests() {  # variant (gpu|f16) group (ops|grads|pages) seconds
+  local variant=$1 group=$2 t=$3 dir=$GC/tree-$1-$2 files=${GROUP_TESTS[$2]}
   tree_copy "$dir"
   local flags=$GPU_FLAGS
   [ "$variant" = f16 ] && flags="$GPU_FLAGS $F16_FLAGS"
-  (cd "$dir" && WEBTORCH_CHROMIUM_ARGS="$flags" timeout -s INT -k 15 "$t" "$PY" -m pytest $files -k "${KSEL:-$DESELECT}" \
-     -p no:cacheprovider -v --durations=15 --junitxml="$OUT/tests-$variant-$group.xml" \
+  # the deadline plugin ends the run between tests 25 s before the timeout, with its report and junit XML
+  (cd "$dir" && WEBTORCH_CHROMIUM_ARGS="$flags" GPU_CHROME_DEADLINE=$(( $(date +%s) + t - 25 )) PYTHONPATH="$PYTHONPATH:$dir/scripts" \
+     timeout -k 10 "$t" "$PY" -m pytest $files -k "${KSEL:-$DESELECT}" -p gpu_chrome_deadline -p no:cacheprovider -v --durations=15 --junitxml="$OUT/tests-$variant-$group.xml" \
      > "$OUT/tests-$variant-$group.log" 2>&1; echo "exit $?" >> "$OUT/tests-$variant-$group.log")
 }
 
 stage3() {
-  [ -x "$CHROME" ] && [ -d "$GC/site/playwright" ] || { say "FATAL: calls 1 and 2 did not run on this machine"; exit 3; }
-  xz -T0 -dc "$G/p3/node.xz" > "$GC/node.part" && chmod +x "$GC/node.part" && mv "$GC/node.part" "$GC/node"
+  [ -s "$GC/chrome.deb.1" ] && [ -d "$GC/site/playwright" ] || { say "FATAL: calls 1 and 2 did not run on this machine"; exit 3; }
   env_setup
+  unpack_browser
   say "adapter probe"
   GPU_CHROME_FLAGSETS=$("$PY" -c 'import json,sys; print(json.dumps({"gpu": sys.argv[1], "f16": sys.argv[1] + " " + sys.argv[2]}))' \
       "$GPU_FLAGS --enable-webgpu-developer-features" "$F16_FLAGS") timeout 60 "$PY" scripts/gpu_chrome_probe.py "$OUT/probe.json"
   local t; t=$(upto "${TESTS_T:-250}")
-  say "browser tests, $t s at most: with and without $F16_FLAGS, golden values and pages, in parallel"
+  say "browser tests, $t s at most: with and without $F16_FLAGS, groups ${TEST_GROUPS:-ops,grads,pages}, in parallel"
   local pids=""
   for variant in gpu f16; do
-    for group in $(echo "${TEST_GROUPS:-golden,pages}" | tr , ' '); do run_tests $variant $group "$t" & pids="$pids $!"; done
+    for group in $(echo "${TEST_GROUPS:-ops,grads,pages}" | tr , ' '); do run_tests $variant $group "$t" & pids="$pids $!"; done
   done
   wait $pids
   grep -h -E "^(FAILED|ERROR)|passed|failed|^exit" "$OUT"/tests-*.log | tail -n 60
@@ -135,15 +143,22 @@ stage3() {
   done
   cp "$GC/tree-bench/bench/results/$target".* "$OUT/" 2>/dev/null
   "$PY" - "$OUT" <<'PY'
-import glob, os, sys, xml.etree.ElementTree as ET
-out, lines = sys.argv[1], ["| run | passed | failed | errors | skipped | seconds |", "|---|---|---|---|---|---|"]
+import glob, os, re, sys, xml.etree.ElementTree as ET
+out = sys.argv[1]
+lines = ["| run | passed | failed | errors | skipped | not run (time) | seconds |", "|---|---|---|---|---|---|---|"]
 failing = []
+for log in sorted(glob.glob(os.path.join(out, "tests-*.log"))):
+    if not os.path.exists(log[:-4] + ".xml"):  # killed before pytest wrote its report: the log has what ran
+        lines.append(f"| {os.path.basename(log)[6:-4]} | no report: see the log | | | | | |")
 for path in sorted(glob.glob(os.path.join(out, "tests-*.xml"))):
     s = ET.parse(path).getroot()
     s = s if s.tag == "testsuite" else s.find("testsuite")
     n, f, e, k = (int(s.get(a, 0)) for a in ("tests", "failures", "errors", "skipped"))
     run = os.path.basename(path)[6:-4]
-    lines.append(f"| {run} | {n - f - e - k} | {f} | {e} | {k} | {float(s.get('time', 0)):.0f} |")
+    log = open(path[:-4] + ".log").read()
+    selected = re.search(r"(\d+) selected", log) or re.search(r"collected (\d+) item", log)
+    not_run = int(selected.group(1)) - n if selected else "?"
+    lines.append(f"| {run} | {n - f - e - k} | {f} | {e} | {k} | {not_run} | {float(s.get('time', 0)):.0f} |")
     for c in s.iter("testcase"):
         bad = c.find("failure") if c.find("failure") is not None else c.find("error")
         if bad is not None:
