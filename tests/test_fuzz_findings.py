@@ -179,7 +179,24 @@ FINDINGS = [
     # conv_transpose with an inf weight: a convolution of the zero-dilated, zero-padded input made 0 * inf = NaN
     # in outputs the inf tap never reaches (torch sums only the products that exist: finite there)
     ("conv_transpose-nonfinite-weight", lambda T, d: _conv_transposes(T, d), {}),
+    # interpolate was a matmul with the dense resampling matrix: an inf or NaN input made 0 * inf = NaN of every
+    # output of its line (and a NaN gradient of every input: seed 7 #27, bilinear + log10); torch reads the taps
+    ("interpolate-nonfinite-input", lambda T, d: [T.nn.functional.interpolate(x, mode=m, **k) for x, m, k in (
+        (_nonfinite_line(T, d), "linear", dict(size=7)), (_nonfinite_line(T, d), "nearest", dict(size=7)),
+        (_nonfinite_line(T, d), "area", dict(size=3)), (_nonfinite_line(T, d), "nearest-exact", dict(scale_factor=1.5)),
+        (_nonfinite_line(T, d).reshape(1, 1, 2, 3), "bilinear", dict(size=(3, 5), align_corners=True)),
+        (_nonfinite_line(T, d).reshape(1, 1, 2, 3), "bicubic", dict(scale_factor=2)),
+        (_nonfinite_line(T, d).reshape(1, 1, 1, 2, 3), "trilinear", dict(size=(2, 3, 4))))], {}),
+    ("interpolate-bilinear-log10-grad", lambda T, d: _grad_of(T, d, [[[[1.72, -1.0, 0.74, 0.27, 2.5], [-2.1, 1.3, 1.4, -1.6, -0.5],
+                                                                       [0.4, -0.2, 0.5, -0.9, 0.3], [-0.78, 0.4, 0.68, 0.36, -0.22]]]],
+                                                              lambda x: T.nn.functional.interpolate(
+                                                                  x, scale_factor=0.5, mode="bilinear", align_corners=True).log10().square()),
+     {}),
 ]
+
+
+def _nonfinite_line(T, d):
+    return T.tensor([[[1.0, float("inf"), 2.0, 3.0, float("nan"), -1.5]]], device=d)
 
 
 def _conv_transposes(T, d):

@@ -693,17 +693,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 _INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
-def _resample_matrix(n_in, n_out, mode, scale, align_corners):
-    """The (n_in, n_out) matrix that resamples one dim (torch's source-index rules per mode)."""
-    m = [[0.0] * n_out for _ in range(n_in)]
+def _resample_taps(n_in, n_out, mode, scale, align_corners):
+    """The taps that resample one dim as torch reads them (its source-index rules per mode): (index,
+    weights, counts), index the n_out * K input positions read (K per output), weights the n_out * K
+    factors (None: each output is its one tap, or its taps' sum / counts[i] (area: the box
+    [floor(i n/o), ceil((i+1) n/o)), short boxes padded with taps that add nothing)."""
+    index, weights, counts = [], [], None
     for i in range(n_out):
         if mode in ("nearest", "nearest-exact"):
-            src = math.floor((i + (0.5 if mode == "nearest-exact" else 0.0)) * scale)
-            m[min(src, n_in - 1)][i] = 1.0
-        elif mode == "area":  # adaptive average pooling: the box [floor(i n/o), ceil((i+1) n/o))
+            index.append(min(math.floor((i + (0.5 if mode == "nearest-exact" else 0.0)) * scale), n_in - 1))
+        elif mode == "area":  # adaptive average pooling
             lo, hi = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
-            for j in range(lo, hi):
-                m[j][i] += 1.0 / (hi - lo)
+            index.append(list(range(lo, hi)))
         else:
             if align_corners:
                 src = i * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
@@ -711,23 +712,31 @@ def _resample_matrix(n_in, n_out, mode, scale, align_corners):
                 src = scale * (i + 0.5) - 0.5
             if mode == "bicubic":
                 base = math.floor(src)
-                t = src - base
-                for k, w in zip(range(-1, 3), cubic_taps(t)):
-                    m[min(max(base + k, 0), n_in - 1)][i] += w
+                index += [min(max(base + k, 0), n_in - 1) for k in range(-1, 3)]
+                weights += cubic_taps(src - base)
             else:
                 src = max(src, 0.0)
                 lo = min(int(math.floor(src)), n_in - 1)
-                hi = min(lo + 1, n_in - 1)
-                t = src - lo
-                m[lo][i] += 1.0 - t
-                m[hi][i] += t
-    return m
+                index += [lo, min(lo + 1, n_in - 1)]
+                weights += [1.0 - (src - lo), src - lo]
+    if mode == "area":
+        counts = [len(box) for box in index]
+        index, _ = _padded_boxes(index)
+    return index, weights or None, counts
 
 
-def _antialias_matrix(n_in, n_out, mode, scale, align_corners):
-    """The (n_in, n_out) matrix of torch's antialiased resampling (aten UpSampleKernel's _aa weights): a
-    triangle (bilinear) or Keys a=-0.5 cubic (bicubic) filter, stretched by the scale when downsampling,
-    over the inputs within its support around each output's centre, normalised to sum 1."""
+def _padded_boxes(boxes, weights=None):
+    """Boxes of taps (lists of input positions, and their weights) of one width: flat lists, the short
+    boxes padded with None (a tap that adds nothing) and weight 0."""
+    width = max((len(box) for box in boxes), default=1)
+    index = [j for box in boxes for j in box + [None] * (width - len(box))]
+    return index, weights and [w for ws in weights for w in ws + [0.0] * (width - len(ws))]
+
+
+def _antialias_taps(n_in, n_out, mode, scale, align_corners):
+    """_resample_taps of torch's antialiased resampling (aten UpSampleKernel's _aa weights): a triangle
+    (bilinear) or Keys a=-0.5 cubic (bicubic) filter, stretched by the scale when downsampling, over the
+    inputs within its support around each output's centre, normalised to sum 1."""
     if align_corners:
         scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
     half = 1.0 if mode == "bilinear" else 2.0  # the filter's support at scale 1
@@ -739,22 +748,22 @@ def _antialias_matrix(n_in, n_out, mode, scale, align_corners):
         return keys_near(x, -0.5) if x < 1.0 else keys_far(x, -0.5) if x < 2.0 else 0.0
     support = half * scale if scale >= 1.0 else half
     invscale = 1.0 / scale if scale >= 1.0 else 1.0
-    m = [[0.0] * n_out for _ in range(n_in)]
+    boxes, weights = [], []
     for i in range(n_out):
         center = scale * (i + 0.5)
         lo = max(int(center - support + 0.5), 0)
         hi = min(int(center + support + 0.5), n_in)
         ws = [weight((j - center + 0.5) * invscale) for j in range(lo, hi)]
         total = sum(ws)
-        for j, w in zip(range(lo, hi), ws):
-            m[j][i] = w / total if total else w
-    return m
+        boxes.append(list(range(lo, hi)))
+        weights.append([w / total if total else w for w in ws])
+    return (*_padded_boxes(boxes, weights), None)
 
 
 @autocast_op
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
                 antialias=False):
-    """Separable: each spatial dim is resampled by one matmul with a fixed (n_in, n_out) matrix."""
+    """Separable: each spatial dim is resampled by its taps (_resample_taps, _antialias_taps)."""
     spatial = x.dim() - 2
     if spatial not in (1, 2, 3):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.dim()}D) for "
@@ -786,11 +795,28 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=N
     for i, (n_in, n_out, scale) in enumerate(zip(in_sizes, out_sizes, scales)):
         if n_in == n_out and mode in ("nearest", "nearest-exact", "area") and scale == 1.0:
             continue
-        d = 2 + i
-        matrix = _antialias_matrix if antialias else _resample_matrix
-        m = F.tensor(matrix(n_in, n_out, mode, scale, align_corners), dtype=x.dtype, device=x.device)
-        out = F.matmul(out.transpose(d, -1), m).transpose(d, -1)
+        taps = _antialias_taps if antialias else _resample_taps
+        out = _resample(out, 2 + i, n_out, *taps(n_in, n_out, mode, scale, align_corners))
     return F.contiguous(out) if out is not x else F.clone(x)
+
+
+def _resample(x, d, n_out, index, weights, counts):
+    """x with dim d resampled by its taps (_resample_taps): each output the weighted sum of the inputs
+    it reads, as torch's kernels (not a matmul with the dense resampling matrix, whose zeros times an
+    inf or NaN input made NaN of every output of its line)."""
+    lines = x.transpose(d, -1)
+    taps = len(index) // n_out if n_out else 1
+    read = F.tensor([0 if j is None else j for j in index], dtype=dt.int64, device=x.device)
+    got = _indexing._take_along(lines, lines.dim() - 1, read).reshape(*lines.shape[:-1], n_out, taps)
+    if weights is not None:
+        got = got * F.tensor(weights, dtype=x.dtype, device=x.device).reshape(n_out, taps)
+    if None in index:  # the padding taps of short boxes
+        got = F.where(F.tensor([j is not None for j in index], dtype=dt.bool_, device=x.device).reshape(n_out, taps),
+                      got, 0)
+    out = F.sum(got, -1) if taps > 1 or counts is not None else F.squeeze(got, -1)
+    if counts is not None:  # area: the box's sum over its size
+        out = F.div(out, F.tensor(counts, dtype=x.dtype, device=x.device))
+    return out.transpose(d, -1)
 
 
 def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=None):
