@@ -192,7 +192,29 @@ FINDINGS = [
                                                               lambda x: T.nn.functional.interpolate(
                                                                   x, scale_factor=0.5, mode="bilinear", align_corners=True).log10().square()),
      {}),
+    # dtypes (seed 7 #48, #50): addcmul's value takes no part in the promotion; clamp with a Python-number bound
+    # is torch's Number overload, so a 0-d tensor bound promotes as a number (bool with int32 0-d and 0: int64)
+    ("addcmul-value-not-promoted", lambda T, d: (T.addcmul(_ints(T, d).int(), _bools(T, d), _ints(T, d).int(), value=-2),
+                                                 T.addcmul(_ints(T, d).to(T.int8), T.tensor(3, device=d), _ints(T, d).to(T.int8),
+                                                           value=100)), {}),
+    ("clamp-number-bound-promotion", lambda T, d: (
+        T.clamp(T.tensor(True, device=d), T.tensor(1, dtype=T.int32, device=d), 0),
+        T.clamp(_bools(T, d), T.tensor(1, dtype=T.int32, device=d), 0), T.clamp(_bools(T, d), T.tensor(True, device=d), 0),
+        T.clamp(_ints(T, d).int(), T.tensor(-1, dtype=T.int32, device=d), 5), T.clamp(_ints(T, d), T.tensor(2.5, device=d), 5),
+        _floats(T, d).clamp(T.tensor(0, device=d), 0.5)), {}),
+    ("clamp-number-and-1d-bound", lambda T, d: T.clamp(_floats(T, d), T.tensor([0.5], device=d), 1.0), {}),
+    # seed 7 #51-58: a leaf that reaches the loss only through an ord-0 norm has no gradient in torch (None), not zeros
+    ("norm-ord0-grad-none", lambda T, d: [_ord0_grad(T, d, f) for f in (
+        lambda x: T.linalg.vector_norm(x, 0), lambda x: T.norm(x, 0), lambda x: T.norm(x[:0], 0),
+        lambda x: T.linalg.vector_norm(x, 0) + (2 * x).sum(), lambda x: T.linalg.vector_norm(x.reshape(2, 2), 0, dim=1).sum())],
+     {}),
 ]
+
+
+def _ord0_grad(T, d, fn):
+    x = T.tensor([0.5, 0.0, -2.0, 1.0], device=d, requires_grad=True)
+    fn(x).backward()
+    return x.grad
 
 
 def _nonfinite_line(T, d):

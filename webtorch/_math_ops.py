@@ -223,8 +223,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
         return _ops.amax(a, dim if dim is not None else (), keepdim)
     if ord == -math.inf:
         return _ops.amin(a, dim if dim is not None else (), keepdim)
-    if ord == 0:  # the count of non-zeros (NaN counts): a step function of x, its gradient zero as torch's
-        return _ops.sum(_tape.record("sign", cast(_ops.ne(x, 0), a.dtype), (x,)), dim, keepdim)
+    if ord == 0:  # the count of non-zeros (NaN counts): torch gives it no gradient (.grad stays None)
+        return _ops.sum(_tape.record("count_nonzero", cast(_ops.ne(x, 0), a.dtype), (x,)), dim, keepdim)
     if ord == 1:
         return _ops.sum(a, dim, keepdim)
     # (sum |x|^p)^(1/p) with |x| scaled by its largest value first, so that the powers neither
@@ -322,8 +322,8 @@ def lerp(start, end, weight):
 @autocast_op
 def addcmul(input, tensor1, tensor2, value=1):
     """input + (value tensor1) tensor2, the last step one fused multiply-add (torch's kernel)."""
-    dtype = dt.result_type(input, tensor1, tensor2)
-    scaled = tensor1 if value == 1 else mul(tensor1, _ops._as_scalar_of(dtype, value))
+    dtype = dt.result_type(input, tensor1, tensor2)  # value takes no part (torch casts it to this dtype)
+    scaled = tensor1 if value == 1 else mul(cast(tensor1, dtype), _ops._as_scalar_of(dtype, value))
     return _ops.elementwise("addcmul", input, scaled, tensor2)
 
 

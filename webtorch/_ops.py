@@ -501,6 +501,7 @@ def bitwise_not(x):
 def clamp(x, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    min, max = _number_bounds(x, min, max)
     if max is None:  # a NaN bound makes every result NaN, with no gradient (clamp's rule)
         return _one_bound("maximum", x, min, math.inf) if not _is_nan_scalar(min) else elementwise("clamp", x, min, math.inf)
     if min is None:
@@ -508,6 +509,21 @@ def clamp(x, min=None, max=None):
     if builtins.all(_is_tensor(v) and v.dtype is dt.bool_ for v in (x, min, max)):  # (no bool clamp kernel)
         raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
     return elementwise("clamp", x, min, max)
+
+
+def _number_bounds(x, lo, hi):
+    """torch's clamp(Tensor, Number?, Number?) overload: where one bound is a Python number, the other
+    is taken as one too, a 0-d tensor that needs no gradient by its value (so its dtype promotes as a
+    number's: clamp(bool, int32 0-d, 0) is int64), any other tensor a TypeError."""
+    if not builtins.any(isinstance(v, (bool, int, float)) for v in (lo, hi)):
+        return lo, hi
+    for v in (lo, hi):
+        if _is_tensor(v) and (v.dim() or v.requires_grad):
+            raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, "
+                            f"{', '.join(type(b).__name__ if not _is_tensor(b) else 'Tensor' for b in (lo, hi))}), "
+                            f"but expected one of: (Tensor input, Tensor min, Tensor max), (Tensor input, Number min, "
+                            f"Number max)")
+    return tuple(v.item() if _is_tensor(v) else v for v in (lo, hi))
 
 
 def _one_bound(op, x, lo, hi):

@@ -635,6 +635,7 @@ BACKWARD.update({
     "trunc": lambda grad, out, a: (grad * 0,),                                # piecewise constant
     "round": lambda grad, out, a: (grad * 0,),                                # piecewise constant
     "sign": lambda grad, out, a: (grad * 0,),                                 # piecewise constant
+    "count_nonzero": lambda grad, out, a: (None,),                            # torch's ord-0 norm: undefined (.grad None)
     "reciprocal": lambda grad, out, a: (-grad * out * out,),                  # d 1/a = -1/a²
     "square": lambda grad, out, a: (2 * grad * a,),                           # d a² = 2a
     "erf": lambda grad, out, a: (grad * (2 / math.sqrt(math.pi)) * F.exp(-a * a),),  # 2/√π e^-a²
@@ -746,7 +747,7 @@ READS_OUT = {"erfinv", "logcumsumexp", "exp", "sqrt", "rsqrt", "tanh", "sigmoid"
 # Rules that read only some operands: where its condition, take_along its index.
 READS_ONLY = {"where": (0,), "take_along": (1,)}
 # Rules that read no operand values: in-place changes to their operands cannot invalidate them.
-VALUE_FREE = {"copy", "neg", "add", "sub", "frac", "cumsum", "sort", "diagonal", "floor", "ceil", "trunc", "round", "sign", "floor_divide",
+VALUE_FREE = {"copy", "neg", "add", "sub", "frac", "cumsum", "sort", "diagonal", "floor", "ceil", "trunc", "round", "sign", "count_nonzero", "floor_divide",
               "trunc_divide", "floor_divide_op", "expand", "reshape", "permute", "index", "cat", "sum",
               "copy_slices", "view_region", "put", "view_as_real", "view_as_complex", "angle_real"}
 
