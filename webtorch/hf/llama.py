@@ -162,14 +162,16 @@ class Attention(nn.Module):
         no Python int in it: k and v go to the cache row position.write selects, and the rows up to it
         (position.visible) are attended, the rest masked out. The query heads sharing a key/value head
         are that head's query rows ((b, kv_heads, group, head_dim): heads are grouped in order), so the
-        cache is read as it is, not repeated per query head."""
+        cache is read as it is, not repeated per query head. scaled_dot_product_attention's arithmetic,
+        less its guard for rows with nothing visible (three kernels): row 0 is always visible here."""
         cache_k, cache_v = cache
         cache_k.copy_(torch.where(position.write, k, cache_k))
         cache_v.copy_(torch.where(position.write, v, cache_v))
         b = q.shape[0]
         grouped = q.reshape(b, self.kv_heads, self.heads // self.kv_heads, self.head_dim)
-        out = F.scaled_dot_product_attention(grouped, cache_k, cache_v, attn_mask=position.visible)
-        return out.reshape(b, self.heads, 1, self.head_dim)
+        scores = torch.matmul(grouped, cache_k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
+        weights = torch.where(position.visible, scores, -math.inf).softmax(dim=-1)
+        return torch.matmul(weights, cache_v).reshape(b, self.heads, 1, self.head_dim)
 
 
 class MLP(nn.Module):
