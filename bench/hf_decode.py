@@ -61,7 +61,8 @@ def build(name, dtype, quant):
 
 def timed_generate(model, ids, new, replay=True, **sampling):
     """Times generate(); kernels per token and the host's milliseconds per token issuing the decode
-    step (the step call: kernels recorded or replayed and submitted, not waited for) count the decode
+    step (issue: the step call, kernels recorded or replayed and submitted, not waited for; python:
+    the same less the driver's submit calls, in which lavapipe runs the kernels) count the decode
     steps only (the tokens after the first)."""
     marks, issue = [], []
     rt = torch.backend.webgpu.runtime()
@@ -70,23 +71,35 @@ def timed_generate(model, ids, new, replay=True, **sampling):
     decoder = model._decoder
     step = decoder.step
 
-    def timed_step(*args):
+    submitting = [0.0]
+    submit = rt._submit
+
+    def timed_submit(*args):  # the driver's encoding and submission (lavapipe runs the kernels in it)
         t = time.perf_counter()
+        submit(*args)
+        submitting[0] += time.perf_counter() - t
+
+    def timed_step(*args):
+        t, s = time.perf_counter(), submitting[0]
         kernels = rt.kernels_dispatched
         out = step(*args)
-        issue.append((time.perf_counter() - t, rt.kernels_dispatched - kernels))
+        issue.append((time.perf_counter() - t, submitting[0] - s, rt.kernels_dispatched - kernels))
         return out
     decoder.step = timed_step
+    rt._submit = rt._driver_submit = timed_submit  # both: a readback still goes with the pending batch
     start = time.perf_counter()
     try:
         model.generate(ids, max_new_tokens=new, eos_token_id=[], replay=replay,
                        on_token=lambda t: marks.append(time.perf_counter()), **sampling)
     finally:
         decoder.step = step
+        rt._submit = rt._driver_submit = submit
     decode = (marks[-1] - marks[0]) / (len(marks) - 1)
+    n = len(issue)
     return {"first_token_ms": 1e3 * (marks[0] - start), "decode_ms_per_token": 1e3 * decode,
-            "decode_tokens_per_s": 1 / decode, "kernels_per_token": sum(k for _, k in issue) / len(issue),
-            "issue_ms_per_token": 1e3 * sum(t for t, _ in issue) / len(issue)}
+            "decode_tokens_per_s": 1 / decode, "kernels_per_token": sum(k for *_, k in issue) / n,
+            "issue_ms_per_token": 1e3 * sum(t for t, *_ in issue) / n,
+            "python_ms_per_token": 1e3 * sum(t - s for t, s, _ in issue) / n}
 
 
 def main(argv=None):

@@ -125,7 +125,7 @@ class CompiledFunction:
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
         args, kwargs = _scalar_tensors_uploaded(args), dict(zip(kwargs, _scalar_tensors_uploaded(kwargs.values())))
-        inputs = []
+        inputs = _Seen()
         roots = _roots(self.module if self.module is not None else self.fn)
         locations = _locations(roots)
         values = [_get(loc) for loc in locations]
@@ -308,9 +308,24 @@ def _signature(values, inputs):
     return tuple(out)
 
 
+class _Seen(list):
+    """Tensors in the order met, and the index of the first one with each storage (a dict: a call
+    reaching hundreds of state tensors would otherwise search the list for each)."""
+
+    def __init__(self, tensors=()):
+        super().__init__()
+        self.first = {}
+        for t in tensors:
+            self.append(t)
+
+    def append(self, t):
+        self.first.setdefault(id(t._storage), len(self))
+        super().append(t)
+
+
 def _layout(t, seen):
-    """A tensor's guarded description; shared: the first of seen with its storage."""
-    shared = next((i for i, s in enumerate(seen) if s._storage is t._storage), None)
+    """A tensor's guarded description; shared: the first of seen (a _Seen) with its storage."""
+    shared = seen.first.get(id(t._storage))
     return ("T", t.device.type, t.dtype, tuple(t.shape), t._stride, t._offset, t.requires_grad, shared)
 
 
@@ -354,6 +369,20 @@ def _root_value(root):
     return _get(root) if isinstance(root, tuple) else root
 
 
+def _module_tree(root):
+    """root.modules()'s order (each module once, depth first), without its nested generators: each
+    compiled call walks them twice, a model's hundreds."""
+    out, seen, stack = [], set(), [root]
+    while stack:
+        m = stack.pop()
+        if id(m) in seen:
+            continue
+        seen.add(id(m))
+        out.append(m)
+        stack.extend(reversed([c for c in m._modules.values() if c is not None]))
+    return out
+
+
 def _locations(roots):
     """The state locations the roots reach, in a fixed order: (container, key, is_attr), each once."""
     out, seen = [], set()
@@ -372,7 +401,7 @@ def _locations(roots):
         if isinstance(value, Tensor) and location is not None:
             tensor(*location, value)
         elif isinstance(value, Module):
-            for m in value.modules():
+            for m in _module_tree(value):
                 for name, p in m._parameters.items():
                     tensor(m._parameters, name, False, p)
                 for name in m._buffers:
@@ -417,14 +446,14 @@ def _state_signature(roots, locations, values, inputs):
             value, (type, types.ModuleType, types.FunctionType, Module, Optimizer)) else [])
         for v in candidates:
             if isinstance(v, Module):
-                for m in v.modules():
+                for m in _module_tree(v):
                     plain.append(m.training)
                     plain += [(k, x) for k, x in vars(m).items() if isinstance(x, _PLAIN)]
             elif isinstance(v, Optimizer):
                 plain += [tuple((k, _kind(x)) for k, x in g.items() if k != "params") for g in v.param_groups]
             elif isinstance(v, _PLAIN):
                 plain.append(v)
-    seen = list(inputs)
+    seen = _Seen(inputs)
     state = []
     for (container, key, _), v in zip(locations, values):
         if isinstance(v, Tensor):
