@@ -243,3 +243,38 @@ def test_power_of_two_fft_on_webgpu_is_stockham_within_float32_rounding(n, monke
     (torch.view_as_real(torch.fft.fft(xt)) * weights).sum().backward()
     (webtorch.view_as_real(webtorch.fft.fft(z)) * webtorch.tensor(weights.tolist(), device="webgpu")).sum().backward()
     torch.testing.assert_close(torch.tensor(pairs.grad.tolist()), torch.view_as_real(xt.grad), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["mul", "add", "sub", "abs"])
+def test_complex64_mul_add_sub_abs_are_one_kernel_on_webgpu(name):
+    """complex_pairs.wgsl: one kernel over the interleaved pairs of contiguous complex64 tensors of one shape
+    (the composed forms took up to 8), torch's values (zeros, inf/NaN, |z| beyond float32's square root) and
+    torch's gradients (the rows complex_mul/add/sub/modulus)."""
+    from webtorch.backend import gpu
+    ops = {"mul": lambda x, y: x * y, "add": lambda x, y: x + y, "sub": lambda x, y: x - y,
+           "abs": lambda x, y: x.abs()}
+    g = torch.Generator().manual_seed(3)
+    a, b = (torch.randn(64, dtype=torch.complex64, generator=g) for _ in range(2))
+    a[0], a[1], a[2] = 0, complex(float("inf"), float("nan")), complex(3e30, 4e30)
+    pa, pb = (webtorch.tensor(torch.view_as_real(t).tolist(), device="webgpu", requires_grad=True) for t in (a, b))
+    wa, wb = webtorch.view_as_complex(pa), webtorch.view_as_complex(pb)
+    before = gpu.runtime().kernels_dispatched
+    out = ops[name](wa, wb)
+    assert gpu.runtime().kernels_dispatched - before == 1
+    expected = ops[name](a, b)
+    got = torch.tensor((webtorch.view_as_real(out) if out.dtype.is_complex else out).tolist())
+    torch.testing.assert_close(got, torch.view_as_real(expected) if expected.is_complex() else expected,
+                               rtol=1e-6, atol=1e-6, equal_nan=True)
+    ta, tb = (t[3:].clone().requires_grad_() for t in (a, b))  # gradients away from the edge values
+    weights = torch.linspace(-1, 2, 61)
+    result = ops[name](ta, tb)
+    (torch.view_as_real(result).sum(-1) * weights if result.is_complex() else result * weights).sum().backward()
+    result = ops[name](webtorch.view_as_complex(pa[3:]), webtorch.view_as_complex(pb[3:]))
+    w = webtorch.tensor(weights.tolist(), device="webgpu")
+    (webtorch.view_as_real(result).sum(-1) * w if result.dtype.is_complex else result * w).sum().backward()
+    for ours, theirs in ((pa, ta), (pb, tb)):
+        if theirs.grad is None:
+            assert ours.grad is None or not ours.grad[3:].abs().sum().item()
+            continue
+        torch.testing.assert_close(torch.tensor(ours.grad[3:].tolist()), torch.view_as_real(theirs.grad), rtol=1e-5,
+                                   atol=1e-5)

@@ -263,8 +263,28 @@ FORMS = {
 }
 
 
+def _one_kernel(name, operands):
+    """mul/add/sub/abs of contiguous complex64 webgpu tensors of one shape in one kernel (backend gpu's
+    complex_pairs), recorded with their own BACKWARD rows; None for any other operands (the forms)."""
+    from .backend import gpu
+    if name not in gpu.COMPLEX_PAIR_OPS:
+        return None
+    first = operands[0]
+    for x in operands:
+        if x.__class__ is not Tensor or x.dtype is not dt.complex64 or x.device.type != "webgpu" or \
+                x.shape != first.shape or not x.is_contiguous():
+            return None
+    storage = gpu.complex_pairs(name, *operands)
+    out = Tensor(storage, first.shape) if name == "abs" else Tensor(complex_storage.Storage(storage), first.shape)
+    return _tape.record("complex_modulus" if name == "abs" else "complex_" + name, out, operands)
+
+
 def elementwise(name, operands, promoted, out=None):
     """The elementwise primitive (_ops.elementwise) of operands whose promoted dtype is complex."""
+    if out is None and promoted is dt.complex64:
+        result = _one_kernel(name, operands)
+        if result is not None:
+            return result
     form = FORMS.get(name)
     if form is None:
         raise NotImplementedError(f"webtorch: {name} of complex tensors is not supported (see docs/complex.md)")

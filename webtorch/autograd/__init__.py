@@ -728,6 +728,11 @@ BACKWARD.update({
     # linear algebra (batched, batch dims already broadcast)
     "matmul": lambda grad, out, a, b: (grad @ b.mT, a.mT @ grad),            # dA = G Bᵀ, dB = Aᵀ G
     # sparse COO tensors (webtorch.sparse): a sparse gradient lies over the tensor's own entries
+    # complex64 ops of one kernel (_complex._one_kernel), torch's conjugate convention for a real loss
+    "complex_mul": lambda grad, out, a, b: (grad * _complex.conj(b), grad * _complex.conj(a)),  # d(ab) = b da + a db
+    "complex_add": lambda grad, out, a, b: (grad, grad),
+    "complex_sub": lambda grad, out, a, b: (grad, -grad),
+    "complex_modulus": lambda grad, out, z: (grad * _complex.sgn(z),),         # d|z| = z / |z|, 0 at z = 0
     "sparse_coo_tensor": lambda grad, out, v, indices: (sparse.values_at(grad, indices),),  # v_k: grad at its index
     "sparse_values": lambda grad, out, s: (                                   # the values' grad as s's entries'
         sparse.SparseTensor(s._sp_indices, grad, s.shape, s._sp_coalesced),),

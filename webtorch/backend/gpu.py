@@ -667,6 +667,20 @@ def spmm(starts, cols, values, dense, n_rows):
     return out
 
 
+COMPLEX_PAIR_OPS = {"mul": 0, "add": 1, "sub": 2, "abs": 3}
+
+
+def complex_pairs(name, a, b=None):
+    """A new float32 storage: a * b, a + b or a - b as interleaved pairs, or abs(a), of contiguous complex64
+    tensors of one shape (their storages' real float32 buffers), in one kernel (complex_pairs.wgsl)."""
+    n = a.numel()
+    out = empty(dt.float32, n if name == "abs" else 2 * n)
+    other = a if b is None else b
+    out.runtime.run(kernels.complex_pairs(), [out.buffer, a._storage.real.buffer, other._storage.real.buffer],
+                    [n, COMPLEX_PAIR_OPS[name], a._offset, other._offset], -(-n // 256))
+    return out
+
+
 def fft_pow2(pairs, n, table, sign):
     """A new float32 storage: the DFT with exp(sign 2 pi i j k / n) of every row of n complex points in the
     contiguous float32 (rows, n, 2) pairs, in natural order, by Stockham's autosort passes (radix 4 while 4

@@ -499,6 +499,12 @@ def spmm():
     return ("spmm",), wgsl("spmm"), "wrrrr"
 
 
+def complex_pairs():
+    """complex64 mul/add/sub/abs over interleaved pairs in one kernel: complex_pairs.wgsl (after the prelude:
+    wt_hypot)."""
+    return ("complex_pairs",), wgsl("prelude") + wgsl("complex_pairs"), "wrr"
+
+
 def fft_stockham():
     """One radix-2 or radix-4 pass of Stockham's FFT over rows of complex64 pairs: fft_stockham.wgsl."""
     return ("fft_stockham",), wgsl("fft_stockham"), "wrr"
