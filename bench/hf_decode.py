@@ -4,6 +4,7 @@ random weights built on the device, on webtorch's native driver (wgpu-py). Not a
 
   python bench/hf_decode.py [--model llama-3.2-1b|qwen2.5-0.5b|medium|tiny] [--dtype float16|float32]
                             [--quant none|int8|int4] [--context 128] [--new 64] [--eager]
+                            [--readback-every N]
                             [--out OUT.json or a folder]
 
 Per run: prefill of --context random tokens in one pass (tokens/s), then --new tokens through
@@ -11,7 +12,8 @@ generate()'s static KV cache: greedy (argmax on the GPU) and sampled (temperatur
 top-p 0.95, Gumbel-max on the GPU), one (1,) readback per token; decode tokens/s counts the tokens
 after the first (whose time is the prefill's), ms per token, kernels per token, and the weights' bytes.
 The decode step is generate()'s: recorded once, then replayed (webtorch.hf.decoding); --eager also times
-it run eagerly (replay=False), and each mode reports the kernels and the host's milliseconds per token
+it run eagerly (replay=False), --readback-every N with tokens read back N at a time (tokens arrive
+in bursts: decode tokens/s counts those made after the first burst), and each mode reports the kernels and the host's milliseconds per token
 spent issuing the step. --quant quantizes every nn.Linear but the tied head with webtorch.ao (int4:
 group 64). --model tiny (2 layers, 64 wide), deep-tiny (16 layers, 64 wide: a 16-layer model's kernel
 count at little compute) and medium (8 layers, 256 wide, 8k vocabulary) run on lavapipe too. On the GPU machine, set it up as
@@ -59,7 +61,7 @@ def build(name, dtype, quant):
     return model
 
 
-def timed_generate(model, ids, new, replay=True, **sampling):
+def timed_generate(model, ids, new, replay=True, readback_every=1, **sampling):
     """Times generate(); kernels per token and the host's milliseconds per token issuing the decode
     step (issue: the step call, kernels recorded or replayed and submitted, not waited for; python:
     the same less the driver's submit calls, in which lavapipe runs the kernels) count the decode
@@ -89,12 +91,12 @@ def timed_generate(model, ids, new, replay=True, **sampling):
     rt._submit = rt._driver_submit = timed_submit  # both: a readback still goes with the pending batch
     start = time.perf_counter()
     try:
-        model.generate(ids, max_new_tokens=new, eos_token_id=[], replay=replay,
+        model.generate(ids, max_new_tokens=new, eos_token_id=[], replay=replay, readback_every=readback_every,
                        on_token=lambda t: marks.append(time.perf_counter()), **sampling)
     finally:
         decoder.step = step
         rt._submit = rt._driver_submit = submit
-    decode = (marks[-1] - marks[0]) / (len(marks) - 1)
+    decode = (marks[-1] - marks[0]) / (len(marks) - readback_every)  # the tokens made after the first burst
     n = len(issue)
     return {"first_token_ms": 1e3 * (marks[0] - start), "decode_ms_per_token": 1e3 * decode,
             "decode_tokens_per_s": 1 / decode, "kernels_per_token": sum(k for *_, k in issue) / n,
@@ -109,6 +111,8 @@ def main(argv=None):
     parser.add_argument("--quant", default="none", choices=["none", "int8", "int4"])
     parser.add_argument("--context", type=int, default=128)
     parser.add_argument("--new", type=int, default=64)
+    parser.add_argument("--readback-every", type=int, default=1,
+                        help="also time generate(readback_every=N): tokens read back N at a time")
     parser.add_argument("--eager", action="store_true", help="also time the decode step run eagerly (replay=False)")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
@@ -130,6 +134,9 @@ def main(argv=None):
     for name, sampling in modes.items():
         timed_generate(model, ids, 4, **sampling)  # compiles the kernels, records the decode step
         result[name] = timed_generate(model, ids, args.new, **sampling)
+        if args.readback_every > 1:
+            result[f"{name}_readback_every_{args.readback_every}"] = timed_generate(
+                model, ids, args.new, readback_every=args.readback_every, **sampling)
         if args.eager:
             result[name + "_eager"] = timed_generate(model, ids, args.new, replay=False, **sampling)
     text = json.dumps(result, indent=1)

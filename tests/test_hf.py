@@ -36,8 +36,8 @@ def test_decode_step_recorded_once_and_replayed():
     """generate() records its decode step once and replays it for every later token, of this generation
     and of the next one (a shorter prompt: the position is a device tensor, not part of the step's
     signature): the tokens are torch's and those of the same step run eagerly (replay=False); a row
-    that ends (eos) is padded while the other goes on; seeded top-k/top-p sampling draws the same
-    tokens replayed as eagerly."""
+    that ends (eos) is padded while the other goes on, also when tokens are read back 3 at a time;
+    seeded top-k/top-p sampling draws the same tokens replayed as eagerly."""
     path, reference = saved("llama")
     expected = reference["generated"].tolist()
     model = hf.from_pretrained(path)
@@ -52,6 +52,10 @@ def test_decode_step_recorded_once_and_replayed():
     assert eos not in expected[1][len(hf_tiny.PROMPT[1]):]
     ended = expected[0][:len(hf_tiny.PROMPT[0]) + 2] + [0] * (new - 2)
     assert model.generate(ids, max_new_tokens=new, eos_token_id=eos).tolist() == [ended, expected[1]]
+    seen = []  # tokens fed on the device, read back 3 at a time: the same tokens and events
+    assert model.generate(ids, max_new_tokens=new, readback_every=3, on_token=seen.append).tolist() == expected
+    assert seen == [list(column) for column in zip(*(row[-new:] for row in expected))]
+    assert model.generate(ids, max_new_tokens=new, eos_token_id=eos, readback_every=3).tolist() == [ended, expected[1]]
     draws = []
     for replay in (True, True, False):
         generator = webtorch.Generator("webgpu").manual_seed(7)

@@ -112,30 +112,41 @@ class Decoder:
 
 
 def generate(model, input_ids, max_new_tokens=20, do_sample=False, temperature=1.0, top_k=None, top_p=None,
-             eos_token_id=None, generator=None, on_token=None, replay=True):
+             eos_token_id=None, generator=None, on_token=None, replay=True, readback_every=1):
     """LlamaForCausalLM.generate's body (see there)."""
     b, n = input_ids.shape
-    eos = model.config.eos_token_id if eos_token_id is None else eos_token_id
-    eos = set(eos if isinstance(eos, (list, tuple)) else [] if eos is None else [eos])
-    pick = sampling.Sampler(do_sample, temperature, top_k, top_p, generator)
-    out = [input_ids]
+    if readback_every < 1:
+        raise ValueError(f"readback_every must be at least 1, got {readback_every}")
     if max_new_tokens <= 0:
         return input_ids
+    eos = model.config.eos_token_id if eos_token_id is None else eos_token_id
+    eos = set(eos if isinstance(eos, (list, tuple)) else [] if eos is None else [eos])
+    pad = model.config.pad_token_id or 0
+    pick = sampling.Sampler(do_sample, temperature, top_k, top_p, generator)
     decoder = Decoder.for_model(model, b, n + max_new_tokens, replay)
     decoder.module.sample(pick)
-    logits = decoder.module.prefill(input_ids)
-    token = pick(logits)  # (b,) int64 on the model's device
-    finished = [False] * b
-    vocab = model.config.vocab_size
+    token = pick(decoder.module.prefill(input_ids))  # (b,) int64 on the model's device
+    finished, new, pending = [False] * b, [], []
+    vocab, device = model.config.vocab_size, input_ids.device
     for step in range(max_new_tokens):
-        ids = token.tolist()  # the step's one readback
-        ids = [(model.config.pad_token_id or 0) if done else t for t, done in zip(ids, finished)]
-        finished = [done or t in eos for t, done in zip(ids, finished)]
-        token = torch.tensor(ids, device=input_ids.device)[:, None] if any(finished) else token[:, None]
-        out.append(token)
-        if on_token is not None:
-            on_token(ids)
-        if all(finished) or step == max_new_tokens - 1:
-            break
-        token = decoder.step(token, pick.uniform((b, vocab), input_ids.device))
-    return torch.cat(out, dim=1)
+        pending.append(token)
+        last = step == max_new_tokens - 1
+        ended = None  # the last read tokens, when a row has ended: the next step gets them, pad for ended rows
+        if len(pending) == readback_every or last:  # one readback for the pending tokens
+            rows = [[t] for t in token.tolist()] if len(pending) == 1 else torch.stack(pending, dim=1).tolist()
+            pending = []
+            for column in zip(*rows):
+                ids = [pad if done else t for t, done in zip(column, finished)]
+                finished = [done or t in eos for t, done in zip(ids, finished)]
+                new.append(ids)
+                if on_token is not None:
+                    on_token(ids)
+                if all(finished):
+                    break
+            if all(finished):
+                break
+            ended = ids if any(finished) else None
+        if not last:  # rows are independent: a row that ended within unread tokens changes no other row
+            feed = token[:, None] if ended is None else torch.tensor(ended, device=device)[:, None]
+            token = decoder.step(feed, pick.uniform((b, vocab), device))
+    return torch.cat([input_ids, torch.tensor(new, dtype=torch.int64, device=device).t()], dim=1)

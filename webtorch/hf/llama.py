@@ -259,11 +259,13 @@ class LlamaForCausalLM(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens=20, do_sample=False, temperature=1.0, top_k=None, top_p=None,
-                 eos_token_id=None, generator=None, on_token=None, replay=True):
+                 eos_token_id=None, generator=None, on_token=None, replay=True, readback_every=1):
         """input_ids (b, n) -> (b, n + new) like transformers' generate (greedy by default). The prompt is
         prefilled in one pass; each step feeds one token through the static cache, a step recorded once
         and replayed for every token (webtorch.hf.decoding; replay=False runs it eagerly). on_token(tokens)
         is called with each step's list of b token ids (a streaming display); generation stops when every
-        row has produced eos_token_id (a list or an int; default: the config's)."""
+        row has produced eos_token_id (a list or an int; default: the config's). readback_every: the
+        tokens read back at once (each step's token feeds the next on the device; on_token still sees
+        each step, a few at a time; the result is the same)."""
         return decoding.generate(self, input_ids, max_new_tokens, do_sample, temperature, top_k, top_p,
-                                 eos_token_id, generator, on_token, replay)
+                                 eos_token_id, generator, on_token, replay, readback_every)
