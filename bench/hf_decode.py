@@ -101,7 +101,9 @@ def timed_generate(model, ids, new, replay=True, readback_every=1, **sampling):
     return {"first_token_ms": 1e3 * (marks[0] - start), "decode_ms_per_token": 1e3 * decode,
             "decode_tokens_per_s": 1 / decode, "kernels_per_token": sum(k for *_, k in issue) / n,
             "issue_ms_per_token": 1e3 * sum(t for t, *_ in issue) / n,
-            "python_ms_per_token": 1e3 * sum(t - s for t, s, _ in issue) / n}
+            "python_ms_per_token": 1e3 * sum(t - s for t, s, _ in issue) / n,
+            # the compiled step's calls so far ({"captures", "replays", "eager"}) and why any ran eagerly
+            "decode_step": decoder.stats, "graph_breaks": decoder.step._compiled_call.graph_breaks if replay else None}
 
 
 def main(argv=None):
