@@ -1,4 +1,4 @@
-"""F.grid_sample, F.affine_grid and F.interpolate(antialias=True) against torch 2.13: values and the
+"""F.grid_sample, F.affine_grid and F.interpolate(antialias=True; bilinear, bicubic, lanczos) against torch 2.13: values and the
 gradients for input and grid, every mode x padding x align_corners, on cpu (float64: to rounding) and
 webgpu (float32 against torch's float64)."""
 import itertools
@@ -67,7 +67,9 @@ def test_interpolate_antialias(device, bound):
     cases = [dict(size=s, align_corners=a) for s, a in itertools.product(((4, 5), (3, 11), (13, 16), (1, 1), (5, 20)),
                                                                           (False, True))]
     cases += [dict(scale_factor=f) for f in (0.3, 0.5, 1.7)]
-    for mode, kwargs in itertools.product(("bilinear", "bicubic"), cases):
+    for mode, kwargs in itertools.product(("bilinear", "bicubic", "lanczos"), cases):
+        if mode == "lanczos" and kwargs.get("align_corners"):
+            continue  # (torch refuses it: test_errors)
         expected = torch.nn.functional.interpolate(torch.tensor(x), mode=mode, antialias=True, **kwargs)
         image = webtorch.tensor(x if device == "cpu" else x.astype(np.float32), device=device)
         got = webtorch.nn.functional.interpolate(image, mode=mode, antialias=True, **kwargs)
@@ -82,6 +84,10 @@ def test_interpolate_antialias(device, bound):
     (lambda F, t: F.affine_grid(t.zeros(1, 2, 2), (1, 1, 2, 2), align_corners=False), ValueError),
     (lambda F, t: F.interpolate(t.ones(1, 1, 4), size=2, mode="linear", antialias=True), ValueError),
     (lambda F, t: F.interpolate(t.ones(1, 1, 4, 4), size=2, mode="nearest", antialias=True), ValueError),
+    (lambda F, t: F.interpolate(t.ones(1, 1, 4, 4), size=2, mode="lanczos"), ValueError),
+    (lambda F, t: F.interpolate(t.ones(1, 1, 4), size=2, mode="lanczos", antialias=True), ValueError),
+    (lambda F, t: F.interpolate(t.ones(1, 1, 4, 4), size=2, mode="lanczos", antialias=True, align_corners=True),
+     ValueError),
 ])
 def test_errors(call, error):
     for lib in (torch, webtorch):

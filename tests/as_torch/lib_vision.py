@@ -49,6 +49,8 @@ def transforms_v2(ctx):
                                    [TF.affine(x, angle=30.0, translate=[1, -1], scale=0.9, shear=[5.0, 0.0]) for x in xs[1:]],
              "resize_aa": lambda *xs: [TF.resize(unit, [5, 4], antialias=True),
                                        TF.resize(unit, [3, 7], interpolation=v2.InterpolationMode.BICUBIC,
+                                                 antialias=True),
+                                       TF.resize(unit, [5, 6], interpolation=v2.InterpolationMode.LANCZOS,
                                                  antialias=True)]}
     for name, step in steps.items():
         for i, out in enumerate(step(image, boxes, mask)):

@@ -690,7 +690,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     return out, (weights if need_weights else None)
 
 
-_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}
 
 
 def _resample_taps(n_in, n_out, mode, scale, align_corners):
@@ -735,16 +735,22 @@ def _padded_boxes(boxes, weights=None):
 
 def _antialias_taps(n_in, n_out, mode, scale, align_corners):
     """_resample_taps of torch's antialiased resampling (aten UpSampleKernel's _aa weights): a triangle
-    (bilinear) or Keys a=-0.5 cubic (bicubic) filter, stretched by the scale when downsampling, over the
-    inputs within its support around each output's centre, normalised to sum 1."""
+    (bilinear), Keys a=-0.5 cubic (bicubic) or Lanczos-3 windowed sinc (lanczos) filter, stretched by the
+    scale when downsampling, over the inputs within its support around each output's centre, normalised
+    to sum 1."""
     if align_corners:
         scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-    half = 1.0 if mode == "bilinear" else 2.0  # the filter's support at scale 1
+    half = {"bilinear": 1.0, "bicubic": 2.0, "lanczos": 3.0}[mode]  # the filter's support at scale 1
+
+    def sinc(x):
+        return 1.0 if x == 0 else math.sin(math.pi * x) / (math.pi * x)
 
     def weight(x):
         x = abs(x)
         if mode == "bilinear":
             return max(1.0 - x, 0.0)
+        if mode == "lanczos":
+            return sinc(x) * sinc(x / 3.0) if x < 3.0 else 0.0
         return keys_near(x, -0.5) if x < 1.0 else keys_far(x, -0.5) if x < 2.0 else 0.0
     support = half * scale if scale >= 1.0 else half
     invscale = 1.0 / scale if scale >= 1.0 else 1.0
@@ -769,6 +775,13 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=N
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.dim()}D) for "
                                   f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
                                   f"nearest-exact (got {mode})")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and spatial == 2):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    if mode == "lanczos" and not antialias:
+        raise ValueError("Lanczos mode requires antialias=True")
+    if mode == "lanczos" and align_corners:
+        raise ValueError("Lanczos mode does not support align_corners=True")
     needs = _INTERP_DIMS.get(mode)
     if mode not in ("nearest", "nearest-exact", "area") and needs is None:
         raise ValueError(f"interpolate: unknown mode {mode!r}")
@@ -777,9 +790,6 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=N
     if align_corners is not None and needs is None:
         raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
                          "bicubic | trilinear")
-    if antialias and not (mode in ("bilinear", "bicubic") and spatial == 2):
-        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
-                         "4-D tensor as input")
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined")
     in_sizes = list(x.shape[2:])
