@@ -22,6 +22,8 @@ of failure remains) and printed as a Python program.
 
   python tests/fuzz.py --seed 1 --minutes 30          # seeds 1, 2, 3, ... until 30 minutes pass
   python tests/fuzz.py --seed 17 --count 1 --show     # one program, printed
+  python tests/fuzz.py --seed 1 --minutes 30 --wide   # also gather/index_add, conv, conv_transpose, pooling,
+                                                      # interpolate, layer_norm, int64 sums/scans, in-place views
 
 tests/test_fuzz.py runs a fixed set of seeds in CI.
 """
@@ -182,9 +184,11 @@ def _pick(rng, pool, pred=lambda v: True):
     return rng.choice(cands) if cands else None
 
 
-def _step(rng, pool):
+def _step(rng, pool, wide=False):
     """One statement's right-hand side over variables in pool (or None)."""
     bad = rng.random() < 0.06
+    if wide and rng.random() < 0.3:
+        return _wide_step(rng, rng.choice(pool), bad)
     kind = rng.random()
     a = rng.choice(pool)
     nd = len(a.shape)
@@ -321,7 +325,50 @@ def _inplace_step(rng, a, pool, bad):
     return "%s.zero_()" % a.name
 
 
-def generate(seed, n_steps=None):
+def _wide_step(rng, a, bad):
+    """--wide: the families the steps above never draw: gather/index_add with repeated indices,
+    convolution, transposed convolution, pooling, interpolation, layer_norm (floats reshaped to 4-d),
+    int64 sums and scans, in-place writes through a strided view of a copy."""
+    nd, n = len(a.shape), math.prod(a.shape)
+    d = _dim(rng, a, bad)
+    r = rng.randrange(8)
+    if r == 0 and nd and a.shape[d % nd] > 0:
+        idx = [rng.randrange(a.shape[d % nd]) for _ in range(rng.randint(1, 4))]
+        shape = list(a.shape)
+        shape[d % nd] = len(idx)
+        index = [idx[(k // math.prod(shape[d % nd + 1:])) % len(idx)] for k in range(math.prod(shape))]
+        return "torch.gather(%s, %d, torch.tensor(%r, dtype=torch.int64, device=dev).reshape(%r))" % (a.name, d, index, tuple(shape))
+    if r == 1 and nd and a.shape[d % nd] > 0:
+        idx = [rng.randrange(a.shape[d % nd]) for _ in range(a.shape[d % nd])]
+        return "%s.index_add(%d, torch.tensor(%r, dtype=torch.int64, device=dev), %s)" % (a.name, d, idx, a.name)
+    if r == 2:
+        return "torch.%s(%s.to(torch.int64) * 1000003, %d)" % (rng.choice(["sum", "cumsum", "prod", "amax"]), a.name, d)
+    if r == 3 and nd:
+        return "(lambda t: (t[..., ::2].%s_(%s), t)[1])(%s.clone())" % (
+            rng.choice(["mul", "add", "sub"]), _lit(rng.choice([2, -1, 0.5, float("inf")])), a.name)
+    if not a.is_float or n == 0:
+        return "%s.clone()" % a.name
+    rows, cols = (n // a.shape[-1], a.shape[-1]) if nd else (1, 1)
+    x4 = "%s.reshape(1, 1, %d, %d)" % (a.name, rows, cols)
+    k = rng.randint(1, 3)
+    w = ", ".join(_lit(v) for v in _values(rng, k * k, "float32"))
+    weight = "torch.tensor([%s], device=dev).reshape(1, 1, %d, %d)" % (w, k, k)
+    if r == 4:
+        return "torch.nn.functional.conv2d(%s, %s, padding=%d, stride=%d)" % (x4, weight, rng.randint(0, k - 1 if k > 1 else 0),
+                                                                             rng.randint(1, 2))
+    if r == 5:
+        return "torch.nn.functional.conv_transpose2d(%s, %s, stride=%d, padding=%d)" % (x4, weight, rng.randint(1, 2),
+                                                                                       rng.randint(0, k - 1))
+    if r == 6:
+        pool = rng.choice(["max_pool2d", "avg_pool2d"])
+        return "torch.nn.functional.%s(%s, %d, ceil_mode=%r)" % (pool, x4, min(k, rows, cols), rng.random() < 0.5)
+    mode = rng.choice(["nearest", "bilinear", "bicubic", "area", "layer_norm"])
+    if mode == "layer_norm":
+        return "torch.nn.functional.layer_norm(%s, (%d,))" % (a.name, a.shape[-1]) if nd else "%s.clone()" % a.name
+    return "torch.nn.functional.interpolate(%s, size=(%d, %d), mode=%r)" % (x4, rng.randint(1, 5), rng.randint(1, 5), mode)
+
+
+def generate(seed, n_steps=None, wide=False):
     """A program (list of statements) for a seed; runs torch while drawing it to know the shapes."""
     import torch
     rng = random.Random(seed)
@@ -336,7 +383,7 @@ def generate(seed, n_steps=None):
         lines.append(line)
         pool.append(Var("x%d" % i, shape, dtype))
     for i in range(n_steps or rng.randint(1, 7)):
-        rhs = _step(rng, pool)
+        rhs = _step(rng, pool, wide)
         name = "v%d" % i
         line = "%s = %s" % (name, rhs)
         try:
@@ -694,7 +741,7 @@ def repro(lines, device):
             "dev = %r\n%s\nprint(%s)" % (device, body, lines[-1].split(" = ", 1)[0]))
 
 
-def fuzz(seeds, deadline=None, verbose=True, known=known_reason):
+def fuzz(seeds, deadline=None, verbose=True, known=known_reason, wide=False):
     """Run the programs of seeds (until deadline); returns (programs run, findings). A finding is a
     dict: seed, device, kind, statement, message, repro (minimised unless known(finding) names it)."""
     findings, ran = [], 0
@@ -702,7 +749,7 @@ def fuzz(seeds, deadline=None, verbose=True, known=known_reason):
         if deadline is not None and time.time() > deadline:
             break
         ran += 1
-        lines = generate(seed)
+        lines = generate(seed, wide=wide)
         for device, kind, i, msg in check(lines):
             f = {"seed": seed, "device": device, "kind": kind, "message": msg, "program": "\n".join(lines),
                  "statement": lines[i] if i < len(lines) else "(the end)"}
@@ -726,6 +773,7 @@ def main(argv):
     p.add_argument("--count", type=int, default=None, help="programs to run")
     p.add_argument("--minutes", type=float, default=None, help="stop after this long")
     p.add_argument("--show", action="store_true", help="print each program")
+    p.add_argument("--wide", action="store_true", help="also draw the families of _wide_step (not in tests/test_fuzz.py's seeds)")
     args = p.parse_args(argv)
     start = time.time()
     deadline = start + 60 * args.minutes if args.minutes else None
@@ -733,8 +781,8 @@ def main(argv):
     seeds = range(args.seed, args.seed + count)
     if args.show:
         for s in seeds:
-            print("# seed %d\n%s\n" % (s, "\n".join(generate(s))))
-    ran, findings = fuzz(seeds, deadline)
+            print("# seed %d\n%s\n" % (s, "\n".join(generate(s, wide=args.wide))))
+    ran, findings = fuzz(seeds, deadline, wide=args.wide)
     kinds = {}
     for f in findings:
         kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
