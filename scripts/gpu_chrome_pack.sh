@@ -49,10 +49,11 @@ if ! ls "$G"/p2/gl/*.deb >/dev/null 2>&1; then
   if ls "$REPO"/.gpurun/gl/*.deb >/dev/null 2>&1; then cp "$REPO"/.gpurun/gl/*.deb "$G/p2/gl/"
   else (cd "$G/p2/gl" && apt-get download libvulkan1 libglvnd0 libegl1 libgl1 libglx0 libgles2 libopengl0); fi
 fi
-# Pyodide (what the harness loads), .cache's micropip/packaging wheels and the play web/gpt.html learns
+# Pyodide (what the harness loads); .cache's micropip/packaging wheels, the play web/gpt.html learns, MiniLM's
+# vocabulary and configs (bench/modules.json) but not its 91 MB weights (bench.html makes a stand-in)
 [ -s "$G/p2/pyodide.tar.xz" ] || tar -C node_modules -cf - --exclude="*.map" --exclude="*.html" --exclude="*.d.ts" \
     --exclude=README.md pyodide | xzc > "$G/p2/pyodide.tar.xz"
-[ -s "$G/p2/cache.tar.xz" ] || tar -C .cache -cf - wheels text | xzc > "$G/p2/cache.tar.xz"
+[ -s "$G/p2/cache.tar.xz" ] || tar -C .cache -cf - wheels text --exclude=model.safetensors minilm | xzc > "$G/p2/cache.tar.xz"
 # bench/'s peers: the files bench/bench.html loads (bench/run.py --target dawn --pack takes the same)
 if [ ! -s "$G/p2/peers.tar.xz" ]; then
   [ -d bench/peers/node_modules/@tensorflow/tfjs-core ] || (cd bench/peers && npm ci --no-audit --no-fund)

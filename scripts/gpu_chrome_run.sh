@@ -7,11 +7,13 @@
 #   bash scripts/gpu_chrome_run.sh 3    carry .gpuchrome/p3: the .deb's rest, the browser's data files, playwright's
 #                                       node; then the browser's check, the adapter probe, the chosen browser tests
 #                                       with and without the f16 toggle (in parallel, each in its own copy of the
-#                                       tree), and bench/run.py --target chromium-gpu; all under $OUT
+#                                       tree), and bench/run.py --target chromium-gpu. What comes back ($OUT: at
+#                                       most 8 files): probe.json, browser-tests.md, tests.tar.gz (each run's log
+#                                       and junit XML), bench.log, chromium-gpu.json/.md/.svg
 # Env: GC (the unpacked state, kept between calls: /tmp/gpuchrome), OUT, PYTHON3 (python3: the device's 3.12),
 #      LOCAL=1 (a rehearsal on a CPU machine: no debs, no NVIDIA ICD, SwiftShader's adapter, bench's small sizes),
-#      TESTS_T, BENCH_T (seconds: 250, 110 each of two runs), BUDGET_T (the whole stage 3: 530), TEST_GROUPS (ops,grads,pages),
-#      KSEL (pytest -k for every group, instead of the deselection below).
+#      TESTS_T (seconds: 230), BUDGET_T (the whole stage 3: 530), TEST_GROUPS (ops,grads,pages),
+#      KSEL (pytest -k for every group, instead of the deselection below), LOCAL_BENCH (bench runs, as below).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -19,6 +21,7 @@ G=$REPO/.gpuchrome
 GC=${GC:-/tmp/gpuchrome}
 OUT=${OUT:-$GC/out}
 PY=${PYTHON3:-python3}
+W=$GC/work3   # stage 3's logs and reports, copied to $OUT as each phase ends
 mkdir -p "$GC" "$OUT"
 T0=$(date +%s)
 say() { echo "[gpu_chrome_run $(date +%T)] $*"; }
@@ -46,8 +49,8 @@ stage2() {
   fi
   # the browser's shared libraries, all on LD_LIBRARY_PATH as in the recipe's run that worked on the H200
   rm -rf "$GC/lib"; mkdir -p "$GC/lib"; tar -xJf "$G/p2/libs.tar.xz" -C "$GC/lib"
-  local lacking=""
-  for f in "$GC"/lib/*; do n=$(basename "$f"); ldconfig -p | grep -q -P "^\t\Q$n\E " || lacking="$lacking $n"; done
+  local lacking="" known; known=$(ldconfig -p)
+  for f in "$GC"/lib/*; do n=$(basename "$f"); grep -q -F "	$n " <<< "$known" || lacking="$lacking $n"; done
   say "shared libraries the system lacks (Debian 12's, carried):$lacking"
   mkdir -p "$GC/node_modules" "$GC/cache" "$GC/peers" "$GC/site" "$GC/golden"
   tar -xJf "$G/p2/pyodide.tar.xz" -C "$GC/node_modules"
@@ -109,40 +112,49 @@ run_tests() {  # variant (gpu|f16) group (ops|grads|pages) seconds
   [ "$variant" = f16 ] && flags="$GPU_FLAGS $F16_FLAGS"
   # the deadline plugin ends the run between tests 25 s before the timeout, with its report and junit XML
   (cd "$dir" && WEBTORCH_CHROMIUM_ARGS="$flags" GPU_CHROME_DEADLINE=$(( $(date +%s) + t - 25 )) PYTHONPATH="$PYTHONPATH:$dir/scripts" \
-     timeout -k 10 "$t" "$PY" -m pytest $files -k "${KSEL:-$DESELECT}" -p gpu_chrome_deadline -p no:cacheprovider -v --durations=15 --junitxml="$OUT/tests-$variant-$group.xml" \
-     > "$OUT/tests-$variant-$group.log" 2>&1; echo "exit $?" >> "$OUT/tests-$variant-$group.log")
+     timeout -k 10 "$t" "$PY" -m pytest $files -k "${KSEL:-$DESELECT}" -p gpu_chrome_deadline -p no:cacheprovider -v --durations=15 --junitxml="$W/tests-$variant-$group.xml" \
+     > "$W/tests-$variant-$group.log" 2>&1; echo "exit $?" >> "$W/tests-$variant-$group.log")
 }
 
 stage3() {
   [ -s "$GC/chrome.deb.1" ] && [ -d "$GC/site/playwright" ] || { say "FATAL: calls 1 and 2 did not run on this machine"; exit 3; }
   env_setup
   unpack_browser
+  rm -rf "$W"; mkdir -p "$W"
   say "adapter probe"
   GPU_CHROME_FLAGSETS=$("$PY" -c 'import json,sys; print(json.dumps({"gpu": sys.argv[1], "f16": sys.argv[1] + " " + sys.argv[2]}))' \
       "$GPU_FLAGS --enable-webgpu-developer-features" "$F16_FLAGS") timeout 60 "$PY" scripts/gpu_chrome_probe.py "$OUT/probe.json"
-  local t; t=$(upto "${TESTS_T:-250}")
+  local t; t=$(upto "${TESTS_T:-230}")
   say "browser tests, $t s at most: with and without $F16_FLAGS, groups ${TEST_GROUPS:-ops,grads,pages}, in parallel"
   local pids=""
   for variant in gpu f16; do
     for group in $(echo "${TEST_GROUPS:-ops,grads,pages}" | tr , ' '); do run_tests $variant $group "$t" & pids="$pids $!"; done
   done
   wait $pids
-  grep -h -E "^(FAILED|ERROR)|passed|failed|^exit" "$OUT"/tests-*.log | tail -n 60
-  # bench/: Chrome on the GPU beside Node + Dawn (bench/results/dawn.md), heated; two runs merged into one result
-  local target=chromium-gpu part1=matmul,chain,bandwidth,transfer,item,build part2=models,minilm,weights,demos
-  [ -n "${LOCAL:-}" ] && { target=chromium; part1=${LOCAL_BENCH:-chain,item}; part2=""; }
+  grep -h -E "^(FAILED|ERROR)|passed|failed|^exit" "$W"/tests-*.log | tail -n 60
+  summarise_tests
+  (cd "$W" && tar -czf "$OUT/tests.tar.gz" tests-*)
+  # bench/: Chrome on the GPU beside Node + Dawn (bench/results/dawn.md), heated; three runs (frameworks:sections:
+  # seconds) merged into one result, so that a run cut short loses only its own sections
+  local target=chromium-gpu
+  local parts="webtorch,raw:matmul,chain,bandwidth,transfer,item:80 webtorch,tfjs,ort:models,minilm,weights,demos:130 webtorch:build:60"
+  [ -n "${LOCAL:-}" ] && { target=chromium; parts=${LOCAL_BENCH:-webtorch,raw:item:300}; }
   tree_copy "$GC/tree-bench"
-  for part in "webtorch,raw:$part1" "webtorch,tfjs,ort:$part2"; do
-    [ -n "${part#*:}" ] || continue
-    t=$(upto "${BENCH_T:-110}")
-    say "bench $part, $t s at most"
+  for part in $parts; do
+    IFS=: read -r only sections seconds <<< "$part"
+    t=$(upto "$seconds")
+    say "bench $only: $sections, $t s at most"
     (cd "$GC/tree-bench" && WEBTORCH_CHROMIUM_ARGS="$GPU_FLAGS --enable-webgpu-developer-features" timeout -k 10 "$t" \
-       "$PY" bench/run.py --target $target --only "${part%%:*}" --sections "${part#*:}" --write --timeout $((t - 5)) \
+       "$PY" bench/run.py --target $target --only "$only" --sections "$sections" --write --timeout $((t - 5)) \
        >> "$OUT/bench.log" 2>&1; echo "exit $?" >> "$OUT/bench.log")
-    tail -n 5 "$OUT/bench.log"
+    tail -n 3 "$OUT/bench.log"
+    cp "$GC/tree-bench/bench/results/$target".{json,md,svg} "$OUT/" 2>/dev/null
   done
-  cp "$GC/tree-bench/bench/results/$target".* "$OUT/" 2>/dev/null
-  "$PY" - "$OUT" <<'PY'
+  say "done in $(( $(date +%s) - T0 )) s; \$OUT: $(ls "$OUT" | tr '\n' ' ')"
+}
+
+summarise_tests() {  # $W/browser-tests.md (and $OUT's): each run's counts and every failing test
+  "$PY" - "$W" <<'PY'
 import glob, os, re, sys, xml.etree.ElementTree as ET
 out = sys.argv[1]
 lines = ["| run | passed | failed | errors | skipped | not run (time) | seconds |", "|---|---|---|---|---|---|---|"]
@@ -167,12 +179,12 @@ text = "\n".join(lines + ["", f"{len(failing)} failing:"] + failing) + "\n"
 open(os.path.join(out, "browser-tests.md"), "w").write(text)
 print(text[:6000])
 PY
-  say "done in $(( $(date +%s) - T0 )) s; \$OUT: $(ls "$OUT" | tr '\n' ' ')"
+  cp "$W/browser-tests.md" "$OUT/"
 }
 
 case "${1:-}" in
   1) stage1 ;;
   2) stage2 ;;
   3) stage3 ;;
-  *) echo "usage: bash scripts/gpu_chrome_run.sh 1|2|3 (docs/gpu.md)" >&2; exit 2 ;;
+  *) echo "usage: bash scripts/gpu_chrome_run.sh 1|2|3 (docs/support.md)" >&2; exit 2 ;;
 esac
