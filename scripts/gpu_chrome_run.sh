@@ -110,10 +110,17 @@ run_tests() {  # variant (gpu|f16) group (ops|grads|pages) seconds
   tree_copy "$dir"
   local flags=$GPU_FLAGS
   [ "$variant" = f16 ] && flags="$GPU_FLAGS $F16_FLAGS"
-  # the deadline plugin ends the run between tests 25 s before the timeout, with its report and junit XML
-  (cd "$dir" && WEBTORCH_CHROMIUM_ARGS="$flags" GPU_CHROME_DEADLINE=$(( $(date +%s) + t - 25 )) PYTHONPATH="$PYTHONPATH:$dir/scripts" \
-     timeout -k 10 "$t" "$PY" -m pytest $files -k "${KSEL:-$DESELECT}" -p gpu_chrome_deadline -p no:cacheprovider -v --durations=15 --junitxml="$W/tests-$variant-$group.xml" \
-     > "$W/tests-$variant-$group.log" 2>&1; echo "exit $?" >> "$W/tests-$variant-$group.log")
+  # the deadline plugin ends the run between tests 25 s before the timeout, with its report and junit XML; a test
+  # still running at the timeout gets SIGINT (pytest alone: it closes the browser, reports, writes its XML), then KILL
+  # in a session of its own (setsid), whose processes left behind (the browser, playwright's driver) end with it
+  local log=$W/tests-$variant-$group.log pid
+  cd "$dir"
+  WEBTORCH_CHROMIUM_ARGS="$flags" GPU_CHROME_DEADLINE=$(( $(date +%s) + t - 25 )) PYTHONPATH="$PYTHONPATH:$dir/scripts" \
+    setsid timeout --foreground -s INT -k 20 "$t" "$PY" -m pytest $files -k "${KSEL:-$DESELECT}" -p gpu_chrome_deadline \
+    -p no:cacheprovider -v --durations=15 --junitxml="$W/tests-$variant-$group.xml" > "$log" 2>&1 &
+  pid=$!
+  wait $pid; echo "exit $?" >> "$log"
+  kill -9 -- -$pid 2>/dev/null
 }
 
 stage3() {
