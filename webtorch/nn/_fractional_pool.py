@@ -8,8 +8,6 @@ kernel does, and the last window starts at n - k. Plane samples are read in torc
 (T, H, W) for 3-d. The windows' maxima (the first in scan order on ties) and their flat indices within the
 plane are taken with gather + max, so the result is differentiable as max pooling is.
 """
-import numpy as np
-
 from .. import _ops as F
 from .. import _dtypes as dt
 from .._indexing import gather
@@ -33,6 +31,7 @@ def _tuple(value, n, name):
 
 def _starts(samples, n_in, n_out, k, np_dtype):
     """[planes, n_out] window starts along one dim for each plane's sample (torch's generate_intervals)."""
+    import numpy as np  # here, not at the top: Pyodide has no numpy, and `import webtorch` must work there
     planes = samples.shape[0]
     seq = np.empty((planes, n_out), dtype=np.int64)
     if n_out > 1:
@@ -70,6 +69,7 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
     if tuple(_random_samples.shape) != (n, c, d):
         raise RuntimeError(f"{name}_out(): Expect _random_samples to be of shape [{n}, {c}, {d}], got "
                            f"{list(_random_samples.shape)}")
+    import numpy as np  # here, not at the top (see _starts)
     np_dtype = np.float64 if input.dtype is dt.float64 else np.float32
     samples = np.asarray(_random_samples.detach().cpu().tolist(), dtype=np_dtype).reshape(n * c, d)
     # flat index (within the plane) of every element of every window: [planes, *out_size, *kernel]
