@@ -6,8 +6,12 @@ given _random_samples); along a dim of input size n pooled to m windows of size 
 int((i + u) * a) - int(u * a) with a = (n - k) / (m - 1), computed in the input's float dtype as torch's
 kernel does, and the last window starts at n - k. Plane samples are read in torch's order: (W, H) for 2-d,
 (T, H, W) for 3-d. The windows' maxima (the first in scan order on ties) and their flat indices within the
-plane are taken with gather + max, so the result is differentiable as max pooling is.
+plane are taken with gather + max, so the result is differentiable as max pooling is. The starts are a few
+numbers per plane, computed in Python (float32's rounding by a struct round trip); no numpy (Pyodide).
 """
+import math
+import struct
+
 from .. import _ops as F
 from .. import _dtypes as dt
 from .._indexing import gather
@@ -29,19 +33,20 @@ def _tuple(value, n, name):
     return value
 
 
-def _starts(samples, n_in, n_out, k, np_dtype):
-    """[planes, n_out] window starts along one dim for each plane's sample (torch's generate_intervals)."""
-    import numpy as np  # here, not at the top: Pyodide has no numpy, and `import webtorch` must work there
-    planes = samples.shape[0]
-    seq = np.empty((planes, n_out), dtype=np.int64)
-    if n_out > 1:
-        alpha = np_dtype(n_in - k) / np_dtype(n_out - 1)
-        i = np.arange(n_out - 1, dtype=np_dtype)
-        u = samples.astype(np_dtype)[:, None]
-        seq[:, :-1] = ((i + u) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)
-    if n_out > 0:
-        seq[:, -1] = n_in - k
-    return seq
+def _float32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def _starts(samples, n_in, n_out, k, rounded):
+    """[planes][n_out] window starts along one dim for each plane's sample (torch's generate_intervals), each
+    operation rounded to the input's float dtype (rounded: _float32, or float for float64)."""
+    alpha = rounded(rounded(n_in - k) / rounded(n_out - 1)) if n_out > 1 else 0.0
+    starts = []
+    for u in samples:
+        u = rounded(u)
+        row = [int(rounded(rounded(i + u) * alpha)) - int(rounded(u * alpha)) for i in range(n_out - 1)]
+        starts.append(row + [n_in - k] if n_out > 0 else row)
+    return starts
 
 
 def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, d):
@@ -69,23 +74,26 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
     if tuple(_random_samples.shape) != (n, c, d):
         raise RuntimeError(f"{name}_out(): Expect _random_samples to be of shape [{n}, {c}, {d}], got "
                            f"{list(_random_samples.shape)}")
-    import numpy as np  # here, not at the top (see _starts)
-    np_dtype = np.float64 if input.dtype is dt.float64 else np.float32
-    samples = np.asarray(_random_samples.detach().cpu().tolist(), dtype=np_dtype).reshape(n * c, d)
+    rounded = float if input.dtype is dt.float64 else _float32
+    samples = _random_samples.detach().cpu().reshape(n * c, d).tolist()
     # flat index (within the plane) of every element of every window: [planes, *out_size, *kernel]
-    plane_strides = [int(np.prod(spatial[a + 1:])) for a in range(d)]
-    flat = np.zeros((n * c,) + out_size + kernel, dtype=np.int64)
+    plane_strides = [math.prod(spatial[a + 1:]) for a in range(d)]
+    flat = None
     for axis in range(d):
-        starts = _starts(samples[:, _SAMPLE_OF_DIM[d][axis]], spatial[axis], out_size[axis], kernel[axis], np_dtype)
+        starts = _starts([p[_SAMPLE_OF_DIM[d][axis]] for p in samples], spatial[axis], out_size[axis],
+                         kernel[axis], rounded)
         shape = [n * c] + [1] * (2 * d)
         shape[1 + axis] = out_size[axis]
         offsets = [1] * (1 + 2 * d)
         offsets[1 + d + axis] = kernel[axis]
-        flat += (starts.reshape(shape) + np.arange(kernel[axis]).reshape(offsets)) * plane_strides[axis]
-    windows = int(np.prod(kernel))
-    index = F.tensor(flat.reshape(n, c, -1), device=input.device)
+        starts = F.reshape(F.tensor(starts, dtype=dt.int64, device=input.device), shape)
+        steps = F.reshape(F.arange(kernel[axis], dtype=dt.int64, device=input.device), offsets)
+        term = F.mul(F.add(starts, steps), plane_strides[axis])
+        flat = term if flat is None else F.add(flat, term)
+    windows = math.prod(kernel)
+    index = F.reshape(F.expand(flat, (n * c,) + out_size + kernel), (n, c, -1))
     values = gather(F.reshape(x, (n, c, -1)), 2, index)
-    values = F.reshape(values, (n, c, int(np.prod(out_size)), windows))
+    values = F.reshape(values, (n, c, math.prod(out_size), windows))
     out, best = F.max(values, 3)
     indices = gather(F.reshape(index, (n, c, -1, windows)), 3, F.unsqueeze(best, 3))
     out = F.reshape(out, (n, c) + out_size)
