@@ -98,8 +98,9 @@ def attach(package):
         setattr(Tensor, name, _sparse_first(getattr(Tensor, name), _binary(name), (1,)))
         if name in _INPLACE:
             setattr(Tensor, name + "_", _sparse_first(getattr(Tensor, name + "_"), _binary(name, True), (1,)))
-    Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__ = \
-        Tensor.add_, Tensor.sub_, Tensor.mul_, Tensor.div_
+    for op, name in (("__iadd__", "add"), ("__isub__", "sub"), ("__imul__", "mul"), ("__itruediv__", "div")):
+        # the operator's own form (numpy operands as torch's operators take them), sparse-aware
+        setattr(Tensor, op, _sparse_first(getattr(Tensor, op), _binary(name, True), (1,)))
     Tensor.__matmul__ = _sparse_first(Tensor.__matmul__, _coo.matmul, (1,))
     Tensor.to_sparse = Tensor.to_sparse_coo = _coo.to_sparse
     Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
