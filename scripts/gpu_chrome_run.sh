@@ -29,8 +29,11 @@ left() { echo $(( ${BUDGET_T:-530} - ($(date +%s) - T0) )); }  # seconds left of
 upto() { local l; l=$(left); [ "$1" -lt "$l" ] && echo "$1" || echo $(( l > 5 ? l : 5 )); }
 CHROME=$GC/chrome/chromium-headless-shell
 # Chromium's WebGPU on the NVIDIA GPU (../shared/gpu/README.md); the f16 variant adds the Dawn toggle stock Chrome
-# lacks (shader-f16 on Linux + NVIDIA). The test fixtures add --no-sandbox --enable-unsafe-webgpu.
-GPU_FLAGS="--headless=new --use-angle=vulkan --enable-features=Vulkan --disable-vulkan-surface --ignore-gpu-blocklist"
+# lacks (shader-f16 on Linux + NVIDIA). The test fixtures add --no-sandbox --enable-unsafe-webgpu. Playwright puts
+# its own --enable-features=CDPScreenshotNewSurface,SkipListAccountsWithoutGaiaCookies first and Chromium keeps the
+# last value of a switch: ours names them too, or its screenshots would change.
+GPU_FLAGS="--headless=new --use-angle=vulkan --enable-features=Vulkan,CDPScreenshotNewSurface,SkipListAccountsWithoutGaiaCookies
+  --disable-vulkan-surface --ignore-gpu-blocklist"
 F16_FLAGS="--enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia"
 [ -n "${LOCAL:-}" ] && GPU_FLAGS=""   # SwiftShader: Chromium's defaults, as the suite runs here
 
@@ -131,6 +134,8 @@ stage3() {
   say "adapter probe"
   GPU_CHROME_FLAGSETS=$("$PY" -c 'import json,sys; print(json.dumps({"gpu": sys.argv[1], "f16": sys.argv[1] + " " + sys.argv[2]}))' \
       "$GPU_FLAGS --enable-webgpu-developer-features" "$F16_FLAGS") timeout 60 "$PY" scripts/gpu_chrome_probe.py "$OUT/probe.json"
+  grep -q -i '"vendor": "nvidia"' "$OUT/probe.json" 2>/dev/null || say "WARNING: the probe found no NVIDIA adapter: what follows runs on $(
+      grep -o '"description": "[^"]*"' "$OUT/probe.json" 2>/dev/null | head -n 1)"
   local t; t=$(upto "${TESTS_T:-230}")
   say "browser tests, $t s at most: with and without $F16_FLAGS, groups ${TEST_GROUPS:-ops,grads,pages}, in parallel"
   local pids=""
