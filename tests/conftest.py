@@ -1,6 +1,7 @@
 """Shared pytest setup for tests/: make tests/op_cases.py and tests/compare.py
 importable as top-level modules (they are also loaded that way in Pyodide), and keep the browser
-tests of one file on one pytest-xdist worker (their module-scoped pages carry state from test to test)."""
+tests on one pytest-xdist worker, in order (one Chromium, one server, one wheel build: module-scoped pages
+carry state from test to test)."""
 
 import os
 import sys
@@ -14,6 +15,7 @@ if _HERE not in sys.path:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the group marks to schedule
 def pytest_collection_modifyitems(items):
+    browser = pytest.mark.xdist_group("browser")
     for item in items:
         if os.sep + "browser" + os.sep in str(item.path):
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
+            item.add_marker(browser)

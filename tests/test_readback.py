@@ -1,6 +1,6 @@
 """Readback on the native driver (wgpu-py): .item(), tolist(), .cpu(), numpy() of every dtype equal to torch's,
 through the bulk conversions of gpu._host and the GPU's widening of float16 (docs/readback.md)."""
-import asyncio
+from async_run import run as run_async
 
 import pytest
 import torch
@@ -43,7 +43,7 @@ def test_readback_equals_torch(dtype, numel):
         assert host.tolist() == expected.tolist(), name
         if dtype != "bfloat16":  # numpy has none (torch refuses it too)
             assert (host.numpy() == expected.numpy()).all(), name
-        assert asyncio.run(got.tolist_async()) == expected.tolist(), name
+        assert run_async(got.tolist_async()) == expected.tolist(), name
     if numel:
         assert w[-1].item() == want[-1].item() and type(w[-1].item()) is type(want[-1].item())
 
@@ -86,5 +86,5 @@ def test_moving_16_bit_floats_does_not_round_them_again(dtype, monkeypatch):
     host = w.cpu()
     monkeypatch.setattr(cpu, "rounded", lambda d, values: pytest.fail("rounded again"))
     assert w.cpu().tolist() == [1.5, -2.25, float(torch.tensor(65504.0, dtype=getattr(torch, dtype)))]
-    assert asyncio.run(w.cpu_async()).tolist() == host.tolist()
+    assert run_async(w.cpu_async()).tolist() == host.tolist()
     assert host.to("webgpu").tolist() == host.tolist()

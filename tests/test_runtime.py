@@ -1,5 +1,5 @@
 """The WebGPU runtime on the native driver: batching, buffer pool, memory, errors, readback."""
-import asyncio
+from async_run import run as run_async
 
 import pytest
 import torch
@@ -203,9 +203,9 @@ def test_features_requested_when_offered():
 
 def test_async_readback():
     x = webtorch.arange(6, device="webgpu").reshape(2, 3) * 2
-    assert asyncio.run(x.tolist_async()) == [[0, 2, 4], [6, 8, 10]]
-    assert asyncio.run(x[1, 2].item_async()) == 10
-    c = asyncio.run(x.cpu_async())
+    assert run_async(x.tolist_async()) == [[0, 2, 4], [6, 8, 10]]
+    assert run_async(x[1, 2].item_async()) == 10
+    c = run_async(x.cpu_async())
     assert c.device.type == "cpu" and c.tolist() == [[0, 2, 4], [6, 8, 10]]
 
 
@@ -216,7 +216,7 @@ def test_readback_of_a_view_reads_its_elements(dtype):
     x = webtorch.tensor(expected.tolist(), dtype=getattr(webtorch, dtype), device="webgpu")
     for view in (lambda t: t[1, 3], lambda t: t[0, 5, 1], lambda t: t[1, 2:5], lambda t: t[:, 1]):
         assert view(x).tolist() == view(expected).tolist()
-        assert asyncio.run(view(x).tolist_async()) == view(expected).tolist()
+        assert run_async(view(x).tolist_async()) == view(expected).tolist()
     assert x[1, 6, 2].item() == expected[1, 6, 2].item()
 
 
