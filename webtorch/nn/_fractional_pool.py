@@ -91,7 +91,7 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
         term = F.mul(F.add(starts, steps), plane_strides[axis])
         flat = term if flat is None else F.add(flat, term)
     windows = math.prod(kernel)
-    index = F.reshape(F.expand(flat, (n * c,) + out_size + kernel), (n, c, -1))
+    index = F.reshape(flat, (n, c, -1))  # the axes' terms broadcast to [planes, *out_size, *kernel]
     values = gather(F.reshape(x, (n, c, -1)), 2, index)
     values = F.reshape(values, (n, c, math.prod(out_size), windows))
     out, best = F.max(values, 3)
