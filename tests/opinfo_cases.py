@@ -89,6 +89,9 @@ KNOWN_FAILURES = {
     ("nn.functional.multilabel_margin_loss", "errors", None):
         "a target of another shape than the input raises RuntimeError where torch raises ValueError",
     ("nn.functional.pdist", "grad", None): "pdist of a single row (no pairs) gives a result with no grad_fn",
+    ("nn.functional.fractional_max_pool3d", "float32", None):
+        "a few 3-d windows start one element off torch's (3 of 72 values differ on OpInfo's sample): silently wrong",
+    ("nn.functional.fractional_max_pool3d", "grad", None): "follows from the forward's windows (float32 row)",
     ("__rpow__", "complex64", "webgpu"):
         "number ** complex64 on webgpu: exp(w log z) in float32 loses precision at large |result| (rel. 2.5e-5)",
 }
