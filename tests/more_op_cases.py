@@ -216,6 +216,15 @@ case("nn-interpolate-1d-3d", lambda T, d, x, v: (
     NF(T).interpolate(v, scale_factor=(2, 0.5, 1.5), mode="nearest"), NF(T).interpolate(v, (2, 3, 2), mode="area"),
     NF(T).interpolate(v, scale_factor=1.5, mode="trilinear", align_corners=True)),
      I((2, 3, 7)), I((1, 2, 3, 4, 5)), atol=1e-5, rtol=1e-4)
+for _mode in ("bilinear", "nearest", "bicubic"):
+    case(f"nn-grid_sample-{_mode}", lambda T, d, x, g, m=_mode: tuple(
+        NF(T).grid_sample(x, g, mode=m, padding_mode=p, align_corners=ac)
+        for p in ("zeros", "border", "reflection") for ac in (False, True)),
+        I((2, 3, 5, 6)), I((2, 4, 7, 2), kind="uniform", low=-1.3, high=1.3), atol=1e-5, rtol=1e-4)
+case("nn-affine_grid", lambda T, d, t2, t3: (NF(T).affine_grid(t2, (2, 3, 4, 5), align_corners=False),
+                                            NF(T).affine_grid(t2, (2, 1, 3, 3), align_corners=True),
+                                            NF(T).affine_grid(t3, (2, 1, 2, 3, 4), align_corners=False)),
+     I((2, 2, 3)), I((2, 3, 4)))
 error("nn-interpolate-mode-dims", lambda T, d, x: NF(T).interpolate(x, 4, mode="bilinear"), I((1, 2, 3)),
       exc=NotImplementedError)
 

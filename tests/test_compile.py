@@ -60,6 +60,21 @@ def test_replay_rebinds_inputs_and_returns_new_tensors():
     _close(outs[0]["parts"][1], torch.randn(3, 2, generator=torch.Generator().manual_seed(0)).t())
 
 
+def test_split_reductions_kept_from_eager_calls_replay():
+    """A sum long enough to split into partials (on every adapter) runs eagerly first, so its launches are
+    kept and later recorded from that plan: each partial stays alive until the launch reading it."""
+    x = torch.randn(3, 40000, generator=torch.Generator().manual_seed(0))
+    wx = _w(x)
+    wx.sum(), wx.sum(1)  # the plans of both
+    f = webtorch.compile(lambda t: (t.sum(), t.sum(1), t.mean(0)), fullgraph=True)
+    for _ in range(3):
+        total, rows, cols = f(wx)
+        _close(total, x.sum(), 1e-2)
+        _close(rows, x.sum(1), 1e-3)
+        _close(cols, x.mean(0))
+    assert f.stats == {"captures": 1, "replays": 2, "eager": 0}
+
+
 def test_guards_record_again():
     model = webtorch.nn.Sequential(webtorch.nn.Linear(4, 3), webtorch.nn.Dropout(0.5)).to("webgpu")
     compiled = webtorch.compile(model, mode="reduce-overhead", dynamic=False, fullgraph=False, backend="inductor")

@@ -202,6 +202,18 @@ def test_same_as_torch(program):
     assert program(webtorch) == program(torch)
 
 
+def default_identity(t):
+    """Functions bound as defaults name the public function objects (nn.TransformerEncoder's fast path
+    checks `activation is F.relu`)."""
+    F = t.nn.functional
+    return (t.nn.TransformerEncoderLayer(8, 2).activation is F.relu,
+            t.nn.Transformer(8, 2, 1, 1, 16).encoder.layers[0].activation is F.relu)
+
+
+def test_defaults_are_the_public_functions():
+    assert default_identity(webtorch) == default_identity(torch) == (True, True)
+
+
 def test_pickle_keeps_class_and_attributes():
     assert subclass_pickle(webtorch) == ("Pickled", "kept", [0.0, 1.0, 2.0])
     assert subclass_pickle(torch) == ("Pickled_torch", "kept", [0.0, 1.0, 2.0])

@@ -21,6 +21,7 @@ write their own dispatching functions. Modes (TorchFunctionMode) are not impleme
 """
 import functools
 import inspect
+import sys
 import types as _types
 
 from . import _C
@@ -356,3 +357,22 @@ def attach(namespaces, plain_subclasses):
                 if value not in wrapped:
                     wrapped[value] = _function(value, prefix + name)
                 setattr(module, name, wrapped[value])
+    _rebind_defaults(wrapped)
+
+
+def _rebind_defaults(wrapped):
+    """Default arguments bound before the wrapping (TransformerEncoderLayer's activation=F.relu) take the
+    wrapped forms, so `layer.activation is F.relu` holds as in torch (nn.TransformerEncoder's fast-path
+    check reads it)."""
+    def rebind(defaults):
+        return tuple(wrapped.get(d, d) if isinstance(d, _types.FunctionType) else d for d in defaults)
+    for name, module in list(sys.modules.items()):
+        if name != "webtorch" and not name.startswith("webtorch."):
+            continue
+        for value in list(vars(module).values()):
+            members = vars(value).values() if isinstance(value, type) else (value,)
+            for f in members:
+                if isinstance(f, _types.FunctionType) and f.__defaults__:
+                    f.__defaults__ = rebind(f.__defaults__)
+                if isinstance(f, _types.FunctionType) and f.__kwdefaults__:
+                    f.__kwdefaults__ = dict(zip(f.__kwdefaults__, rebind(f.__kwdefaults__.values())))

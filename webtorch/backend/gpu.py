@@ -347,16 +347,19 @@ def _plan(src, with_index):
 
 
 def _replay(rt, steps, src, with_index):
-    """A kept reduction's launches recorded again from buffer src: returns the last one's values and indices."""
+    """A kept reduction's launches recorded again from buffer src: returns the last one's values and indices.
+    Every launch's values stay alive until the chain is recorded: a recording (webtorch.compile) takes a
+    buffer released before the launch that reads it for one from outside the call."""
+    chain = []
     for kernel, meta, groups, out_dtype, n, pid, tail, span in steps:
         values = empty(out_dtype, n)
         indices = empty(dt.int64, n) if with_index else None
-        buffers = [values.buffer, src] + ([indices.buffer] if with_index else [])
+        buffers = [values.buffer, chain[-1].buffer if chain else src] + ([indices.buffer] if with_index else [])
         if rt.hooks:  # (see ElementwiseLaunch.new)
             rt.run(kernel, buffers, meta, groups)
         else:
             rt.record(pid, tail, span, [b.id for b in buffers], meta)
-        src = values.buffer
+        chain.append(values)
     return values, indices
 
 
@@ -398,21 +401,22 @@ def _collapse(dims):
     return out
 
 
-def _reduce_rows(op, src, in_dtype, acc_dtype, out_dtype, with_index, meta, layout):
+def _reduce_rows(op, src, in_dtype, acc_dtype, out_dtype, with_index, meta, layout, src_indices=None):
     """reduce_by_rows.wgsl: threads along each row (_threads_per_row), several short rows per workgroup;
-    on CPU adapters one thread per row or chunk of a row (_solo_chunk)."""
+    on CPU adapters one thread per row or chunk of a row (SOLO_CHUNK)."""
     n_out, row_len = meta[0], meta[1]
-    chunk = (_solo_chunk if _on_cpu_adapter(runtime()) else _reduce_chunk)(n_out, row_len)
+    chunk = min(row_len, SOLO_CHUNK) if _on_cpu_adapter(runtime()) else _reduce_chunk(n_out, row_len)
     if chunk == row_len:
-        return _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, meta, row_len, n_out)
-    # Few long rows: split each over many workgroups into partials, then reduce the partials
-    # (an arg-reduction's partials carry their row indices into the second pass).
+        return _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, meta, row_len, n_out,
+                              src_indices)
+    # Long rows: split each over many workgroups into partials, then reduce the partials as rows again
+    # (an arg-reduction's partials carry their row indices into the next pass).
     n_chunks = -(-row_len // chunk)
     acc_dtype = dt.float32 if acc_dtype in dt.ROUNDED else acc_dtype  # 16-bit float partials stay f32
     values, indices = _launch_reduce(op, src, in_dtype, acc_dtype, acc_dtype, with_index, layout,
-                                     [n_out * n_chunks] + meta[1:], chunk, n_out * n_chunks)
-    return _launch_reduce(op, values.buffer, acc_dtype, acc_dtype, out_dtype, with_index, "contiguous",
-                          [n_out, n_chunks, 1, 1, 0, n_out, n_chunks, n_chunks, 1], n_chunks, n_out, indices)
+                                     [n_out * n_chunks] + meta[1:], chunk, n_out * n_chunks, src_indices)
+    return _reduce_rows(op, values.buffer, acc_dtype, acc_dtype, out_dtype, with_index,
+                        [n_out, n_chunks, 1, 1, 0, n_out, n_chunks, n_chunks, 1], "contiguous", indices)
 
 
 # A split costs a second launch (~20-30 us of Python in Pyodide): smaller inputs take one pass.
@@ -424,15 +428,18 @@ def _reduce_columns(op, src, in_dtype, acc_dtype, out_dtype, with_index, meta, s
     128-byte read per 32 threads) or all of them, ty no more lanes than elements. With few rows the
     reduced dim splits for about 2048 workgroups (at least 16 elements per thread), into partials that
     a second launch reduces as columns again. On CPU adapters one thread per column (ty 1: no joins,
-    reduce_solo.wgsl), split for about SOLO_THREADS threads, at least 256 elements each."""
+    reduce_solo.wgsl), split into chunks of at most SOLO_CHUNK elements, folded by further passes."""
     n_out, row_len = meta[0], meta[1]
     solo = _on_cpu_adapter(runtime())
     ty = 1 if solo else min(256 // min(32, _pow2(n_out)), _pow2(row_len))
     tx = 256 // ty
     n_groups = -(-n_out // tx)
-    split = split and n_out * row_len >= COLUMN_SPLIT_MIN
-    groups, per_thread = (SOLO_THREADS // 256, 256) if solo else (2048, 16 * ty)
-    n_chunks = max(1, min(-(-groups // n_groups), row_len // per_thread)) if split else 1
+    if solo:
+        n_chunks = max(1, -(-row_len // SOLO_CHUNK))
+    elif split and n_out * row_len >= COLUMN_SPLIT_MIN:
+        n_chunks = max(1, min(-(-2048 // n_groups), row_len // (16 * ty)))
+    else:
+        n_chunks = 1
     chunk = max(1, -(-row_len // n_chunks))
     n_chunks = max(1, -(-row_len // chunk))
     if n_chunks == 1:
@@ -472,19 +479,11 @@ def _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, 
     return values, indices
 
 
-# Threads a reduction on a CPU adapter aims for (one partial each; 64 workgroups: enough for the cores a
-# CPU has, few partials for the second pass to fold).
-SOLO_THREADS = 1 << 14
-
-
-def _solo_chunk(n_out, row_len):
-    """Row elements per thread on a CPU adapter (reduce_solo.wgsl): whole rows where there are enough
-    rows or they are short (one launch), else chunks of at least 256 elements (multiples of 4: vec4
-    reads stay aligned) for about SOLO_THREADS threads; a second launch folds each row's partials."""
-    if n_out >= SOLO_THREADS or row_len <= 4096 or n_out == 0:
-        return row_len
-    chunk = -(-row_len // -(-SOLO_THREADS // n_out))
-    return max(256, -(-chunk // 4) * 4)
+# Elements of a row one thread folds on a CPU adapter (reduce_solo.wgsl: into four accumulators, 64
+# terms each; a multiple of 4, so vec4 reads stay aligned). Longer rows split into partials that the
+# next pass folds the same way, a tree of fan-out 256: a float32 sum of n terms in sequence errs by up
+# to ~n/2 ulps (torch sums pairwise), and 4096 in sequence put a mean's gradient 6e-5 off.
+SOLO_CHUNK = 256
 
 
 def _reduce_chunk(n_out, row_len):
