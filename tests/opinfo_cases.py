@@ -269,36 +269,11 @@ def _draw(op, dtype, requires_grad, n):
 
 
 def _expected(spec):
-    """torch's result for the spec (run from the spec itself), {"error": type} if torch raises. With
-    float32 inputs also "float64": the result computed from them in float64 (labelled float32), which
-    judge() accepts element by element too: where cancellation makes float32's answer depend on the
-    order of a sum (kron's gradient), torch's order is one of several as right as each other."""
+    """torch's result for the spec (run from the spec itself), {"error": type} if torch raises."""
     try:
-        expected = run_spec(torch, spec, "cpu")
+        return run_spec(torch, spec, "cpu")
     except Exception as e:  # noqa: BLE001
         return {"error": type(e).__name__}
-    wide = _in_float64(spec)
-    if wide != spec:
-        try:
-            expected["float64"] = _float64_labelled_float32(run_spec(torch, wide, "cpu"))
-        except Exception:  # noqa: BLE001 - an op without float64 (or other checks in float64): no alternative
-            pass
-    return expected
-
-
-def _in_float64(x):
-    """A spec (or part) with its float32 tensors as float64."""
-    if isinstance(x, dict):
-        return {k: ("float64" if k == "tensor" and v == "float32" else _in_float64(v)) for k, v in x.items()}
-    return [_in_float64(v) for v in x] if isinstance(x, list) else x
-
-
-def _float64_labelled_float32(plain):
-    """run_spec's plain result with float64 tensors labelled float32 (their values kept)."""
-    if isinstance(plain, dict):
-        return {k: ("float32" if k == "dtype" and v == "float64" else _float64_labelled_float32(v))
-                for k, v in plain.items()}
-    return [_float64_labelled_float32(v) for v in plain] if isinstance(plain, list) else plain
 
 
 @functools.lru_cache(maxsize=None)
