@@ -45,6 +45,26 @@ c = await x.cpu_async()
     assert values == [[0, 2, 4], [6, 8, 10]] and item == 10 and on_cpu == "cpu"
 
 
+def test_readbacks_nudge_where_the_browser_polls(py):
+    """Where the browser polls for finished work (Firefox: the driver's nudgeReadbacks), a readback
+    submits empty command buffers while it waits, and reads the same values: forced on here."""
+    default, values, nudges = py.run("""
+import webtorch
+from webtorch.backend import webgpu as runtime_module
+driver = runtime_module.runtime().driver._js
+default, start = driver.nudgeReadbacks, driver.nudges
+driver.nudgeReadbacks = True
+try:
+    x = webtorch.arange(6, device="webgpu") * 2
+    values = [x.sum().item(), x.tolist(), await x.tolist_async()]
+finally:
+    driver.nudgeReadbacks = default
+[default, values, driver.nudges - start]
+""")
+    assert default is False  # Chromium notices finished work without polling
+    assert values == [30, [0, 2, 4, 6, 8, 10], [0, 2, 4, 6, 8, 10]] and nudges >= 3
+
+
 def test_split_column_reductions_match_torch(py):
     # A column reduction splits its rows over workgroups (partials, then a second pass carrying the
     # arg-reductions' indices) only from gpu.COLUMN_SPLIT_MIN elements: forced here on small columns.

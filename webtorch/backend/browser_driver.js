@@ -104,6 +104,11 @@
       this.staging = new Map();
       this.nextId = 1;
       this.submitCount = 0;
+      // Firefox's WebGPU notices finished work by polling, on a ~100 ms timer while nothing new is
+      // submitted: a readback would wait that long for microseconds of GPU work. A submission makes it
+      // poll at once, so readbacks there submit empty command buffers while they wait (mapForRead).
+      this.nudgeReadbacks = typeof navigator !== "undefined" && /Firefox\//.test(navigator.userAgent || "");
+      this.nudges = 0;
       this.timings = [];  // submitTimed's [querySet, buffer, staging] triples, until readTimings
       this.scopes = [];   // popErrorScope promises of submitted batches
       this.errors = [];   // errors no scope caught
@@ -276,11 +281,31 @@
       this.scopes.push(this.device.popErrorScope(), this.device.popErrorScope());
     }
 
+    // staging.mapAsync(READ); where the browser polls for finished work (this.nudgeReadbacks), an empty
+    // submission each millisecond while it waits.
+    async mapForRead(staging) {
+      const mapped = staging.mapAsync(GPUMapMode.READ);
+      if (!this.nudgeReadbacks) return mapped;
+      let waiting = true;
+      const nudge = () => {
+        if (!waiting) return;
+        this.queue.submit([]);
+        this.nudges++;
+        setTimeout(nudge, 1);
+      };
+      nudge();
+      try {
+        await mapped;
+      } finally {
+        waiting = false;
+      }
+    }
+
     // The timestamps (ns) of the kernels submitTimed sent since the last call: begin, end per kernel.
     async readTimings() {
       const out = [];
       for (const [querySet, stamps, staging] of this.timings.splice(0)) {
-        await staging.mapAsync(GPUMapMode.READ);
+        await this.mapForRead(staging);
         for (const t of new BigUint64Array(staging.getMappedRange())) out.push(Number(t));
         staging.destroy();
         stamps.destroy();
@@ -350,7 +375,7 @@
       this.mark("submitted");
       const scopes = Promise.all(this.scopes.splice(0));
       try {
-        await staging.mapAsync(GPUMapMode.READ);
+        await this.mapForRead(staging);
       } catch (err) {
         free.push(staging);
         await this.raiseErrors(scopes);
