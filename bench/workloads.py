@@ -187,6 +187,91 @@ def complex(cfg):
     return out
 
 
+def reductions(cfg):
+    """Where a sum's time goes (issue 28), at each of cfg["reduce_sizes"] float32 elements: the wall time per
+    call (timed like every figure), the Python time per call (the same calls, not waited for) and each
+    kernel's GPU time by timestamps; first with webtorch's own choice of first-pass chunk, then with each of
+    cfg["reduce_chunks"] (elements per workgroup of the first pass; the second folds the partials), and
+    `add` of the same tensors beside it (one kernel, 3x the bytes)."""
+    out = []
+    chosen = gpu._reduce_chunk
+    for numel in cfg.get("reduce_sizes", [1 << 20, 1 << 24, 1 << 26]):
+        a = torch.full((numel,), 1.0, device="webgpu")
+        reps = max(2, min(cfg.get("max_reps", 20), int(cfg["bw_byte_budget"] / (12.0 * numel))))
+        for chunk in [None] + [c for c in cfg.get("reduce_chunks", [4096, 16384, 32768, 65536, 131072]) if c < numel]:
+            gpu._reduce_chunk = chosen if chunk is None else \
+                (lambda n_out, row_len, c=chunk: c if n_out == 1 and row_len > c else chosen(n_out, row_len))
+            gpu._REDUCE_PLANS.clear()
+            out.append({"op": "sum", "numel": numel, "chunk": chunk or "webtorch's",
+                        **_where_time_goes(lambda: a.sum(), reps, 4 * numel)})
+        gpu._reduce_chunk = chosen
+        gpu._REDUCE_PLANS.clear()
+        out.append({"op": "add", "numel": numel, **_where_time_goes(lambda: a + a, reps, 12 * numel)})
+        del a
+    return out
+
+
+def _where_time_goes(fn, reps, nbytes):
+    """fn's wall time per call (_timed), Python time per call (reps calls, then one wait) and GPU time per
+    call of each of its kernels (timestamps), in us; GB/s of nbytes by the wall time and by the kernels'."""
+    t = _timed(fn, reps)
+    sync()
+    t0 = now()
+    for _ in range(reps):
+        fn()
+    python_us = (now() - t0) / reps * 1e6
+    sync()
+    from webtorch.profiler import profile
+    calls = 5
+    with profile() as prof:
+        for _ in range(calls):
+            fn()
+    kernels = {r.key: r.self_gpu_time_total / calls for r in prof.key_averages() if r.is_kernel}
+    kernel_us = sum(kernels.values())
+    return {"wall_us": t["ms"] * 1e3, "gbps": nbytes / t["ms"] / 1e6, "python_us": python_us,
+            "kernel_us": kernel_us, "kernel_gbps": nbytes / kernel_us / 1e3 if kernel_us else None,
+            "kernels_us": kernels, "timing": prof.gpu_timing}
+
+
+def matmul_f16(cfg):
+    """float16 matmul at cfg["f16_matmul"] sizes against float32 ("highest"), on the tensor cores where the
+    adapter offers subgroup matrices, and on the portable kernels with the feature hidden from webtorch;
+    float32 at "high" / "medium" too. err: max |C - C_ref| / (|A| @ |B|) elementwise, C_ref the float32 kernel's
+    product of the same (f16-rounded for f16 rows) values."""
+    rt = rt_mod.runtime()
+    feature = "chromium-experimental-subgroup-matrix"
+    out = []
+    for n in cfg.get("f16_matmul", [4096]):
+        a, b = torch.randn(n, n, device="webgpu"), torch.randn(n, n, device="webgpu")
+        flops = 2.0 * n ** 3
+        reps = max(1, min(cfg.get("max_reps", 20), int(cfg["matmul_flop_budget"] / flops)))
+        a16, b16 = a.half(), b.half()
+        bound = a.abs() @ b.abs()
+        runs = [("float32 highest", a, b, "highest", True), ("float32 high", a, b, "high", True),
+                ("float32 medium", a, b, "medium", True), ("float16, subgroup matrices", a16, b16, "highest", True),
+                ("float16, portable kernels", a16, b16, "highest", False)]
+        refs = {torch.float16: a16.float() @ b16.float(), torch.float32: a @ b}  # the float32 kernel's
+        for name, x, y, precision, tensor_cores in runs:
+            if tensor_cores and feature not in rt.features and name.startswith("float16, sub"):
+                continue
+            saved = rt.features
+            if not tensor_cores:
+                rt.features = saved - {feature}
+            torch.set_float32_matmul_precision(precision)
+            try:
+                t = _timed(lambda: x @ y, reps)
+                k0 = rt.kernels_dispatched
+                c = (x @ y).float()
+                kernel = rt.kernels_dispatched - k0
+                err = ((c - refs[x.dtype]).abs() / bound).max().item()
+                out.append({"n": n, "case": name, "ms": t["ms"], "tflops": flops / t["ms"] / 1e9, "err": err,
+                            "launches": kernel})
+            finally:
+                rt.features = saved
+                torch.set_float32_matmul_precision("highest")
+    return out
+
+
 def _kernel_seconds(fn, calls=5):
     """The GPU time of fn's kernels per call, by kernel timestamps (webtorch.profiler; None where the
     adapter lacks timestamp-query): the device's own figure, without the Python and submit time per call
@@ -563,7 +648,7 @@ async def run(cfg):
     res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
     for name in cfg["sections"]:
         if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos",
-                    "compile_check", "build", "complex"):
+                    "compile_check", "build", "complex", "reductions", "matmul_f16"):
             t0 = now()
             try:
                 res[name] = globals()[name](cfg)

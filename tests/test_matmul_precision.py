@@ -3,6 +3,7 @@
 or rounded to f16) only where the adapter offers subgroup matrices. lavapipe offers none, so the
 kernel itself runs in bench/matmul_tc.mjs on a GPU that has them (docs/compatibility.md: float32 matmul precision);
 here the routing is checked with the feature faked and the kernel launch recorded."""
+import re
 import string
 import warnings
 
@@ -119,6 +120,16 @@ def test_the_kernel_stages_float32_inputs_as_asked():
     assert "array<vec2<f32>>" in medium and "&a_lo_tile" not in medium and "const SPLIT = false" in medium
     assert "&a_lo_tile" in high and "&b_lo_tile" in high and "const SPLIT = true" in high
     assert "a_lo_tile: array<f16, BM * BK" in high and "a_lo_tile: array<f16, 1>" in medium  # lo tiles only when split
+
+
+@pytest.mark.parametrize("out", [webtorch.float32, webtorch.float16])
+def test_the_kernel_uses_the_current_subgroup_matrix_builtins(out):
+    # the layout is the builtins' template argument; the bool-argument form draws "use of deprecated builtin"
+    # from Chrome 156 / dawn.node on every call
+    source = kernels.matmul_subgroup_matrix(out, (16, 16, 16), 32, (2, 4, 2, 2, 32), False, True, True, True, 4)[1]
+    assert "subgroupMatrixLoad<Left, row_major>(" in source and "subgroupMatrixLoad<Right, col_major>(" in source
+    assert "subgroupMatrixStore<row_major>(" in source
+    assert not re.search(r"subgroupMatrix(Load<\w+>|Store)\(", source)
 
 
 def test_unrolled_writes_each_block_out_with_its_index():

@@ -5,6 +5,15 @@
   const LIMITS = ["maxStorageBufferBindingSize", "maxBufferSize", "maxStorageBuffersPerShaderStage",
                   "maxComputeWorkgroupStorageSize", "maxComputeInvocationsPerWorkgroup"];
   const WANTED_FEATURES = ["shader-f16", "subgroups", "chromium-experimental-subgroup-matrix", "timestamp-query"];
+  // The tensor-core kernel (matmul_subgroup_matrix.wgsl) writes the subgroup-matrix builtins' current form
+  // (the layout as a template argument); a browser that has the feature but only the first form (a bool
+  // argument) gets the portable kernels instead: the feature is dropped when this does not compile.
+  const SUBGROUP_MATRIX = "chromium-experimental-subgroup-matrix";
+  const SUBGROUP_MATRIX_PROBE = `enable chromium_experimental_subgroup_matrix;
+@group(0) @binding(0) var<storage, read_write> b: array<f32>;
+@compute @workgroup_size(64) fn main() {
+  subgroupMatrixStore<row_major>(&b, 0u, subgroupMatrixLoad<subgroup_matrix_left<f32, 8, 8>, col_major>(&b, 0u, 8u), 8u);
+}`;
   const snake = (s) => s.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
   // Uploads and batches up to this many bytes go through the driver's own array, hostStaging, which
   // Python copies into in one call (through views of its first 4 KB, 8 KB, ...: stagingView): a PyProxy
@@ -33,7 +42,15 @@
       // behind --enable-unsafe-webgpu.
       const requiredFeatures = WANTED_FEATURES.filter((f) => adapter.features.has(f));
       const device = await adapter.requestDevice({requiredLimits, requiredFeatures});
-      return new WebtorchDriver(adapter, device);
+      const unusable = device.features.has(SUBGROUP_MATRIX) && !await WebtorchDriver.compiles(device, SUBGROUP_MATRIX_PROBE)
+        ? [SUBGROUP_MATRIX] : [];
+      return new WebtorchDriver(adapter, device, unusable);
+    }
+
+    // Whether WGSL code compiles on device (no error in its compilation info).
+    static async compiles(device, code) {
+      const info = await device.createShaderModule({code}).getCompilationInfo();
+      return !info.messages.some((m) => m.type === "error");
     }
 
     // A URL's bytes as an ArrayBuffer, from Cache Storage (cacheName) when there; else fetched, streamed
@@ -83,7 +100,7 @@
       return bytes.buffer;
     }
 
-    constructor(adapter, device) {
+    constructor(adapter, device, unusable = []) {
       this.device = device;
       this.queue = device.queue;
       const info = adapter.info || {};
@@ -94,7 +111,7 @@
                    subgroup_matrix_configs: [...(info.subgroupMatrixConfigs || [])].map((c) => ({
                      component_type: c.componentType, result_component_type: c.resultComponentType,
                      M: c.M, N: c.N, K: c.K}))};
-      this.features = WANTED_FEATURES.filter((f) => device.features.has(f));
+      this.features = WANTED_FEATURES.filter((f) => device.features.has(f) && !unusable.includes(f));
       this.limits = {};
       for (const name of LIMITS) this.limits[snake(name)] = device.limits[name];
       this.limits.min_storage_buffer_offset_alignment = device.limits.minStorageBufferOffsetAlignment;

@@ -388,6 +388,8 @@ _STAGED = {(False, 2): {**_F16_STAGING, "LOAD": "u32", "PAIR_OF": "bitcast<vec2<
            (False, 8): {**_F16_STAGING, "LOAD": "vec4<u32>", "PAIR_OF": "bitcast<vec2<f16>>(p[q])"},
            (True, 2): {**_F32_STAGING, "LOAD": "vec2<f32>", "PAIR_OF": "p"},
            (True, 4): {**_F32_STAGING, "LOAD": "vec4<f32>", "PAIR_OF": "vec2<f32>(p[2u * q], p[2u * q + 1u])"}}
+# the subgroup-matrix builtins' layout argument, by column-major
+_LAYOUT = {False: "row_major", True: "col_major"}
 # elements per load of the tensor-core kernel, widest (16 bytes) first
 SUBGROUP_MATRIX_VECS = {False: (8, 4, 2), True: (4, 2)}
 
@@ -431,6 +433,7 @@ def matmul_subgroup_matrix(out_dtype, fragment, subgroup_size, tiles, a_col_majo
         BK=bk, SG=subgroup_size, VEC=vec, K_STEPS=bk // sk, A_LOADS=wm * tm * sm * bk // vec // inv,
         B_LOADS=wn * tn * sn * bk // vec // inv, PAIRS=vec // 2,
         A_COL_MAJOR=str(a_col_major).lower(), B_COL_MAJOR=str(b_col_major).lower(), SPLIT=str(split).lower(),
+        A_LAYOUT=_LAYOUT[a_col_major], B_LAYOUT=_LAYOUT[b_col_major],
         A_LO_SIZE="BM * BK / A_RUN * A_STRIDE" if split else 1, B_LO_SIZE="BK * BN / B_RUN * B_STRIDE" if split else 1,
         A_LO="a_lo_tile" if split else "a_tile", B_LO="b_lo_tile" if split else "b_tile",
         **_STAGED[f32_inputs, vec])) + wgsl("matmul_subgroup_matrix_out_" + STORAGE[out_dtype]) + wgsl("matmul_batch")

@@ -8,7 +8,10 @@
 // before the fragments of the current tiles are multiplied, then stores them.
 // Each operand may be row- or column-major (A_COL_MAJOR, B_COL_MAJOR; a transposed weight loads as
 // it is stored): a tile keeps the operand's layout, its rows PAD halves longer than the data so that
-// the rows a fragment load reads fall in different memory banks.
+// the rows a fragment load reads fall in different memory banks. Loads and stores name the layout as
+// the builtins' template argument (row_major or col_major), the current form of subgroupMatrixLoad /
+// subgroupMatrixStore; Chrome 156 and dawn.node warn "use of deprecated builtin" on the first form,
+// which passed it as a bool argument before the stride.
 // Every loop over fragments and loads is unrolled (`// unroll v < N` .. `// end v` repeats its lines
 // with #v = 0 .. N-1, kernels.unrolled; `// unroll o in a b` writes a block once for A and once for B,
 // #o as a or b, #O as A or B), each fragment its own variable: with arrays of subgroup
@@ -140,22 +143,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       // unroll kk < ${K_STEPS}
       {
         // unroll i < ${TM}
-        let left_#i = subgroupMatrixLoad<Left>(&a_tile, (sub_row + #i * SM) * A_STEP_R + #kk * SK * A_STEP_K,
-                                               A_COL_MAJOR, A_STRIDE);
+        let left_#i = subgroupMatrixLoad<Left, ${A_LAYOUT}>(
+            &a_tile, (sub_row + #i * SM) * A_STEP_R + #kk * SK * A_STEP_K, A_STRIDE);
         // end i
         // unroll j < ${TN}
-        let right_#j = subgroupMatrixLoad<Right>(&b_tile, #kk * SK * B_STEP_K + (sub_col + #j * SN) * B_STEP_N,
-                                                 B_COL_MAJOR, B_STRIDE);
+        let right_#j = subgroupMatrixLoad<Right, ${B_LAYOUT}>(
+            &b_tile, #kk * SK * B_STEP_K + (sub_col + #j * SN) * B_STEP_N, B_STRIDE);
         // end j
         if (SPLIT) {
           // unroll i < ${TM}
-          let left_lo_#i = subgroupMatrixLoad<Left>(&${A_LO}, (sub_row + #i * SM) * A_STEP_R + #kk * SK * A_STEP_K,
-                                                    A_COL_MAJOR, A_STRIDE);
+          let left_lo_#i = subgroupMatrixLoad<Left, ${A_LAYOUT}>(
+              &${A_LO}, (sub_row + #i * SM) * A_STEP_R + #kk * SK * A_STEP_K, A_STRIDE);
           // end i
           // unroll j < ${TN}
-          let right_lo_#j = subgroupMatrixLoad<Right>(&${B_LO},
-                                                      #kk * SK * B_STEP_K + (sub_col + #j * SN) * B_STEP_N,
-                                                      B_COL_MAJOR, B_STRIDE);
+          let right_lo_#j = subgroupMatrixLoad<Right, ${B_LAYOUT}>(
+              &${B_LO}, #kk * SK * B_STEP_K + (sub_col + #j * SN) * B_STEP_N, B_STRIDE);
           // end j
           // unroll i < ${TM}
           // unroll j < ${TN}

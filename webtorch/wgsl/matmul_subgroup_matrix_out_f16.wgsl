@@ -5,7 +5,7 @@
 var<workgroup> staged: array<array<f32, SM * SN>, WM * WN>;
 
 fn store_result(r: Acc, corner: u32, n: u32, sg: u32, lane: u32) {
-  subgroupMatrixStore(&staged[sg], 0u, r, false, SN);
+  subgroupMatrixStore<row_major>(&staged[sg], 0u, r, SN);
   workgroupBarrier();
   for (var e = lane; e < SM * SN / 2u; e = e + SG) {
     let two = vec2<f32>(staged[sg][2u * e], staged[sg][2u * e + 1u]);
