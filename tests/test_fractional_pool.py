@@ -59,6 +59,8 @@ def test_module_draws_windows_of_the_input(cls, shape):
 @pytest.mark.parametrize("call,error", [
     (lambda T: T.nn.functional.fractional_max_pool2d(T.ones(1, 1, 4, 4), 3, output_size=3), RuntimeError),
     (lambda T: T.nn.functional.fractional_max_pool2d(T.ones(1, 1, 4, 4), 2), ValueError),
+    (lambda T: T.nn.functional.fractional_max_pool3d(T.ones(1, 1, 5, 5, 5), 2, output_size=(2, 4, 2)),
+     RuntimeError),  # 3-d: a window must not reach the last element (4 + 2 - 1 == 5), 2-d allows it
     (lambda T: T.nn.FractionalMaxPool2d(2), ValueError),
     (lambda T: T.nn.FractionalMaxPool2d(2, output_ratio=1.5), ValueError),
     (lambda T: T.nn.functional.fractional_max_pool2d(T.ones(1, 1, 4, 4), 2, output_size=2,

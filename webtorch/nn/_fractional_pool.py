@@ -62,7 +62,8 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
         output_size = tuple(int(s * r) for s, r in zip(spatial, ratio))
     out_size = _tuple(output_size, d, "output_size")
     for axis, (n_in, n_out, k) in enumerate(zip(spatial, out_size, kernel)):
-        if n_out + k - 1 > n_in:
+        # torch's 3-d check is strict (n_out + k - 1 < n_in); its 2-d check allows equality
+        if n_out + k - 1 > n_in or (d == 3 and n_out + k - 1 == n_in):
             which = ("height", "width") if d == 2 else ("time", "height", "width")
             raise RuntimeError(f"{name}_out(): pool {which[axis]} {k} too large relative to input {which[axis]} "
                                f"{n_in}")
