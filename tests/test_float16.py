@@ -66,6 +66,7 @@ F16_ROW_OPS = {
     "softmax_dim0": lambda T, F, x: x.softmax(0),
     "layer_norm": lambda T, F, x: F.layer_norm(x, x.shape[-1:], x[0].cos(), x[0].sin() * 2, eps=1e-3),
     "layer_norm_plain": lambda T, F, x: F.layer_norm(x, x.shape[-1:]),
+    "rms_norm": lambda T, F, x: F.rms_norm(x, x.shape[-1:], x[0].cos(), eps=1e-3),
     "sum": lambda T, F, x: x.sum(-1),
     "sum_all": lambda T, F, x: x.sum(),
     "sum_dim0": lambda T, F, x: x.sum(0),
@@ -82,9 +83,9 @@ def test_float16_rows_against_torch(name):
     import webtorch.nn.functional as webtorch_F
     fn = F16_ROW_OPS[name]
     for i, shape in enumerate(F16_SHAPES):
-        x = _half_input(shape, i, special=i % 3 == 1 and not name.startswith("layer_norm"))
+        x = _half_input(shape, i, special=i % 3 == 1 and not name.endswith(("norm", "norm_plain")))
         for view, tx in _views(x).items():
-            if 0 in tx.shape or name.startswith("layer_norm") and view == "stepped" and tx.shape[0] < 2:
+            if 0 in tx.shape or name.startswith(("layer_norm", "rms_norm")) and view == "stepped" and tx.shape[0] < 2:
                 continue
             wx = _views(webtorch.tensor(x.float().tolist(), device="webgpu").half())[view]
             expected = fn(torch, torch_F, tx)
@@ -99,9 +100,28 @@ def test_float16_softmax_and_layer_norm_are_one_kernel_each():
     rt = runtime()
     x = webtorch.randn(8, 100, device="webgpu").half()
     w, b = webtorch.ones(100, device="webgpu").half(), webtorch.zeros(100, device="webgpu").half()
-    for fn in (lambda: x.softmax(-1), lambda: webtorch.nn.functional.layer_norm(x, (100,), w, b)):
+    for fn in (lambda: x.softmax(-1), lambda: webtorch.nn.functional.layer_norm(x, (100,), w, b),
+               lambda: webtorch.nn.functional.rms_norm(x, (100,), w)):
         before = rt.kernels_dispatched
         fn()
         assert rt.kernels_dispatched - before == 1
     assert webtorch.nn.functional.layer_norm(webtorch.zeros(0, 4, device="webgpu").half(), (4,)).shape == (0, 4)
     assert webtorch.zeros(0, 4, device="webgpu").half().softmax(-1).shape == (0, 4)
+
+
+def test_rms_norm_weight_after_rounding_is_transformers_arithmetic():
+    """webtorch.hf's RMSNorm kernel (_rms_norm(weight_after_rounding=True)) rounds x * rstd to float16
+    before the weight, as transformers' weight * h.to(dtype): equal to that, not to torch's rms_norm
+    (rounded once), which differs in a good share of elements here."""
+    g = torch.Generator().manual_seed(0)
+    x, w = torch.randn(16, 256, generator=g).half(), (torch.randn(256, generator=g) * 3).half()
+    h = x.float()
+    transformers = w * (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)).half()
+    once = torch.nn.functional.rms_norm(x, (256,), w, eps=1e-6)
+    got = webtorch._ops._rms_norm(webtorch.tensor(x.float().tolist(), device="webgpu").half(), 1,
+                                  webtorch.tensor(w.float().tolist(), device="webgpu").half(), 1e-6,
+                                  weight_after_rounding=True)
+    got = torch.tensor(got.float().tolist())
+    assert (got == transformers.float()).float().mean() > 0.99  # the f32 sum's order may move a rounding
+    assert (once.float() != transformers.float()).float().mean() > 0.05
+    torch.testing.assert_close(got, transformers.float(), rtol=1e-3, atol=1e-3)

@@ -1268,6 +1268,25 @@ def _layer_norm(x, n_dims, weight, bias, eps):
     return reshape(_tape.record("layer_norm", out, (rows, weight, bias), eps=eps), x.shape)
 
 
+def _rms_norm(x, n_dims, weight, eps, weight_after_rounding=False):
+    """rms_norm over x's last n_dims dims as one kernel, on webgpu for float32 or float16 operands of one
+    dtype (computed in f32) that need no gradient; weight_after_rounding: the weight multiplies the
+    normalised value rounded to x's dtype (transformers' Llama RMSNorm: weight * h.to(dtype)), not the
+    f32 one (torch's rms_norm: rounded once). None where the composed form applies."""
+    operands = [t for t in (x, weight) if t is not None]
+    if x._storage.device_type != "webgpu" or not 0 < n_dims <= x.dim() or x.numel() == 0 or \
+            x.dtype not in (dt.float32, dt.float16) or builtins.any(
+            t.dtype is not x.dtype or t._storage.device_type != "webgpu" for t in operands) or \
+            _tape.is_grad_enabled() and builtins.any(t.requires_grad for t in operands):
+        return None
+    n = math.prod(x.shape[x.dim() - n_dims:])
+    rows = reshape(x, (*x.shape[:x.dim() - n_dims], n))
+    weight = contiguous(reshape(weight, n)) if weight is not None else None
+    storage = backend("webgpu").layer_norm(rows, weight, None, eps, rms=True,
+                                           weight_after_rounding=weight_after_rounding)
+    return reshape(Tensor(storage, rows.shape), x.shape)
+
+
 def _conv2d(x, weight, bias, stride, pads, dilation, groups, out_size):
     """nn.functional.conv2d of a batched x as one primitive (an implicit-GEMM kernel on webgpu) for
     float32 operands on one device; pads (top, left), the bottom/right following from out_size.

@@ -868,11 +868,14 @@ def softmax(x, log):
     return out
 
 
-def layer_norm(x, weight, bias, eps):
+def layer_norm(x, weight, bias, eps, rms=False, weight_after_rounding=False):
     """layer_norm over x's last dim, float32 or float16 (computed in f32); weight, bias: None or
-    contiguous tensors of that length and x's dtype. Returns a contiguous storage of x's shape."""
+    contiguous tensors of that length and x's dtype. rms: rms_norm instead (no mean subtracted);
+    weight_after_rounding: the weight multiplies the normalised value rounded to x's dtype (two
+    roundings, as transformers' RMSNorm), not the f32 one. Returns a contiguous storage of x's shape."""
     out, meta, groups = _last_dim_rows(x)
-    flags = (1 if weight is not None else 0) | (2 if bias is not None else 0)
+    flags = (1 if weight is not None else 0) | (2 if bias is not None else 0) | (4 if rms else 0) | \
+        (8 if weight_after_rounding else 0)
     meta += [kernels.scalar_bits(eps, dt.float32), flags, weight._offset if weight is not None else 0,
              bias._offset if bias is not None else 0]
     src = x._storage.buffer  # stands in for an absent weight or bias (never read)

@@ -111,6 +111,11 @@ class RMSNorm(nn.Module):
         self.eps = eps
 
     def forward(self, x):
+        """transformers' arithmetic: weight * (x.float() * rsqrt(mean(x^2) + eps)).to(x.dtype), as one
+        kernel where it can (webgpu, x and weight of one dtype, no gradient)."""
+        fused = torch._ops._rms_norm(x, 1, self.weight, self.eps, weight_after_rounding=True)
+        if fused is not None:
+            return fused
         h = x.float()
         h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
         return self.weight * h.to(x.dtype)
@@ -183,7 +188,8 @@ class MLP(nn.Module):
         self.down_proj = nn.Linear(c.intermediate_size, c.hidden_size, **kw)
 
     def forward(self, x):
-        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+        gate, up = self.gate_proj(x), self.up_proj(x)  # both first: a recording fuses silu and * into one kernel
+        return self.down_proj(F.silu(gate) * up)
 
 
 class DecoderLayer(nn.Module):

@@ -165,8 +165,12 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def rms_norm(x, normalized_shape, weight=None, eps=None):
-    dims = tuple(range(x.dim() - _normalized_dims(x, normalized_shape, weight), x.dim()))
+    n_dims = _normalized_dims(x, normalized_shape, weight)
     eps = 1.1920928955078125e-07 if eps is None else eps  # torch: finfo(float32).eps
+    fused = F._rms_norm(x, n_dims, weight, eps)
+    if fused is not None:
+        return fused
+    dims = tuple(range(x.dim() - n_dims, x.dim()))
     out = x * F.rsqrt(F.mean(x * x, dims, keepdim=True) + eps)
     return out * weight if weight is not None else out
 
