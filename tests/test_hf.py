@@ -217,3 +217,39 @@ def test_weights_above_a_lowered_binding_limit(family):
         assert model.generate(ids, max_new_tokens=hf_tiny.NEW_TOKENS).tolist() == reference["generated"].tolist()
     finally:
         limits["max_storage_buffer_binding_size"] = saved_limit
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_rotary_and_cache_row_kernels(dtype):
+    """hf/_gpu.py's rotary.wgsl against torch's composed rotary (x * cos + rotate_half(x) * sin, each op
+    rounded to the dtype), on random inputs: a new tensor for q, and k (rotated) and v (as is) written
+    in place into a static cache's row at the device's position, the other rows untouched. float16 rounds
+    each product, so it is exact; float32's sum may be contracted into an fma by a GPU's compiler."""
+    import torch
+    from webtorch.hf import _gpu
+
+    g = torch.Generator().manual_seed(0)
+    td, wd = getattr(torch, dtype), getattr(webtorch, dtype)
+    x = torch.randn(2, 3, 1, 8, generator=g).to(td)
+    cos, sin = torch.randn(1, 8, generator=g).to(td), torch.randn(1, 8, generator=g).to(td)
+    cache = torch.randn(2, 3, 5, 8, generator=g).to(td)
+    expected = x * cos + torch.cat([-x[..., 4:], x[..., :4]], -1) * sin
+
+    def on_gpu(t):
+        return webtorch.tensor(t.float().tolist(), device="webgpu").to(wd)
+
+    def back(t):
+        return torch.tensor(t.float().tolist()).to(td)
+
+    def check(got, want):
+        tolerance = 0 if dtype == "float16" else 1e-6
+        torch.testing.assert_close(back(got), want, rtol=tolerance, atol=tolerance)
+    check(_gpu.rotary(on_gpu(x), on_gpu(cos), on_gpu(sin)), expected)
+    position = webtorch.tensor([3.0], device="webgpu")
+    keys, values = on_gpu(cache), on_gpu(cache)
+    _gpu.write_row(keys, on_gpu(x), position, on_gpu(cos), on_gpu(sin))
+    _gpu.write_row(values, on_gpu(x), position)
+    for got, row in ((keys, expected), (values, x)):
+        want = cache.clone()
+        want[:, :, 3:4] = row
+        check(got, want)

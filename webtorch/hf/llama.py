@@ -16,7 +16,7 @@ import math
 
 import webtorch as torch
 
-from . import decoding, split
+from . import _gpu, decoding, split
 from .decoding import DevicePosition
 
 nn = torch.nn
@@ -104,6 +104,10 @@ def rotate_half(x):
     return torch.cat([-x2, x1], dim=-1)
 
 
+def apply_rotary(x, cos, sin):
+    return x * cos + rotate_half(x) * sin
+
+
 class RMSNorm(nn.Module):
     def __init__(self, size, eps, device=None, dtype=None):
         super().__init__()
@@ -145,11 +149,10 @@ class Attention(nn.Module):
         if hasattr(self, "q_norm"):
             q, k = self.q_norm(q), self.k_norm(k)
         q, k = q.transpose(1, 2), k.transpose(1, 2)
-        q = q * cos + rotate_half(q) * sin
-        k = k * cos + rotate_half(k) * sin
         if isinstance(start, DevicePosition):
-            out = self.decode_attention(q, k, v, cache, start)
+            out = self.decode_attention(q, k, v, cos, sin, cache, start)
         else:
+            q, k = apply_rotary(q, cos, sin), apply_rotary(k, cos, sin)
             mask, causal = None, n > 1
             if cache is not None:
                 cache_k, cache_v = cache
@@ -162,16 +165,24 @@ class Attention(nn.Module):
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=True)
         return self.o_proj(out.transpose(1, 2).reshape(b, n, self.heads * self.head_dim))
 
-    def decode_attention(self, q, k, v, cache, position):
-        """One token (q, k, v: (b, heads or kv_heads, 1, head_dim)) against the whole static cache, with
-        no Python int in it: k and v go to the cache row position.write selects, and the rows up to it
-        (position.visible) are attended, the rest masked out. The query heads sharing a key/value head
-        are that head's query rows ((b, kv_heads, group, head_dim): heads are grouped in order), so the
-        cache is read as it is, not repeated per query head. scaled_dot_product_attention's arithmetic,
-        less its guard for rows with nothing visible (three kernels): row 0 is always visible here."""
+    def decode_attention(self, q, k, v, cos, sin, cache, position):
+        """One token (q, k, v: (b, heads or kv_heads, 1, head_dim), q and k not yet rotated) against the
+        whole static cache, with no Python int in it: k and v go to the cache row at the device's
+        position (on webgpu one kernel each, rotating k on the way, and one rotating q: hf/_gpu.py;
+        elsewhere masked where()s), and the rows up to it (position.visible) are attended, the rest
+        masked out. The query heads sharing a key/value head are that head's query rows ((b, kv_heads,
+        group, head_dim): heads are grouped in order), so the cache is read as it is, not repeated per
+        query head. scaled_dot_product_attention's arithmetic, less its guard for rows with nothing
+        visible (three kernels): row 0 is always visible here."""
         cache_k, cache_v = cache
-        cache_k.copy_(torch.where(position.write, k, cache_k))
-        cache_v.copy_(torch.where(position.write, v, cache_v))
+        if q.device.type == "webgpu":
+            q = _gpu.rotary(q, cos, sin)
+            _gpu.write_row(cache_k, k, position.value, cos, sin)
+            _gpu.write_row(cache_v, v, position.value)
+        else:
+            q = apply_rotary(q, cos, sin)
+            cache_k.copy_(torch.where(position.write, apply_rotary(k, cos, sin), cache_k))
+            cache_v.copy_(torch.where(position.write, v, cache_v))
         b = q.shape[0]
         grouped = q.reshape(b, self.kv_heads, self.heads // self.kv_heads, self.head_dim)
         scores = torch.matmul(grouped, cache_k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
