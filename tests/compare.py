@@ -164,6 +164,8 @@ def either(actual, expected, alternative, atol, rtol):
 def differing(actual, expected, atol, rtol):
     """Flat indices where two plain tensors of one shape and dtype differ (floats beyond atol + rtol |e|)."""
     exact = expected["dtype"] == "bool" or expected["dtype"].startswith(("int", "uint"))
+    if expected["dtype"].startswith("complex"):
+        return _differing_complex(actual["values"], expected["values"], atol, rtol)
     bad = []
     for i, (a, e) in enumerate(zip(actual["values"], expected["values"])):
         if exact:
@@ -172,6 +174,21 @@ def differing(actual, expected, atol, rtol):
             ok = _close(_dec_float(a), _dec_float(e), atol, rtol)
         if not ok:
             bad.append(i)
+    return bad
+
+
+def _differing_complex(actual, expected, atol, rtol):
+    """The flat indices (of the (re, im) pairs' parts) where two complex tensors differ as torch.isclose and
+    torch.testing.assert_close judge complex values: |a - e| <= atol + rtol |e|, magnitudes of complex numbers
+    (a part's rounding is relative to the number, not to the part); non-finite numbers part by part."""
+    bad = []
+    for i in range(0, len(expected) - 1, 2):
+        a, e = complex(*map(_dec_float, actual[i:i + 2])), complex(*map(_dec_float, expected[i:i + 2]))
+        if all(map(math.isfinite, (a.real, a.imag, e.real, e.imag))):
+            if abs(a - e) > atol + rtol * abs(e):
+                bad.append(i + (abs(a.real - e.real) <= abs(a.imag - e.imag)))
+        else:
+            bad += [i + k for k in (0, 1) if not _close(_dec_float(actual[i + k]), _dec_float(expected[i + k]), atol, rtol)]
     return bad
 
 

@@ -207,6 +207,35 @@ def test_complex_to_real_warns_as_torch_and_backward_does_not():
     assert w.grad.tolist() == [1.0, 1.0]
 
 
+# A complex number written into a real tensor (c10's checked_convert): one with an imaginary part raises
+# torch's RuntimeError (these wrote its real part, or raised TypeError); one without is its real part
+COMPLEX_INTO_REAL = {
+    "masked_fill": lambda T, x, m, v: x.masked_fill(m, v), "masked_fill-tensor": lambda T, x, m, v: x.masked_fill(
+        m, T.tensor(v)), "masked_fill-int": lambda T, x, m, v: x.long().masked_fill(m, v),
+    "fill_": lambda T, x, m, v: x.fill_(v), "setitem": lambda T, x, m, v: x.__setitem__(m, v) or x,
+    "full": lambda T, x, m, v: T.full((2,), v, dtype=T.float32, device=x.device),
+    "index_fill": lambda T, x, m, v: x.index_fill(0, T.tensor([1], device=x.device), v),
+    "masked_fill-bool": lambda T, x, m, v: x.bool().masked_fill(m, v),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", list(COMPLEX_INTO_REAL))
+@pytest.mark.parametrize("value", [1 + 1j, 2 + 0j])
+def test_complex_value_into_a_real_tensor_as_torch(name, value, device):
+    results = []
+    for T in (torch, webtorch):
+        x, m = T.tensor([1.0, -2.0, 3.0]), T.tensor([True, False, True])
+        if T is webtorch:
+            x, m = x.to(device), m.to(device)
+        try:
+            out = COMPLEX_INTO_REAL[name](T, x, m, value)
+            results.append((str(out.dtype).split(".")[1], out.tolist()))
+        except RuntimeError as e:
+            results.append(str(e))
+    assert results[1] == results[0]
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_abs_gradient_at_zero_is_torchs(device):
     """torch's abs of a complex z has the gradient sgn(z): 0 at z = 0 (hypot's a / hypot(a, b) is 0/0)."""

@@ -368,6 +368,25 @@ def test_save_and_load_both_ways_with_torch(name):
     assert back["b"].is_coalesced() and torch.equal(back["b"]._indices(), ts.coalesce()._indices())
 
 
+def test_load_to_webgpu_of_int64_storages_with_values_beyond_int32_outside_the_tensors():
+    """torch's coalesce leaves an uninitialised tail in a sparse tensor's indices storage, which torch.save
+    writes whole: a tail beyond int32 (webgpu's int64 is 32-bit) stopped map_location="webgpu". Each
+    tensor viewing such a storage now moves alone; a viewed value beyond int32 still raises."""
+    tail = 2 ** 40
+    storage = torch.tensor([[0, 1, 2, tail], [2, 0, 1, tail]])
+    s = torch.sparse_coo_tensor(storage[:, :3], torch.tensor([1.0, 2.0, 3.0]), (3, 3))
+    buffer = io.BytesIO()
+    torch.save({"sparse": s, "view": storage[1, :3], "whole": storage}, buffer)
+    with pytest.raises(RuntimeError, match="does not fit in int32"):
+        webtorch.load(io.BytesIO(buffer.getvalue()), map_location="webgpu")
+    buffer = io.BytesIO()
+    torch.save({"sparse": s, "view": storage[1, :3]}, buffer)
+    loaded = webtorch.load(io.BytesIO(buffer.getvalue()), map_location="webgpu")
+    assert loaded["sparse"].device.type == "webgpu" and loaded["view"].device.type == "webgpu"
+    same(loaded["sparse"], s)
+    assert loaded["view"].tolist() == [2, 0, 1]
+
+
 def test_load_refuses_a_sparse_tensor_with_an_entry_outside_its_size():
     buffer = io.BytesIO()
     torch.save(torch.sparse_coo_tensor(torch.tensor([[0, 2]]), torch.tensor([1.0, 2.0]), (3,)), buffer)

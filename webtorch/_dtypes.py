@@ -188,6 +188,41 @@ def scalar_dtype(x):
     raise TypeError(f"expected a Tensor or a Python number, got {type(x).__name__}")
 
 
+# the C++ element type torch's messages name for each dtype
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def overflow_error(dtype):
+    return RuntimeError(f"value cannot be converted to type {_C_TYPES.get(dtype.name, dtype.name)} without overflow")
+
+
+def checked_convert(value, dtype):
+    """A Python number as dtype holds it; RuntimeError where it overflows dtype, as c10's checked_convert:
+    a complex number with an imaginary part into a real dtype, a float outside the integer range (NaN
+    too) or beyond a float dtype's largest finite value; an integer from -max on into an unsigned type,
+    wrapping."""
+    if dtype is bool_:
+        return bool(value)
+    if dtype.is_complex:
+        return complex(value)
+    if isinstance(value, complex):
+        if value.imag:
+            raise overflow_error(dtype)
+        value = value.real
+    if dtype.is_floating_point:
+        fits = not math.isfinite(value) or abs(value) <= finfo(dtype).max
+    else:
+        info = iinfo(dtype)
+        low = info.min if isinstance(value, float) or dtype.is_signed else -info.max
+        fits = low <= value <= info.max  # False for NaN
+    if not fits:
+        raise overflow_error(dtype)
+    if dtype.is_floating_point:
+        return float(value)
+    return int(value) % (info.max + 1) if not dtype.is_signed else int(value)
+
+
 def result_type(*operands):
     """torch.result_type over tensors and Python scalars.
 

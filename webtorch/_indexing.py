@@ -271,7 +271,7 @@ def setitem(x, index, value):
             and tuple(mask.shape) == tuple(x.shape[:mask.dim()]):
         # x[mask] = scalar: a masked select-and-write, no nonzero (which would read the count back)
         m = reshape(mask.to(x.device.type), list(mask.shape) + [1] * (x.dim() - mask.dim()))
-        _ops.write_(x, where(m, cast(reshape(value, ()), x.dtype) if _is_tensor(value) else _fill_value(x.dtype, value), x))
+        _ops.write_(x, where(m, cast(reshape(value, ()), x.dtype) if _is_tensor(value) else dt.checked_convert(value, x.dtype), x))
         return
     v, adv = _parse(x, index)
     if not adv:
@@ -524,6 +524,8 @@ def index_fill_(x, dim, index, value):
     if _is_tensor(value) and value.dim():
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.dim()} dimension(s).")
+    if not x.dtype.is_complex and (value.dtype.is_complex if _is_tensor(value) else isinstance(value, complex)):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     size = x.shape[d] if x.dim() else 1
     _check_bounds([(index, size, d)], IndexError, negative=True)
     index = _wrapped(index, size)
@@ -612,32 +614,13 @@ def _check_mask(mask, value=None):
 
 
 def masked_fill(x, mask, value):
-    """value cast to x's dtype first, as torch (through a float32 where, 2^31 - 1 in int64 came back 2^31)."""
+    """value cast to x's dtype first, as torch (through a float32 where, 2^31 - 1 in int64 came back 2^31).
+    A complex value tensor into a real x is read as torch reads it, a number checked_convert takes."""
     _check_mask(mask, value)
-    value = cast(value, x.dtype) if _is_tensor(value) else _fill_value(x.dtype, value)
+    if _is_tensor(value) and value.dtype.is_complex and not x.dtype.is_complex:
+        value = value.item()
+    value = cast(value, x.dtype) if _is_tensor(value) else dt.checked_convert(value, x.dtype)
     return cast(where(mask, value, x), x.dtype)
-
-
-def _fill_value(dtype, value):
-    """A Python number as dtype holds it; RuntimeError where it overflows dtype, as c10's checked_convert:
-    a float outside the integer range (NaN too) or beyond a float dtype's largest finite value; an
-    integer from -max on into an unsigned type, wrapping."""
-    if dtype is dt.bool_:
-        return builtins.bool(value)
-    if dtype.is_complex:
-        return complex(value)
-    fits = True
-    if dtype.is_floating_point:
-        fits = not math.isfinite(value) or builtins.abs(value) <= dt.finfo(dtype).max
-    else:
-        info = dt.iinfo(dtype)
-        low = info.min if isinstance(value, float) or dtype.is_signed else -info.max
-        fits = low <= value <= info.max  # False for NaN
-    if not fits:
-        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
-    if dtype.is_floating_point:
-        return float(value)
-    return int(value) % (info.max + 1) if not dtype.is_signed else int(value)
 
 
 def masked_select(x, mask):

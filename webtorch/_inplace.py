@@ -84,6 +84,8 @@ def fill_(x, value):
     if _is_tensor(value) and value.dim():
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
                            "dimensions.")
+    if isinstance(value, complex):  # into a real x: its imaginary part must be 0 (torch's checked_convert)
+        value = dt.checked_convert(value, x.dtype)
     _ops.write_(x, value)
     return x
 

@@ -1488,7 +1488,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         low = -high if dtype is dt.uint8 else -high - 1  # PyTorch lets -255..-1 wrap into uint8
         for v in values:
             if isinstance(v, float) and not math.isfinite(v) or not low <= v <= high:
-                raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+                raise dt.overflow_error(dtype)
         values = [dt.TO_ELEMENT[dtype](v) for v in values]
     elif dtype is dt.bool_:
         values = [builtins.bool(v) for v in values]
@@ -1519,10 +1519,12 @@ def as_tensor(data, dtype=None, device=None):
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     shape = _shape_arg(size if isinstance(size, (tuple, list, Size)) else (size,))
     dtype = dt.scalar_dtype(fill_value) if dtype is None else dt.as_dtype(dtype)
+    if isinstance(fill_value, complex):  # of a real dtype: its imaginary part must be 0 (torch's checked_convert)
+        fill_value = dt.checked_convert(fill_value, dtype)
     if dtype.category == 1 and isinstance(fill_value, (int, float)):
         info = dt.iinfo(dtype)
         if not (math.isfinite(fill_value) and info.min <= fill_value < info.max + 1):
-            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+            raise dt.overflow_error(dtype)
     out = _empty(shape, dtype, _device_type(device))
     _copy_into(out, fill_value)
     if dtype.category == 1 and isinstance(fill_value, (int, float)):  # index checks of it need no readback

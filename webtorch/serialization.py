@@ -394,7 +394,23 @@ class _StorageLoader:
         elif kind not in ("cpu", "meta"):  # "meta": the tensors' shapes and dtypes only, as torch's
             raise RuntimeError(f"webtorch.load: don't know how to restore data location {name!r}: use "
                                "map_location='cpu', 'webgpu' or 'meta'")
-        return _flat_from_record(data, d, numel, kind)
+        try:
+            return _flat_from_record(data, d, numel, kind)
+        except RuntimeError:  # int64 beyond int32 on webgpu: perhaps in a part no tensor views (_HostInt64)
+            if kind != "webgpu" or d is not dt.int64:
+                raise
+            return _HostInt64(_flat_from_record(data, d, numel, "cpu"))
+
+
+class _HostInt64:
+    """An int64 storage bound for webgpu (whose int64 is 32-bit) holding values beyond int32, kept on the
+    host: each tensor viewing it moves to webgpu alone, so values it does not view (torch's coalesce leaves
+    an uninitialised tail in a sparse tensor's indices storage) cannot stop the load; a viewed value beyond
+    int32 raises, as any upload of one does. Such views no longer share their storage."""
+    __slots__ = ("host",)
+
+    def __init__(self, host):
+        self.host = host
 
 
 def _ascii(x):
@@ -408,6 +424,8 @@ def _short(x):
 # -- what the globals of a checkpoint become -------------------------------------------------------
 def _check_view(flat, offset, size, stride):
     """A view of flat's storage, checked to stay inside it (a hostile file cannot read out of it)."""
+    if flat.__class__ is _HostInt64:
+        return _check_view(flat.host, offset, size, stride).to("webgpu")
     if flat.__class__ is not Tensor or flat.dim() != 1:
         raise pickle.UnpicklingError("a tensor's storage must come from the archive")
     if type(offset) is not int or not all(type(v) is int for v in (*size, *stride)) or len(size) != len(stride):
