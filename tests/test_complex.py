@@ -196,6 +196,40 @@ def test_spectrogram_equals_torch(device):
     assert np.abs(got - expected).max() / scale < 1e-5
 
 
+def test_istft_overlap_add_gathers_only_the_frames_reaching_each_sample(monkeypatch):
+    """istft's overlap-add (fold, col2im) gathers per output sample only the frame taps that reach it:
+    ceil(400 / 160) = 3 here, not all 400 (that gather made docs/complex.md's 16000-sample istft take minutes)."""
+    from webtorch import _conv_ops
+    gathered = []
+
+    def take_along(x, dim, index):
+        gathered.append(index.numel())
+        return take(x, dim, index)
+
+    take = _conv_ops._take_along
+    monkeypatch.setattr(_conv_ops, "_take_along", take_along)
+    audio = torch.randn(1600)
+    window = torch.hann_window(400)
+    spec = torch.stft(audio, 400, 160, window=window, return_complex=True)
+    got = webtorch.istft(webtorch.tensor(spec.numpy()), 400, 160, window=webtorch.hann_window(400), length=1600)
+    assert torch.allclose(torch.tensor(got.tolist()), torch.istft(spec, 400, 160, window=window, length=1600),
+                          atol=1e-5)
+    out_length = 400 + 160 * (spec.shape[1] - 1)
+    assert gathered and max(gathered) <= out_length * 3, gathered
+
+
+def test_col2im_taps_are_every_tap_reaching_an_input():
+    """col2im's solved tap list (webtorch._conv_ops._taps_reaching) is the searched one: every k with
+    t - k * dilation = i * stride, 0 <= i < in_size, for padded positions t (also before the input)."""
+    import itertools
+    from webtorch._conv_ops import _taps_reaching
+    for t, kernel, stride, dilation, size in itertools.product(range(-2, 30), range(1, 7), range(1, 6), range(1, 5),
+                                                               range(1, 6)):
+        searched = [k for k in range(kernel) if t - k * dilation >= 0 and (t - k * dilation) % stride == 0
+                    and (t - k * dilation) // stride < size]
+        assert list(_taps_reaching(t, kernel, stride, dilation, size)) == searched, (t, kernel, stride, dilation)
+
+
 def test_complex_to_real_warns_as_torch_and_backward_does_not():
     z = webtorch.tensor([1 + 2j, -3j])
     with pytest.warns(UserWarning, match="discards the imaginary part"):

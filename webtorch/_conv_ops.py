@@ -57,9 +57,11 @@ def col2im(cols, in_sizes, out_sizes, kernel, stride, padding, dilation):
     """cols (N, C, prod(kernel) * prod(in_sizes)), the value input position i sends through kernel tap
     k at k * prod(in_sizes) + i (row-major flat indices) -> (N, C, *out_sizes): out[o] = the sum of the
     values with o = i * stride - padding + k * dilation in every dim (fold, conv_transpose's scatter).
-    One gather of each output's kernel taps, then their sum: a tap that reaches no input (padding, the
-    holes of a stride) adds nothing. (Not a convolution of a zero-padded, zero-dilated input: its zeros
-    times an inf or NaN weight gave NaN where torch, summing only the products that exist, is finite.)"""
+    One gather of each output's kernel taps, then their sum: only the taps that reach an input are
+    gathered (about kernel / stride per output and dim: istft's overlap-add folds 400-point frames at a
+    hop of 160, 3 taps per output, not 400), padded with masked ones. (Not a convolution of a zero-padded,
+    zero-dilated input: its zeros times an inf or NaN weight gave NaN where torch, summing only the
+    products that exist, is finite.)"""
     nd, length = len(kernel), math.prod(in_sizes)
     n, c = cols.shape[0], cols.shape[1]
     if length == 0:
@@ -68,21 +70,39 @@ def col2im(cols, in_sizes, out_sizes, kernel, stride, padding, dilation):
     in_step, tap_step = length, math.prod(kernel)
     for d in range(nd):
         in_step, tap_step = in_step // in_sizes[d], tap_step // kernel[d]
+        taps = [_taps_reaching(o + padding[d], kernel[d], stride[d], dilation[d], in_sizes[d])
+                for o in range(out_sizes[d])]
+        width = max(1, max(len(ks) for ks in taps))
         flat, ok = [], []
-        for o in range(out_sizes[d]):
-            for k in range(kernel[d]):
-                t = o + padding[d] - k * dilation[d]
-                i = min(max(t // stride[d], 0), in_sizes[d] - 1)  # a tap that misses reads a neighbour, unused
-                flat.append(k * tap_step * length + i * in_step)
-                ok.append(t >= 0 and t % stride[d] == 0 and t // stride[d] < in_sizes[d])
+        for o, ks in enumerate(taps):
+            for k in ks:  # tap k carries input i = (o + padding - k * dilation) / stride
+                flat.append(k * tap_step * length + (o + padding[d] - k * dilation[d]) // stride[d] * in_step)
+            flat.extend([0] * (width - len(ks)))  # masked: read any value, unused
+            ok.extend([True] * len(ks) + [False] * (width - len(ks)))
         shape = [1] * (2 * nd)
-        shape[d], shape[nd + d] = out_sizes[d], kernel[d]
+        shape[d], shape[nd + d] = out_sizes[d], width
         part = F.tensor(flat, dtype=dt.int64, device=cols.device).reshape(shape)
         hit = F.tensor(ok, dtype=dt.bool_, device=cols.device).reshape(shape)
         index = part if index is None else index + part
         valid = hit if valid is None else F.logical_and(valid, hit)
-    taps = _take_along(cols, 2, index.reshape(-1)).reshape(n, c, *out_sizes, math.prod(kernel))
+    widths = index.shape[nd:]
+    taps = _take_along(cols, 2, index.reshape(-1)).reshape(n, c, *out_sizes, math.prod(widths))
     return F.sum(F.where(valid.reshape(*out_sizes, -1), taps, 0), -1)
+
+
+def _taps_reaching(t, kernel, stride, dilation, in_size):
+    """The kernel taps k (ascending) by which an input reaches the output at padded position t = o + padding
+    in one dim: t - k * dilation = i * stride with 0 <= i < in_size. Solved, not searched: dilation * k = t
+    (mod stride) holds on one residue class of k modulo stride / g (g = gcd(dilation, stride)), and i's
+    bounds bound k."""
+    g = math.gcd(dilation, stride)
+    if t < 0 or t % g:
+        return range(0)
+    step = stride // g
+    residue = (t // g) * pow(dilation // g, -1, step) % step
+    low = max(0, -(-(t - (in_size - 1) * stride) // dilation))
+    high = min(kernel - 1, t // dilation)
+    return range(low + (residue - low) % step, high + 1, step)
 
 
 def _conv2d_input_grad(grad, weight, x_shape, stride, pads, dilation, groups):
