@@ -101,6 +101,45 @@ def test_guards_record_again():
     assert model[0].weight.grad.tolist() == [[2.0] * 4] * 3
 
 
+def test_fast_guard_replays_without_walking_the_modules_and_sees_every_change(monkeypatch):
+    """A compiled module's replays after the first skip the full guard (the walk over its modules) while
+    nothing changed; each change below (an attribute, a buffer put in the dict directly, a parameter's
+    data, requires_grad, an argument sharing a buffer's storage, the training flag) still gives eager's
+    result, and the replays after it are fast again."""
+    from webtorch import _compile
+
+    class Scaled(webtorch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = webtorch.nn.Linear(2, 2)
+            self.register_buffer("shift", webtorch.ones(2))
+            self.scale = 2.0
+
+        def forward(self, x):
+            out = self.lin(x) * self.scale + self.shift
+            return out if self.training else out - 1
+
+    model = Scaled().to("webgpu").eval()
+    compiled = webtorch.compile(model, mode="reduce-overhead")
+    walks = []
+    locations = _compile._locations
+    monkeypatch.setattr(_compile, "_locations", lambda roots: walks.append(1) or locations(roots))
+    x = webtorch.tensor([[1.0, -2.0]], device="webgpu")
+    changes = [lambda: None, lambda: setattr(model, "scale", 3.0),
+               lambda: model._buffers.__setitem__("shift", webtorch.tensor([5.0, 6.0], device="webgpu")),
+               lambda: setattr(model.lin.weight, "data", webtorch.ones(2, 2, device="webgpu")),
+               lambda: model.lin.bias.requires_grad_(False), lambda: model.train()]
+    with webtorch.no_grad():
+        for change in changes:
+            change()
+            for _ in range(3):
+                assert compiled(x).tolist() == model(x).tolist()
+            del walks[:]
+            assert compiled(x).tolist() == model(x).tolist() and not walks  # fast
+        shared = model.shift[None]  # an argument over a buffer's storage: the full guard decides
+        assert compiled(shared).tolist() == model(shared).tolist() and walks
+
+
 def test_graph_breaks_run_eagerly_and_correctly():
     @webtorch.compile
     def branch(x):

@@ -34,6 +34,54 @@ _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_state_dict_hooks", "_s
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"  # torch's state_dict key of get_extra_state()'s value
 
 
+class _Changes:
+    """A count of the changes made to any module's attributes, parameters, buffers or submodules (set,
+    deleted, registered) and training flags: webtorch.compile replays a call without walking the
+    modules again while it has not moved (_compile.CompiledFunction's fast guard)."""
+    count = 0
+
+
+def _changed():
+    _Changes.count += 1
+
+
+class _Store(OrderedDict):
+    """A module's _parameters, _buffers or _modules: an OrderedDict whose changes are counted (_Changes),
+    also those made to it directly (m._buffers[name] = t)."""
+
+    def __setitem__(self, key, value):
+        _Changes.count += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key):
+        _Changes.count += 1
+        super().__delitem__(key)
+
+    def pop(self, *args):
+        _Changes.count += 1
+        return super().pop(*args)
+
+    def popitem(self, last=True):
+        _Changes.count += 1
+        return super().popitem(last)
+
+    def clear(self):
+        _Changes.count += 1
+        super().clear()
+
+    def update(self, *args, **kwargs):
+        _Changes.count += 1
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key, default=None):
+        _Changes.count += 1
+        return super().setdefault(key, default)
+
+    def move_to_end(self, key, last=True):
+        _Changes.count += 1
+        super().move_to_end(key, last)
+
+
 class _BufferMeta(type):
     def __instancecheck__(cls, instance):  # as torch: a tensor made by Buffer(...) is one, whatever its class
         if cls is Buffer:
@@ -57,16 +105,17 @@ class Module:
     _version = 1  # torch's: saved in a state_dict's _metadata, read back by _load_from_state_dict overrides
 
     def __init__(self, *args, **kwargs):
-        object.__setattr__(self, "_parameters", OrderedDict())
-        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_parameters", _Store())
+        object.__setattr__(self, "_buffers", _Store())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
-        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_modules", _Store())
         for table in _HOOK_TABLES:
             object.__setattr__(self, table, OrderedDict())
         object.__setattr__(self, "training", True)
 
     # -- attributes ---------------------------------------------------------------------------
     def __setattr__(self, name, value):
+        _changed()
         params, modules, buffers = self.__dict__.get("_parameters"), self.__dict__.get("_modules"), \
             self.__dict__.get("_buffers")
         if isinstance(value, Parameter):
@@ -105,6 +154,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
+        _changed()
         for store in (self._parameters, self._buffers, self._modules):
             if name in store:
                 del store[name]
@@ -243,6 +293,7 @@ class Module:
     def train(self, mode=True):
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
+        _changed()
         for m in self.modules():
             object.__setattr__(m, "training", mode)
         return self
