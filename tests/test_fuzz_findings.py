@@ -3,6 +3,8 @@
 A finding in another helper's area is an xfail(strict=True) naming the bug: it starts failing
 (XPASS) when the bug is fixed, so that its mark is removed here.
 """
+import math
+
 import pytest
 import torch
 
@@ -179,6 +181,9 @@ FINDINGS = [
     # conv_transpose with an inf weight: a convolution of the zero-dilated, zero-padded input made 0 * inf = NaN
     # in outputs the inf tap never reaches (torch sums only the products that exist: finite there)
     ("conv_transpose-nonfinite-weight", lambda T, d: _conv_transposes(T, d), {}),
+    # conv2d's input gradient was a conv2d of the zero-dilated, zero-padded output gradient: 0 * inf with an inf
+    # weight made NaN in input gradients torch has finite (it sums W^T grad's products that exist: col2im)
+    ("conv-nonfinite-weight-grads", lambda T, d: _conv_grads(T, d), {}),
     # interpolate was a matmul with the dense resampling matrix: an inf or NaN input made 0 * inf = NaN of every
     # output of its line (and a NaN gradient of every input: seed 7 #27, bilinear + log10); torch reads the taps
     ("interpolate-nonfinite-input", lambda T, d: [T.nn.functional.interpolate(x, mode=m, **k) for x, m, k in (
@@ -233,6 +238,25 @@ def _conv_transposes(T, d):
             F.conv_transpose1d(x.reshape(2, 2, 7), w.reshape(2, 2, 3), stride=3, padding=2),
             F.conv_transpose3d(x.reshape(1, 1, 2, 2, 7), w.reshape(1, 1, 2, 2, 3), stride=2, padding=(1, 0, 1)),
             F.fold(T.cat([x, w, w[:, :2]], 1)[None], (4, 5), 2, stride=(2, 1), padding=(1, 0)))
+
+
+def _conv_grads(T, d):
+    """Input and weight gradients of conv1d/2d/3d with a -inf or inf weight (strides, padding, groups, dilation)."""
+    F, inf = T.nn.functional, float("inf")
+    grads = []
+    for conv, x_shape, w_shape, kwargs in (
+            (F.conv2d, (2, 1, 5, 5), (2, 1, 3, 3), dict(stride=2, padding=1)),
+            (F.conv2d, (1, 2, 4, 7), (2, 1, 2, 3), dict(stride=(1, 2), padding=(1, 2), dilation=(1, 2), groups=2)),
+            (F.conv1d, (2, 1, 7), (1, 1, 3), dict(stride=2, padding=2)),
+            (F.conv3d, (1, 1, 3, 4, 4), (1, 1, 2, 2, 2), dict(stride=2, padding=1))):
+        x = T.arange(math.prod(x_shape), dtype=T.float32, device=d).reshape(x_shape).sin().requires_grad_()
+        w = T.arange(math.prod(w_shape), dtype=T.float32, device=d).reshape(w_shape).cos()
+        w = T.where(T.arange(w.numel(), device=d).reshape(w_shape) == 0, -inf, w)
+        w = T.where(T.arange(w.numel(), device=d).reshape(w_shape) == w.numel() - 1, inf, w).requires_grad_()
+        y = conv(x, w, **kwargs)
+        (y * T.arange(1.0, y.numel() + 1, device=d).reshape(y.shape).cos()).sum().backward()
+        grads += [x.grad, w.grad]
+    return grads
 
 
 def _grad_of(T, d, values, fn):

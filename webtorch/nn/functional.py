@@ -19,7 +19,7 @@ from .._inplace import _inplace
 from .._indexing import _check_bounds, _gather, _known_in_range
 from .._math_ops import log1p, vector_norm
 from .._random import rand
-from .._conv_ops import _conv2d_input_grad, _conv2d_weight_grad, _windows, col2im, pad  # noqa: F401
+from .._conv_ops import _conv2d_input_grad, _conv2d_weight_grad, _windows, col2im, pad, transposed_conv  # noqa: F401
 from ..autograd import no_grad
 from ._grid import affine_grid, cubic_taps, grid_sample, keys_far, keys_near  # noqa: F401
 from ._fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: F401
@@ -304,11 +304,7 @@ def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, di
     if c != weight.shape[0]:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} to "
                            f"have {weight.shape[0]} channels, but got {c} channels instead")
-    cout_g, taps, length = weight.shape[1], math.prod(kernel), math.prod(spatial)
-    products = F.matmul(F.unsqueeze(weight.reshape(groups, c // groups, cout_g * taps).mT, 0),
-                        x.reshape(n, groups, c // groups, length))                  # (N, G, Cout/G * K, L)
-    out = col2im(products.reshape(n, groups * cout_g, taps * length), spatial, out_size, kernel, stride, padding,
-                 dilation)
+    out = transposed_conv(x, weight, groups, out_size, stride, padding, dilation)
     if bias is not None:
         out = out + bias.reshape([1, -1] + [1] * nd)
     return F.squeeze(out, 0) if unbatched else out
