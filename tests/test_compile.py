@@ -60,9 +60,15 @@ def test_replay_rebinds_inputs_and_returns_new_tensors():
     _close(outs[0]["parts"][1], torch.randn(3, 2, generator=torch.Generator().manual_seed(0)).t())
 
 
-def test_split_reductions_kept_from_eager_calls_replay():
+@pytest.mark.parametrize("gpu_scheme", [False, True])
+def test_split_reductions_kept_from_eager_calls_replay(gpu_scheme, monkeypatch):
     """A sum long enough to split into partials (on every adapter) runs eagerly first, so its launches are
-    kept and later recorded from that plan: each partial stays alive until the launch reading it."""
+    kept and later recorded from that plan: each partial stays alive until the launch reading it. With GPUs'
+    scheme the partials fold in the same launch through the runtime's own scratch buffer, which a recording
+    binds by name."""
+    from webtorch.backend import gpu
+    if gpu_scheme:
+        monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: False)
     x = torch.randn(3, 40000, generator=torch.Generator().manual_seed(0))
     wx = _w(x)
     wx.sum(), wx.sum(1)  # the plans of both

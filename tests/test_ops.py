@@ -128,6 +128,33 @@ def test_repeated_reductions_replay_their_launches(expr, split_columns, monkeypa
     assert steps == ([] if expr == "x.argmax()" else [2]), steps  # an arg-reduction's split passes indices: not kept
 
 
+# On GPUs a long row split over workgroups folds its float32 partials in the same launch, in the workgroup
+# that finishes last (reduce_fold_last.wgsl, through the runtime's fold scratch, which each launch leaves
+# as it found it): one launch per reduction, torch's values when calls of different shapes and ops follow
+# one another and repeat (kept plans replayed), NaN partials included, float16 results rounded once.
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_split_rows_fold_their_partials_in_one_launch(dtype, monkeypatch):
+    from webtorch.backend import gpu
+    from webtorch.backend.webgpu import runtime
+    monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: False)  # (CPU adapters fold 256 per thread)
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(3 * 20000, generator=g).to(getattr(torch, dtype))  # rows of 20000: 3 chunks each
+    x[35000] = float("nan")  # one chunk's partial is NaN: the middle row's
+    w = webtorch.tensor(x.tolist(), dtype=getattr(webtorch, dtype), device="webgpu")
+    cases = [("x.sum()", 1), ("x.view(3, -1).amax(1)", 1), ("x[:20000].sum()", 1), ("x.view(3, -1).sum(1)", 1),
+             ("x.view(3, -1)[::2].amin(1)", 1), ("x[20000:].abs().sum()", 2), ("x.view(30, -1).sum(1)", 1)]
+    gpu._REDUCE_PLANS.clear()
+    rt = runtime()
+    for _ in range(2):
+        for expr, launches in cases:
+            k0 = rt.kernels_dispatched
+            got = eval(expr, {"x": w})
+            assert rt.kernels_dispatched - k0 == launches, expr
+            want = eval(expr, {"x": x.double()}).to(getattr(torch, dtype))
+            assert torch.allclose(torch.tensor(got.float().tolist()), want.float(), rtol=2e-3 if dtype == "float16" else
+                                  1e-5, atol=1e-2, equal_nan=True), expr
+
+
 # x @ W.T for up to gpu.GEMV_MAX_M rows of x takes matmul_gemv.wgsl on GPUs (not on CPU adapters, nor
 # for small products: forced here): batches, a strided x, K shorter than a workgroup's lanes, N not a multiple of its columns.
 @pytest.mark.parametrize("dtype", ["float32", "float16"])

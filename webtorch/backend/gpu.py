@@ -13,7 +13,7 @@ import weakref
 
 from .. import _dtypes as dt
 from . import complex as complex_storage, cpu, kernels
-from .webgpu import WORKGROUPS_PER_DIM, bucket, grid, on_start, runtime
+from .webgpu import OWNED, WORKGROUPS_PER_DIM, bucket, grid, on_start, runtime
 
 # array typecodes of the 4-byte GPU layouts (float16 stored as f16: struct's "e")
 _GPU_TYPECODE = {**{d: "i" for d in dt.ALL if d.category == 1}, dt.bool_: "I", dt.bfloat16: "f", dt.float32: "f",
@@ -335,13 +335,13 @@ def _plan(src, with_index):
     if not _launched or with_index and len(_launched) > 1:
         return None
     steps = []
-    for kernel, meta, groups, n, launch_src, src_indices, out in _launched:
+    for kernel, meta, groups, n, launch_src, src_indices, out, owned in _launched:
         groups = grid(groups) if groups.__class__ is int else groups
         if launch_src is not src or src_indices is not None or not all(groups):  # (no workgroups: nothing recorded)
             return None
         rt = out.runtime
-        steps.append((kernel, array.array("I", meta), groups, out.dtype, n, rt.pipeline(kernel),
-                      *rt.placement(groups, 2 + with_index, len(meta))))
+        steps.append((kernel, array.array("I", meta), groups, out.dtype, n, owned, rt.pipeline(kernel),
+                      *rt.placement(groups, 2 + with_index + len(owned), len(meta))))
         src = out.buffer
     return steps
 
@@ -351,10 +351,10 @@ def _replay(rt, steps, src, with_index):
     Every launch's values stay alive until the chain is recorded: a recording (webtorch.compile) takes a
     buffer released before the launch that reads it for one from outside the call."""
     chain = []
-    for kernel, meta, groups, out_dtype, n, pid, tail, span in steps:
+    for kernel, meta, groups, out_dtype, n, owned, pid, tail, span in steps:
         values = empty(out_dtype, n)
         indices = empty(dt.int64, n) if with_index else None
-        buffers = [values.buffer, chain[-1].buffer if chain else src] + ([indices.buffer] if with_index else [])
+        buffers = [values.buffer, chain[-1].buffer if chain else src] + ([indices.buffer] if with_index else []) + owned
         if rt.hooks:  # (see ElementwiseLaunch.new)
             rt.run(kernel, buffers, meta, groups)
         else:
@@ -410,9 +410,15 @@ def _reduce_rows(op, src, in_dtype, acc_dtype, out_dtype, with_index, meta, layo
         return _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, meta, row_len, n_out,
                               src_indices)
     # Long rows: split each over many workgroups into partials, then reduce the partials as rows again
-    # (an arg-reduction's partials carry their row indices into the next pass).
+    # (an arg-reduction's partials carry their row indices into the next pass), or, for float32
+    # partials that fit the fold scratch, fold them in the same launch (reduce_fold_last.wgsl).
     n_chunks = -(-row_len // chunk)
     acc_dtype = dt.float32 if acc_dtype in dt.ROUNDED else acc_dtype  # 16-bit float partials stay f32
+    if (acc_dtype is dt.float32 and not with_index and src_indices is None and n_out <= kernels.FOLD_ROWS
+            and n_out * n_chunks <= kernels.FOLD_PARTIALS and _threads_per_row(chunk, 32) == 256):
+        return _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, False, layout,
+                              [n_out * n_chunks] + meta[1:], chunk, n_out, groups=n_out * n_chunks,
+                              scratch=runtime().owned("fold scratch"))
     values, indices = _launch_reduce(op, src, in_dtype, acc_dtype, acc_dtype, with_index, layout,
                                      [n_out * n_chunks] + meta[1:], chunk, n_out * n_chunks, src_indices)
     return _reduce_rows(op, values.buffer, acc_dtype, acc_dtype, out_dtype, with_index,
@@ -458,25 +464,37 @@ def _pow2(n):
 
 
 def _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, meta, chunk, n, src_indices=None,
-                   extra=None, groups=None):
+                   extra=None, groups=None, scratch=None):
     """One reduce launch writing n results (and indices): meta, then the chunk, then the scheme's own
-    words (columns: extra, over groups workgroups; rows: tpr, as many workgroups as the rows need).
-    src_indices: the row indices of a split arg-reduction's partials."""
+    words (columns: extra, over groups workgroups; rows: tpr, as many workgroups as the rows need, or
+    groups). src_indices: the row indices of a split arg-reduction's partials. scratch: the fold
+    scratch (a row split over workgroups folded in this launch: reduce_fold_last.wgsl)."""
     solo = _on_cpu_adapter(runtime())
     if extra is None:
         tpr = 1 if solo else _threads_per_row(chunk, 32)
-        extra, groups = [tpr], -(-n // (256 // tpr))
+        extra, groups = [tpr], groups or -(-n // (256 // tpr))
     values = empty(out_dtype, n)
     indices = empty(dt.int64, n) if with_index else None
-    buffers = [values.buffer, src] + ([indices.buffer] if with_index else [])
+    owned = [scratch] if scratch is not None else []  # the runtime's own: the same buffer on replay
+    buffers = [values.buffer, src] + ([indices.buffer] if with_index else []) + owned
     if src_indices is not None:
         buffers.append(src_indices.buffer)
     kernel = kernels.reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, src_indices is not None,
-                            None if solo else _subgroup_min(values.runtime), solo)
+                            None if solo else _subgroup_min(values.runtime), solo, scratch is not None)
     meta = meta + [max(chunk, 1)] + extra
-    _launched.append((kernel, meta, groups, n, src, src_indices, values))
+    _launched.append((kernel, meta, groups, n, src, src_indices, values, owned))
     values.runtime.run(kernel, buffers, meta, groups)
     return values, indices
+
+
+def _fold_scratch_bytes():
+    """The fold scratch of reduce_fold_last.wgsl as it starts and as every fold launch leaves it (launches
+    run in queue order, one at a time): FOLD_ROWS zero counters, then FOLD_PARTIALS empty partials."""
+    words = array.array("I", [0]) * kernels.FOLD_ROWS + array.array("I", [kernels.FOLD_EMPTY]) * kernels.FOLD_PARTIALS
+    return memoryview(words).cast("B")
+
+
+OWNED["fold scratch"] = _fold_scratch_bytes
 
 
 # Elements of a row one thread folds on a CPU adapter (reduce_solo.wgsl: into four accumulators, 64

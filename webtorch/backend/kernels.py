@@ -305,7 +305,7 @@ def _subgroup_helpers(subgroup_min):
 
 @functools.lru_cache(maxsize=None)
 def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input=False, subgroup_min=None,
-           solo=False):
+           solo=False, fold=False):
     """op: sum, prod, max or min over a strided input; acc_dtype: the accumulation dtype.
     layout: "columns" (reduce_by_cols.wgsl: adjacent threads on adjacent rows), else rows over threads
     (reduce_by_rows.wgsl) reading "strided" (any view), "contiguous" (each row is one run of memory)
@@ -313,7 +313,9 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input
     indexed_input: the input is the partial results of a split arg-reduction, whose row indices
     come from a second buffer (binding 4) instead of the element's position. subgroup_min: the
     adapter's least subgroup size where it offers subgroups (threads join by shuffles), else None.
-    solo: threads do not join (reduce_solo.wgsl: no barriers; launched with one thread per row chunk)."""
+    solo: threads do not join (reduce_solo.wgsl: no barriers; launched with one thread per row chunk).
+    fold: rows split over workgroups fold their float32 partials in the same launch (reduce_fold_last.wgsl,
+    with the scratch buffer at binding 3: FOLD_ROWS counters, then the partials)."""
     t = STORAGE[acc_dtype] if acc_dtype is dt.bool_ else COMPUTE[acc_dtype]
 
     def row(table):
@@ -321,7 +323,8 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input
 
     s = STORAGE[in_dtype]
     scheme = ["reduce_by_cols"] if layout == "columns" else [
-        "reduce_vec4" if layout == "vec4" else "reduce_rows", "reduce_by_rows"]
+        "reduce_vec4" if layout == "vec4" else "reduce_rows", "reduce_by_rows",
+        "reduce_fold_last" if fold else "reduce_store"]
     joins = wgsl("reduce_solo") if solo else _subgroup_helpers(subgroup_min) + wgsl("reduce_join")
     source = wgsl("prelude") + wgsl("rows") + Template(
         "".join(wgsl(f) for f in ["reduce"] + scheme) + joins).substitute(
@@ -333,10 +336,15 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input
         takes=row(_TAKES), combine=row(_COMBINE), identity=row(_IDENTITY), convert=convert("s", s, t),
         arg="true" if with_index else "false",
         store=convert("a.v", t, stored(out_dtype)),
-        index_store="  indices[f] = i32(a.i);" if with_index else "")
+        index_store="  indices[f] = i32(a.i);" if with_index else "", FOLD_ROWS=FOLD_ROWS, FOLD_EMPTY=FOLD_EMPTY)
     key = ("reduce", op, in_dtype.name, acc_dtype.name, out_dtype.name, with_index, layout, indexed_input,
-           subgroup_min, solo)
-    return key, source, ("wrw" if with_index else "wr") + ("r" if indexed_input else "")
+           subgroup_min, solo, fold)
+    return key, source, ("wrw" if with_index or fold else "wr") + ("r" if indexed_input else "")
+
+
+# The fold scratch of reduce_fold_last.wgsl: counters for up to FOLD_ROWS rows, then FOLD_PARTIALS partials;
+# FOLD_EMPTY marks a partial not written yet (a signalling NaN's bits: no arithmetic makes it).
+FOLD_ROWS, FOLD_PARTIALS, FOLD_EMPTY = 1024, 4096, 0x7FBADBAD
 
 
 @functools.lru_cache(maxsize=None)

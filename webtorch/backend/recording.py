@@ -123,6 +123,8 @@ class Program:
 
         def slot(buf):
             s = slot_of.get(buf.id) or known.get(buf.id)
+            if s is None and recorder.runtime.owned_name(buf):
+                s = ("owned", recorder.runtime.owned_name(buf))
             if s is None:
                 raise GraphBreak("it uses a tensor that is neither an argument nor state it reaches (a module's, "
                                  "an optimizer's, or one in its closure or the globals it names)")
@@ -185,7 +187,7 @@ class Program:
         still allocated at the end: the results' and new state's; the others went back to the cache
         where the recorded call released them)."""
         new = [None] * self.new_count
-        bound = {"input": input_buffers, "state": state_buffers, "new": new}
+        bound = {"input": input_buffers, "state": state_buffers, "new": new, "owned": _Owned(runtime)}
         alloc, release, run, upload = runtime.alloc, runtime.release, runtime.run, runtime.upload
         pinned = ()
         if self.pinned is not None:  # the intermediates' slots are bound to the program's own buffers
@@ -216,3 +218,13 @@ class Program:
                 k, i = step[1]
                 upload(bound[k][i], step[2])
         return new
+
+
+class _Owned:
+    """A replay's "owned" slots: the replaying runtime's own buffers, by name (webgpu.OWNED)."""
+
+    def __init__(self, runtime):
+        self.runtime = runtime
+
+    def __getitem__(self, name):
+        return self.runtime.owned(name)

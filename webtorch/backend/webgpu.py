@@ -60,6 +60,12 @@ class Buffer:
         self.id, self.nbytes, self.value_range = bid, nbytes, None
 
 
+# Buffers a runtime keeps for its lifetime, outside the pool, which kernels find as they left them (gpu.py's
+# fold scratch): OWNED[name]() gives one's initial bytes; Runtime.owned(name) creates it on first use, and a
+# recording binds it by name (a replay on another runtime binds that runtime's).
+OWNED = {}
+
+
 class Runtime:
     def __init__(self, driver):
         self.driver = driver
@@ -78,6 +84,7 @@ class Runtime:
         # class, with no cap; when the device (or memory_limit) refuses a new buffer, the cache is
         # freed and the allocation retried once, then OutOfMemoryError.
         self._free = {}  # size class -> [Buffer]
+        self._owned = {}  # name -> Buffer (OWNED)
         self.allocated_bytes = 0  # held by live tensors
         self.memory_limit = None  # most bytes reserved (allocated + cached); None: as much as the device gives
         # Counters every allocation updates are attributes (an eager op allocates one buffer, and an
@@ -115,6 +122,19 @@ class Runtime:
 
     def alloc(self, nbytes):
         return self.take(bucket(nbytes), nbytes)
+
+    def owned(self, name):
+        """The runtime's own buffer `name` (OWNED), made with its initial bytes on first use."""
+        buf = self._owned.get(name)
+        if buf is None:
+            data = OWNED[name]()
+            buf = self._owned[name] = Buffer(self.driver.create_buffer(len(data)), len(data))
+            self.upload(buf, data)
+        return buf
+
+    def owned_name(self, buf):
+        """The name of the runtime's own buffer buf, or None."""
+        return next((name for name, b in self._owned.items() if b is buf), None)
 
     def take(self, size, nbytes):
         """alloc of nbytes whose size class (bucket) the caller knows already."""

@@ -20,5 +20,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   var a = empty_acc();
   if (live) { a = accumulate(o, r0, min(row_len, r0 + chunk), lane, tpr); }
   a = join_threads(a, lid, 1u, tpr);
-  if (live && lane == 0u) { store(f, a); }
+  finish(f, live && lane == 0u, a, lid, n_chunks);
 }
