@@ -22,6 +22,24 @@ def test_many_small_ops_share_few_command_buffers():
     assert total == pytest.approx(expected.sum().item(), rel=1e-5)
 
 
+def test_native_driver_encodes_through_wgpu_natives_functions():
+    """The native driver encodes its batches through wgpu-native's C functions (driver_native's
+    _encode_direct), setting a pipeline only when it changes: kernels alternating and repeating in one
+    batch compute torch's values."""
+    from webtorch.backend.webgpu import runtime
+    driver = runtime().driver
+    if driver.name != "native":
+        pytest.skip("the native driver's encoding")
+    assert driver._direct is not None
+    x = webtorch.arange(8.0, device="webgpu")
+    webgpu.synchronize()
+    outs = [x + 1, x + 2, x.exp(), x + 3, x.sin(), x.sin() * 2]
+    expected = torch.arange(8.0)
+    for got, want in zip(outs, [expected + 1, expected + 2, expected.exp(), expected + 3, expected.sin(),
+                                expected.sin() * 2]):
+        assert torch.allclose(torch.tensor(got.tolist()), want, rtol=1e-6, atol=1e-6)
+
+
 def test_memory_returns_to_start_when_tensors_are_dropped():
     start = webgpu.memory_allocated()
     xs = [webtorch.full((256, 256), float(i), device="webgpu") for i in range(20)]

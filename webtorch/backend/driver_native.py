@@ -66,6 +66,7 @@ class NativeDriver:
         self._next_id = 1
         self.submit_count = 0
         self._timings = []  # submit_timed's timestamp buffers, until read_timings
+        self._direct = _direct_encoding()
 
     def _translate(self, e):
         text = str(e)
@@ -173,8 +174,11 @@ class NativeDriver:
         encoder = self.device.create_command_encoder()
         if len(commands):
             compute_pass = encoder.begin_compute_pass()
-            for kernel in self._kernels(commands):
-                self._dispatch(compute_pass, *kernel)
+            if self._direct is None:
+                for kernel in self._kernels(commands):
+                    self._dispatch(compute_pass, *kernel)
+            else:
+                self._encode_direct(compute_pass, commands)
             compute_pass.end()
         if then is not None:
             then(encoder)
@@ -230,6 +234,27 @@ class NativeDriver:
         compute_pass.set_bind_group(0, self._bind_group(pid, bids), [meta_offset])
         compute_pass.dispatch_workgroups(*groups)
 
+    def _encode_direct(self, compute_pass, commands):
+        """_dispatch for each kernel of the command words, through wgpu-native's C functions (wgpu-py's
+        methods around them cost about as much again per call: a decode step encodes ~300 kernels), the
+        pipeline set only when it changes. The bind groups stay alive in their cache while the pass is
+        encoded (only destroy_buffer drops them)."""
+        set_pipeline, set_bind_group, dispatch, offsets = self._direct
+        handle = compute_pass._internal
+        pipelines, groups = self._pipelines, self._bind_groups
+        last = None
+        i, n = 0, len(commands)
+        while i < n:
+            pid, offsets[0], gx, gy, gz, count = commands[i:i + 6]
+            bids = tuple(commands[i + 6:i + 6 + count])
+            i += 6 + count
+            if pid != last:
+                set_pipeline(handle, pipelines[pid][0]._internal)
+                last = pid
+            group = groups.get((pid, bids)) or self._bind_group(pid, bids)
+            set_bind_group(handle, 0, group._internal, 1, offsets)
+            dispatch(handle, gx, gy, gz)
+
     def _bind_group(self, pid, bids):
         """Cached per (pipeline, buffers); bids[0] is the meta arena, bound with a dynamic offset."""
         group = self._bind_groups.get((pid, bids))
@@ -242,3 +267,15 @@ class NativeDriver:
             group = self._bind_groups[(pid, bids)] = self._guard(self.device.create_bind_group, layout=layout,
                                                                  entries=entries)
         return group
+
+
+def _direct_encoding():
+    """wgpu-native's compute pass functions as wgpu-py 0.32 binds them (set pipeline, set bind group,
+    dispatch, and a one-word dynamic offsets array), or None where this wgpu-py lays them out otherwise
+    (then its methods encode)."""
+    try:
+        from wgpu.backends.wgpu_native._api import ffi, libf
+        return (libf.wgpuComputePassEncoderSetPipeline, libf.wgpuComputePassEncoderSetBindGroup,
+                libf.wgpuComputePassEncoderDispatchWorkgroups, ffi.new("uint32_t[1]"))
+    except (ImportError, AttributeError):
+        return None
