@@ -99,11 +99,6 @@ COMPLEX_TOL = {"__rpow__": (1e-4, 1.3e-5), "pow": (1e-4, 1.3e-5)}
 # tests/test_opinfo.py: when the bug is fixed the test fails until its row is removed here (and
 # the table of docs/compatibility.md regenerated: python scripts/conformance.py --write).
 KNOWN_FAILURES = {
-    ("nn.functional.multi_margin_loss", "errors", None):
-        "a non-int64 target raises gather()'s RuntimeError where torch raises ValueError",
-    ("nn.functional.multilabel_margin_loss", "errors", None):
-        "a target of another shape than the input raises RuntimeError where torch raises ValueError",
-    ("nn.functional.pdist", "grad", None): "pdist of a single row (no pairs) gives a result with no grad_fn",
 }
 
 

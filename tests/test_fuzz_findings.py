@@ -184,6 +184,20 @@ FINDINGS = [
     # conv2d's input gradient was a conv2d of the zero-dilated, zero-padded output gradient: 0 * inf with an inf
     # weight made NaN in input gradients torch has finite (it sums W^T grad's products that exist: col2im)
     ("conv-nonfinite-weight-grads", lambda T, d: _conv_grads(T, d), {}),
+    # pdist: p = 0's gradient is zeros (torch's rule; vector_norm's ord 0 has none), one row's empty result keeps a
+    # grad_fn, and torch's checks of p and the dtype; the margin losses read reduction, p and weight's dims first
+    ("pdist-p0-grad", lambda T, d: _grad_of(T, d, [[1.0, 2.0], [1.0, 2.0], [0.0, 5.0]],
+                                            lambda x: T.nn.functional.pdist(x, 0)), {}),
+    ("pdist-one-row-grad-fn", lambda T, d: T.nn.functional.pdist(T.ones(1, 3, device=d, requires_grad=True)).grad_fn
+     is not None, {}),
+    ("pdist-negative-p", lambda T, d: T.nn.functional.pdist(T.ones(3, 2, device=d), -1), {}),
+    ("pdist-int", lambda T, d: T.nn.functional.pdist(T.ones(3, 2, dtype=T.int64, device=d)), {}),
+    ("multi_margin_loss-reduction-first", lambda T, d: T.nn.functional.multi_margin_loss(
+        T.ones(2, 3, device=d), T.ones(2, device=d), reduction="abc"), {}),
+    ("multi_margin_loss-weight-dims-first", lambda T, d: T.nn.functional.multi_margin_loss(
+        T.ones(2, 3, device=d), T.ones(2, device=d), weight=T.ones(2, 3, device=d)), {}),
+    ("multilabel_margin_loss-reduction-first", lambda T, d: T.nn.functional.multilabel_margin_loss(
+        T.ones(2, 3, device=d), T.ones(2, 3, device=d), reduction="abc"), {}),
     # interpolate was a matmul with the dense resampling matrix: an inf or NaN input made 0 * inf = NaN of every
     # output of its line (and a NaN gradient of every input: seed 7 #27, bilinear + log10); torch reads the taps
     ("interpolate-nonfinite-input", lambda T, d: [T.nn.functional.interpolate(x, mode=m, **k) for x, m, k in (

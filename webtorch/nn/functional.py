@@ -853,6 +853,16 @@ def _legacy_reduction(size_average, reduce):
     return reduction
 
 
+def _loss_reduction(size_average, reduce, reduction):
+    """The reduction a loss applies, read before any check of its inputs as torch's Python wrappers do
+    (_Reduction.get_enum: an unknown one is a ValueError even where the inputs are bad too)."""
+    if reduce is not None or size_average is not None:
+        return _legacy_reduction(size_average, reduce)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
 def _reduce_loss(loss, reduction):
     if reduction == "mean":
         return F.mean(loss)
@@ -1588,27 +1598,38 @@ def pdist(input, p=2):
     """The p-norm distances between each pair of rows i < j, in row-major order of the pairs."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
     first = [i for i in range(n) for _ in range(i + 1, n)]
     second = [j for i in range(n) for j in range(i + 1, n)]
-    if not first:
-        return F.zeros(0, dtype=input.dtype, device=input.device)
+    if not first:  # no pairs: an empty slice of the input, so the result keeps its grad_fn as torch's does
+        return F.narrow(F.reshape(input, (-1,)), 0, 0, 0)
     rows = lambda idx: _indexing.index_select(input, 0, F.tensor(idx, device=input.device))  # noqa: E731
-    return vector_norm(rows(first) - rows(second), p, -1)
+    diff = rows(first) - rows(second)
+    dist = vector_norm(diff, p, -1)
+    if p == 0:  # a count, constant almost everywhere: torch's gradient is zeros (vector_norm's ord 0 has none)
+        return F.where(F.ones_like(dist, dtype=dt.bool_), dist, F.sum(diff, -1))
+    return dist
 
 
 # -- margin losses -----------------------------------------------------------------------------
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """Per sample: sum over classes j != y of max(0, margin - x[y] + x[j])^p (times weight[y]) / C."""
+    reduction = _loss_reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
-    if reduce is not None or size_average is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
     x = input if input.dim() == 2 else input.reshape(1, -1)
     y = target.reshape(-1, 1)
     if x.dim() != 2 or y.shape[0] != x.shape[0]:
         raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got {list(target.shape)}")
+    if target.dtype is not dt.int64:
+        raise RuntimeError(f"expected scalar type Long but found {F._tname(target.dtype).capitalize()}")
     own = _indexing.gather(x, 1, y)
     term = F.clamp_min(margin - own + x, 0)
     if p == 2:
@@ -1623,8 +1644,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Per sample: sum over target classes j (target's indices before its first -1) and non-target
     classes k of max(0, 1 - (x[j] - x[k])) / C."""
-    if reduce is not None or size_average is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+    reduction = _loss_reduction(size_average, reduce, reduction)
     if input.dim() > 2 or input.numel() == 0 and (input.dim() < 2 or input.shape[1] == 0):
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(input.shape)}")
