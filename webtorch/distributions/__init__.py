@@ -1,4 +1,6 @@
-"""torch.distributions: Normal, Uniform, Bernoulli, Categorical and MultivariateNormal with torch's
+"""torch.distributions: Normal, Uniform, Bernoulli, Categorical and MultivariateNormal here, Laplace,
+OneHotCategorical, Independent, TransformedDistribution (with transforms.py's bijections) and LogNormal
+in their own modules, kl_divergence in kl.py; with torch's
 parameterisations and formulas (sample, rsample where torch has it, log_prob, entropy, mean,
 variance, stddev), written with webtorch ops, so they run on either device and log_prob, entropy
 and rsample are differentiable. Samples come from webtorch's generator (Philox), so they are not
@@ -15,7 +17,10 @@ from .._tensor import Size, Tensor
 from .._dtypes import finfo
 from ..autograd import no_grad
 
-__all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "MultivariateNormal"]
+__all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "MultivariateNormal", "Laplace",
+           "OneHotCategorical", "LogNormal", "Independent", "TransformedDistribution", "Transform",
+           "ComposeTransform", "ExpTransform", "AffineTransform", "SigmoidTransform", "TanhTransform",
+           "kl_divergence", "register_kl"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -96,7 +101,8 @@ class Distribution:
         return type(self).__name__ + "()"
 
 
-class Normal(Distribution):
+class _LocationScale(Distribution):
+    """A real loc and a positive scale (Normal, Laplace)."""
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
@@ -106,6 +112,8 @@ class Normal(Distribution):
     def _param_checks(self):
         return [("loc", _ops.eq(self.loc, self.loc)), ("scale", _ops.gt(self.scale, 0))]
 
+
+class Normal(_LocationScale):
     mean = mode = property(lambda self: self.loc)
     stddev = property(lambda self: self.scale)
     variance = property(lambda self: _ops.pow(self.scale, 2))
@@ -343,10 +351,25 @@ class MultivariateNormal(Distribution):
 from . import constraints  # noqa: E402,F401  (torch.distributions.constraints)
 from .. import _refusals  # noqa: E402
 
-_NOT_BUILT = "a distribution or transform not built yet: webtorch has Normal, Uniform, Bernoulli, Categorical " \
-             "and MultivariateNormal"
-(Beta, Gamma, Geometric, RelaxedBernoulli, RelaxedOneHotCategorical, Wishart, Transform, TanhTransform,
- TransformedDistribution) = (_refusals.stand_in(f"distributions.{name}", _NOT_BUILT) for name in (
-    "Beta", "Gamma", "Geometric", "RelaxedBernoulli", "RelaxedOneHotCategorical", "Wishart", "Transform",
-    "TanhTransform", "TransformedDistribution"))
+_NOT_BUILT = "a distribution not built yet: webtorch has Normal, Uniform, Bernoulli, Categorical, " \
+             "MultivariateNormal, Laplace, OneHotCategorical, LogNormal, Independent and TransformedDistribution"
+_REFUSED = ("Beta", "Gamma", "Geometric", "RelaxedBernoulli", "RelaxedOneHotCategorical", "Wishart", "Binomial",
+            "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Exponential", "ExponentialFamily",
+            "FisherSnedecor", "GeneralizedPareto", "Gumbel", "HalfCauchy", "HalfNormal", "InverseGamma",
+            "Kumaraswamy", "LKJCholesky", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
+            "Multinomial", "NegativeBinomial", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "StudentT",
+            "VonMises", "Weibull", "AbsTransform", "CatTransform", "CorrCholeskyTransform",
+            "CumulativeDistributionTransform", "IndependentTransform", "LowerCholeskyTransform",
+            "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SoftmaxTransform",
+            "SoftplusTransform", "StackTransform", "StickBreakingTransform", "biject_to", "transform_to")
+globals().update({name: _refusals.stand_in(f"distributions.{name}", _NOT_BUILT) for name in _REFUSED})
+from . import transforms  # noqa: E402
+from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform,  # noqa: E402,F401
+                         TanhTransform, Transform, identity_transform)
+from .independent import Independent  # noqa: E402
+from .laplace import Laplace  # noqa: E402
+from .one_hot_categorical import OneHotCategorical  # noqa: E402
+from .transformed_distribution import LogNormal, TransformedDistribution  # noqa: E402
+from .kl import kl_divergence, register_kl  # noqa: E402
 from . import bernoulli, categorical, gamma, multivariate_normal, normal, relaxed_bernoulli, uniform, wishart  # noqa: E402,F401
+from . import kl, independent, laplace, one_hot_categorical, transformed_distribution  # noqa: E402,F401
