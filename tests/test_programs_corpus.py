@@ -1,7 +1,7 @@
 """A further corpus of public PyTorch programs (tests/programs/README.md names each source and license)
 under torch 2.13 and webtorch, like tests/test_programs.py: temporal convolutions with weight_norm,
 CIFAR ShuffleNetV2 and EfficientNet, PointNet, CLIP (both towers and its contrastive loss), cleanrl's
-PPO agent and update, pytorch/examples' REINFORCE and actor-critic. Each run starts from torch's initial weights on deterministic data; losses agree per step
+PPO, DQN and C51 updates, pytorch/examples' REINFORCE and actor-critic. Each run starts from torch's initial weights on deterministic data; losses agree per step
 (1e-4 relative) and outputs and parameters after training are close, on webtorch's "webgpu" and
 "cpu" devices. Random draws cannot be shared between the libraries, so where a program samples
 (dropout, Categorical.sample), the test gives it fixed actions or turns the dropout off."""
@@ -225,6 +225,70 @@ def run_ppo(T, device, state):
     return losses, parameters(agent), state
 
 
+def replay_batch(T, device, seed):
+    """A replay-buffer sample as cleanrl_utils' ReplayBuffer returns it (column vectors of actions,
+    rewards and dones)."""
+    return types.SimpleNamespace(observations=series(T, device, (6, 4), seed),
+                                 next_observations=series(T, device, (6, 4), seed + 1),
+                                 actions=labels(T, device, 6, 2, seed).reshape(6, 1),
+                                 rewards=series(T, device, (6, 1), seed + 2),
+                                 dones=labels(T, device, 6, 2, seed + 3).float().reshape(6, 1))
+
+
+def run_value_based(T, device, name, state):
+    """cleanrl's dqn.py / c51.py QNetworks with their updates as the scripts write them: DQN's TD target
+    from the target network's max, gather, mse_loss and the soft (tau) target copy through .data;
+    C51's distributional projection (clamp, floor/ceil, per-row index_add_, the (l == u) fix) and
+    cross-entropy against the clamped log-pmfs; Adam with the scripts' eps, 3 steps."""
+    stubs = {**rl_stubs(T), "cleanrl_utils": program_stubs._module("cleanrl_utils"),
+             "cleanrl_utils.buffers": program_stubs._module("cleanrl_utils.buffers", ReplayBuffer=object)}
+    program = program_runner.load(f"cleanrl_{name}.py", T, stubs=stubs)
+    args = program.Args()
+    env = types.SimpleNamespace(single_observation_space=types.SimpleNamespace(shape=(4,)),
+                                single_action_space=types.SimpleNamespace(n=2))
+    T.manual_seed(0)
+    q_network = program.QNetwork(env, n_atoms=11, v_min=-5, v_max=5) if name == "c51" else program.QNetwork(env)
+    state = same_weights(q_network, state)
+    q_network.to(device)
+    target_network = program.QNetwork(env, n_atoms=11, v_min=-5, v_max=5) if name == "c51" else program.QNetwork(env)
+    target_network.to(device)
+    target_network.load_state_dict(q_network.state_dict())
+    optimizer = T.optim.Adam(q_network.parameters(), lr=1e-3, eps=0.01 / 6)
+    losses = []
+    for step in range(3):
+        data = replay_batch(T, device, step)
+        if name == "dqn":
+            with T.no_grad():
+                target_max, _ = target_network(data.next_observations).max(dim=1)
+                td_target = data.rewards.flatten() + args.gamma * target_max * (1 - data.dones.flatten())
+            old_val = q_network(data.observations).gather(1, data.actions).squeeze()
+            loss = T.nn.functional.mse_loss(td_target, old_val)
+        else:
+            with T.no_grad():
+                _, next_pmfs = target_network.get_action(data.next_observations)
+                next_atoms = data.rewards + args.gamma * target_network.atoms * (1 - data.dones)
+                delta_z = target_network.atoms[1] - target_network.atoms[0]
+                tz = next_atoms.clamp(-5, 5)
+                b = (tz - -5) / delta_z
+                l = b.floor().clamp(0, 11 - 1)
+                u = b.ceil().clamp(0, 11 - 1)
+                d_m_l = (u + (l == u).float() - b) * next_pmfs
+                d_m_u = (b - l) * next_pmfs
+                target_pmfs = T.zeros_like(next_pmfs)
+                for i in range(target_pmfs.size(0)):
+                    target_pmfs[i].index_add_(0, l[i].long(), d_m_l[i])
+                    target_pmfs[i].index_add_(0, u[i].long(), d_m_u[i])
+            _, old_pmfs = q_network.get_action(data.observations, data.actions.flatten())
+            loss = (-(target_pmfs * old_pmfs.clamp(min=1e-5, max=1 - 1e-5).log()).sum(-1)).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        for target_param, q_param in zip(target_network.parameters(), q_network.parameters()):
+            target_param.data.copy_(0.5 * q_param.data + (1.0 - 0.5) * target_param.data)
+        losses.append(loss.item())
+    return losses, parameters(target_network), state
+
+
 def run_policy_gradient(T, device, name, state):
     """pytorch/examples' reinforcement_learning scripts (argparse and gymnasium at import, stubbed):
     an episode of fixed actions through the policy's Categorical (log_prob), then the script's own
@@ -293,6 +357,13 @@ def test_clip_trains_like_torch(device, vision):
 @pytest.mark.parametrize("device", DEVICES)
 def test_cleanrl_ppo_update_like_torch(device):
     compare(run_ppo, device)
+
+
+@needs("cleanrl_dqn.py")
+@pytest.mark.parametrize("name", ["dqn", "c51"])
+@pytest.mark.parametrize("device", DEVICES)
+def test_cleanrl_value_based_updates_like_torch(device, name):
+    compare(lambda T, d, s: run_value_based(T, d, name, s), device)
 
 
 @needs("reinforce.py")
