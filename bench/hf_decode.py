@@ -10,7 +10,8 @@ random weights built on the device, on webtorch's native driver (wgpu-py). Not a
 Per run: prefill of --context random tokens in one pass (tokens/s), then --new tokens through
 generate()'s static KV cache: greedy (argmax on the GPU) and sampled (temperature 0.8, top-k 40,
 top-p 0.95, Gumbel-max on the GPU), one (1,) readback per token; decode tokens/s counts the tokens
-after the first (whose time is the prefill's), ms per token, kernels per token, and the weights' bytes.
+after the first (whose time is the prefill's), ms per token, kernels per token (and the replayed
+step's kernels by op: kernels_by_op), and the weights' bytes.
 The decode step is generate()'s: recorded once, then replayed (webtorch.hf.decoding); --eager also times
 it run eagerly (replay=False), --readback-every N with tokens read back N at a time (tokens arrive
 in bursts: decode tokens/s counts those made after the first burst), and each mode reports the kernels and the host's milliseconds per token
@@ -103,7 +104,24 @@ def timed_generate(model, ids, new, replay=True, readback_every=1, **sampling):
             "issue_ms_per_token": 1e3 * sum(t for t, *_ in issue) / n,
             "python_ms_per_token": 1e3 * sum(t - s for t, s, _ in issue) / n,
             # the compiled step's calls so far ({"captures", "replays", "eager"}) and why any ran eagerly
-            "decode_step": decoder.stats, "graph_breaks": decoder.step._compiled_call.graph_breaks if replay else None}
+            "decode_step": decoder.stats, "graph_breaks": decoder.step._compiled_call.graph_breaks if replay else None,
+            "kernels_by_op": kernels_by_op(decoder) if replay else None}
+
+
+def kernels_by_op(decoder):
+    """The replayed decode step's kernels counted by what they are (a fused elementwise chain by its ops,
+    a matmul epilogue by its matmul and ops, any other kernel by its key's name), most first: the
+    recording the last call replayed (webtorch.compile's fast guard holds it)."""
+    counts = {}
+    checked = decoder.step._compiled_call.checked
+    for step in checked.entry.program.steps if checked is not None else ():
+        if step[0] in ("run", "fused"):
+            key = step[1][0]
+            name = "fused " + "+".join(m[0] for m in key[3]) if key[0] == "fused" else \
+                f"{key[1][0]} + " + "+".join(m[0] for m in key[5]) if key[0] == "fused_matmul" else \
+                f"{key[0]} {key[1]}" if key[0] == "ew" else key[0]
+            counts[name] = counts.get(name, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def main(argv=None):
