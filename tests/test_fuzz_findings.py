@@ -416,3 +416,25 @@ def test_int64_accumulation_exact_or_raises(name, fn, device):
 
 def _flat_values(v):
     return [x for item in v for x in _flat_values(item)] if isinstance(v, list) else [v]
+
+
+# layer_norm (and group_norm, through it) of rows whose variance overflows float32 (seed 2530000 --wide): the
+# squares overflowed, rstd 0 and zeros out; torch's float32 CPU kernel gives NaN or a finite answer depending on its
+# Welford order, float64 the finite one, which webtorch now gives (each row scaled by a power of two near 1/max|x|,
+# the mean kept as x0 + d). A 5000-element row takes the kernel's long-row path.
+_HUGE_ROWS = [[1e20, -1e20, 3e19, 0.5], [3e38, -1e-45, 1.0, 2.0], [2e19, 2e19, 2e19, -2e19],
+              [1e30, 1e30, 1e30, 1.00000008e30], [3e38, 3e38, -3e38, 1.0], [1e-30, 2e-30, 3e-30, 4e-30]]
+
+
+@pytest.mark.parametrize("device", ["webgpu", "cpu"])
+def test_layer_norm_of_rows_beyond_float32_variance(device):
+    long_row = [(-1) ** i * 1e25 * (1 + i % 7) for i in range(5000)]
+    for rows, shape, fn in (
+            (_HUGE_ROWS, (4,), lambda T, x, s: T.nn.functional.layer_norm(x, s)),
+            (_HUGE_ROWS, (4,), lambda T, x, s: T.nn.functional.layer_norm(
+                x, s, T.full(s, 2.0, dtype=x.dtype, device=x.device), T.ones(s, dtype=x.dtype, device=x.device))),
+            (_HUGE_ROWS, (4,), lambda T, x, s: T.nn.functional.group_norm(x.reshape(-1, 2, 2), 1).reshape(-1, 4)),
+            ([long_row], (5000,), lambda T, x, s: T.nn.functional.layer_norm(x, s))):
+        expected = fn(torch, torch.tensor(rows, dtype=torch.float64), shape).float()
+        actual = fn(webtorch, webtorch.tensor(rows, device=device), shape)
+        torch.testing.assert_close(torch.tensor(actual.cpu().tolist()), expected, atol=1e-5, rtol=1e-5)

@@ -541,10 +541,14 @@ def layer_norm(x, weight, bias, eps):
     if USE_NUMPY:
         a = _ndarray(x).reshape(-1, n)
         with _np.errstate(all="ignore"):
+            # rows whose largest |x| is 2^50 or more: x * inv, eps * inv^2 (layer_norm.wgsl's row_scale)
+            largest = _np.abs(a).max(axis=1, keepdims=True) if n else _np.zeros((a.shape[0], 1), _np.float32)
+            huge = (largest >= _np.float32(2.0 ** 50)) & _np.isfinite(largest)
+            inv = _np.where(huge, _np.ldexp(_np.float32(1), 1 - _np.frexp(largest)[1]), 1).astype(_np.float32)
+            a = a * inv
             first = a[:, :1]
-            mean = first + (a - first).mean(axis=1, keepdims=True)
-            centered = a - mean
-            y = centered / _np.sqrt((centered * centered).mean(axis=1, keepdims=True) + _np.float32(eps))
+            centered = (a - first) - (a - first).mean(axis=1, keepdims=True)  # the mean in two parts, as the kernel
+            y = centered / _np.sqrt((centered * centered).mean(axis=1, keepdims=True) + _np.float32(eps) * inv * inv)
             if weight is not None:
                 y = y * _ndarray(weight)
             if bias is not None:

@@ -1,8 +1,11 @@
 // layer_norm (or rms_norm) of each row in one kernel (rows over threads: row_threads.wgsl): the mean, as the row's
-// first value x0 plus the mean of x - x0 (exact for a constant row, and the digits the values share
-// do not round away), then the mean of (x - mean)^2 (a second pass over the values, which does not
-// cancel like E[x^2] - mean^2), then (x - mean) * rstd * weight[r] + bias[r]. A row that fits in registers is read once and
-// written once; longer rows (tpr = 256) are read three times.
+// first value x0 plus d, the mean of x - x0, kept in those two parts (x - mean = (x - x0) - d: exact for a constant
+// row, and the digits the values share do not round away, not even in the mean), then the mean of (x - mean)^2 (a second pass over the values, which does not
+// cancel like E[x^2] - mean^2), then (x - mean) * rstd * weight[r] + bias[r]. A layer_norm row whose largest |x|
+// is 2^50 or more is normalised as x * inv (inv a power of two near 1 / max |x|: exact), with eps * inv^2, so its
+// squares cannot overflow float32 (its variance did: rstd 0 and zeros out; torch's float32 CPU kernel gives NaN
+// there, float64 the finite answer this gives); other rows have inv = 1, bit for bit as before. A row that fits in
+// registers is read once and written once; longer rows (tpr = 256) are read four times.
 // params: the layout of rows.wgsl with one reduced dim (row_len, row stride), then tpr, eps (f32
 // bits), flags (1: weight, 2: bias, 4: rms_norm: the mean taken as 0, so x * rstd with rstd of the mean
 // of x^2, 8: the weight multiplies the normalised value rounded to $S, as transformers' Llama RMSNorm
@@ -36,43 +39,65 @@ $row_threads_start
   if (live && !rms) { x0 = f32(x[base]); }
   if (row_len <= K * tpr) {  // uniform: the row in registers
     var v: array<f32, 16>;
-    var s = 0.0f;
+    var a = 0.0f;
     for (var k = 0u; k < K; k = k + 1u) {
       let r = lane + k * tpr;
       if (live && r < row_len) {
         v[k] = f32(x[base + r * stride]);
-        s = s + (v[k] - x0);
+        a = max(a, abs(v[k]));
       }
     }
-    var mean = 0.0f;
-    if (!rms) { mean = x0 + row_join(0.0f, s, lid, tpr, 1u).y / n; }
-    var q = 0.0f;
+    var inv = 1.0f;
+    if (!rms) { inv = row_scale(row_join(a, 0.0f, lid, tpr, 0u).x); }
+    let x0s = x0 * inv;
+    var s = 0.0f;
     for (var k = 0u; k < K; k = k + 1u) {
       if (live && lane + k * tpr < row_len) {
-        let c = v[k] - mean;
-        q = q + c * c;
+        v[k] = v[k] * inv;
+        s = s + (v[k] - x0s);
       }
     }
-    let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps);
+    var d = 0.0f;  // the mean is x0s + d, kept in two parts: x - mean is (x - x0s) - d
+    if (!rms) { d = row_join(0.0f, s, lid, tpr, 1u).y / n; }
+    for (var k = 0u; k < K; k = k + 1u) { v[k] = (v[k] - x0s) - d; }
+    var q = 0.0f;
+    for (var k = 0u; k < K; k = k + 1u) {
+      if (live && lane + k * tpr < row_len) { q = q + v[k] * v[k]; }
+    }
+    let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps * inv * inv);
     for (var k = 0u; k < K; k = k + 1u) {
       let r = lane + k * tpr;
-      if (live && r < row_len) { out[dst + r] = wt_store(affine((v[k] - mean) * rstd, r, rb)); }
+      if (live && r < row_len) { out[dst + r] = wt_store(affine(v[k] * rstd, r, rb)); }
     }
     return;
   }
-  var mean = 0.0f;
+  var inv = 1.0f;
+  var d = 0.0f;
   if (!rms) {
+    var a = 0.0f;
+    for (var r = lane; r < row_len; r = r + tpr) { a = max(a, abs(f32(x[base + r * stride]))); }
+    inv = row_scale(row_join(a, 0.0f, lid, tpr, 0u).x);
     var s = 0.0f;
-    for (var r = lane; r < row_len; r = r + tpr) { s = s + (f32(x[base + r * stride]) - x0); }
-    mean = x0 + row_join(0.0f, s, lid, tpr, 1u).y / n;
+    for (var r = lane; r < row_len; r = r + tpr) { s = s + (f32(x[base + r * stride]) * inv - x0 * inv); }
+    d = row_join(0.0f, s, lid, tpr, 1u).y / n;
   }
+  let x0s = x0 * inv;
   var q = 0.0f;
   for (var r = lane; r < row_len; r = r + tpr) {
-    let c = f32(x[base + r * stride]) - mean;
+    let c = (f32(x[base + r * stride]) * inv - x0s) - d;
     q = q + c * c;
   }
-  let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps);
+  let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps * inv * inv);
   for (var r = lane; r < row_len; r = r + tpr) {
-    out[dst + r] = wt_store(affine((f32(x[base + r * stride]) - mean) * rstd, r, rb));
+    out[dst + r] = wt_store(affine(((f32(x[base + r * stride]) * inv - x0s) - d) * rstd, r, rb));
   }
+}
+
+// The power of two a row is multiplied by (see the top): 2^(1 - e) for a largest |x| = f * 2^e >= 2^50 (so
+// |x * inv| < 2), 1 below that or for an inf or NaN one (whose result is inf or NaN anyway).
+fn row_scale(largest: f32) -> f32 {
+  if (largest >= 1125899906842624.0f && largest <= 3.4028234663852886e38f) {
+    return ldexp(1.0f, 1 - frexp(largest).exp);
+  }
+  return 1.0f;
 }
