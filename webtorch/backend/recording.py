@@ -158,6 +158,9 @@ class Program:
         self.known = known
         self.pinned = self._pin() if pinned else None
         self.pinned_buffers = None
+        # what a replay walks: a pinned program's own intermediates are neither allocated nor released
+        self.replayed_steps = self.steps if self.pinned is None else [
+            step for step in self.steps if step[0] not in ("alloc", "release") or step[1] not in self.pinned[0]]
 
     def _pin(self):
         """The "new" slots the call allocates and releases itself (its intermediates), each mapped to one
@@ -189,7 +192,6 @@ class Program:
         new = [None] * self.new_count
         bound = {"input": input_buffers, "state": state_buffers, "new": new, "owned": _Owned(runtime)}
         alloc, release, run, upload = runtime.alloc, runtime.release, runtime.run, runtime.upload
-        pinned = ()
         if self.pinned is not None:  # the intermediates' slots are bound to the program's own buffers
             pinned, sizes = self.pinned
             if self.pinned_buffers is None or self.pinned_buffers[0] is not runtime:
@@ -197,7 +199,7 @@ class Program:
             buffers = self.pinned_buffers[1]
             for k, i in pinned.items():
                 new[k] = buffers[i]
-        for step in self.steps:
+        for step in self.replayed_steps:
             kind = step[0]
             if kind == "run":
                 _, kernel, slots, meta, groups, meta_fn = step
@@ -209,11 +211,9 @@ class Program:
                 for i in written:  # run() marks buffers[0] as written; the others too
                     buffers[i].value_range = None
             elif kind == "alloc":
-                if step[1] not in pinned:
-                    new[step[1]] = alloc(step[2])
+                new[step[1]] = alloc(step[2])
             elif kind == "release":
-                if step[1] not in pinned:
-                    release(new[step[1]])
+                release(new[step[1]])
             else:
                 k, i = step[1]
                 upload(bound[k][i], step[2])
