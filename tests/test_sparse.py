@@ -166,7 +166,9 @@ SCALINGS = {"add": lambda T, s: s + s.detach().coalesce() * 2, "sub": lambda T, 
             "mul": lambda T, s: s * 2.5, "rmul": lambda T, s: 3 * s, "div": lambda T, s: s / 4,
             "mul-0d": lambda T, s: T.mul(s, T.tensor(-1.5)), "neg": lambda T, s: -s}
 VALUEWISE = {**{name: (lambda n: lambda T, s: getattr(T, n)(s))(name) for name in webtorch.sparse._coo.VALUEWISE
-                if name != "fix"}, "fix": lambda T, s: s.fix(), **SCALINGS}
+                if not hasattr(getattr(webtorch, name), webtorch._refusals.MARK)},
+             **{name: (lambda n: lambda T, s: getattr(s, n)())(name) for name in ("fix",)},
+             **SCALINGS}
 
 
 @pytest.mark.parametrize("name", list(VALUEWISE))
@@ -344,12 +346,16 @@ def test_errors_as_torch(name, op, exc, text):
 
 def test_unsupported_ops_name_the_gap():
     s = webtorch.ones(2, 2).to_sparse()
-    for op in (lambda: s[0], lambda: webtorch.cos(s), lambda: s.exp(), lambda: s.mul_(2), lambda: s.view(4),
+    for op in (lambda: s[0], lambda: webtorch.cos(s), lambda: s.exp(), lambda: s.cumsum(0), lambda: s.view(4),
                lambda: s * webtorch.ones(2, 2, 2)):
         with pytest.raises(NotImplementedError, match="sparse COO"):
             op()
-    with pytest.raises(NotImplementedError, match="CSR"):
-        webtorch.ones(2, 2).to_sparse(layout=webtorch.sparse_csr)
+    with pytest.raises(NotImplementedError, match="BSR"):
+        webtorch.ones(2, 2).to_sparse(layout=webtorch.sparse_bsr, blocksize=(1, 1))
+    c = webtorch.ones(2, 2).to_sparse_csr()
+    for op in (lambda: c.exp(), lambda: c.view(4), lambda: c.cumsum(0), lambda: webtorch.ones(2, 2, 2).to_sparse_csr()):
+        with pytest.raises(NotImplementedError, match="CSR"):
+            op()
 
 
 @pytest.mark.parametrize("name", ["duplicates", "coalesced", "hybrid"])
@@ -405,3 +411,180 @@ def test_load_refuses_a_sparse_tensor_with_an_entry_outside_its_size():
     assert torch.load(io.BytesIO(forged_buffer.getvalue())).shape == (2,)
     with pytest.raises(pickle.UnpicklingError, match="size is inconsistent with indices"):
         webtorch.load(io.BytesIO(forged_buffer.getvalue()))
+
+
+# -- sparse compressed tensors (CSR, CSC) ------------------------------------------------------------
+MATRIX = [[0.0, 2.0, 0.0, -1.5], [3.0, 0.0, 4.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.5, 0.0, 0.0, 6.0]]
+COMPRESSED_ARRAYS = {"sparse_csr": ("crow_indices", "col_indices"), "sparse_csc": ("ccol_indices", "row_indices")}
+
+
+def same_layout(ours, theirs, tol=1e-5):
+    """Any layout: compressed tensors array by array, COO and dense as same() compares them."""
+    if isinstance(theirs, torch.Tensor) and theirs.layout in (torch.sparse_csr, torch.sparse_csc):
+        name = str(theirs.layout).split(".")[1]
+        assert ours.layout is getattr(webtorch, name) and tuple(ours.shape) == tuple(theirs.shape)
+        for array in COMPRESSED_ARRAYS[name]:
+            same(getattr(ours, array)(), getattr(theirs, array)())
+        same(ours.values(), theirs.values(), tol)
+        return
+    same(ours, theirs, tol)
+
+
+def compressed_pair(layout, device, requires_grad=False):
+    """(torch's, webtorch's) compressed MATRIX built from its arrays, and the values each was built from."""
+    dense = torch.tensor(MATRIX)
+    t = dense.to_sparse_csr() if layout == "csr" else dense.to_sparse_csc()
+    arrays = [t.crow_indices(), t.col_indices()] if layout == "csr" else [t.ccol_indices(), t.row_indices()]
+    build = getattr(torch, f"sparse_{layout}_tensor")
+    tv = t.values().clone().requires_grad_(requires_grad)
+    wv = webtorch.tensor(tv.tolist(), device=device).requires_grad_(requires_grad)
+    return (build(*arrays, tv, t.shape), tv), (getattr(webtorch, f"sparse_{layout}_tensor")(
+        *(webtorch.tensor(a.tolist(), device=device) for a in arrays), wv, tuple(t.shape)), wv)
+
+
+COMPRESSED_OPS = {
+    "to_dense": lambda T, x, d: x.to_dense(), "values": lambda T, x, d: x.values() * 1,
+    "to_sparse": lambda T, x, d: x.to_sparse(), "to_csr": lambda T, x, d: x.to_sparse_csr(),
+    "to_csc": lambda T, x, d: x.to_sparse_csc(), "layout-kwarg": lambda T, x, d: x.to_sparse(layout=T.sparse_csc),
+    "t": lambda T, x, d: x.t(), "double": lambda T, x, d: x.double(), "clone": lambda T, x, d: x.clone(),
+    "mm": lambda T, x, d: T.mm(x, d), "sparse.mm": lambda T, x, d: T.sparse.mm(x, d), "matmul": lambda T, x, d: x @ d,
+    "addmm": lambda T, x, d: T.addmm(d, x, d, beta=0.5, alpha=2.0), "mv": lambda T, x, d: x @ d[:, 0],
+    "dense@": lambda T, x, d: d @ x, "sparse@sparse": lambda T, x, d: (x @ x.detach()).to_dense(),
+    "mul-number": lambda T, x, d: x * 2.5, "rmul": lambda T, x, d: 3 * x, "neg": lambda T, x, d: -x,
+    "sin": lambda T, x, d: x.sin(), "abs": lambda T, x, d: T.abs(x), "relu": lambda T, x, d: T.nn.functional.relu(x),
+    "sparse@sparse-layout": lambda T, x, d: (x @ x.detach()).layout is T.sparse_csr,
+    "isnan": lambda T, x, d: x.isnan(), "sparse*sparse": lambda T, x, d: x * x.detach(),
+    "sparse*dense": lambda T, x, d: x * d, "dense*sparse": lambda T, x, d: d * x,
+    "sparse+sparse": lambda T, x, d: x + x.detach(), "sparse+dense": lambda T, x, d: x + d,
+    "dense+sparse": lambda T, x, d: d + x, "sum": lambda T, x, d: x.sum(),
+    "sum-rows": lambda T, x, d: x.sum(0, keepdim=True), "sum-cols": lambda T, x, d: T.sum(x, 1, keepdim=True),
+}
+COMPRESSED_CASES = [(name, layout, "cpu") for name in COMPRESSED_OPS for layout in ("csr", "csc")] + \
+    [(name, "csr", "webgpu") for name in ("to_dense", "to_csc", "mm", "sparse.mm", "sparse@sparse", "sparse*dense",
+                                          "sum-rows")] + [("to_csr", "csc", "webgpu"), ("addmm", "csc", "webgpu")]
+
+
+@pytest.mark.parametrize("name,layout,device", COMPRESSED_CASES)
+def test_compressed_tensors_as_torch(name, layout, device):
+    """CSR and CSC tensors: values, layouts, arrays and dtypes of each op's result, the gradient to the values
+    they were built from, to a dense operand, and to a compressed leaf (compressed or dense, as torch's)."""
+    (tx, tv), (wx, wv) = compressed_pair(layout, device, requires_grad=True)
+    td = torch.linspace(-1, 1, 16).reshape(4, 4).requires_grad_()
+    wd = webtorch.tensor(td.tolist(), device=device, requires_grad=True)
+    try:
+        tout = COMPRESSED_OPS[name](torch, tx, td)
+    except RuntimeError as e:  # torch has no such op for this layout: webtorch refuses it with torch's type
+        with pytest.raises((RuntimeError, NotImplementedError)):
+            COMPRESSED_OPS[name](webtorch, wx, wd)
+        return
+    wout = COMPRESSED_OPS[name](webtorch, wx, wd)
+    if not isinstance(tout, torch.Tensor):
+        assert wout == tout
+        return
+    same_layout(wout, tout)
+    if not tout.dtype.is_floating_point:
+        return
+    weights = torch.linspace(0.5, 2, tout.numel()).reshape(tout.shape)
+    try:
+        (tout.to_dense() * weights).sum().backward()
+    except (RuntimeError, NotImplementedError):  # torch has no backward for it
+        return
+    (wout.to_dense() * webtorch.tensor(weights.tolist(), device=device)).sum().backward()
+    for ours, theirs in ((wv, tv), (wd, td)):
+        assert (ours.grad is None) == (theirs.grad is None)
+        if theirs.grad is not None:
+            same_layout(ours.grad, theirs.grad)
+    if name.startswith("sparse@sparse"):  # torch's leaf gradient is the unmasked one there (docs/sparse.md)
+        return
+    tleaf, wleaf = tx.detach().requires_grad_(), wx.detach().requires_grad_()
+    try:
+        COMPRESSED_OPS[name](torch, tleaf, td.detach()).to_dense().sum().backward()
+    except (RuntimeError, NotImplementedError):
+        return
+    COMPRESSED_OPS[name](webtorch, wleaf, wd.detach()).to_dense().sum().backward()
+    assert (wleaf.grad is None) == (tleaf.grad is None)
+    if tleaf.grad is not None:
+        same_layout(wleaf.grad, tleaf.grad)
+
+
+def _coo_of(T, device):
+    return T.tensor(MATRIX, device=device if T is webtorch else "cpu").to_sparse()
+
+
+# in-place ops torch has for sparse tensors (COO and CSR): the tensor takes the result's entries
+INPLACE = {"mul_": lambda T, x: x.mul_(2.5), "mul_-sparse": lambda T, x: x.mul_(x.clone()), "add_": lambda T, x: x.add_(
+    x.clone()), "zero_": lambda T, x: x.zero_(), "neg_": lambda T, x: x.neg_(), "abs_": lambda T, x: x.abs_(),
+    "sin_": lambda T, x: x.sin_(), "div_": lambda T, x: x.div_(4), "sub_": lambda T, x: x.sub_(x.clone())}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+@pytest.mark.parametrize("name", list(INPLACE))
+def test_inplace_ops_on_sparse_tensors(name, layout, device):
+    make = {"coo": lambda T: _coo_of(T, device), "csr": lambda T: _coo_of(T, device).to_sparse_csr()}[layout]
+    tx, wx = make(torch), make(webtorch)
+    try:
+        tout = INPLACE[name](torch, tx)
+    except RuntimeError:
+        with pytest.raises((RuntimeError, NotImplementedError)):
+            INPLACE[name](webtorch, wx)
+        return
+    wout = INPLACE[name](webtorch, wx)
+    assert wout is wx
+    same_layout(wx.coalesce() if layout == "coo" else wx, tx.coalesce() if layout == "coo" else tx)
+
+
+COMPRESSED_ERRORS = [
+    ("crow-length", ([0, 1, 3], [1, 0, 2], [1.0, 2.0, 3.0], (3, 3)), "must be equal to the number of rows \\+ 1"),
+    ("nnz", ([0, 1, 3, 3], [1, 0], [1.0, 2.0, 3.0], (3, 3)), "col_indices.shape\\[-1\\] must be equal to nnz \\(=3\\)"),
+    ("first", ([1, 1, 3, 3], [1, 0, 2], [1.0, 2.0, 3.0], (3, 3)), "`crow_indices\\[..., 0\\] == 0` is not satisfied"),
+    ("last", ([0, 1, 2, 2], [1, 0, 2], [1.0, 2.0, 3.0], (3, 3)), "`crow_indices\\[..., -1\\] == nnz` is not satisfied"),
+    ("column", ([0, 1, 3, 3], [1, 0, 5], [1.0, 2.0, 3.0], (3, 3)), "`0 <= col_indices < ncols` is not satisfied"),
+    ("negative", ([0, 1, 3, 3], [1, 0, -1], [1.0, 2.0, 3.0], (3, 3)), "`0 <= col_indices < ncols` is not satisfied"),
+    ("unsorted", ([0, 1, 3, 3], [1, 2, 0], [1.0, 2.0, 3.0], (3, 3)), "are sorted and distinct"),
+    ("dims", ([0, 1, 3, 3], [1, 0, 2], [1.0, 2.0, 3.0], (3,)), "must be sum of batch, base, and dense"),
+    ("dtypes", ([0, 1, 3, 3], "int32", [1.0, 2.0, 3.0], (3, 3)), "must have the same dtype"),
+]
+
+
+@pytest.mark.parametrize("name,args,text", COMPRESSED_ERRORS, ids=[e[0] for e in COMPRESSED_ERRORS])
+def test_sparse_csr_tensor_checks_as_torch(name, args, text):
+    """torch's invariant checks (torch.sparse.check_sparse_tensor_invariants): webtorch always checks."""
+    for T in (torch, webtorch):
+        crow, col, values, size = args
+        col = T.tensor([1, 0, 2], dtype=T.int32) if col == "int32" else T.tensor(col)
+        with torch.sparse.check_sparse_tensor_invariants(), pytest.raises(RuntimeError, match=text):
+            T.sparse_csr_tensor(T.tensor(crow), col, T.tensor(values), size)
+
+
+def test_compressed_repr_fields_errors_and_save_load_as_torch():
+    dense = torch.tensor(MATRIX)
+    for layout in ("csr", "csc"):
+        t = getattr(dense, f"to_sparse_{layout}")()
+        w = getattr(webtorch.tensor(MATRIX), f"to_sparse_{layout}")()
+        assert repr(w) == repr(t) and repr(w.double()).replace("webtorch.", "torch.") == repr(t.double())
+        assert (w.is_sparse, w.is_sparse_csr, w.sparse_dim(), w.dense_dim(), w._nnz()) == (
+            t.is_sparse, t.is_sparse_csr, t.sparse_dim(), t.dense_dim(), t._nnz())
+        for name in (*COMPRESSED_ARRAYS["sparse_csc" if layout == "csr" else "sparse_csr"], "stride", "is_contiguous"):
+            with pytest.raises(RuntimeError) as theirs:
+                getattr(t, name)()
+            with pytest.raises(RuntimeError, match=str(theirs.value).replace("[", "\\[")):
+                getattr(w, name)()
+        buffer = io.BytesIO()
+        torch.save(t, buffer)
+        for device in DEVICES:
+            same_layout(webtorch.load(io.BytesIO(buffer.getvalue()), map_location=device), t)
+        mine = io.BytesIO()
+        webtorch.save(w, mine)
+        same_layout(w, torch.load(io.BytesIO(mine.getvalue())))
+        same_layout(copy.deepcopy(w), t)
+    hybrid = torch.arange(12.0).reshape(2, 3, 2) * torch.tensor([1.0, 0.0, 1.0]).reshape(1, 3, 1)
+    same_layout(webtorch.tensor(hybrid.tolist()).to_sparse_csr(dense_dim=1), hybrid.to_sparse_csr(dense_dim=1))
+    same_layout(webtorch.tensor(MATRIX).to_sparse().to_sparse_csc(), dense.to_sparse().to_sparse_csc())
+    for T in (torch, webtorch):
+        with pytest.raises(RuntimeError, match="expected sparse compressed tensor layout but got none"):
+            T.sparse_compressed_tensor(T.tensor([0, 1]), T.tensor([0]), T.tensor([1.0]), (1, 1))
+        with pytest.raises(RuntimeError, match="with keepdim=False is unsupported"):
+            T.tensor(MATRIX).to_sparse_csr().sum(0)
+        with pytest.raises(RuntimeError, match="dense_dim argument must be in \\[0,0\\] range"):
+            T.tensor(MATRIX).to_sparse_csr(dense_dim=1)

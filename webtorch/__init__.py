@@ -158,7 +158,8 @@ from . import sparse  # noqa: E402  (after the dense names: sparse operands for 
 sparse.attach(_sys.modules[__name__])
 from . import _torch_function  # noqa: E402  (after every public function is defined: it wraps them)
 _torch_function.attach([_sys.modules[__name__], nn.functional, linalg, fft, special],
-                       [nn.Parameter, nn.Buffer, nn.parameter.UninitializedBuffer, sparse.SparseTensor])
+                       [nn.Parameter, nn.Buffer, nn.parameter.UninitializedBuffer, sparse.SparseTensor,
+                        sparse.CompressedTensor])
 from . import _refusals  # noqa: E402  (after every implemented name: it fills in only what is missing)
 _refusals.install({"": _sys.modules[__name__], "Tensor": Tensor, "nn": nn, "nn.functional": nn.functional,
                    "linalg": linalg, "fft": fft, "special": special, "sparse": sparse, "nn.init": nn.init, "optim": optim,

@@ -48,11 +48,11 @@ CALLABLES = {
     COMPLEX: """
         ccol_indices_copy col_indices_copy conj_physical_ crow_indices_copy dsmm hspmm indices_copy
         resize_as_sparse_ row_indices_copy saddmm smm sparse_bsc_tensor sparse_bsr_tensor
-        sparse_compressed_tensor sparse_csc_tensor sparse_csr_tensor sspaddmm values_copy linalg.eig
-        linalg.eigvals Tensor.ccol_indices Tensor.chalf Tensor.col_indices Tensor.conj_physical_
-        Tensor.crow_indices Tensor.resize_as_sparse_ Tensor.row_indices Tensor.smm Tensor.sparse_mask
+        sspaddmm values_copy linalg.eig
+        linalg.eigvals Tensor.chalf Tensor.conj_physical_
+        Tensor.resize_as_sparse_ Tensor.smm Tensor.sparse_mask
         Tensor.sparse_resize_ Tensor.sparse_resize_and_clear_ Tensor.sspaddmm Tensor.to_sparse_bsc
-        Tensor.to_sparse_bsr Tensor.to_sparse_csc Tensor.to_sparse_csr""",
+        Tensor.to_sparse_bsr""",
     TORCHSCRIPT: """
         AggregationType AliasDb AnyType Argument ArgumentSpec AwaitType BenchmarkConfig
         BenchmarkExecutionStats Block BoolType BufferDict CallStack Capsule ClassType Code CompilationUnit
@@ -211,8 +211,8 @@ VALUES = {
 # Whole namespaces: every public name of these torch modules that webtorch's module lacks is refused for
 # this reason (as a value: hasattr() answers False, a use raises Refused naming the name).
 NAMESPACES = {
-    "sparse": "sparse CSR/CSC/BSR/BSC layouts, semi-structured sparsity and the sparse namespace's other "
-              "functions: webtorch has sparse COO tensors only (issue 24)",
+    "sparse": "sparse BSR/BSC layouts, semi-structured sparsity and the sparse namespace's other "
+              "functions: webtorch has sparse COO, CSR and CSC tensors (issue 24)",
     "distributed": ONE_PROCESS,
     "cuda": OTHER_DEVICE,
 }

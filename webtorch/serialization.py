@@ -24,10 +24,10 @@ from collections import Counter, OrderedDict
 from . import _buffers
 from . import _checkpoint_zip, _refusals
 from . import _dtypes as dt
-from ._memory_format import layout as _layout, sparse_coo
+from ._memory_format import layout as _layout, sparse_coo, sparse_csc, sparse_csr
 from ._tensor import Size, Tensor, device as _device
 from .nn.module import Parameter
-from .sparse import SparseTensor, sparse_coo_tensor
+from .sparse import CompressedTensor, SparseTensor, sparse_compressed_tensor, sparse_coo_tensor
 
 # -- storage types -----------------------------------------------------------------------------
 _STORAGE_DTYPES = {"FloatStorage": dt.float32, "DoubleStorage": dt.float64, "HalfStorage": dt.float16,
@@ -237,6 +237,10 @@ class _PickleWriter:
         elif kind is SparseTensor:  # torch's pickle of a sparse COO tensor
             self.call("torch._utils", "_rebuild_sparse_tensor", obj.layout,
                       (obj._indices(), obj._values(), obj.shape, obj.is_coalesced()))
+            self.put(obj)
+        elif kind is CompressedTensor:  # torch's pickle of a sparse CSR/CSC tensor
+            self.call("torch._utils", "_rebuild_sparse_tensor", obj.layout, (
+                obj._cs_compressed, obj._cs_plain, obj._cs_values.detach(), obj.shape))
             self.put(obj)
         elif kind is _layout:
             self.call("torch.serialization", "_get_layout", repr(obj))
@@ -488,7 +492,17 @@ def _get_layout(name):
 
 def _rebuild_sparse_tensor(layout, data):
     """A sparse COO tensor from (indices, values, size[, is_coalesced]), checked as torch's
-    sparse_coo_tensor(check_invariants=True) checks it: a file cannot make an entry point outside the size."""
+    sparse_coo_tensor(check_invariants=True) checks it: a file cannot make an entry point outside the size.
+    A CSR/CSC tensor from (compressed indices, plain indices, values, size), checked as torch.sparse_csr_tensor's
+    invariants."""
+    if layout in (sparse_csr, sparse_csc):
+        if type(data) is not tuple or len(data) != 4 or not all(isinstance(t, Tensor) for t in data[:3]):
+            raise pickle.UnpicklingError(f"malformed sparse compressed tensor {_short(data)}: torch writes "
+                                         "(compressed_indices, plain_indices, values, size)")
+        try:
+            return sparse_compressed_tensor(*data, layout=layout)
+        except (RuntimeError, NotImplementedError) as e:
+            raise pickle.UnpicklingError(f"webtorch.load: invalid sparse tensor: {e}") from None
     if layout is not sparse_coo:
         raise pickle.UnpicklingError(f"webtorch.load: {_short(layout)} tensors are not supported by webtorch (sparse "
                                      "COO only)")

@@ -13,7 +13,7 @@ import math
 
 from .. import _autocast, _complex, _conv_ops, _indexing, _math_ops, _shape_ops, _tape, special
 from .. import _ops as F
-from ..sparse import _coo as sparse
+from ..sparse import _compressed as compressed, _coo as sparse
 from .._tape import (BACKWARD, Node, _needs_grad, alias, check_inplace, enable_grad, inference_mode,  # noqa: F401
                     is_grad_enabled, no_grad, rebase, record, refresh_view, set_grad_enabled)
 
@@ -182,6 +182,8 @@ def _add(a, b):
     """The sum of two gradients of one tensor (those of a sparse tensor may be sparse: sparse/_coo.py)."""
     if isinstance(a, sparse.SparseTensor) or isinstance(b, sparse.SparseTensor):
         return sparse.add_gradients(a, b)
+    if isinstance(a, compressed.CompressedTensor) or isinstance(b, compressed.CompressedTensor):
+        return compressed.add_gradients(a, b)
     return F.add(a, b)
 
 
@@ -744,6 +746,11 @@ BACKWARD.update({
     "sparse_t": lambda grad, out, s: (grad.t(),),                             # transposed back
     "sparse_to": lambda grad, out, s: (grad.to(s.device, s.dtype),),          # back to s's device and dtype
     "spmm": _spmm_rule,                                                       # dS = G Dᵀ (masked), dD = Sᵀ G
+    # sparse CSR/CSC tensors (sparse/_compressed.py): a compressed gradient lies over the tensor's entries
+    "sparse_compressed_tensor": lambda grad, out, v, entries: (compressed.values_at(grad, entries),),  # v_k: at k
+    "compressed_values": lambda grad, out, x: (compressed.like(x, grad),),   # the values' grad as x's entries'
+    "compressed_to_coo": lambda grad, out, x: (compressed.from_coo_gradient(x, grad),),  # the same entries
+    "compressed_t": lambda grad, out, x: (grad.t(),),                         # transposed back
 })
 
 # Rules that read the forward result (its storage must not change before backward).

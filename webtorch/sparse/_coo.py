@@ -177,12 +177,15 @@ class SparseTensor(Tensor):
 # a linear one (neg) to the entries as they are. The is*/signbit ones give a bool sparse tensor.
 VALUEWISE = tuple("""abs sin sinh tan tanh asin arcsin asinh arcsinh atan arctan atanh arctanh ceil floor round trunc
     fix frac sign log1p expm1 sqrt square erf erfinv relu isinf isposinf isneginf isnan signbit nan_to_num neg
-    negative""".split())
+    negative sgn positive conj conj_physical""".split())
 LINEAR = ("neg", "negative")
+IDENTITIES = ("positive", "conj", "conj_physical")  # of a real tensor
 
 
 def _valuewise(name):
     def op(self, *args, **kwargs):
+        if name in IDENTITIES and not self.dtype.is_complex:  # torch returns the tensor itself
+            return self
         c = self if name in LINEAR else self.coalesce()
         return build(c._sp_indices, getattr(values_of(c), name)(*args, **kwargs), c.shape, c._sp_coalesced)
     op.__name__ = name
@@ -335,8 +338,8 @@ def _rebuild(indices, values, shape, coalesced, requires_grad=False):
 
 def _check_layout(layout, blocksize):
     if layout not in (None, sparse_coo) or blocksize is not None:
-        raise NotImplementedError(f"webtorch has no {layout} tensors (sparse CSR/CSC/BSR/BSC: only sparse COO; "
-                                  "issue 24)")
+        raise NotImplementedError(f"webtorch has no {layout} tensors (block sparse BSR/BSC: only sparse COO, CSR "
+                                  "and CSC; issue 24)")
 
 
 # -- construction ----------------------------------------------------------------------------------
@@ -684,26 +687,32 @@ def softmax(s, dim, dtype=None, log=False):
 
 # -- repr as torch's -------------------------------------------------------------------------------
 def _repr(s):
-    indices, values = s._sp_indices, s._sp_values
+    return repr_entries(s, [("indices", s._sp_indices), ("values", s._sp_values)])
+
+
+def repr_entries(s, parts):
+    """torch's repr of a sparse tensor of arrays parts [(name, tensor)]: the first suffix on a new line for
+    COO (torch's force_newline=is_sparse), on the values' line where it fits for the compressed layouts."""
     suffixes = []
     if s.device.type != "cpu":
         suffixes.append(f"device='{s.device}'")
     suffixes += [f"size={tuple(s.shape)}", f"nnz={s._nnz()}"]
     if s.dtype not in (dt.default_float, dt.int64, dt.bool_):
         suffixes.append(f"dtype=webtorch.{s.dtype.name}")
-    suffixes.append(f"layout={sparse_coo!r}")
+    suffixes.append(f"layout={s.layout!r}")
     if s.grad_fn is not None:
         suffixes.append(f"grad_fn={s.grad_fn!r}")
     elif s.requires_grad:
         suffixes.append("requires_grad=True")
-    parts = []
-    for prefix, t in (("indices=tensor(", indices), ("values=tensor(", values)):
+    texts = []
+    for name, t in parts:
+        prefix = name + "=tensor("
         host = list(t._host_values()) if t.numel() <= 1000 else None
         text = prefix + _body(t, host, 7 + len(prefix))
-        parts.append(text + (f", size={tuple(t.shape)})" if t.numel() == 0 else ")"))
-    text = "tensor(" + ",\n       ".join(parts)
-    # torch's _add_suffixes: the first suffix on a new line, the others while the line stays within 80
-    line, newline = len(text) - text.rfind("\n") + 1, True
+        texts.append(text + (f", size={tuple(t.shape)})" if t.numel() == 0 else ")"))
+    text = "tensor(" + ",\n       ".join(texts)
+    # torch's _add_suffixes: the first suffix on a new line (COO), the others while the line stays within 80
+    line, newline = len(text) - text.rfind("\n") + 1, s.layout is sparse_coo
     for suffix in suffixes:
         if newline or line + len(suffix) + 2 > 80:
             text += ",\n       " + suffix
