@@ -6,7 +6,7 @@ import torch
 
 import webtorch
 from webtorch import _dtypes as dt
-from webtorch.backend import cpu, kernels
+from webtorch.backend import cpu, gpu, kernels
 from webtorch.backend.webgpu import runtime
 
 from compare import assert_close, to_plain
@@ -20,7 +20,8 @@ def test_only_float16_kernels_enable_f16():
     assert webtorch.webgpu.has_float16() == native
     assert webtorch.webgpu.adapter_info()["float16"] == ("native" if native else "emulated")
     for d in dt.ALL:
-        for source in (kernels.matmul(d)[1], kernels.scan("sum", d)[1] if d is not dt.bool_ else "",
+        vec4 = kernels.matmul_vec4(d, gpu._VEC4_TILES[0][0])[1] if d.is_floating_point else ""
+        for source in (kernels.matmul(d)[1], vec4, kernels.scan("sum", d)[1] if d is not dt.bool_ else "",
                        kernels.sort(d, False)[1], kernels.take(d)[1], kernels.softmax(False, None, d)[1]):
             assert ("f16>" in source) == (d is dt.float16 and native), (d, source[:200])
 
@@ -94,6 +95,37 @@ def test_float16_rows_against_torch(name):
             torch.testing.assert_close(torch.tensor(got.float().tolist()).reshape(expected.shape),
                                        expected.float(), rtol=2e-3, atol=1e-3, equal_nan=True,
                                        msg=lambda m: f"{name} {shape} {view}: {m}")
+
+
+# float16 (and bfloat16) matmuls take the vec4 kernels as float32 does: matmul_vec4.wgsl on GPUs,
+# matmul_registers.wgsl on CPU adapters, loading f16 where it is stored so, summing in f32 as torch's
+# half GEMMs do, C rounded once: torch's float32 product of the same values, rounded, within a rounding
+# of C (summation order) plus float32's accumulation error. Shapes: whole tiles, ragged M and N with a
+# batch, B transposed (x @ W.T).
+@pytest.mark.parametrize("cpu_adapter", [False, True], ids=["vec4", "registers"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_matmuls_take_the_vec4_kernels(cpu_adapter, dtype, monkeypatch):
+    rt = runtime()
+    monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: cpu_adapter)
+    monkeypatch.setattr(gpu, "SMALL_MATMUL_MACS", 0)
+    launched = []
+    monkeypatch.setattr(rt, "run", lambda kernel, *args, run=rt.run: (launched.append(kernel[0]), run(kernel, *args))[1])
+    g = torch.Generator().manual_seed(3)
+    for a_shape, b_shape, transposed in [((64, 32), (32, 128), False), ((2, 37, 24), (24, 52), False),
+                                         ((70, 96), (44, 96), True)]:
+        a = torch.randn(a_shape, generator=g).to(getattr(torch, dtype))
+        stored_b = torch.randn(b_shape, generator=g).to(getattr(torch, dtype))  # W of x @ W.T where transposed
+        b = stored_b.t() if transposed else stored_b
+        wa, wb = (webtorch.tensor(t.float().tolist(), device="webgpu").to(getattr(webtorch, dtype)) for t in (a, stored_b))
+        got = wa @ (wb.t() if transposed else wb)
+        launched_here, launched[:] = launched[:], []
+        assert [k[:2] for k in launched_here if k[0].startswith("matmul")] == \
+            [("matmul_registers" if cpu_adapter else "matmul_vec4", dtype)], launched_here
+        exact = a.double() @ b.double()
+        expected = (a.float() @ b.float()).to(a.dtype).double()
+        bound = exact.abs() * 2.0 ** -(8 if dtype == "bfloat16" else 11) * 2 + (a.double().abs() @ b.double().abs()) * 1e-6
+        diff = (torch.tensor(got.float().tolist(), dtype=torch.float64) - expected).abs()
+        assert got.dtype == getattr(webtorch, dtype) and (diff <= bound).all(), (a_shape, diff.max())
 
 
 def test_float16_softmax_and_layer_norm_are_one_kernel_each():

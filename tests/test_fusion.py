@@ -165,13 +165,13 @@ def test_training_steps_fused_equal_unfused_bit_for_bit(model_name, optimizer_na
 # Epilogues: an elementwise chain that reads a matmul's C runs in the matmul kernel's store. Each path
 # of gpu.matmul on its own: lavapipe takes matmul_small.wgsl / matmul_registers.wgsl; the GPU kernels
 # (matmul_vec4.wgsl, matmul.wgsl; their epilogues are off by default, fusion.EPILOGUE_KERNELS) are
-# forced as on a GPU adapter (the tensor-core kernel has no epilogue: fusion._MATMUL_OUT).
+# forced as on a GPU adapter (the tensor-core kernel has no epilogue: fusion.MATMUL_HOOKED).
 MATMUL_PATHS = {"small": (False, True), "registers": (True, True), "vec4": (True, False), "tiled": (True, False)}
 
 
 def _matmul_path(monkeypatch, path):
     from webtorch.backend import fusion, gpu
-    monkeypatch.setattr(fusion, "EPILOGUE_KERNELS", set(fusion._MATMUL_OUT))  # the GPU kernels' epilogues too
+    monkeypatch.setattr(fusion, "EPILOGUE_KERNELS", set(fusion.MATMUL_HOOKED))  # the GPU kernels' epilogues too
     tiled, cpu = MATMUL_PATHS[path]
     if tiled:
         monkeypatch.setattr(gpu, "SMALL_MATMUL_MACS", 0)
@@ -215,8 +215,6 @@ def test_matmul_epilogues_equal_eager_and_torch(monkeypatch, path, case):
     _matmul_path(monkeypatch, path)
     _compare(fn, args, tol=1e-2 if case == 4 else 1e-4)
     kernel = {"small": "matmul_small", "registers": "matmul_registers", "vec4": "matmul_vec4", "tiled": "matmul"}[path]
-    if case == 4 and path in ("registers", "vec4"):  # float16 takes the general kernels
-        kernel = "matmul_small" if path == "registers" else "matmul"
     assert set(_fused_matmul_kernels(lambda *a: fn(webtorch, *a), *[_w(a) for a in args])) == {kernel}
 
 

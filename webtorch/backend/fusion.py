@@ -63,10 +63,10 @@ class _Op:
                 self.operands.append(("view", dt.BY_NAME[d], next(tensors)))
 
 
-# The matmul kernels with a store hook (kernels.py) by their key's name: the dtype of C they store (None:
-# in the key). The tensor-core kernel (matmul_subgroup_matrix) has none: an epilogue there never ran
-# anywhere (lavapipe and SwiftShader have no subgroup matrices), so its chain stays a kernel of its own.
-_MATMUL_OUT = {"matmul": None, "matmul_small": None, "matmul_vec4": dt.float32, "matmul_registers": dt.float32}
+# The matmul kernels with a store hook (kernels.py), by their key's name (C's dtype follows it). The
+# tensor-core kernel (matmul_subgroup_matrix) has none: an epilogue there never ran anywhere (lavapipe
+# and SwiftShader have no subgroup matrices), so its chain stays a kernel of its own.
+MATMUL_HOOKED = {"matmul", "matmul_small", "matmul_vec4", "matmul_registers"}
 # Those of them whose chains run in their store: the kernels of CPU adapters and small products, where
 # lavapipe ran a compiled encoder layer as fast or faster so. The GPU kernels have the hook but keep
 # their own store: on the H200 a compiled float32 encoder layer (32x128x384) ran in 4.5 ms with
@@ -94,7 +94,7 @@ def _matmul(index, step):
     key = step[1][0]
     if step[0] != "run" or key[0] not in EPILOGUE_KERNELS:
         return None
-    out = _MATMUL_OUT[key[0]] or dt.BY_NAME[key[1]]
+    out = dt.BY_NAME[key[1]]
     if not out.is_floating_point:
         return None
     mm = _Matmul(index, step, out)

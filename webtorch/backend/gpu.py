@@ -552,12 +552,12 @@ def matmul(a, b, out_dtype):
     if m <= GEMV_MAX_M and b_transposed and -(-n // 8) <= 65535 and not cpu_adapter:
         c.runtime.run(kernels.matmul_gemv(out_dtype), buffers, meta, (-(-n // 8), m, n_batch))
         return c
-    if (out_dtype is dt.float32 and a._stride[-1] == 1 and (b._stride[-1] == 1 or b_transposed) and k % 4 == 0
+    if (out_dtype.is_floating_point and a._stride[-1] == 1 and (b._stride[-1] == 1 or b_transposed) and k % 4 == 0
             and n % 4 == 0 and not any(w % 4 for w in meta[4:6] + [meta[7], meta[9] if b_transposed else meta[8]]
                                        + meta[10 + len(batch):])):
         groups = -(-(n // 4) * -(-m // 8) // 64)  # matmul_registers.wgsl: 8 rows x vec4 per invocation
         if cpu_adapter and groups <= 65535:
-            c.runtime.run(kernels.matmul_registers(b_transposed), buffers, meta, (groups, 1, n_batch))
+            c.runtime.run(kernels.matmul_registers(out_dtype, b_transposed), buffers, meta, (groups, 1, n_batch))
             return c
         # vec4 fast path: the first tile of which there are enough workgroups
         for tile, min_groups in _VEC4_TILES:
@@ -565,7 +565,7 @@ def matmul(a, b, out_dtype):
             grid = (-(-n // (4 * wx * tn4)), -(-m // (wy * tm)), n_batch)
             if grid[0] * grid[1] * n_batch >= min_groups:
                 break
-        c.runtime.run(kernels.matmul_vec4(tile, b_transposed), buffers, meta, grid)
+        c.runtime.run(kernels.matmul_vec4(out_dtype, tile, b_transposed), buffers, meta, grid)
         return c
     if cpu_adapter and small_groups <= 65535:  # CPU adapters: no barriers here either (MiniLM's attention
         # scores of 23-token sentences, 96 x 23x32x23, ran in 64x64 tiles, 8/9 of them padding)
@@ -631,7 +631,7 @@ def _matmul_on_tensor_cores(c, a, b, m, n, k, meta, buffers, n_batch):
 # Workgroups a matmul tile size must give to be chosen: about one per SM of a large GPU (an H200 has
 # 132; timed there, 1024^3 ran at 19 TFLOP/s in 128x128 tiles, 27 in 64x64).
 MATMUL_MIN_GROUPS = 128
-# Tiles of the f32 fast path, (WX, WY, TM, TN4, BK4) of matmul_vec4.wgsl (a (WY*TM) x (4*WX*TN4) tile of
+# Tiles of the vec4 fast path, (WX, WY, TM, TN4, BK4) of matmul_vec4.wgsl (a (WY*TM) x (4*WX*TN4) tile of
 # C per WX x WY workgroup), each with the fewest workgroups it must give; the first that does is
 # chosen. Timed on an H200 at 4096^3 / 2048^3 / 1024^3 / 4096x384x1536 / 4096x1536x384 (m x k x n;
 # TFLOP/s, bench/results/matmul_fp32.md): 64x128 tiles of 128 invocations 41.1 / 32.1 / 28.3 / 37.7 /
@@ -646,7 +646,7 @@ _CPU_ADAPTER = weakref.WeakKeyDictionary()  # runtime -> whether its adapter is 
 
 def _on_cpu_adapter(runtime):
     """Whether the adapter runs shaders on the CPU (SwiftShader, lavapipe): there barriers and workgroup
-    memory cost more than they save, and f32 matmuls take matmul_registers.wgsl."""
+    memory cost more than they save, and float matmuls take matmul_registers.wgsl."""
     cpu = _CPU_ADAPTER.get(runtime)
     if cpu is None:
         info = runtime.driver.adapter_info

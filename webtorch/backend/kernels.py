@@ -348,30 +348,32 @@ FOLD_ROWS, FOLD_PARTIALS, FOLD_EMPTY = 1024, 4096, 0x7FBADBAD
 
 
 @functools.lru_cache(maxsize=None)
-def matmul_vec4(tile, b_transposed=False):
-    """The f32 fast path (matmul_vec4.wgsl). tile: (wx, wy, tm, tn4, bk4), a (wy*tm) x (4*wx*tn4) tile
-    per workgroup of wx x wy invocations, K in steps of 4*bk4; wy*tm*bk4 and 4*bk4*wx*tn4 must be
-    multiples of wx*wy (whole vec4 loads per invocation). b_transposed: B's stride 1 is along K (x @ W.T)."""
-    return ("matmul_vec4", tile, b_transposed), wgsl("matmul_store_vec4") + _matmul_vec4_source(tile, b_transposed), \
+def matmul_vec4(d, tile, b_transposed=False):
+    """The fast path of floating d (matmul_vec4.wgsl): vec4 loads of d's storage (f32, or f16), computed in
+    f32, C rounded to d. tile: (wx, wy, tm, tn4, bk4), a (wy*tm) x (4*wx*tn4) tile per workgroup of
+    wx x wy invocations, K in steps of 4*bk4; wy*tm*bk4 and 4*bk4*wx*tn4 must be multiples of wx*wy
+    (whole vec4 loads per invocation). b_transposed: B's stride 1 is along K (x @ W.T)."""
+    return ("matmul_vec4", d.name, tile, b_transposed), _with_c4_store(d, _matmul_vec4_source(d.name, tile, b_transposed)), \
         "wrr"
 
 
-def _matmul_vec4_source(tile, b_transposed):
+def _matmul_vec4_source(name, tile, b_transposed):
     wx, wy, tm, tn4, bk4 = tile
     return wgsl("matmul_batch") + Template(wgsl("matmul_vec4")).substitute(
-        WX=wx, WY=wy, TM=tm, TN4=tn4, BK4=bk4, B_T=str(b_transposed).lower())
+        S=STORAGE[dt.BY_NAME[name]], WX=wx, WY=wy, TM=tm, TN4=tn4, BK4=bk4, B_T=str(b_transposed).lower())
 
 
 @functools.lru_cache(maxsize=None)
-def matmul_registers(b_transposed):
-    """The f32 path of CPU adapters (matmul_registers.wgsl): 8x4 outputs per invocation, no workgroup
-    memory. b_transposed: B's stride 1 is along K (x @ W.T)."""
-    return ("matmul_registers", b_transposed), wgsl("matmul_store_vec4") + _matmul_registers_source(b_transposed), \
+def matmul_registers(d, b_transposed):
+    """The path of CPU adapters for floating d (matmul_registers.wgsl): 8x4 outputs per invocation, no
+    workgroup memory. b_transposed: B's stride 1 is along K (x @ W.T)."""
+    return ("matmul_registers", d.name, b_transposed), _with_c4_store(d, _matmul_registers_source(d.name, b_transposed)), \
         "wrr"
 
 
-def _matmul_registers_source(b_transposed):
-    return wgsl("matmul_batch") + unrolled(Template(wgsl("matmul_registers")).substitute(B_T=str(b_transposed).lower()))
+def _matmul_registers_source(name, b_transposed):
+    return wgsl("matmul_batch") + unrolled(Template(wgsl("matmul_registers")).substitute(
+        S=STORAGE[dt.BY_NAME[name]], B_T=str(b_transposed).lower()))
 
 
 def _with_store(d, t, source):
@@ -384,6 +386,11 @@ def _with_store(d, t, source):
 def _with_c_store(d, t, source):
     """A matmul kernel's source with its C binding and store_c (matmul_store.wgsl), storing d."""
     return _with_store(d, t, Template(wgsl("matmul_store")).substitute(S=STORAGE[d], T=t) + source)
+
+
+def _with_c4_store(d, source):
+    """A vec4 matmul kernel's source with its C binding and store_c4 (matmul_store_vec4.wgsl), storing d."""
+    return _with_store(d, "f32", Template(wgsl("matmul_store_vec4")).substitute(S=STORAGE[d]) + source)
 
 
 # How matmul_subgroup_matrix.wgsl loads and stages its inputs, by (float32 inputs, elements per load):
