@@ -9,6 +9,7 @@ from collections import namedtuple
 
 from . import _dtypes as dt
 from . import _buffers, _deferred
+from . import _autocast
 from ._autocast import autocast_op
 from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, _from_host_values, _transfer, _wrap_dim, backend,
                       check_size, contiguous_strides, device)
@@ -1270,11 +1271,12 @@ def _layer_norm(x, n_dims, weight, bias, eps):
 
 def _rms_norm(x, n_dims, weight, eps, weight_after_rounding=False):
     """rms_norm over x's last n_dims dims as one kernel, on webgpu for float32 or float16 operands of one
-    dtype (computed in f32) that need no gradient; weight_after_rounding: the weight multiplies the
-    normalised value rounded to x's dtype (transformers' Llama RMSNorm: weight * h.to(dtype)), not the
-    f32 one (torch's rms_norm: rounded once). None where the composed form applies."""
+    dtype (computed in f32) that need no gradient, outside autocast (whose policies its composed ops
+    follow: float16 in, float32 out, as torch's CUDA autocast); weight_after_rounding: the weight
+    multiplies the normalised value rounded to x's dtype (transformers' Llama RMSNorm: weight *
+    h.to(dtype)), not the f32 one (torch's rms_norm: rounded once). None where the composed form applies."""
     operands = [t for t in (x, weight) if t is not None]
-    if x._storage.device_type != "webgpu" or not 0 < n_dims <= x.dim() or x.numel() == 0 or \
+    if x._storage.device_type != "webgpu" or _autocast.enabled["webgpu"] or not 0 < n_dims <= x.dim() or x.numel() == 0 or \
             x.dtype not in (dt.float32, dt.float16) or builtins.any(
             t.dtype is not x.dtype or t._storage.device_type != "webgpu" for t in operands) or \
             _tape.is_grad_enabled() and builtins.any(t.requires_grad for t in operands):
