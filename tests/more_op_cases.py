@@ -282,6 +282,14 @@ case("linalg-solve-inv-det", lambda T, d, a, b, v: (
     T.linalg.solve(a, b), T.linalg.solve(a, v), T.linalg.solve(a[0], b.mT, left=False), T.linalg.inv(a),
     T.linalg.det(a), a.det(), T.det(a[0]), T.linalg.slogdet(a), T.inverse(a[1])),
      I((2, 4, 4)), I((2, 4, 3)), I((2, 4)), atol=1e-4, rtol=1e-3)
+case("linalg-lu", lambda T, d, a, w, t, b: (
+    T.linalg.lu_factor(a), T.linalg.lu(a), T.linalg.lu(w), T.linalg.lu(t), T.lu_unpack(*T.linalg.lu_factor(w)),
+    T.linalg.lu_factor_ex(a).info, a[0].lu(), T.lu(a, get_infos=True)[2],
+    T.linalg.lu_solve(*T.linalg.lu_factor(a), b), T.linalg.lu_solve(*T.linalg.lu_factor(a), b, adjoint=True),
+    T.linalg.lu_solve(*T.linalg.lu_factor(a), b.mT, left=False), T.lu_solve(b, *a.lu()), b.lu_solve(*a.lu())),
+     I((2, 4, 4)), I((3, 5)), I((5, 3)), I((2, 4, 3)), atol=1e-4, rtol=1e-3)
+case("linalg-lu-singular", lambda T, d: (lambda s: (T.linalg.lu_factor_ex(s), T.linalg.lu(s)))(
+    T.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 2.0, 0.0]], device=d)))
 case("linalg-det-singular", lambda T, d: (T.linalg.det(T.tensor([[1.0, 2.0], [2.0, 4.0]], device=d)),
                                           T.linalg.det(T.zeros(3, 3, device=d)),
                                           T.linalg.det(T.eye(3, device=d)[[1, 0, 2]])))

@@ -93,6 +93,7 @@ ALIAS_OF = {"absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "
             "special.exp2": "exp2", "special.expit": "sigmoid", "special.expm1": "expm1", "special.gammaln": "lgamma",
             "special.i0": "i0", "special.log1p": "log1p", "special.logit": "logit", "special.logsumexp": "logsumexp",
             "special.psi": "digamma", "special.sinc": "sinc", "special.xlogy": "xlogy"}
+_PIVOTS = {"tensor": "int32", "shape": [3], "values": [2, 3, 3]}  # lu_factor's 1-based row interchanges
 OWN_CASES = {
     "argsort": ([_t([3, 4])], {"dim": 1, "stable": True}),
     "sum": ([_t([3, 4]), 1], {}),
@@ -102,6 +103,12 @@ OWN_CASES = {
     "threshold": ([_t([5]), 0.1, 20.0], {}),
     "hardshrink": ([_t([5])], {}),
     "slogdet": ([_t([3, 3])], {}),
+    "linalg.lu": ([_t([3, 3])], {}),
+    "linalg.lu_factor": ([_t([3, 3])], {}),
+    "linalg.lu_factor_ex": ([_t([3, 3])], {}),
+    "linalg.lu_solve": ([_t([3, 3], low=1.0, high=2.0), _PIVOTS, _t([3, 2])], {}),
+    "lu_solve": ([_t([3, 2]), _t([3, 3], low=1.0, high=2.0), _PIVOTS], {}),
+    "lu_unpack": ([_t([3, 3]), _PIVOTS], {}),
     "view_as_real_copy": ([{"tensor": "complex64", "shape": [2], "values": [[1.0, 2.0], [3.0, -1.0]]}], {}),
     "view_as_complex_copy": ([_t([3, 2])], {}),
     "fft.fftfreq": ([5], {}),

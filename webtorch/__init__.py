@@ -28,7 +28,7 @@ from ._buffers import frombuffer, from_js, from_numpy
 from ._storage import UntypedStorage, asarray  # noqa: F401  (also attaches Tensor.untyped_storage/data_ptr)
 from ._tensor_types import *  # noqa: F401,F403  (FloatTensor, LongTensor, ...)
 from . import linalg
-from .linalg import det, slogdet, inv as inverse
+from .linalg import det, slogdet, inv as inverse, lu_unpack, _lu_legacy as lu, _lu_solve_legacy as lu_solve
 from ._foreach import *  # noqa: F401,F403  (torch._foreach_*: an op over each tensor of a list)
 from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors, hub
 from . import serialization

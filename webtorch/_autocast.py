@@ -41,7 +41,7 @@ _CPU_PROMOTE = "stack cat"
 _CPU_NATIVE = "mv dot"  # webtorch's go through matmul, on CPU's lower-precision list
 # Ops torch runs as one kernel, on no list, that webtorch composes from listed ones (mean from sum):
 # nothing is cast, and autocast is off inside, so they keep their inputs' dtype as torch's do.
-_NATIVE = ("mean var std var_mean std_mean nanmean trace logit xlogy elu selu celu mish logsigmoid batch_norm "
+_NATIVE = ("lu_factor_ex mean var std var_mean std_mean nanmean trace logit xlogy elu selu celu mish logsigmoid batch_norm "
            "instance_norm avg_pool1d avg_pool2d avg_pool3d adaptive_avg_pool1d adaptive_avg_pool2d adaptive_avg_pool3d "
            "embedding_bag")
 

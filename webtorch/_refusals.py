@@ -114,14 +114,13 @@ CALLABLES = {
     THREED: """
         conv3d conv_transpose3d max_pool3d nn.functional.adaptive_max_pool3d_with_indices""",
     LINALG: """
-        chain_matmul cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet lu_solve svd_lowrank
-        lu_unpack matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
+        chain_matmul cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet svd_lowrank
+        matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
         linalg.cond linalg.diagonal linalg.householder_product linalg.inv_ex linalg.ldl_factor
-        linalg.ldl_factor_ex linalg.ldl_solve linalg.lu linalg.lu_factor linalg.lu_factor_ex
-        linalg.lu_solve linalg.matmul linalg.matrix_exp linalg.matrix_power linalg.matrix_rank
+        linalg.ldl_factor_ex linalg.ldl_solve linalg.matmul linalg.matrix_exp linalg.matrix_power linalg.matrix_rank
         linalg.multi_dot linalg.pinv linalg.solve_ex linalg.tensorinv linalg.tensorsolve linalg.vander
         linalg.vecdot Tensor.cholesky Tensor.cholesky_inverse Tensor.cholesky_solve Tensor.eig
-        Tensor.geqrf Tensor.logdet Tensor.lstsq Tensor.lu Tensor.lu_solve Tensor.matrix_exp
+        Tensor.geqrf Tensor.logdet Tensor.lstsq Tensor.matrix_exp
         Tensor.matrix_power Tensor.orgqr Tensor.ormqr Tensor.pinverse Tensor.qr Tensor.solve Tensor.svd
         Tensor.symeig Tensor.triangular_solve""",
     SPECIAL: """

@@ -11,6 +11,7 @@ from ._autocast import autocast_op
 from . import autograd as _autograd
 from ._math_ops import vector_norm  # noqa: F401
 from ._ops import cat, narrow, squeeze, stack, unsqueeze
+from ._shape_ops import tril, triu
 
 
 class LinAlgError(RuntimeError):
@@ -428,4 +429,105 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
+# -- LU: getrf's partial pivoting, packed factors and 1-based row interchanges -----------------
+_LU = namedtuple("lu", ["P", "L", "U"])
+_LUFactor = namedtuple("lu_factor", ["LU", "pivots"])
+_LUFactorEx = namedtuple("lu_factor_ex", ["LU", "pivots", "info"])
+
+
+@autocast_op
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """LAPACK getrf on (..., m, n): per column j the row of largest |entry| at or below j is swapped
+    up (pivots[j] = its 1-based index), the multipliers below the diagonal are stored in place of the
+    eliminated entries. A zero pivot leaves its column (info = its 1-based index, as getrf)."""
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.lu_factor: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A.shape)} instead")
+    if not pivot:
+        raise NotImplementedError("webtorch has no linalg.lu_factor(pivot=False) (LU without pivoting is only "
+                                  "on CUDA in torch too)")
+    m, n = A.shape[-2:]
+    batch = A.shape[:-2]
+    rows, cols = _ops.arange(m, device=A.device), _ops.arange(n, device=A.device)
+    M, swaps, pivots = A, [], []
+    for j in range(min(m, n)):
+        p = _ops.add(_ops.argmax(_ops.abs(M[..., j:, j]).detach(), -1), j)  # (...): the pivot row
+        swaps.append(p)
+        p1 = unsqueeze(p, -1)
+        perm = _ops.where(_ops.eq(rows, j), p1, _ops.where(_ops.eq(rows, p1), j, rows))
+        M = M.gather(-2, _ops.expand(unsqueeze(perm, -1), *batch, m, n))
+        pivot = M[..., j:j + 1, j:j + 1]
+        pivots.append(M[..., j, j])
+        below = _ops.gt(rows, j).reshape(m, 1)
+        multipliers = _ops.where(below, _ops.div(M[..., :, j:j + 1], _ops.where(_ops.eq(pivot, 0), 1.0, pivot)), 0.0)
+        M = _ops.sub(M, _ops.mul(multipliers, _ops.where(_ops.gt(cols, j), M[..., j:j + 1, :], 0.0)))
+        M = _ops.where(_ops.logical_and(below, _ops.eq(cols, j)), multipliers, M)
+    ipiv = _ops.cast(_ops.add(stack(swaps, -1), 1), _ops.dt.int32) if swaps else         _ops.zeros(*batch, 0, dtype=_ops.dt.int32, device=A.device)
+    zero = _ops.eq(stack(pivots, -1), 0) if pivots else _ops.zeros(*batch, 0, dtype=_ops.dt.bool, device=A.device)
+    first = _ops.add(_ops.argmax(_ops.cast(zero, _ops.dt.int32), -1), 1) if pivots else 0
+    info = _ops.cast(_ops.where(_ops.any(zero, -1), first, 0), _ops.dt.int32) if pivots else         _ops.zeros(*batch, dtype=_ops.dt.int32, device=A.device)
+    if check_errors and bool(_ops.any(_ops.ne(info, 0)).item()):
+        raise LinAlgError(f"torch.linalg.lu_factor_ex: U[{int(_ops.amax(info).item())},"
+                          f"{int(_ops.amax(info).item())}] is zero and using it on lu_solve would result in a "
+                          "division by zero. If you still want to perform the factorization, consider calling "
+                          "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return _LUFactorEx(M, ipiv, info)
+
+
+def lu_factor(A, *, pivot=True):
+    LU, pivots, _ = lu_factor_ex(A, pivot=pivot)
+    return _LUFactor(LU, pivots)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """(P, L, U) with A = P L U from lu_factor's packed factors: the interchanges replayed on
+    arange(m) give the row order of Pᵀ A."""
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    batch = LU_data.shape[:-2]
+    L = U = P = _ops.empty(0, dtype=LU_data.dtype, device=LU_data.device)
+    if unpack_data:
+        eye = _ops.eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
+        L = _ops.add(tril(LU_data[..., :, :k], -1), eye)
+        U = triu(LU_data[..., :k, :])
+    if unpack_pivots:
+        rows = _ops.arange(m, device=LU_data.device)
+        order = _ops.expand(rows, *batch, m)
+        for j in range(k):
+            p = unsqueeze(_ops.sub(_ops.cast(LU_pivots[..., j], _ops.dt.int64), 1), -1)
+            at_j, at_p = order[..., j:j + 1], order.gather(-1, p)
+            order = _ops.where(_ops.eq(rows, j), at_p, _ops.where(_ops.eq(rows, p), at_j, order))
+        # Pᵀ A = A[order]: P[order[i], i] = 1
+        P = _ops.cast(_ops.eq(unsqueeze(rows, -1), unsqueeze(order, -2)), LU_data.dtype)
+    return _LU(P, L, U)
+
+
+def lu(A, *, pivot=True):
+    return lu_unpack(*lu_factor(A, pivot=pivot))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """X with A X = B (left) or X A = B, Aᴴ for adjoint, A = P L U given by lu_factor."""
+    if not left:  # X A = B  <=>  Aᵀ Xᵀ = Bᵀ
+        return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
+    P, L, U = lu_unpack(LU, pivots)
+    if adjoint:  # Aᵀ = Uᵀ Lᵀ Pᵀ
+        y = solve_triangular(U.mT, B, upper=False)
+        return _ops.matmul(P, solve_triangular(L.mT, y, upper=True, unitriangular=True))
+    y = solve_triangular(L, _ops.matmul(P.mT, B), upper=False, unitriangular=True)
+    return solve_triangular(U, y, upper=True)
+
+
+def _lu_legacy(A, pivot=True, get_infos=False):
+    """torch.lu / Tensor.lu (deprecated in torch for linalg.lu_factor): (LU, pivots[, infos])."""
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    return (LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def _lu_solve_legacy(b, LU_data, LU_pivots):
+    """torch.lu_solve(b, LU_data, LU_pivots) / Tensor.lu_solve: linalg.lu_solve's argument order."""
+    return lu_solve(LU_data, LU_pivots, b)
+
+
 _ops.Tensor.det, _ops.Tensor.slogdet, _ops.Tensor.inverse = det, slogdet, inv
+_ops.Tensor.lu, _ops.Tensor.lu_solve = _lu_legacy, _lu_solve_legacy
