@@ -1456,6 +1456,10 @@ def _flatten_data(data, infer=True, dim=0):
             raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(items)})")
         if n == 0:
             return [], (0,), None
+        kinds = set(map(type, items))
+        if len(kinds) == 1 and kinds <= _PLAIN_SCALARS and (
+                kinds != {int} or -2 ** 63 <= builtins.min(items) and builtins.max(items) < 2 ** 63):
+            return list(items), (n,), dt.scalar_dtype(items[0])  # a row of one Python scalar type, as below
         parts = [_flatten_data(d, infer, dim + 1) for d in items]
         shape = parts[0][1]
         for p in parts:
@@ -1472,6 +1476,9 @@ def _flatten_data(data, infer=True, dim=0):
     if hasattr(data, "item"):
         return [data.item()], (), None
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+_PLAIN_SCALARS = {bool, int, float, complex}  # exactly these types (not numpy's float64, a float subclass)
 
 
 def _is_sequence(data):
