@@ -46,6 +46,20 @@ case("dist-multivariate-normal-scale-tril", lambda T, d, loc, a, v: (
     lambda m: (m.log_prob(v), m.entropy(), m.variance))(
         D(T).MultivariateNormal(loc, scale_tril=T.tril(a, -1) + T.diag(T.exp(a.diagonal())))),
      I((3,)), I((3, 3), kind="uniform"), I((5, 3)), atol=1e-4, rtol=1e-4)
+case("dist-independent-laplace-lognormal", lambda T, d, loc, scale, v: (
+    lambda i, l, g: (i.log_prob(v), i.entropy(), i.batch_shape, i.event_shape, l.log_prob(v), l.entropy(), l.cdf(v),
+                     l.variance, g.log_prob(v.abs() + 0.1), g.entropy(), g.mean, g.variance))(
+        D(T).Independent(D(T).Normal(loc, scale), 1), D(T).Laplace(loc, scale), D(T).LogNormal(loc, scale)),
+     I((2, 3)), I((3,), kind="positive", low=0.5, high=2), I((4, 2, 3)), **TRANS)
+case("dist-transformed-kl", lambda T, d, loc, scale, u, lg: (
+    lambda n, q: (D(T).TransformedDistribution(n, [D(T).TanhTransform()]).log_prob(u),
+                  D(T).TransformedDistribution(n, [D(T).SigmoidTransform(), D(T).AffineTransform(-1.0, 2.0)]).log_prob(u),
+                  D(T).kl_divergence(n, q), D(T).kl_divergence(D(T).Independent(n, 1), D(T).Independent(q, 1)),
+                  D(T).kl_divergence(D(T).Categorical(logits=lg), D(T).Categorical(logits=lg.flip(-1))),
+                  D(T).OneHotCategorical(logits=lg).log_prob(T.eye(3, device=d)[T.tensor([1, 2], device=d)])))(
+        D(T).Normal(loc, scale), D(T).Normal(loc * 0.5, scale + 0.25)),
+     I((2, 3)), I((3,), kind="positive", low=0.5, high=2), I((2, 3), kind="uniform", low=-0.9, high=0.9),
+     I((2, 3)), **TRANS)
 error("dist-uniform-outside-support", lambda T, d, v: D(T).Uniform(0.0, 1.0).log_prob(v), I((3,)), exc=ValueError)
 error("dist-normal-negative-scale", lambda T, d, s: D(T).Normal(0.0, s), I((3,), kind="uniform", low=-2, high=-1),
       exc=ValueError)
