@@ -357,10 +357,19 @@ def matmul_vec4(d, tile, b_transposed=False):
         "wrr"
 
 
+# matmul_load4.wgsl's array element and its widening to f32, by the storage type of A and B
+_LOAD4 = {"f32": {"LOAD": "vec4<f32>", "LOAD4": "return v;"},
+          "f16": {"LOAD": "vec2<u32>", "LOAD4": "return vec4<f32>(unpack2x16float(v.x), unpack2x16float(v.y));"}}
+
+
+def _load4(name):
+    return Template(wgsl("matmul_load4")).substitute(_LOAD4[STORAGE[dt.BY_NAME[name]]])
+
+
 def _matmul_vec4_source(name, tile, b_transposed):
     wx, wy, tm, tn4, bk4 = tile
-    return wgsl("matmul_batch") + Template(wgsl("matmul_vec4")).substitute(
-        S=STORAGE[dt.BY_NAME[name]], WX=wx, WY=wy, TM=tm, TN4=tn4, BK4=bk4, B_T=str(b_transposed).lower())
+    return wgsl("matmul_batch") + _load4(name) + Template(wgsl("matmul_vec4")).substitute(
+        WX=wx, WY=wy, TM=tm, TN4=tn4, BK4=bk4, B_T=str(b_transposed).lower())
 
 
 @functools.lru_cache(maxsize=None)
@@ -372,8 +381,8 @@ def matmul_registers(d, b_transposed):
 
 
 def _matmul_registers_source(name, b_transposed):
-    return wgsl("matmul_batch") + unrolled(Template(wgsl("matmul_registers")).substitute(
-        S=STORAGE[dt.BY_NAME[name]], B_T=str(b_transposed).lower()))
+    return wgsl("matmul_batch") + _load4(name) + unrolled(Template(wgsl("matmul_registers")).substitute(
+        B_T=str(b_transposed).lower()))
 
 
 def _with_store(d, t, source):

@@ -1,14 +1,13 @@
 // Batched C = A @ B on CPU adapters (SwiftShader, lavapipe; see matmul.wgsl for the params layout):
-// A and B of element type S (f32, or f16: float16 with "shader-f16"), computed in f32, A row-major in
-// its last dim, B row-major (stride 1 along N) or, with B_T, transposed (stride 1 along K: a linear
-// layer's x @ W.T), K and N multiples of 4, offsets and the other strides multiples of 4. Each invocation owns an RM x 4 block of C (RM rows, one vec4 of columns) and walks K a vec4 at
-// a time, keeping everything in registers: no workgroup memory and no barriers, which CPU adapters
-// run as switches between invocations (SwiftShader ran MiniLM's 64x384x1536 linear layer in 0.1 s
-// this way, in 1.7-1.9 s in matmul_vec4.wgsl's tiles). C is stored by store_c4 (matmul_store_vec4.wgsl,
+// A and B f32 or half (matmul_load4.wgsl), computed in f32, A row-major in its last dim, B row-major
+// (stride 1 along N) or, with B_T, transposed (stride 1 along K: a linear layer's x @ W.T), K and N
+// multiples of 4, offsets and the other strides multiples of 4. Each invocation owns an RM x 4 block of
+// C (RM rows, one vec4 of columns) and walks K a vec4 at a time, keeping everything in registers: no
+// workgroup memory and no barriers, which CPU adapters run as switches between invocations (SwiftShader
+// ran MiniLM's 64x384x1536 linear layer in 0.1 s this way, in 1.7-1.9 s in matmul_vec4.wgsl's tiles).
+// C is stored by store_c4 (matmul_store_vec4.wgsl,
 // or a fused elementwise epilogue: matmul_epilogue.wgsl).
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(2) var<storage, read> a: array<vec4<${S}>>;
-@group(0) @binding(3) var<storage, read> b: array<vec4<${S}>>;
 
 const RM = 8u;
 const B_T = ${B_T};
@@ -33,10 +32,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wi
   for (var kq = 0u; kq < K4; kq = kq + 1u) {
     var bv: array<vec4<f32>, 4>;
     for (var j = 0u; j < 4u; j = j + 1u) {
-      bv[j] = vec4<f32>(b[b_col + select((4u * kq + j) * b_stride4, j * b_stride4 + kq, B_T)]);
+      bv[j] = load4(b[b_col + select((4u * kq + j) * b_stride4, j * b_stride4 + kq, B_T)]);
     }
     for (var i = 0u; i < RM; i = i + 1u) {
-      let av = vec4<f32>(a[a_rows[i] + kq]);
+      let av = load4(a[a_rows[i] + kq]);
       if (B_T) {
         acc[i] = acc[i] + vec4<f32>(dot(av, bv[0]), dot(av, bv[1]), dot(av, bv[2]), dot(av, bv[3]));
       } else {

@@ -1,7 +1,7 @@
 // Fast path of batched C = A @ B (see matmul.wgsl for the general kernel and the params layout):
-// A and B of element type S (f32, or f16 for float16 where the adapter has "shader-f16": 8-byte loads,
-// half the bytes), converted to f32 as they are loaded and multiplied and summed in f32 (as torch's
-// half GEMMs accumulate), A row-major in its last dim (stride 1), B row-major (stride 1 along N) or,
+// A and B f32, or half (float16 where the adapter has "shader-f16": 8-byte loads, half the bytes), widened
+// to f32 as they are loaded (matmul_load4.wgsl) and multiplied and summed in f32 (as torch's half GEMMs
+// accumulate), A row-major in its last dim (stride 1), B row-major (stride 1 along N) or,
 // with B_T, transposed (stride 1 along K: a linear layer's x @ W.T), K and N multiples of 4, offsets
 // and the other strides multiples of 4. Loads and stores are vec4. A workgroup of WX x WY invocations computes a
 // (WY*TM) x (4*WX*TN4) tile of C; invocation (x, y) owns rows y + WY*i (i < TM) and vec4 columns
@@ -17,8 +17,6 @@
 // into b_tile ([k][n / 4]) component by component. C is stored a vec4 at a time by store_c4
 // (matmul_store_vec4.wgsl, or a fused elementwise epilogue: matmul_epilogue.wgsl).
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(2) var<storage, read> a: array<vec4<${S}>>;
-@group(0) @binding(3) var<storage, read> b: array<vec4<${S}>>;
 
 const TM = ${TM}u;
 const TN4 = ${TN4}u;
@@ -59,7 +57,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         let r = row0 + e / BK4;
         let kq = k04 + e % BK4;
         var v = vec4<f32>(0.0);
-        if (r < M && kq < K4) { v = vec4<f32>(a[a_base4 + r * a_sm4 + kq]); }
+        if (r < M && kq < K4) { v = load4(a[a_base4 + r * a_sm4 + kq]); }
         a_next[l] = v;
       }
       for (var l = 0u; l < B_LOADS; l = l + 1u) {
@@ -68,11 +66,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         if (B_T) {  // 4 consecutive k of column n
           let n = col04 * 4u + e / BK4;
           let kq = k04 + e % BK4;
-          if (kq < K4 && n < N4 * 4u) { v = vec4<f32>(b[b_base4 + n * b_sn4 + kq]); }
+          if (kq < K4 && n < N4 * 4u) { v = load4(b[b_base4 + n * b_sn4 + kq]); }
         } else {  // 4 consecutive n of row k
           let kr = k04 * 4u + e / BN4;
           let cq = col04 + e % BN4;
-          if (kr < K4 * 4u && cq < N4) { v = vec4<f32>(b[b_base4 + kr * b_sk4 + cq]); }
+          if (kr < K4 * 4u && cq < N4) { v = load4(b[b_base4 + kr * b_sk4 + cq]); }
         }
         b_next[l] = v;
       }
