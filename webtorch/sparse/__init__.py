@@ -3,7 +3,9 @@ sparse namespace that webtorch offers; its other public names are refused (webto
 import functools
 import types
 
-from .._memory_format import sparse_csc, sparse_csr
+from .._dtypes import int64
+from .._memory_format import sparse_coo, sparse_csc, sparse_csr
+from .._ops import zeros
 from .._tensor import Tensor
 from . import _compressed, _coo
 from ._compressed import CompressedTensor, sparse_compressed_tensor, sparse_csc_tensor, sparse_csr_tensor
@@ -102,6 +104,7 @@ def attach(package):
         setattr(package, name, _sparse_first(getattr(package, name), sparse_fn, positions))
         setattr(Tensor, name, _sparse_first(getattr(Tensor, name), sparse_fn, positions))
     package.spmm = package.mm  # torch.spmm: torch.mm with a sparse (or dense) first operand
+    package.zeros_like = _sparse_first(package.zeros_like, _zeros_like, (0,))
     package.sum = _sparse_first(package.sum, lambda x, *args, **kwargs: x.sum(*args, **kwargs), (0,))
     relu = package.nn.functional.relu
     package.nn.functional.relu = _sparse_first(relu, lambda x, inplace=False: x.relu_() if inplace else x.relu(), (0,))
@@ -219,3 +222,23 @@ def _method(name):
 def _addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return _coo.addmm(input, mat1, mat2, beta, alpha)
 
+
+
+def _zeros_like(x, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    """torch.zeros_like of a sparse tensor: a sparse tensor of its size with no entries, in its layout or the
+    sparse layout asked for."""
+    layout = x.layout if layout is None else layout
+    dtype, device = dtype or x.dtype, device or x.device
+    if layout not in (sparse_coo, sparse_csr, sparse_csc):
+        raise RuntimeError(f"empty_like with different sparse layout is not supported (self is "
+                           f"{_compressed._LAYOUT_NAMES[x.layout]} but you requested {str(layout).split('.')[1].capitalize()})")
+    dense_dims = tuple(x.shape[x.sparse_dim():])
+    values = zeros((0, *dense_dims), dtype=dtype, device=device)
+    if layout is sparse_coo:
+        out = SparseTensor(zeros((x.sparse_dim(), 0), dtype=int64, device=device), values, x.shape, True)
+    else:
+        n = x.shape[0 if layout is sparse_csr else 1]
+        out = CompressedTensor(zeros(n + 1, dtype=int64, device=device), zeros(0, dtype=int64, device=device), values,
+                               x.shape, layout)
+    out.requires_grad = requires_grad
+    return out

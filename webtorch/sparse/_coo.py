@@ -160,9 +160,16 @@ class SparseTensor(Tensor):
         raise _refusal("Tensor.addmm with a sparse input (add the product to .to_dense())")
 
     def sum(self, dim=None, keepdim=False, dtype=None):
-        if keepdim:
-            raise _refusal("sum(keepdim=True)")
-        return sparse_sum(self, dim, dtype)
+        out = sparse_sum(self, dim, dtype)
+        if not keepdim or dim is None:
+            return out
+        dims = {d % self.dim() for d in ([dim] if isinstance(dim, int) else dim)}
+        shape = [1 if d in dims else n for d, n in enumerate(self.shape)]
+        if not isinstance(out, SparseTensor):  # every sparse dim summed: dense, as torch's
+            return out.reshape(shape)
+        kept, sd = iter(out._sp_indices), self.sparse_dim()  # the summed sparse dims back at index 0
+        rows = [F.zeros(out._nnz(), dtype=dt.int64, device=out.device) if d in dims else next(kept) for d in range(sd)]
+        return build(F.stack(rows), values_of(out).reshape(out._nnz(), *shape[sd:]), shape, out._sp_coalesced)
 
     def __repr__(self):
         return _repr(self)
