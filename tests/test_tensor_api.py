@@ -175,6 +175,7 @@ def test_normal_and_uniform_samples(device):
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_bernoulli_and_categorical_samples(device):
+    import webtorch.distributions.bernoulli  # noqa: F401  (binds the package's name bernoulli to the submodule)
     D = webtorch.distributions
     p = webtorch.tensor([0.1, 0.5, 0.9], device=device)
     b = D.Bernoulli(probs=p).sample((N,))

@@ -12,7 +12,8 @@ from .. import _ops, linalg
 from .. import nn as _nn
 from .._math_ops import log1p
 from .._shape_ops import flip
-from .._random import bernoulli, multinomial, rand, randn
+from .. import _random
+from .._random import multinomial, rand, randn
 from .._tensor import Size, Tensor
 from .._dtypes import finfo
 from ..autograd import no_grad
@@ -201,7 +202,8 @@ class Bernoulli(Distribution):
 
     def sample(self, sample_shape=Size()):
         with no_grad():
-            return bernoulli(_ops.expand(self.probs, *self._extended_shape(sample_shape)))
+            # _random's: a name bernoulli here becomes the submodule once distributions.bernoulli is imported
+            return _random.bernoulli(_ops.expand(self.probs, *self._extended_shape(sample_shape)))
 
     def log_prob(self, value):
         self._validate_sample(value)
