@@ -1,6 +1,6 @@
 // Fast path of batched C = A @ B (see matmul.wgsl for the general kernel and the params layout):
 // A and B f32, or half (float16 where the adapter has "shader-f16": 8-byte loads, half the bytes), widened
-// to f32 as they are loaded (matmul_load4.wgsl) and multiplied and summed in f32 (as torch's half GEMMs
+// to f32 as they go to workgroup memory (matmul_load4.wgsl) and multiplied and summed in f32 (as torch's half GEMMs
 // accumulate), A row-major in its last dim (stride 1), B row-major (stride 1 along N) or,
 // with B_T, transposed (stride 1 along K: a linear layer's x @ W.T), K and N multiples of 4, offsets
 // and the other strides multiples of 4. Loads and stores are vec4. A workgroup of WX x WY invocations computes a
@@ -48,29 +48,29 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let col04 = wid.x * BN4;
   let tid = lid.y * WX + lid.x;
   var acc: array<vec4<f32>, TM * TN4>;
-  var a_next: array<vec4<f32>, A_LOADS>;
-  var b_next: array<vec4<f32>, B_LOADS>;
+  var a_next: array<Load4, A_LOADS>;  // as loaded: widened to f32 only when stored after the arithmetic
+  var b_next: array<Load4, B_LOADS>;
   for (var k04 = 0u; k04 < K4 + BK4; k04 = k04 + BK4) {
     if (k04 < K4) {
       for (var l = 0u; l < A_LOADS; l = l + 1u) {
         let e = tid + l * INV;
         let r = row0 + e / BK4;
         let kq = k04 + e % BK4;
-        var v = vec4<f32>(0.0);
-        if (r < M && kq < K4) { v = load4(a[a_base4 + r * a_sm4 + kq]); }
+        var v = Load4();
+        if (r < M && kq < K4) { v = a[a_base4 + r * a_sm4 + kq]; }
         a_next[l] = v;
       }
       for (var l = 0u; l < B_LOADS; l = l + 1u) {
         let e = tid + l * INV;
-        var v = vec4<f32>(0.0);
+        var v = Load4();
         if (B_T) {  // 4 consecutive k of column n
           let n = col04 * 4u + e / BK4;
           let kq = k04 + e % BK4;
-          if (kq < K4 && n < N4 * 4u) { v = load4(b[b_base4 + n * b_sn4 + kq]); }
+          if (kq < K4 && n < N4 * 4u) { v = b[b_base4 + n * b_sn4 + kq]; }
         } else {  // 4 consecutive n of row k
           let kr = k04 * 4u + e / BN4;
           let cq = col04 + e % BN4;
-          if (kr < K4 * 4u && cq < N4) { v = load4(b[b_base4 + kr * b_sk4 + cq]); }
+          if (kr < K4 * 4u && cq < N4) { v = b[b_base4 + kr * b_sk4 + cq]; }
         }
         b_next[l] = v;
       }
@@ -92,16 +92,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     if (k04 < K4) {
       for (var l = 0u; l < A_LOADS; l = l + 1u) {
         let e = tid + l * INV;
-        a_tile[e / BK4][e % BK4] = a_next[l];
+        a_tile[e / BK4][e % BK4] = load4(a_next[l]);
       }
       for (var l = 0u; l < B_LOADS; l = l + 1u) {
         let e = tid + l * INV;
         if (B_T) {
           let n = e / BK4;
           let k = (e % BK4) * 4u;
-          for (var q = 0u; q < 4u; q = q + 1u) { b_tile[k + q][n / 4u][n % 4u] = b_next[l][q]; }
+          let v = load4(b_next[l]);
+          for (var q = 0u; q < 4u; q = q + 1u) { b_tile[k + q][n / 4u][n % 4u] = v[q]; }
         } else {
-          b_tile[e / BN4][e % BN4] = b_next[l];
+          b_tile[e / BN4][e % BN4] = load4(b_next[l]);
         }
       }
       workgroupBarrier();
