@@ -23,13 +23,14 @@ SELECTION = [
 ]
 
 
-@pytest.mark.parametrize("path,selector", SELECTION, ids=[p for p, _ in SELECTION])
-def test_without_shader_f16(path, selector):
+def test_without_shader_f16():
+    """Every selection in one pytest process (one start of Python, torch, webtorch and lavapipe, not six): a
+    file's selector applies to its own tests only (pytest -k matches the module's file name too)."""
     env = {**os.environ, "WEBTORCH_WEBGPU_HIDE_FEATURES": "shader-f16"}
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(TESTS / path)]
-    if selector:
-        command += ["-k", selector]
-    result = subprocess.run(command, env=env, cwd=TESTS.parent, capture_output=True, text=True, timeout=900)
+    selector = " or ".join(f"({path} and {selector})" for path, selector in SELECTION)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+               *(str(TESTS / path) for path, _ in SELECTION), "-k", selector]
+    result = subprocess.run(command, env=env, cwd=TESTS.parent, capture_output=True, text=True, timeout=1800)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert " passed" in result.stdout.splitlines()[-1], result.stdout[-2000:]
 
