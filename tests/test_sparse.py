@@ -565,7 +565,8 @@ def test_compressed_repr_fields_errors_and_save_load_as_torch():
         assert repr(w) == repr(t) and repr(w.double()).replace("webtorch.", "torch.") == repr(t.double())
         assert (w.is_sparse, w.is_sparse_csr, w.sparse_dim(), w.dense_dim(), w._nnz()) == (
             t.is_sparse, t.is_sparse_csr, t.sparse_dim(), t.dense_dim(), t._nnz())
-        for name in (*COMPRESSED_ARRAYS["sparse_csc" if layout == "csr" else "sparse_csr"], "stride", "is_contiguous"):
+        for name in (*COMPRESSED_ARRAYS["sparse_csc" if layout == "csr" else "sparse_csr"], "stride", "is_contiguous",
+                     "coalesce", "indices"):
             with pytest.raises(RuntimeError) as theirs:
                 getattr(t, name)()
             with pytest.raises(RuntimeError, match=str(theirs.value).replace("[", "\\[")):

@@ -145,8 +145,7 @@ def attach(package):
         setattr(Tensor, name, _dense_only(name, message + "Strided"))
         setattr(SparseTensor, name, _dense_only(name, message + "Sparse"))
     for name in ("coalesce", "is_coalesced", "indices"):
-        for cls, layout in ((CompressedTensor, "SparseCsr"),):
-            setattr(cls, name, _dense_only(name, f"{name} expected sparse coordinate tensor layout but got {layout}"))
+        setattr(CompressedTensor, name, _coo_only(name))
     for cls in _SPARSE:  # in place: the op's result's entries taken over (no autograd)
         for name in ("mul", "div", "add", "sub", *_coo.VALUEWISE):
             if name in vars(cls) and name + "_" not in vars(cls):
@@ -158,6 +157,14 @@ def attach(package):
             if callable(attr) and not isinstance(attr, type) and name not in own and name not in _INHERITED \
                     and name not in ("__init__", "__slots__"):
                 setattr(cls, name, _sparse_refusal(name))
+
+
+def _coo_only(name):
+    def refuse(self, *args, **kwargs):
+        raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got "
+                           f"{_compressed._LAYOUT_NAMES[self.layout]}")
+    refuse.__name__ = name
+    return refuse
 
 
 def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
