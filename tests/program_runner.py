@@ -47,12 +47,13 @@ def load(name, T, module_name=None, stubs=None, package=None, argv=None):
 
 def load_package(package, files, T):
     """A program that is a package (its files import each other as `package.file`): the files, in
-    dependency order, under their own dotted names; a fresh copy per call (and per library)."""
+    dependency order, under their own dotted names (relative imports resolved in the package); a fresh
+    copy per call (and per library)."""
     for name in [k for k in sys.modules if k == package or k.startswith(package + ".")]:
         del sys.modules[name]
     root = types.ModuleType(package)
     root.__path__ = []
     sys.modules[package] = root
     for stem in files:
-        setattr(root, stem, load(f"{package}/{stem}.py", T, f"{package}.{stem}"))
+        setattr(root, stem, load(f"{package}/{stem}.py", T, f"{package}.{stem}", package=package))
     return root
