@@ -67,6 +67,22 @@ def test_no_grad_and_detach(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_detached_alias_of_a_leaf_is_written_in_place_as_torch(device):
+    """detach() shares the storage but is no autograd view: writing it in place is allowed for a leaf
+    that requires grad (improved-diffusion's zero_module: p.detach().zero_()), and the leaf sees it."""
+    results = []
+    for T, dev in ((torch, "cpu"), (webtorch, device)):
+        p = T.nn.Parameter(T.arange(6.0, device=dev).reshape(2, 3))
+        p.detach().mul_(2)
+        p[1].detach().zero_()
+        (p * p).sum().backward()
+        results.append((p.tolist(), p.grad.tolist(), p.requires_grad, p.is_leaf))
+        with pytest.raises(RuntimeError, match="a view of a leaf Variable"):
+            p[0].zero_()
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_backward_with_gradient_argument(device):
     x = webtorch.tensor([[1.0, 2.0], [3.0, 4.0]], device=device, requires_grad=True)
     (x * x).backward(gradient=webtorch.tensor([[1.0, 0.0], [0.5, 2.0]], device=device))

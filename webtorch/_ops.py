@@ -322,7 +322,9 @@ def contiguous(x):
 
 
 def detach(x):
-    return x._view(x.shape, x._stride)
+    # an alias of x's storage outside autograd, not a view of x: torch lets it be written in place
+    # even when x is a leaf that requires grad (nn.init's idiom p.detach().zero_())
+    return Tensor(x._storage, x.shape, x._stride, x._offset)
 
 
 def clone(x, *, memory_format=None):
