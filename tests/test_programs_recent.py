@@ -1,7 +1,8 @@
 """More public PyTorch programs (tests/programs/README.md names each source and license) under torch
 2.13 and webtorch, like tests/test_programs_corpus.py: rasbt's LLMs-from-scratch Qwen3 (dense and
-mixture-of-experts), HiFi-GAN's generator, and
-Segment Anything's image encoder (windowed attention with decomposed relative positions). Each run
+mixture-of-experts), HiFi-GAN's generator,
+Segment Anything's image encoder (windowed attention with decomposed relative positions), egnn's
+E(n)-equivariant graph network and improved-diffusion's UNet under its hybrid diffusion loss. Each run
 starts from torch's initial weights on deterministic data; losses agree per step (1e-4 relative) and
 parameters or outputs after training are close, on webtorch's "webgpu" and "cpu" devices."""
 import contextlib
@@ -85,6 +86,70 @@ def run_sam_image_encoder(T, device, state):
     return losses, parameters(model), output, state
 
 
+def run_egnn(T, device, state):
+    """egnn's clean EGNN (E(n)-equivariant graph convolutions: edge MLP on h[row], h[col] and squared
+    distances, sigmoid attention, normalised coordinate differences, unsorted_segment_sum/mean through
+    new_full and scatter_add_, xavier_uniform_ with gain) on two fully connected 4-node graphs from its
+    get_edges_batch (LongTensor edges), regressing node features and coordinates, Adam, 3 steps."""
+    program = program_runner.load("egnn_clean.py", T)
+    T.manual_seed(0)
+    model = program.EGNN(in_node_nf=2, hidden_nf=8, out_node_nf=1, in_edge_nf=1, device=device, n_layers=2,
+                         attention=True, normalize=True)
+    state = same_weights(model, state)
+    edges, edge_attr = program.get_edges_batch(4, 2)
+    edges, edge_attr = [e.to(device) for e in edges], edge_attr.to(device)
+    optimizer = T.optim.Adam(model.parameters(), lr=1e-3)
+
+    def loss_of(h, x, h_target, x_target):
+        h_out, x_out = model(h, x, edges, edge_attr)
+        return T.nn.functional.mse_loss(h_out, h_target) + T.nn.functional.mse_loss(x_out, x_target)
+
+    batches = [(series(T, device, (8, 2), s), series(T, device, (8, 3), s + 10), series(T, device, (8, 1), s + 20),
+                series(T, device, (8, 3), s + 30)) for s in range(3)]
+    losses = train(T, model, optimizer, batches, loss_of)
+    return losses, parameters(model), state
+
+
+def run_improved_diffusion(T, device, state):
+    """improved-diffusion's UNetModel (timestep embeddings, ResBlocks with scale-shift GroupNorm32,
+    QKV attention at 2x2, Downsample/Upsample, zero_module'd outputs) trained by GaussianDiffusion's
+    hybrid loss (learned-range variance with RESCALED_MSE: q_sample, the frozen-mean variational bound
+    through normal_kl and discretized_gaussian_log_likelihood, float64 numpy schedules indexed on the
+    device), with the noise and timesteps given (their draws cannot be shared), Adam, 2 steps; then
+    its output.
+    fp16_util is a stand-in: it imports torch._utils, which webtorch does not have."""
+    fp16_util = program_stubs._module("improved_diffusion.fp16_util", convert_module_to_f16=None,
+                                      convert_module_to_f32=None)
+    package = program_runner.load_package("improved_diffusion", ["nn", "losses", "gaussian_diffusion"], T)
+    program_runner.sys.modules["improved_diffusion.fp16_util"] = fp16_util
+    unet = program_runner.load("improved_diffusion/unet.py", T, "improved_diffusion.unet", package="improved_diffusion")
+    gd = package.gaussian_diffusion
+    diffusion = gd.GaussianDiffusion(betas=gd.get_named_beta_schedule("cosine", 50),
+                                     model_mean_type=gd.ModelMeanType.EPSILON,
+                                     model_var_type=gd.ModelVarType.LEARNED_RANGE,
+                                     loss_type=gd.LossType.RESCALED_MSE)
+    T.manual_seed(0)
+    model = unet.UNetModel(in_channels=3, model_channels=32, out_channels=6, num_res_blocks=1,
+                           attention_resolutions=(2,), channel_mult=(1, 2), num_heads=2, use_scale_shift_norm=True)
+    for p in model.parameters():  # zero_module'd output layers would give the first steps no signal
+        p.data.add_(0.01)
+    state = same_weights(model, state)
+    model.to(device)
+    optimizer = T.optim.Adam(model.parameters(), lr=1e-4)
+
+    def loss_of(x, t, noise):
+        return diffusion.training_losses(model, x, t, noise=noise)["loss"].mean()
+
+    batches = [(series(T, device, (2, 3, 4, 4), s), T.tensor([3 + s, 40 - s], device=device),
+                series(T, device, (2, 3, 4, 4), s + 10)) for s in range(2)]
+    losses = train(T, model, optimizer, batches, loss_of)
+    # the output, not the parameters: Adam turns the rounding-noise gradients of the biases that the
+    # following GroupNorm cancels into full steps (1e-5 apart in both libraries' own float32 runs)
+    with T.no_grad():
+        output = model(series(T, device, (1, 3, 4, 4), 9), T.tensor([7], device=device)).flatten().tolist()
+    return losses, output, state
+
+
 @needs("llms_from_scratch_qwen3.py")
 @pytest.mark.parametrize("experts", [False, True], ids=["dense", "moe"])
 @pytest.mark.parametrize("device", DEVICES)
@@ -102,3 +167,16 @@ def test_hifigan_generator_trains_like_torch(device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_sam_image_encoder_trains_like_torch(device):
     compare(run_sam_image_encoder, device)
+
+
+@needs("egnn_clean.py")
+@pytest.mark.parametrize("device", DEVICES)
+def test_egnn_trains_like_torch(device):
+    compare(run_egnn, device)
+
+
+@needs("improved_diffusion/unet.py")
+@pytest.mark.filterwarnings("ignore:webtorch. WebGPU has no float64")  # the schedules, float32 on webgpu
+@pytest.mark.parametrize("device", DEVICES)
+def test_improved_diffusion_hybrid_loss_trains_like_torch(device):
+    compare(run_improved_diffusion, device)
