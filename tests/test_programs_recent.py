@@ -14,6 +14,7 @@ import torch
 
 import program_runner
 import program_stubs
+import webtorch
 from test_programs import needs, same_weights, tokens
 from test_programs_corpus import DEVICES, compare, parameters, train
 from test_programs_modern import series
@@ -136,14 +137,10 @@ def run_improved_diffusion(T, device, state):
     hybrid loss (learned-range variance with RESCALED_MSE: q_sample, the frozen-mean variational bound
     through normal_kl and discretized_gaussian_log_likelihood, float64 numpy schedules indexed on the
     device), with the noise and timesteps given (their draws cannot be shared), Adam, 2 steps; then
-    its output.
-    fp16_util is a stand-in: it imports torch._utils, which webtorch does not have."""
-    fp16_util = program_stubs._module("improved_diffusion.fp16_util", convert_module_to_f16=None,
-                                      convert_module_to_f32=None)
-    package = program_runner.load_package("improved_diffusion", ["nn", "losses", "gaussian_diffusion"], T)
-    program_runner.sys.modules["improved_diffusion.fp16_util"] = fp16_util
-    unet = program_runner.load("improved_diffusion/unet.py", T, "improved_diffusion.unet", package="improved_diffusion")
-    gd = package.gaussian_diffusion
+    its output."""
+    package = program_runner.load_package("improved_diffusion", ["nn", "fp16_util", "losses", "gaussian_diffusion",
+                                                                 "unet"], T)
+    gd, unet = package.gaussian_diffusion, package.unet
     diffusion = gd.GaussianDiffusion(betas=gd.get_named_beta_schedule("cosine", 50),
                                      model_mean_type=gd.ModelMeanType.EPSILON,
                                      model_var_type=gd.ModelVarType.LEARNED_RANGE,
@@ -168,6 +165,20 @@ def run_improved_diffusion(T, device, state):
     with T.no_grad():
         output = model(series(T, device, (1, 3, 4, 4), 9), T.tensor([7], device=device)).flatten().tolist()
     return losses, output, state
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_torch_utils_flatten_dense_tensors_as_torch(device):
+    """torch._utils' helpers that improved-diffusion's fp16_util imports: one flat buffer (a single
+    tensor's flat view), and views of it shaped as the tensors, non-contiguous inputs included."""
+    results = []
+    for T, dev in ((torch, "cpu"), (webtorch, device)):
+        tensors = [series(T, dev, (2, 3), 1), series(T, dev, (3, 2), 2).t(), series(T, dev, (1,), 3)]
+        flat = T._utils._flatten_dense_tensors(tensors)
+        parts = T._utils._unflatten_dense_tensors(flat * 2, tensors)
+        alone = T._utils._flatten_dense_tensors(tensors[1:2])
+        results.append((flat.tolist(), type(parts), [(p.tolist(), p.shape) for p in parts], alone.tolist()))
+    assert results[0] == results[1]
 
 
 @needs("llms_from_scratch_qwen3.py")

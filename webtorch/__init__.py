@@ -35,7 +35,7 @@ from . import serialization
 from .serialization import load, save
 from . import accelerator, amp, backends, cuda, distributed, distributions, fft, jit, random, special, version
 from ._spectral import *  # noqa: F401,F403  (window functions, stft, istft)
-from . import ao, compiler, fx, library, multiprocessing, onnx, types, _C, _custom_ops, _dynamo  # noqa: F401  (import-time surface)
+from . import ao, compiler, fx, library, multiprocessing, onnx, types, _C, _custom_ops, _dynamo, _utils  # noqa: F401  (import-time surface)
 from . import cpu, func, futures, overrides, testing  # noqa: F401
 from . import nested, quasirandom, storage  # noqa: F401  (refusals naming their gaps; storage.UntypedStorage)
 from .autograd import profiler as _autograd_profiler, profiler_legacy as _profiler_legacy  # noqa: F401,E402
