@@ -364,8 +364,14 @@ def _rebind_defaults(wrapped):
     """Default arguments bound before the wrapping (TransformerEncoderLayer's activation=F.relu) take the
     wrapped forms, so `layer.activation is F.relu` holds as in torch (nn.TransformerEncoder's fast-path
     check reads it)."""
+    public = {}  # each function under a public form (through functools.wraps layers: sparse's F.relu) -> that form
+    for inner, outer in wrapped.items():
+        while isinstance(inner, _types.FunctionType):
+            public.setdefault(inner, outer)
+            inner = getattr(inner, "__wrapped__", None)
+
     def rebind(defaults):
-        return tuple(wrapped.get(d, d) if isinstance(d, _types.FunctionType) else d for d in defaults)
+        return tuple(public.get(d, d) if isinstance(d, _types.FunctionType) else d for d in defaults)
     for name, module in list(sys.modules.items()):
         if name != "webtorch" and not name.startswith("webtorch."):
             continue
