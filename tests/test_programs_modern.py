@@ -480,6 +480,9 @@ def run_whisper(T, device, state):
     model = program.Whisper(program.ModelDimensions(n_mels=8, n_audio_ctx=8, n_audio_state=16, n_audio_head=2,
                                                     n_audio_layer=1, n_vocab=40, n_text_ctx=8, n_text_state=16,
                                                     n_text_head=2, n_text_layer=2))
+    # whisper makes the text positions with torch.empty (its checkpoints fill them): give them values here,
+    # or torch's run starts from whatever memory held (NaN at times, after other tests)
+    T.nn.init.normal_(model.decoder.positional_embedding, std=0.02)
     state = same_weights(model, state)
     model.to(device)
     optimizer = T.optim.AdamW(model.parameters(), lr=1e-3)
