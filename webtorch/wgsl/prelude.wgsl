@@ -101,18 +101,34 @@ fn wt_gelu(x: f32) -> f32 {
 
 fn wt_sign(x: f32) -> f32 { if (wt_isnan(x)) { return 0.0f; } return sign(x); }  // torch: sign(nan) = 0
 
+// Signed integer remainder as a - (a / b) * b, never WGSL's `%` on signed operands: naga (wgpu-native) on
+// NVIDIA's Vulkan driver returned a itself for a negative divisor (-19 % -5 gave -19: remainder, fmod,
+// floor division and the negative-index wrap of advanced indexing were wrong there; Tint polyfills `%` the
+// same way). b != 0 here; i32::MIN / -1 is i32::MIN in WGSL, so the remainder is 0 as it should be.
+fn wt_irem(a: i32, b: i32) -> i32 { return a - (a / b) * b; }
 fn wt_remainder_i(a: i32, b: i32) -> i32 {
   if (b == 0) { return 0; }
-  let m = a % b;
+  let m = wt_irem(a, b);
   if (m != 0 && ((m < 0) != (b < 0))) { return m + b; }
   return m;
 }
-fn wt_fmod_i(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } return a % b; }
+fn wt_fmod_i(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } return wt_irem(a, b); }
 fn wt_floordiv_i(a: i32, b: i32) -> i32 {
   if (b == 0) { return 0; }
   let q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) { return q - 1; }
+  if ((a - q * b != 0) && ((a < 0) != (b < 0))) { return q - 1; }
   return q;
+}
+
+// a / b for a divisor of any size. Vulkan lets a driver's f32 division be a reciprocal times the dividend
+// (2.5 ULP; NVIDIA's is): for |b| > 2^126 the reciprocal is subnormal, flushed to zero, and a / b came out
+// 0 (-2.1e37 / 1.7e38 gave -0, torch -0.125). Such a divisor is scaled by 1/4 first (exact both ways).
+// The quotient may still be a ULP from IEEE's there (docs/support.md, "Numbers on real GPUs").
+fn wt_div(a: f32, b: f32) -> f32 {
+  let s = select(1.0f, 0.25f, abs(b) > 8.507059e37f);
+  let x = a * s;
+  let y = b * s;
+  return x / y;
 }
 
 fn wt_pow(a: f32, b: f32) -> f32 {
@@ -757,7 +773,7 @@ fn wt_gcd(a_in: i32, b_in: i32) -> i32 {
   var b = abs(b_in);
   loop {
     if (b == 0) { break; }
-    let t = a % b;
+    let t = wt_irem(a, b);
     a = b;
     b = t;
   }
