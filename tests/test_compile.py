@@ -361,3 +361,29 @@ def test_reduce_overhead_keeps_the_intermediates_buffers():
         runs[mode] = rt.allocations - allocations, out.tolist()
     assert runs["reduce-overhead"][0] == 1 < runs["default"][0]
     assert runs["reduce-overhead"][1] == runs["default"][1]
+
+
+def test_reduce_overhead_replay_is_one_submission():
+    """A reduce-overhead replay hands its kernels to the driver as one submission made once (recording
+    _Encoded), with no runtime.run per kernel: each replay binds its own inputs and results (new inputs,
+    a replaced parameter) and computes what the eager model computes."""
+    model = webtorch.nn.Sequential(webtorch.nn.Linear(8, 16), webtorch.nn.GELU(), webtorch.nn.Linear(16, 4)).to("webgpu")
+    compiled = webtorch.compile(model, mode="reduce-overhead")
+    rt = webtorch.backend.webgpu.runtime()
+    runs = []
+    with webtorch.no_grad():
+        compiled(webtorch.randn(4, 8, device="webgpu")).tolist()  # recorded
+        for i in range(3):
+            if i == 2:
+                model[2].weight.data = webtorch.randn(4, 16, device="webgpu")  # its storage: the state's buffer
+            x = webtorch.randn(4, 8, device="webgpu")
+            rt.flush()
+            submits, real_run = rt.submit_count, rt.run
+            rt.run = lambda *a: runs.append(a) or real_run(*a)
+            try:
+                out = compiled(x)
+            finally:
+                del rt.run
+            assert rt.submit_count == submits + 1
+            assert out.tolist() == model(x).tolist()
+    assert runs == [] and compiled._compiled_call.stats == {"captures": 1, "replays": 3, "eager": 0}

@@ -272,10 +272,12 @@ class NativeDriver:
 def _direct_encoding():
     """wgpu-native's compute pass functions as wgpu-py 0.32 binds them (set pipeline, set bind group,
     dispatch, and a one-word dynamic offsets array), or None where this wgpu-py lays them out otherwise
-    (then its methods encode)."""
+    (then its methods encode). The library's own functions, not wgpu-py's wrappers of them that turn
+    errors reported during the call into exceptions (~2 us per call): wgpu-core keeps a pass's errors
+    until the pass ends, and ending it goes through wgpu-py's wrapper."""
     try:
-        from wgpu.backends.wgpu_native._api import ffi, libf
-        return (libf.wgpuComputePassEncoderSetPipeline, libf.wgpuComputePassEncoderSetBindGroup,
-                libf.wgpuComputePassEncoderDispatchWorkgroups, ffi.new("uint32_t[1]"))
+        from wgpu.backends.wgpu_native._api import ffi, lib
+        return (lib.wgpuComputePassEncoderSetPipeline, lib.wgpuComputePassEncoderSetBindGroup,
+                lib.wgpuComputePassEncoderDispatchWorkgroups, ffi.new("uint32_t[1]"))
     except (ImportError, AttributeError):
         return None

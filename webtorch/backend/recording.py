@@ -158,9 +158,11 @@ class Program:
         self.known = known
         self.pinned = self._pin() if pinned else None
         self.pinned_buffers = None
+        self.encoded = None  # a pinned program's kernels as one submission (_Encoded), made at its first replay
         # what a replay walks: a pinned program's own intermediates are neither allocated nor released
         self.replayed_steps = self.steps if self.pinned is None else [
             step for step in self.steps if step[0] not in ("alloc", "release") or step[1] not in self.pinned[0]]
+        self.encodable = self.pinned is not None and _Encoded.applies(self.replayed_steps)
 
     def _pin(self):
         """The "new" slots the call allocates and releases itself (its intermediates), each mapped to one
@@ -196,9 +198,18 @@ class Program:
             pinned, sizes = self.pinned
             if self.pinned_buffers is None or self.pinned_buffers[0] is not runtime:
                 self.pinned_buffers = runtime, [runtime.alloc(size) for size in sizes]
+                self.encoded = None
             buffers = self.pinned_buffers[1]
             for k, i in pinned.items():
                 new[k] = buffers[i]
+            if not runtime.hooks and self.encodable:
+                encoded = self.encoded
+                if encoded is None or not encoded.holds(state_buffers):
+                    if encoded is not None:
+                        runtime.release(encoded.arena)
+                    encoded = self.encoded = _Encoded(self, runtime, bound)
+                encoded.submit(runtime, bound)
+                return new
         for step in self.replayed_steps:
             kind = step[0]
             if kind == "run":
@@ -218,6 +229,71 @@ class Program:
                 k, i = step[1]
                 upload(bound[k][i], step[2])
         return new
+
+
+class _Encoded:
+    """A pinned program's kernels as the command words and meta of one submission, made once: a replay
+    allocates and releases its results' buffers, writes the ids of the buffers that differ between
+    replays (its inputs', its results') into the words, and hands them to the driver in one call, with
+    no Python per kernel (the runtime's run and record: ~10 us per kernel, most of a 300-kernel decode
+    step's time). Each kernel's meta is written once, into a buffer of the program's own (the kernels'
+    meta does not change: a program with meta_fn steps or uploads replays step by step). The state's
+    buffers are bound as they were when it was made (holds() tells whether they still are)."""
+
+    @staticmethod
+    def applies(steps):
+        return all(step[0] != "upload" and (step[0] != "run" or step[5] is None) for step in steps)
+
+    def __init__(self, program, runtime, bound):
+        from . import webgpu
+        self.state = [b.id if b is not None else None for b in bound["state"]]
+        steps = [step for step in program.replayed_steps if step[0] in ("run", "fused")]
+        words, meta, patches, written = [], array.array("I"), [], set()
+        align = runtime._align
+        arena = runtime.alloc(4 * sum(len(s[3]) + -len(s[3]) % align for s in steps) + webgpu.META_WINDOW)
+        self.kernels = 0
+        for step in steps:
+            _, kernel, slots, words_of_meta, groups = step[:5]
+            if groups.__class__ is int:
+                groups = webgpu.grid(groups)
+            if not (groups[0] and groups[1] and groups[2]):
+                continue
+            if len(words_of_meta) > webgpu.META_WINDOW_WORDS:
+                raise RuntimeError(f"webtorch: tensor rank too large for one kernel ({len(words_of_meta)} meta words)")
+            words += [runtime.pipeline(kernel), 4 * len(meta), *groups, len(slots) + 1, arena.id]
+            for kind, i in slots:
+                if kind == "input" or kind == "new" and i not in program.pinned[0]:
+                    patches.append((len(words), kind, i))  # written at each replay
+                    words.append(0)
+                else:
+                    words.append(bound[kind][i].id)
+            meta += words_of_meta
+            meta += array.array("I", bytes(4 * (-len(words_of_meta) % align)))
+            written.update([slots[0]] + [slots[i] for i in (step[5] if step[0] == "fused" else ())])
+            self.kernels += 1
+        runtime.upload(arena, meta)
+        self.arena, self.words, self.patches, self.written = arena, array.array("I", words), patches, sorted(written)
+        # the allocations and releases a replay makes itself (its results'), in order
+        self.lifetimes = [step for step in program.replayed_steps if step[0] in ("alloc", "release")]
+
+    def holds(self, state_buffers):
+        return [b.id if b is not None else None for b in state_buffers] == self.state
+
+    def submit(self, runtime, bound):
+        new = bound["new"]
+        for step in self.lifetimes:
+            if step[0] == "alloc":
+                new[step[1]] = runtime.alloc(step[2])
+            else:
+                runtime.release(new[step[1]])
+        words = self.words
+        for at, kind, i in self.patches:
+            words[at] = bound[kind][i].id
+        for kind, i in self.written:  # what run() does for each kernel's written buffers
+            bound[kind][i].value_range = None
+        runtime.flush()  # eager kernels before these
+        runtime._submit(self.arena.id, b"", words)
+        runtime._flushed_kernels += self.kernels
 
 
 class _Owned:
