@@ -223,7 +223,7 @@ def test_weights_above_a_lowered_binding_limit(family):
 def test_rotary_and_cache_row_kernels(dtype):
     """hf/_gpu.py's rotary.wgsl against torch's composed rotary (x * cos + rotate_half(x) * sin, each op
     rounded to the dtype), on random inputs: a new tensor for q, and k (rotated) and v (as is) written
-    in place into a static cache's row at the device's position, the other rows untouched. float16 rounds
+    in place (one kernel) into their static caches' rows at the device's position, the other rows untouched. float16 rounds
     each product, so it is exact; float32's sum may be contracted into an fma by a GPU's compiler."""
     import torch
     from webtorch.hf import _gpu
@@ -247,9 +247,37 @@ def test_rotary_and_cache_row_kernels(dtype):
     check(_gpu.rotary(on_gpu(x), on_gpu(cos), on_gpu(sin)), expected)
     position = webtorch.tensor([3.0], device="webgpu")
     keys, values = on_gpu(cache), on_gpu(cache)
-    _gpu.write_row(keys, on_gpu(x), position, on_gpu(cos), on_gpu(sin))
-    _gpu.write_row(values, on_gpu(x), position)
-    for got, row in ((keys, expected), (values, x)):
+    v = torch.randn(2, 3, 1, 8, generator=g).to(td)
+    _gpu.write_rows(keys, on_gpu(x), values, on_gpu(v), position, on_gpu(cos), on_gpu(sin))
+    for got, row in ((keys, expected), (values, v)):
         want = cache.clone()
         want[:, :, 3:4] = row
         check(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_decode_attention_kernel(dtype):
+    """hf/_gpu.py's decode_attention.wgsl (one kernel: q rotated, scores over the cache rows up to the
+    device's position, softmax, weights @ v, query heads grouped onto their key/value head) against
+    torch's composed ops rounding where they round, at a position past the kernel's 256-row chunks;
+    within float rounding (its sums run in another order)."""
+    import torch
+    from webtorch.hf import _gpu
+
+    g = torch.Generator().manual_seed(1)
+    td, wd = getattr(torch, dtype), getattr(webtorch, dtype)
+    b, heads, kv_heads, capacity, d, position = 2, 4, 2, 300, 16, 280
+    q = torch.randn(b, heads, 1, d, generator=g).to(td)
+    cos, sin = torch.randn(1, d, generator=g).to(td), torch.randn(1, d, generator=g).to(td)
+    keys, values = (torch.randn(b, kv_heads, capacity, d, generator=g).to(td) for _ in range(2))
+    rotated = q * cos + torch.cat([-q[..., d // 2:], q[..., :d // 2]], -1) * sin
+    scores = (rotated.reshape(b, kv_heads, heads // kv_heads, d) @ keys.transpose(-2, -1)) * d ** -0.5
+    scores[..., position + 1:] = -torch.inf
+    expected = (scores.softmax(-1) @ values).reshape(b, heads, 1, d)
+
+    def on_gpu(t):
+        return webtorch.tensor(t.float().tolist(), device="webgpu").to(wd)
+    got = _gpu.decode_attention(on_gpu(q), on_gpu(cos), on_gpu(sin), on_gpu(keys), on_gpu(values),
+                                webtorch.tensor([float(position)], device="webgpu"), d ** -0.5)
+    tolerance = 2e-3 if dtype == "float16" else 1e-5
+    torch.testing.assert_close(torch.tensor(got.float().tolist()).to(td), expected, rtol=tolerance, atol=tolerance)

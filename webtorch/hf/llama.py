@@ -168,17 +168,19 @@ class Attention(nn.Module):
     def decode_attention(self, q, k, v, cos, sin, cache, position):
         """One token (q, k, v: (b, heads or kv_heads, 1, head_dim), q and k not yet rotated) against the
         whole static cache, with no Python int in it: k and v go to the cache row at the device's
-        position (on webgpu one kernel each, rotating k on the way, and one rotating q: hf/_gpu.py;
-        elsewhere masked where()s), and the rows up to it (position.visible) are attended, the rest
-        masked out. The query heads sharing a key/value head are that head's query rows ((b, kv_heads,
+        position (on webgpu one kernel, rotating k on the way, and one kernel attends, rotating q:
+        hf/_gpu.py; elsewhere masked where()s), and the rows up to it (position.visible) are attended,
+        the rest masked out. The query heads sharing a key/value head are that head's query rows ((b, kv_heads,
         group, head_dim): heads are grouped in order), so the cache is read as it is, not repeated per
         query head. scaled_dot_product_attention's arithmetic, less its guard for rows with nothing
         visible (three kernels): row 0 is always visible here."""
         cache_k, cache_v = cache
         if q.device.type == "webgpu":
+            _gpu.write_rows(cache_k, k, cache_v, v, position.value, cos, sin)
+            if _gpu.attends(self.head_dim):
+                out = _gpu.decode_attention(q, cos, sin, cache_k, cache_v, position.value, 1.0 / math.sqrt(self.head_dim))
+                return out
             q = _gpu.rotary(q, cos, sin)
-            _gpu.write_row(cache_k, k, position.value, cos, sin)
-            _gpu.write_row(cache_v, v, position.value)
         else:
             q = apply_rotary(q, cos, sin)
             cache_k.copy_(torch.where(position.write, apply_rotary(k, cos, sin), cache_k))

@@ -1,0 +1,108 @@
+// A decode step's attention for one token (webtorch.hf): per workgroup one query head of one batch row,
+// against its key/value head of the static KV cache (grouped-query attention: query head h reads kv
+// head h / (heads / kv_heads)), the rows 0 ..= position attended (the step has written its own key and
+// value at row `position` already). What the composed ops compute, in one kernel instead of five
+// (rotary of q, q k^T with its scale, the mask's where, softmax, weights v), rounding to $S where
+// they store: q rotated as rotary.wgsl rotates it; score_t = (q . k_t rounded) * scale rounded;
+// softmax in f32 (max, then the sum of exp(score - max)), each weight rounded; out = sum_t weight_t v_t
+// accumulated in f32, rounded once. The 256 invocations take rows t = lane, lane + 256, .. for the
+// scores (a running max and sum each, joined), then for the weights 256 rows at a time into workgroup
+// memory, which the invocations share as (256 / D) groups of D: group g adds rows g, g + 256 / D, ..
+// of the chunk to its element d. D divides 256.
+// params: D, heads, kv_heads, capacity, q offset, cos offset, sin offset, scale (f32 bits), cache_k offset,
+// cache_v offset.
+@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<$S>;
+@group(0) @binding(2) var<storage, read> q: array<$S>;
+@group(0) @binding(3) var<storage, read> cache_k: array<$S>;
+@group(0) @binding(4) var<storage, read> cache_v: array<$S>;
+@group(0) @binding(5) var<storage, read> cos_table: array<$S>;
+@group(0) @binding(6) var<storage, read> sin_table: array<$S>;
+@group(0) @binding(7) var<storage, read> position: array<f32>;
+
+var<workgroup> qs: array<f32, 256>;  // the rotated query row (D elements)
+var<workgroup> shared_m: array<f32, 256>;
+var<workgroup> shared_l: array<f32, 256>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+  let D = params[0];
+  let heads = params[1];
+  let kv_heads = params[2];
+  let capacity = params[3];
+  let scale = bitcast<f32>(params[7]);
+  let h = wid.x;
+  let b = wid.y;
+  let visible = u32(position[0]) + 1u;
+  let qrow = params[4] + (b * heads + h) * D;
+  let kv = (b * kv_heads + h / (heads / kv_heads)) * capacity * D;  // the key/value head's row 0
+  let k0 = params[8] + kv;
+  let v0 = params[9] + kv;
+  if (li < D) {
+    let half = D / 2u;
+    var rotated: f32;
+    if (li < half) { rotated = -f32(q[qrow + li + half]); } else { rotated = f32(q[qrow + li - half]); }
+    let a = f32(wt_store(f32(q[qrow + li]) * f32(cos_table[params[5] + li])));
+    let c = f32(wt_store(rotated * f32(sin_table[params[6] + li])));
+    qs[li] = f32(wt_store(a + c));
+  }
+  workgroupBarrier();
+  // scores: a running (max, sum of exp(score - max)) per invocation
+  var m = -wt_inf();
+  var l = 0.0f;
+  for (var t = li; t < visible; t = t + 256u) {
+    let s = score(k0 + t * D, D, scale);
+    let m2 = max(m, s);
+    l = l * wt_exp(m - m2) + wt_exp(s - m2);
+    m = m2;
+  }
+  shared_m[li] = m;
+  shared_l[li] = l;
+  workgroupBarrier();
+  for (var stride = 128u; stride > 0u; stride = stride >> 1u) {
+    if (li < stride) {
+      let m1 = shared_m[li];
+      let m2 = shared_m[li + stride];
+      let mm = max(m1, m2);
+      if (mm > -wt_inf()) {
+        shared_l[li] = shared_l[li] * wt_exp(m1 - mm) + shared_l[li + stride] * wt_exp(m2 - mm);
+      }
+      shared_m[li] = mm;
+    }
+    workgroupBarrier();
+  }
+  let mx = shared_m[0];
+  let total = shared_l[0];
+  workgroupBarrier();
+  // weights, 256 rows at a time (in shared_m), and their sum of v rows per element
+  let groups = 256u / D;
+  let g = li / D;
+  let d = li - g * D;
+  var acc = 0.0f;
+  for (var base = 0u; base < visible; base = base + 256u) {
+    let t = base + li;
+    var w = 0.0f;
+    if (t < visible) { w = f32(wt_store(wt_exp(score(k0 + t * D, D, scale) - mx) / total)); }
+    shared_m[li] = w;
+    workgroupBarrier();
+    let rows = min(256u, visible - base);
+    for (var r = g; r < rows; r = r + groups) {
+      acc = fma(shared_m[r], f32(cache_v[v0 + (base + r) * D + d]), acc);
+    }
+    workgroupBarrier();
+  }
+  shared_l[li] = acc;
+  workgroupBarrier();
+  if (li < D) {
+    var sum = 0.0f;
+    for (var k = 0u; k < groups; k = k + 1u) { sum = sum + shared_l[k * D + li]; }
+    out[(b * heads + h) * D + li] = wt_store(sum);
+  }
+}
+
+// (q . k_t) rounded to $S, times scale rounded: the scores the composed matmul and its scaling store
+fn score(row: u32, D: u32, scale: f32) -> f32 {
+  var dot = 0.0f;
+  for (var k = 0u; k < D; k = k + 1u) { dot = fma(qs[k], f32(cache_k[row + k]), dot); }
+  return f32(wt_store(f32(wt_store(dot)) * scale));
+}
