@@ -13,7 +13,10 @@
 # Env: GC (the unpacked state, kept between calls: /tmp/gpuchrome), OUT, PYTHON3 (python3: the device's 3.12),
 #      LOCAL=1 (a rehearsal on a CPU machine: no debs, no NVIDIA ICD, SwiftShader's adapter, bench's small sizes),
 #      TESTS_T (seconds: 230), BUDGET_T (the whole stage 3: 530), TEST_GROUPS (ops,grads,pages),
-#      KSEL (pytest -k for every group, instead of the deselection below), LOCAL_BENCH (bench runs, as below).
+#      KSEL (pytest -k for every group, instead of the deselection below), BENCH_PARTS (bench runs, as below; empty:
+#      none), PROBE=0 (no adapter probe), GPU_FLAGS_EXTRA (flags added to GPU_FLAGS), DIAG=1 (before the tests,
+#      scripts/gpu_chrome_diag.py's matrix of small pages x flag sets, diag.json in $OUT; when the demo pages end the
+#      browser under GPU_FLAGS, the tests and bench run with the first flag set under which every page lived).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -36,6 +39,11 @@ GPU_FLAGS="--headless=new --use-angle=vulkan --enable-features=Vulkan,CDPScreens
   --disable-vulkan-surface --ignore-gpu-blocklist"
 F16_FLAGS="--enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia"
 [ -n "${LOCAL:-}" ] && GPU_FLAGS=""   # SwiftShader: Chromium's defaults, as the suite runs here
+GPU_FLAGS="$GPU_FLAGS ${GPU_FLAGS_EXTRA:-}"
+# DIAG=1's flag sets, each GPU_FLAGS plus: name=extra flags, in order of preference (the least taken away first)
+DIAG_SETS=("base=" "no2dcanvas=--disable-accelerated-2d-canvas" "noraster=--disable-gpu-rasterization"
+  "no2dcanvas_noraster=--disable-accelerated-2d-canvas --disable-gpu-rasterization" "nographite=--disable-skia-graphite"
+  "nocompositing=--disable-gpu-compositing" "swangle=--use-angle=swiftshader")
 
 stage1() {
   cp "$G/p1/chrome.deb.1" "$GC/"
@@ -126,16 +134,38 @@ run_tests() {  # variant (gpu|f16) group (ops|grads|pages) seconds
   kill -9 -- -$pid 2>/dev/null
 }
 
-stage3() {
-  [ -s "$GC/chrome.deb.1" ] && [ -d "$GC/site/playwright" ] || { say "FATAL: calls 1 and 2 did not run on this machine"; exit 3; }
-  env_setup
-  unpack_browser
-  rm -rf "$W"; mkdir -p "$W"
+probe() {  # the adapter under both flag sets: probe.json
   say "adapter probe"
   GPU_CHROME_FLAGSETS=$("$PY" -c 'import json,sys; print(json.dumps({"gpu": sys.argv[1], "f16": sys.argv[1] + " " + sys.argv[2]}))' \
       "$GPU_FLAGS --enable-webgpu-developer-features" "$F16_FLAGS") timeout 60 "$PY" scripts/gpu_chrome_probe.py "$OUT/probe.json"
   grep -q -i '"vendor": "nvidia"' "$OUT/probe.json" 2>/dev/null || say "WARNING: the probe found no NVIDIA adapter: what follows runs on $(
       grep -o '"description": "[^"]*"' "$OUT/probe.json" 2>/dev/null | head -n 1)"
+}
+
+diagnose() {  # DIAG=1: the page x flags matrix (diag.json); GPU_FLAGS gains the first set under which every page lived
+  say "diagnosis: small pages x flag sets"
+  local sets=() entry
+  for entry in "${DIAG_SETS[@]}"; do sets+=("${entry%%=*}=$GPU_FLAGS ${entry#*=}"); done
+  timeout 170 "$PY" scripts/gpu_chrome_diag.py "$W/diag.json" "${sets[@]}"
+  cp "$W/diag.json" "$OUT/" 2>/dev/null
+  local chosen
+  chosen=$("$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(next((n for n in sys.argv[2:] if n in d and d[n]["survived"] and d[n]["pages"] and
+            all(v == "ok" for v in d[n]["pages"].values())), ""))' "$W/diag.json" "${DIAG_SETS[@]%%=*}" 2>/dev/null)
+  for entry in "${DIAG_SETS[@]}"; do
+    [ "${entry%%=*}" = "$chosen" ] && { GPU_FLAGS="$GPU_FLAGS ${entry#*=}"; say "every page lived under '$chosen': GPU_FLAGS=$GPU_FLAGS"; return; }
+  done
+  say "no flag set kept every page alive: the tests run with GPU_FLAGS as they are"
+}
+
+stage3() {
+  [ -s "$GC/chrome.deb.1" ] && [ -d "$GC/site/playwright" ] || { say "FATAL: calls 1 and 2 did not run on this machine"; exit 3; }
+  env_setup
+  unpack_browser
+  rm -rf "$W"; mkdir -p "$W"
+  [ "${PROBE:-1}" = 0 ] || probe
+  [ -n "${DIAG:-}" ] && diagnose
   local t; t=$(upto "${TESTS_T:-230}")
   say "browser tests, $t s at most: with and without $F16_FLAGS, groups ${TEST_GROUPS:-ops,grads,pages}, in parallel"
   local pids=""
@@ -145,12 +175,13 @@ stage3() {
   wait $pids
   grep -h -E "^(FAILED|ERROR)|passed|failed|^exit" "$W"/tests-*.log | tail -n 60
   summarise_tests
-  (cd "$W" && tar -czf "$OUT/tests.tar.gz" tests-*)
+  (cd "$W" && tar -czf "$OUT/tests.tar.gz" tests-* $(ls diag-* 2>/dev/null))
   # bench/: Chrome on the GPU beside Node + Dawn (bench/results/dawn.md), heated; three runs (frameworks:sections:
   # seconds) merged into one result, so that a run cut short loses only its own sections
   local target=chromium-gpu
   local parts="webtorch,raw:matmul,chain,bandwidth,transfer,item:80 webtorch,tfjs,ort:models,minilm,weights,demos:130 webtorch:build:60"
-  [ -n "${LOCAL:-}" ] && { target=chromium; parts=${LOCAL_BENCH:-webtorch,raw:item:300}; }
+  [ -n "${LOCAL:-}" ] && { target=chromium; parts="webtorch,raw:item:300"; }
+  parts=${BENCH_PARTS-$parts}
   tree_copy "$GC/tree-bench"
   for part in $parts; do
     IFS=: read -r only sections seconds <<< "$part"

@@ -120,6 +120,16 @@ def open_app_page(browser, server_url, path, timeout_ms, viewport):
     return page
 
 
+def page_adapter(page) -> dict:
+    """The page's WebGPU adapter as the page itself finds it: vendor, architecture, shader-f16, and whether it is
+    a software one (SwiftShader, llvmpipe: the GPU emulated on the CPU) -- what a demo page must show and size by."""
+    return page.evaluate("""async () => {
+      const a = await navigator.gpu.requestAdapter(), i = a.info;
+      return {vendor: i.vendor, architecture: i.architecture, f16: a.features.has("shader-f16"),
+              software: !!i.isFallbackAdapter || /swiftshader|llvmpipe/i.test(`${i.architecture} ${i.device}`)};
+    }""")
+
+
 # ---- Pyodide sessions -----------------------------------------------------------
 class PyodideSession:
     def __init__(self, page, mode: str):

@@ -1,5 +1,5 @@
-"""The "Train a GPT in your tab" page (web/gpt.html) end to end in headless Chromium: start-up on the
-software adapter (small model, a note saying why), a short training run lowers the loss, sampling
+"""The "Train a GPT in your tab" page (web/gpt.html) end to end in headless Chromium: start-up at the
+adapter's size (on a software adapter a small model and a note saying why), a short training run lowers the loss, sampling
 writes text of the play's characters, Save checkpoint gives bytes that real PyTorch loads into the
 same model (web/examples/gpt.py under torch), Load checkpoint restores them, the plot is drawn, and
 nothing is requested beyond the page's origin."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import open_app_page
+from conftest import open_app_page, page_adapter
 from test_web_demo import PNG_STATS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -23,10 +23,12 @@ def gpt_page(browser, server_url):
     page.context.close()
 
 
-def test_starts_small_on_a_software_adapter(gpt_page):
-    assert "swiftshader" in gpt_page.inner_text("#adapter")
-    assert gpt_page.is_visible("#software-note")
-    assert gpt_page.evaluate("gptDemo.size") == "small"
+def test_model_size_follows_the_adapter(gpt_page):
+    # a small model and a note saying why on a software adapter (SwiftShader here), the large one on a GPU
+    software = page_adapter(gpt_page)["software"]
+    assert f"software adapter\n{str(software).lower()}" in gpt_page.inner_text("#adapter")
+    assert gpt_page.is_visible("#software-note") == software
+    assert gpt_page.evaluate("gptDemo.size") == ("small" if software else "large")
     assert "characters of Macbeth" in gpt_page.inner_text("#console")
     assert not gpt_page.errors
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import _chromium, open_app_page
+from conftest import _chromium, open_app_page, page_adapter
 
 ARTIFACTS = Path(os.environ.get("WEBTORCH_ARTIFACTS", "/tmp/webtorch-artifacts"))
 
@@ -44,7 +44,8 @@ def demo(browser, server_url):
 
 def test_demo_starts_with_adapter_and_progress(demo):
     assert demo.url.endswith("/web/index.html")
-    assert "swiftshader" in demo.inner_text("#adapter")
+    adapter, shown = page_adapter(demo), demo.inner_text("#adapter")  # SwiftShader here, the GPU in the GPU rig
+    assert f"vendor\n{adapter['vendor']}\n" in shown and f"shader-f16\n{str(adapter['f16']).lower()}\n" in shown, shown
     assert demo.inner_text("#status-text") == "Ready"
     names = demo.evaluate("webtorchDemo.progress.filter(p => p.status === 'initiate').map(p => p.name)")
     assert names == ["pyodide", "packages", "gpu", "kernels"]
