@@ -438,3 +438,57 @@ def test_layer_norm_of_rows_beyond_float32_variance(device):
         expected = fn(torch, torch.tensor(rows, dtype=torch.float64), shape).float()
         actual = fn(webtorch, webtorch.tensor(rows, device=device), shape)
         torch.testing.assert_close(torch.tensor(actual.cpu().tolist()), expected, atol=1e-5, rtol=1e-5)
+
+
+# (name, view of x (2, 7, 2) as the input, instance_norm (else batch_norm), affine)
+_CHANNELS_NORMS = [("batch_norm", lambda x: x, False, False), ("batch_norm-affine", lambda x: x, False, True),
+                   ("BatchNorm1d", lambda x: x.transpose(1, 2).reshape(4, 7), False, False),
+                   ("BatchNorm2d", lambda x: x.unsqueeze(2), False, True),
+                   ("BatchNorm3d", lambda x: x.reshape(2, 7, 1, 2, 1), False, False),
+                   ("instance_norm", lambda x: x, True, False), ("instance_norm-affine", lambda x: x, True, True)]
+
+
+@pytest.mark.parametrize("name,view,instance,affine", _CHANNELS_NORMS, ids=[c[0] for c in _CHANNELS_NORMS])
+@pytest.mark.parametrize("device", ["webgpu", "cpu"])
+def test_norms_of_channels_beyond_float32_variance(device, name, view, instance, affine):
+    # channels whose squared deviations overflow float32: webtorch gave 0 or NaN (and inf running means);
+    # torch's float32 CPU gives 0 (it stores the sum of squares as float: inf, invstd 0), the mathematics
+    # (float64, two passes: torch's own float64 statistics cancel to garbage for a constant 1e30) the finite
+    # normalisation, which webtorch now gives (F._moments' scaling). The output, the running statistics and
+    # x's gradient are compared. (_HUGE_ROWS[3], a 1-ulp spread, is left out: its mean rounds to float32 in
+    # webtorch as in torch's float32 at any magnitude.) A constant 1e30 normalises to 0 (eps inv^2 underflows).
+    channels = [r for i, r in enumerate(_HUGE_ROWS) if i != 3] + [[1e30, 2e30, 1e30, 2e30], [1e30] * 4]
+    data = [[channels[c][2 * n:2 * n + 2] for c in range(7)] for n in range(2)]
+    x64 = torch.tensor(data, dtype=torch.float64, requires_grad=True)
+    inp64 = view(x64)
+    dims = tuple(range(2, inp64.dim())) if instance else (0,) + tuple(range(2, inp64.dim()))
+    shape = [1, 7] + [1] * (inp64.dim() - 2)
+    w64, b64 = torch.linspace(0.5, 2, 7, dtype=torch.float64), torch.linspace(-1, 1, 7, dtype=torch.float64)
+    mean64 = inp64.mean(dims, keepdim=True)
+    var64 = ((inp64 - mean64) ** 2).mean(dims, keepdim=True)
+    expected = (inp64 - mean64) / torch.sqrt(var64 + 1e-5)
+    if affine:
+        expected = expected * w64.reshape(shape) + b64.reshape(shape)
+    count = math.prod(inp64.shape[d] for d in dims)
+    per_channel = lambda t: t.detach().reshape(-1, 7).mean(0)  # noqa: E731
+    stats64 = (0.1 * per_channel(mean64), 0.9 + 0.1 * per_channel(var64) * count / (count - 1))
+    probe = torch.linspace(-1, 2, expected.numel(), dtype=torch.float64).reshape(expected.shape)
+    (expected * probe).sum().backward()
+    x = webtorch.tensor(data, device=device, requires_grad=True)
+    stats = (webtorch.zeros(7, device=device), webtorch.ones(7, device=device))
+    w, b = (webtorch.tensor(t.tolist(), device=device) for t in (w64, b64)) if affine else (None, None)
+    F = webtorch.nn.functional
+    actual = F.instance_norm(view(x), *stats, w, b, use_input_stats=True) if instance else \
+        F.batch_norm(view(x), *stats, w, b, training=True)
+    (actual * webtorch.tensor(probe.tolist(), device=device)).sum().backward()
+    close = lambda a, e: torch.testing.assert_close(  # noqa: E731
+        torch.tensor(a.detach().cpu().tolist()), e.detach().float(), atol=1e-5, rtol=1e-5)
+    close(actual, expected)
+    for a, e in zip(stats, stats64):
+        close(a, e)
+    # the gradient scales as 1 / the slice's spread: times it (its sqrt(var + eps) at each x, through the view)
+    spread = torch.sqrt(var64.detach() + 1e-5).expand(inp64.shape)
+    ones = torch.ones_like(x64, requires_grad=True)
+    spread = torch.autograd.grad((view(ones) * spread).sum(), ones)[0]
+    torch.testing.assert_close(torch.tensor(x.grad.cpu().tolist(), dtype=torch.float64) * spread,
+                               x64.grad * spread, atol=1e-5, rtol=0)

@@ -1271,6 +1271,18 @@ def _layer_norm(x, n_dims, weight, bias, eps):
     return reshape(_tape.record("layer_norm", out, (rows, weight, bias), eps=eps), x.shape)
 
 
+def _moments(x, dims):
+    """(mean, var, inv) over dims (keepdim) of x * inv: inv a power of two per slice (1 unless its largest |x| is
+    4 or more and it is not constant: then into [2, 4), exact), so that no square of a deviation overflows float32 (x of ~1.8e19 and
+    more); mean and the biased var as one primitive (one kernel on webgpu; float64 on cpu, as torch's CPU
+    batch_norm statistics). float32 results (float64 for float64 x on cpu); inv carries no gradient."""
+    device_type = x._storage.device_type
+    src = x if device_type == "cpu" or x.dtype is dt.float32 else cast(x, dt.float32)
+    stats = Tensor(backend(device_type).moments(src, dims), (3, *[1 if d in dims else x.shape[d] for d in range(x.dim())]))
+    stats = _tape.record("moments", stats, (x,), dims=dims)
+    return stats[0], stats[1], detach(stats[2])
+
+
 def _rms_norm(x, n_dims, weight, eps, weight_after_rounding=False):
     """rms_norm over x's last n_dims dims as one kernel, on webgpu for float32 or float16 operands of one
     dtype (computed in f32) that need no gradient, outside autocast (whose policies its composed ops

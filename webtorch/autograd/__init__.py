@@ -566,6 +566,14 @@ def _layer_norm_rule(grad, out, x, weight, bias, eps):
     return dx, grad * xhat if _needs_grad(weight) else None, grad if _needs_grad(bias) else None
 
 
+def _moments_rule(grad, out, x, dims):
+    # out = (μ, v, s) over dims: μ = mean(x s), v = mean((x s - μ)²), s a constant power of two: dμ/dx = s / n,
+    # dv/dx = 2 s (x s - μ) / n (μ's own term sums to 0)
+    n = math.prod(x.shape[d] for d in dims)
+    mean, inv = out[0], out[2]
+    return (F.cast((grad[0] + 2 * grad[1] * (x * inv - mean)) * (inv / n), x.dtype),)
+
+
 def _var_rule(grad, out, x, dims, correction, keepdim):
     # torch's var_backward: g 2 (x - μ) / (N - correction) with N - correction as it is (the value
     # divides by max(N - correction, 0)): zero or negative degrees of freedom give ±inf or sign-flipped
@@ -721,6 +729,7 @@ BACKWARD.update({
     # fused softmax over the last dim (webtorch._ops._softmax)
     "softmax": lambda grad, out, x: (out * (grad - F.sum(grad * out, -1, keepdim=True)),),  # s ⊙ (g - Σ g s)
     "log_softmax": lambda grad, out, x: (grad - F.exp(out) * F.sum(grad, -1, keepdim=True),),  # g - e^out Σ g
+    "moments": _moments_rule,                                                 # dμ = s/n, dv = 2 s (x s - μ)/n
     "var": _var_rule,                                                         # g 2 (x - μ) / (N - correction)
     "std": _std_rule,                                                         # var's rule of g / 2σ (0 where σ = 0)
     # fused layer_norm over the last dim (webtorch._ops._layer_norm)
@@ -754,7 +763,7 @@ BACKWARD.update({
 })
 
 # Rules that read the forward result (its storage must not change before backward).
-READS_OUT = {"erfinv", "logcumsumexp", "exp", "sqrt", "rsqrt", "tanh", "sigmoid", "reciprocal", "pow", "prod", "amax", "amin", "max_all",
+READS_OUT = {"moments", "erfinv", "logcumsumexp", "exp", "sqrt", "rsqrt", "tanh", "sigmoid", "reciprocal", "pow", "prod", "amax", "amin", "max_all",
              "min_all", "tan", "exp2", "expm1", "hypot", "cumprod", "softmax", "log_softmax", "complex_abs"}
 # Rules that read only some operands: where its condition, take_along its index.
 READS_ONLY = {"where": (0,), "take_along": (1,)}

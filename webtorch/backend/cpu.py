@@ -204,10 +204,15 @@ def _ndarray(t):
 
 def _offsets(t):
     """Flat element offsets of tensor t in row-major order of its shape."""
-    offs = [t._offset]
-    for size, stride in zip(t.shape, t._stride):
+    return _view_offsets(t._offset, t.shape, t._stride)
+
+
+def _view_offsets(offset, shape, strides):
+    """Flat element offsets of the view (offset, shape, strides) in row-major order of its shape."""
+    offs = [offset]
+    for size, stride in zip(shape, strides):
         offs = [o + i * stride for o in offs for i in range(size)]
-    return offs if t.numel() else []
+    return offs if math.prod(shape) else []
 
 
 def _to_python(value, d):
@@ -568,6 +573,45 @@ def layer_norm(x, weight, bias, eps):
             y = (v - mean) * rstd
             out.append(y * (w[i] if w else 1.0) + (b[i] if b else 0.0))
     return Storage(dt.float32, out)
+
+
+def moments(x, dims):
+    """As gpu.moments (the same scales: moments.wgsl's row_scale), of any float x, computed in float64 as
+    torch's CPU batch_norm statistics are: a float32 storage of 3 * rows (float64 for float64 x)."""
+    kept = [d for d in range(x.dim()) if d not in dims]
+    n_out, row_len = math.prod(x.shape[d] for d in kept), math.prod(x.shape[d] for d in dims)
+    out_dtype = dt.float64 if x.dtype is dt.float64 else dt.float32
+    if USE_NUMPY:
+        a = _np.ascontiguousarray(_ndarray(x).transpose(kept + list(dims))).reshape(n_out, row_len).astype(
+            _np.float64)
+        with _np.errstate(all="ignore"):
+            largest = _np.abs(a).max(axis=1) if row_len else _np.zeros(n_out)
+            huge = (largest >= 4) & _np.isfinite(largest)
+            inv = _np.where(huge, _np.ldexp(1.0, 2 - _np.frexp(_np.where(huge, largest, 1.0))[1]), 1.0)
+            scaled = a * inv[:, None]
+            mean = scaled.mean(axis=1) if row_len else _np.full(n_out, _np.nan)
+            centered = scaled - mean[:, None]
+            var = (centered * centered).mean(axis=1) if row_len else _np.full(n_out, _np.nan)
+            constant = var == 0  # unscaled, as moments.wgsl's
+            mean, inv = _np.where(constant, mean / inv, mean), _np.where(constant, 1.0, inv)
+        return _store(out_dtype, _np.concatenate([mean, var, inv]))
+    data = x._storage.data
+    order = kept + list(dims)
+    offsets = _view_offsets(x._offset, [x.shape[d] for d in order], [x._stride[d] for d in order])
+    means, variances, scales = [], [], []
+    for o in range(n_out):
+        row = [data[i] for i in offsets[o * row_len:(o + 1) * row_len]]
+        largest = max((abs(v) for v in row), default=0.0)
+        inv = 2.0 ** (2 - math.frexp(largest)[1]) if 4 <= largest < math.inf else 1.0
+        row = [v * inv for v in row]
+        mean = sum(row) / row_len if row_len else math.nan
+        var = sum((v - mean) * (v - mean) for v in row) / row_len if row_len else math.nan
+        if var == 0:
+            mean, inv = mean / inv, 1.0
+        means.append(mean)
+        variances.append(var)
+        scales.append(inv)
+    return Storage(out_dtype, array.array(out_dtype.typecode, means + variances + scales))
 
 
 def conv2d(x, weight, bias, stride, pads, dilation, groups, out_size):

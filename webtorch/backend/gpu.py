@@ -903,6 +903,20 @@ def layer_norm(x, weight, bias, eps, rms=False, weight_after_rounding=False):
     return out
 
 
+def moments(x, dims):
+    """Per row of float32 x (the index over its other dims, row-major) over dims: its mean, biased variance
+    and scale (moments.wgsl). Returns a float32 storage of 3 * rows: the means, then the variances, then
+    the scales."""
+    kept = _collapse([(x.shape[d], x._stride[d]) for d in range(x.dim()) if d not in dims])
+    red = _collapse(sorted(((x.shape[d], x._stride[d]) for d in dims), key=lambda p: -p[1]))
+    n_out = math.prod(s for s, _ in kept)
+    meta = [n_out, math.prod(s for s, _ in red), len(kept), len(red), x._offset]
+    meta += [s for s, _ in kept] + [st for _, st in kept] + [s for s, _ in red] + [st for _, st in red]
+    out = empty(dt.float32, 3 * n_out)
+    out.runtime.run(kernels.moments(), [out.buffer, x._storage.buffer], meta, n_out)
+    return out
+
+
 def _subgroup_min(rt):
     """The adapter's least subgroup size where it offers `subgroups` (reductions, softmax and
     layer_norm then join threads by shuffles: subgroup_shuffle.wgsl), else None."""

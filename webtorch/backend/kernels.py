@@ -689,6 +689,13 @@ def layer_norm(subgroup_min=None, d=dt.float32):
 
 
 @functools.lru_cache(maxsize=None)
+def moments():
+    """moments.wgsl: the mean and biased variance of each row of float32 x scaled by its power of two, and
+    that power (batch_norm, instance_norm)."""
+    return ("moments",), wgsl("prelude") + wgsl("rows") + wgsl("moments"), "wr"
+
+
+@functools.lru_cache(maxsize=None)
 def conv2d(tx, tm, ty, tn, bk):
     """conv2d.wgsl (implicit GEMM): a (tx*tm) x (ty*tn) tile of (rows n,oh,ow) x (out channels) per
     256-invocation workgroup (tx*ty = 256), K in steps of bk; tx*tm and bk must divide 256."""

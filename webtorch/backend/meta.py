@@ -104,6 +104,11 @@ def layer_norm(x, weight, bias, eps):
     return Storage(x.dtype, x.numel())
 
 
+def moments(x, dims):
+    return Storage(dt.float64 if x.dtype is dt.float64 else dt.float32,
+                   3 * _numel(x.shape[d] for d in range(x.dim()) if d not in dims))
+
+
 def conv2d(x, weight, bias, stride, pads, dilation, groups, out_size):
     return Storage(x.dtype, x.shape[0] * weight.shape[0] * _numel(out_size))
 

@@ -203,24 +203,35 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         if x.numel() // x.shape[1] == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"torch.Size({list(x.shape)})")
-        mean = F._shifted_mean(x, dims)
-        centered = x - mean
-        var = F.mean(centered * centered, dims, keepdim=True)
+        centered, rstd, mean, var_s, inv = _normalizing(x, dims, eps)
         if running_mean is not None:
             n = x.numel() // x.shape[1]
-            with no_grad():
-                unbiased = var.reshape(-1) * (n / max(n - 1, 1))
+            with no_grad():  # var_s * momentum n / (n - 1) before unscaling: finite where that fits, as in float64
                 F._copy_into(running_mean, running_mean * (1 - momentum) + mean.reshape(-1) * momentum)
-                F._copy_into(running_var, running_var * (1 - momentum) + unbiased * momentum)
+                F._copy_into(running_var, running_var * (1 - momentum) + (
+                    var_s * (momentum * n / max(n - 1, 1)) / inv / inv).reshape(-1))
     else:
-        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-        centered = x - mean
-    out = centered * F.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return F.cast(out, x.dtype)  # torch: float16 input with float32 statistics gives float16
+        centered = x - running_mean.reshape(shape)
+        rstd = F.rsqrt(running_var.reshape(shape) + eps)
+    return F.cast(_affine(centered, rstd, weight, bias, shape), x.dtype)  # torch: float16 input, float32 statistics: float16
+
+
+def _normalizing(x, dims, eps):
+    """(x * inv - mean_s, rsqrt(var_s + eps inv^2), mean, var_s, inv) of F._moments' scaled statistics over dims
+    (keepdim): the first two's product is (x - mean) / sqrt(var + eps) whatever float32 cannot square; mean
+    unscaled (no gradient; the variance unscaled, var_s / inv^2, may overflow). x * inv - mean as one fused
+    multiply-add."""
+    mean_s, var_s, inv = F._moments(x, dims)
+    with no_grad():
+        mean = mean_s / inv
+    return F.elementwise("addcmul", -mean_s, x, inv), F.rsqrt(var_s + eps * inv * inv), mean, var_s, inv
+
+
+def _affine(centered, rstd, weight, bias, shape):
+    """centered * rstd * weight + bias, weight and bias (if given) reshaped to shape; the last step one fused
+    multiply-add."""
+    scale = rstd * weight.reshape(shape) if weight is not None else rstd
+    return F.elementwise("addcmul", bias.reshape(shape), centered, scale) if bias is not None else centered * scale
 
 
 # -- padding, windows, convolution, pooling --------------------------------------------------
@@ -1170,26 +1181,21 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   momentum=0.1, eps=1e-5):
     """Each (sample, channel) normalised over its spatial positions."""
     dims = tuple(range(2, input.dim()))
+    shape = [1, -1] + [1] * len(dims)
     if use_input_stats:
-        mean = F.mean(input, dims, keepdim=True)
-        var = F.var(input, dims, keepdim=True, correction=0)
+        centered, rstd, mean, var_s, inv = _normalizing(input, dims, eps)
         if running_mean is not None:
             count = math.prod(input.shape[2:])
-            with no_grad():
+            with no_grad():  # as batch_norm's
                 batch_mean = F.mean(mean.reshape(input.shape[0], input.shape[1]), 0)
-                batch_var = F.mean(var.reshape(input.shape[0], input.shape[1]), 0) * (count / max(count - 1, 1))
+                batch_var = F.mean((var_s * (momentum * count / max(count - 1, 1)) / inv / inv).reshape(
+                    input.shape[0], input.shape[1]), 0)
                 F._copy_into(running_mean, running_mean * (1 - momentum) + batch_mean * momentum)
-                F._copy_into(running_var, running_var * (1 - momentum) + batch_var * momentum)
+                F._copy_into(running_var, running_var * (1 - momentum) + batch_var)
     else:
-        shape = [1, -1] + [1] * len(dims)
-        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-    out = (input - mean) / F.sqrt(var + eps)
-    shape = [1, -1] + [1] * len(dims)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+        centered = input - running_mean.reshape(shape)
+        rstd = F.rsqrt(running_var.reshape(shape) + eps)
+    return F.cast(_affine(centered, rstd, weight, bias, shape), input.dtype)
 
 
 def _feature_dropout(x, p, training, batched_dims):
