@@ -10,6 +10,10 @@ Plain forms:
   seq     {"kind": "seq", "items": [...]}          (tuple, list, torch.Size,
                                                    named tuples such as max's)
   none    {"kind": "none"}
+  sparse  {"kind": "sparse", "layout": "sparse_coo" | "sparse_csr" | "sparse_csc", "shape": [4, 4],
+           "arrays": [tensor, ...] (COO: indices; CSR: crow_indices, col_indices; CSC: ccol_indices,
+           row_indices), "values": tensor}; a COO tensor's entries are its coalesced ones (the tensor it
+           stands for: the order and repeats of its entries are not compared)
 
 Run ``python tests/compare.py [OUT.json]`` on the host to compute the expected
 results with torch for every case in tests/op_cases.py (also checking that the
@@ -55,8 +59,23 @@ def _dec_float(x):
     return float(x)
 
 
+# the index arrays of each sparse layout's plain form
+SPARSE_ARRAYS = {"sparse_coo": ("indices",), "sparse_csr": ("crow_indices", "col_indices"),
+                 "sparse_csc": ("ccol_indices", "row_indices")}
+
+
+def _sparse_plain(t, layout):
+    if layout == "sparse_coo":
+        t = t.coalesce()
+    return {"kind": "sparse", "layout": layout, "shape": [int(s) for s in t.shape],
+            "arrays": [to_plain(getattr(t, name)()) for name in SPARSE_ARRAYS[layout]], "values": to_plain(t.values())}
+
+
 def to_plain(result):
     if is_tensor(result):
+        layout = str(getattr(result, "layout", "strided")).rsplit(".", 1)[-1]
+        if layout != "strided":
+            return _sparse_plain(result, layout)
         vals = _flatten(result.tolist(), [])
         dt = dtype_name(result.dtype)
         if dt == "bool":
@@ -120,6 +139,14 @@ def assert_close(actual, expected, atol=1e-5, rtol=1e-5, name="", path=""):
             _fail(name, path, "sequence of length %d, expected %d" % (len(ia), len(ie)))
         for i, (a, e) in enumerate(zip(ia, ie)):
             assert_close(a, e, atol, rtol, name, "%s[%d]" % (path, i))
+        return
+    if ke == "sparse":
+        if (actual["layout"], actual["shape"]) != (expected["layout"], expected["shape"]):
+            _fail(name, path, "%s of shape %s, expected %s of shape %s" % (
+                actual["layout"], tuple(actual["shape"]), expected["layout"], tuple(expected["shape"])))
+        for i, (a, e) in enumerate(zip(actual["arrays"], expected["arrays"])):
+            assert_close(a, e, atol, rtol, name, "%s.%s" % (path, SPARSE_ARRAYS[expected["layout"]][i]))
+        assert_close(actual["values"], expected["values"], atol, rtol, name, path + ".values")
         return
     if ke in ("bool", "int"):
         if actual["value"] != expected["value"]:

@@ -27,6 +27,7 @@ import webtorch
 from webtorch import _refusals
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import SPARSE_ARRAYS  # noqa: E402
 from opinfo_run import judge, run_spec  # noqa: E402
 
 DTYPES = {"float32": torch.float32, "int64": torch.int64, "int32": torch.int32, "bool": torch.bool,
@@ -189,12 +190,16 @@ def _enc_float(x):
     return x if x == x and abs(x) != float("inf") else {"float": repr(x)}
 
 
-def encode(x, strided=False):
+def encode(x, strided=False, sparse=False):
+    """The spec of a sample's value (tests/opinfo_run.py); sparse tensors only where sparse is set (the sparse
+    samples of tests/test_sparse_opinfo.py: the dense samples' columns leave them out)."""
     if isinstance(x, torch.Tensor):
         if x.dtype not in _ENC_DTYPES:
             raise Unexpressible(str(x.dtype))
-        if x.layout != torch.strided:  # a sparse sample (tests/test_sparse.py compares those)
-            raise Unexpressible(str(x.layout))
+        if x.layout != torch.strided:
+            if not sparse:
+                raise Unexpressible(str(x.layout))
+            return _encode_sparse(x)
         if x.numel() > MAX_NUMEL:
             raise Unexpressible("%d elements" % x.numel())
         vals = x.detach().flatten().tolist()
@@ -209,13 +214,15 @@ def encode(x, strided=False):
             spec["requires_grad"] = True
         return spec
     if isinstance(x, torch.dtype):
-        if x not in _ENC_DTYPES:
+        if x not in _ENC_DTYPES and not sparse:  # (a sparse sample's dtype=float64: float32 on webgpu, as judged)
             raise Unexpressible(str(x))
-        return {"dtype": _ENC_DTYPES[x]}
+        return {"dtype": str(x).split(".")[1]}
+    if isinstance(x, torch.layout) and sparse:
+        return {"tensor_layout": str(x).split(".")[1]}
     if isinstance(x, tuple):        # torch.Size too
-        return {"tuple": [encode(v, strided) for v in x]}
+        return {"tuple": [encode(v, strided, sparse) for v in x]}
     if isinstance(x, list):
-        return [encode(v, strided) for v in x]
+        return [encode(v, strided, sparse) for v in x]
     if isinstance(x, float):
         return _enc_float(x)
     if x is None or isinstance(x, (bool, int, str)):
@@ -227,6 +234,17 @@ def encode(x, strided=False):
     if isinstance(x, torch.device):
         return {"device": True}
     raise Unexpressible(type(x).__name__)
+
+
+def _encode_sparse(x):
+    layout = str(x.layout).split(".")[1]
+    if layout not in SPARSE_ARRAYS or x.requires_grad:
+        raise Unexpressible(layout)
+    if layout == "sparse_coo":  # its entries as they are, uncoalesced ones too
+        return {"sparse": layout, "shape": list(x.shape), "arrays": [encode(x._indices())],
+                "values": encode(x._values()), "coalesced": x.is_coalesced()}
+    return {"sparse": layout, "shape": list(x.shape), "arrays": [encode(getattr(x, name)()) for name in SPARSE_ARRAYS[layout]],
+            "values": encode(x.values())}
 
 
 def _spec(op, sample, strided=False, grad=False):
@@ -429,4 +447,71 @@ def golden():
         for i in sorted({0, len(every) - 1} if column == "float32" else {0}) if every else ():
             spec, expected = every[i]
             out.append({"id": "%s/%s/%d" % (k, column, i), "spec": spec, "expected": expected})
+    return out
+
+
+# -- sparse samples (tests/test_sparse_opinfo.py, tests/browser/test_sparse_browser.py) ----------------------
+# Every op of OpInfo that supports a sparse layout (supports_sparse: COO, supports_sparse_csr: CSR) and that
+# webtorch exports. Where OpInfo has a sparse sample generator (sample_inputs_sparse_coo / _csr: mul, sum, ...)
+# its samples are used; for the elementwise ops, whose sparse tests build sparse inputs from the dense samples,
+# the dense samples made sparse (as torch's test_sparse_unary_ufuncs does). A sample webtorch cannot build
+# (batch dims, more than SPARSE_MAX_NUMEL elements) is left out.
+SPARSE_LAYOUTS = {"coo": "supports_sparse", "csr": "supports_sparse_csr"}
+SPARSE_MAX_SAMPLES, SPARSE_MAX_NUMEL = 3, 300
+# on webgpu: the ops whose samples go beyond the values (products, reductions, layouts) and a few elementwise ones
+SPARSE_WEBGPU_OPS = {"mul", "sum", "zeros_like", "abs", "sin", "sqrt", "isnan", "nn.functional.relu"}
+
+
+def _buildable(x):
+    if not isinstance(x, torch.Tensor):
+        return True
+    if x.numel() > SPARSE_MAX_NUMEL or x.dtype != torch.float32 and x.dtype != torch.bool:
+        return False
+    return x.layout != torch.sparse_csr or x.dim() - x.dense_dim() == 2  # (no batch dims)
+
+
+def _sparse_drawn(op, layout):
+    try:
+        yield from getattr(op, f"sample_inputs_sparse_{layout}")("cpu", torch.float32)
+    except NotImplementedError:  # no generator: the dense samples, made sparse
+        for s in op.sample_inputs("cpu", torch.float32):
+            x = s.input
+            if isinstance(x, torch.Tensor) and x.dim() >= (2 if layout == "csr" else 1):
+                x = x[tuple(slice(0, 4) for _ in range(x.dim()))]  # a corner, a third of it made 0
+                x = x * (torch.arange(x.numel()).reshape(x.shape) % 3 != 0)
+                sparse = x.to_sparse() if layout == "coo" else x.to_sparse_csr() if x.dim() == 2 else None
+                if sparse is not None:
+                    yield s.__class__(sparse, args=s.args, kwargs=s.kwargs)
+
+
+@functools.lru_cache(maxsize=None)
+def sparse_samples(op_key, layout):
+    """[(spec, expected)] of OpInfo's first SPARSE_MAX_SAMPLES sparse samples of the op in layout ("coo", "csr"),
+    float32, that webtorch can build; drawn lazily (mul's generator goes on to large tensors)."""
+    import warnings
+    op = ops()[op_key]
+    kind, name = webtorch_call(op)
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for s in _sparse_drawn(op, layout):
+            parts = [s.input, *s.args, *s.kwargs.values()]
+            if isinstance(s.input, torch.Tensor) and s.input.layout != torch.strided and all(map(_buildable, parts)):
+                kwargs = dict(s.kwargs, **({"device": torch.device("cpu")} if "device" in s.kwargs else {}))
+                spec = {"op": name, "call": kind, "args": encode([s.input, *s.args], sparse=True),  # (the device under test)
+                        "kwargs": {k: encode(v, sparse=True) for k, v in kwargs.items()}, "atol": 1e-5, "rtol": 1e-5}
+                out.append((spec, _expected(spec)))
+                if len(out) == SPARSE_MAX_SAMPLES:
+                    break
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def sparse_rows():
+    """[(op key, layout, device)]: every op and layout with samples on cpu, SPARSE_WEBGPU_OPS on webgpu too."""
+    out = []
+    for k, op in sorted(ops().items()):
+        for layout, flag in SPARSE_LAYOUTS.items():
+            if getattr(op, flag) and sparse_samples(k, layout):
+                out += [(k, layout, d) for d in ("cpu", "webgpu") if d == "cpu" or k in SPARSE_WEBGPU_OPS]
     return out

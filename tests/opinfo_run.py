@@ -20,6 +20,10 @@ Values inside args/kwargs:
    "layout": "contiguous" | "strided", "requires_grad": bool}
   {"dtype": "float32"}   {"tuple": [...]}   {"float": "nan"}   {"slice": [start, stop, step]}
   {"ellipsis": true}     {"device": true} (the device under test)
+  {"sparse": "sparse_coo" | "sparse_csr" | "sparse_csc", "shape": [...], "arrays": [index tensors as
+   tests/compare.py's SPARSE_ARRAYS names them], "values": tensor, "coalesced": bool (COO),
+   "requires_grad": bool}   a sparse tensor built from its arrays
+  {"tensor_layout": "sparse_csc"}   a layout (torch.sparse_csc)
   lists, ints, bools, finite floats, strings, None as themselves.
 
 Statuses of a sample: "pass"; "unsupported" (webtorch refused with a clear error: see
@@ -53,6 +57,19 @@ def _tensor(T, spec, device):
     return t
 
 
+def _sparse(T, spec, device, leaves):
+    arrays = [build(T, a, device, leaves) for a in spec["arrays"]]
+    values = build(T, spec["values"], device, leaves)
+    if spec["sparse"] == "sparse_coo":
+        t = T.sparse_coo_tensor(arrays[0], values, tuple(spec["shape"]), is_coalesced=spec["coalesced"])
+    else:
+        t = getattr(T, spec["sparse"] + "_tensor")(*arrays, values, tuple(spec["shape"]))
+    if spec.get("requires_grad"):
+        t = t.detach().requires_grad_(True)
+        leaves.append(t)
+    return t
+
+
 def build(T, obj, device, leaves):
     """The Python value a spec value stands for, with tensors of module T on device; tensors that
     require grad are appended to leaves."""
@@ -65,6 +82,10 @@ def build(T, obj, device, leaves):
         if obj.get("requires_grad"):
             leaves.append(t)
         return t
+    if "sparse" in obj:
+        return _sparse(T, obj, device, leaves)
+    if "tensor_layout" in obj:
+        return getattr(T, obj["tensor_layout"])
     if "tuple" in obj:
         return tuple(build(T, x, device, leaves) for x in obj["tuple"])
     if "dtype" in obj:
@@ -102,9 +123,10 @@ def call(T, spec, device):
 
 
 def _grad_target(result):
+    """The first float output (a sparse one made dense)."""
     for t in iter_tensors(result):
         if dtype_name(t.dtype).startswith("float"):
-            return t
+            return t if str(t.layout).endswith("strided") else t.to_dense()
     return None
 
 
@@ -212,6 +234,8 @@ def _without_indices(plain):
 def _float64_as_float32(plain):
     if plain["kind"] == "seq":
         return dict(plain, items=[_float64_as_float32(p) for p in plain["items"]])
+    if plain["kind"] == "sparse":
+        return dict(plain, values=_float64_as_float32(plain["values"]))
     if plain["kind"] == "tensor" and plain["dtype"] in ("float64", "complex128"):
         return dict(plain, dtype=plain["dtype"].replace("float64", "float32").replace("complex128", "complex64"))
     return plain

@@ -9,7 +9,9 @@ import pickle
 import pytest
 import torch
 
+import sparse_cases
 import webtorch
+from compare import SPARSE_ARRAYS
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Sparse invariant checks"),
               pytest.mark.filterwarnings("ignore:log1p_backward"),
@@ -414,8 +416,7 @@ def test_load_refuses_a_sparse_tensor_with_an_entry_outside_its_size():
 
 
 # -- sparse compressed tensors (CSR, CSC) ------------------------------------------------------------
-MATRIX = [[0.0, 2.0, 0.0, -1.5], [3.0, 0.0, 4.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.5, 0.0, 0.0, 6.0]]
-COMPRESSED_ARRAYS = {"sparse_csr": ("crow_indices", "col_indices"), "sparse_csc": ("ccol_indices", "row_indices")}
+MATRIX = sparse_cases.MATRIX
 
 
 def same_layout(ours, theirs, tol=1e-5):
@@ -423,88 +424,20 @@ def same_layout(ours, theirs, tol=1e-5):
     if isinstance(theirs, torch.Tensor) and theirs.layout in (torch.sparse_csr, torch.sparse_csc):
         name = str(theirs.layout).split(".")[1]
         assert ours.layout is getattr(webtorch, name) and tuple(ours.shape) == tuple(theirs.shape)
-        for array in COMPRESSED_ARRAYS[name]:
+        for array in SPARSE_ARRAYS[name]:
             same(getattr(ours, array)(), getattr(theirs, array)())
         same(ours.values(), theirs.values(), tol)
         return
     same(ours, theirs, tol)
 
 
-def compressed_pair(layout, device, requires_grad=False):
-    """(torch's, webtorch's) compressed MATRIX built from its arrays, and the values each was built from."""
-    dense = torch.tensor(MATRIX)
-    t = dense.to_sparse_csr() if layout == "csr" else dense.to_sparse_csc()
-    arrays = [t.crow_indices(), t.col_indices()] if layout == "csr" else [t.ccol_indices(), t.row_indices()]
-    build = getattr(torch, f"sparse_{layout}_tensor")
-    tv = t.values().clone().requires_grad_(requires_grad)
-    wv = webtorch.tensor(tv.tolist(), device=device).requires_grad_(requires_grad)
-    return (build(*arrays, tv, t.shape), tv), (getattr(webtorch, f"sparse_{layout}_tensor")(
-        *(webtorch.tensor(a.tolist(), device=device) for a in arrays), wv, tuple(t.shape)), wv)
-
-
-COMPRESSED_OPS = {
-    "to_dense": lambda T, x, d: x.to_dense(), "values": lambda T, x, d: x.values() * 1,
-    "to_sparse": lambda T, x, d: x.to_sparse(), "to_csr": lambda T, x, d: x.to_sparse_csr(),
-    "to_csc": lambda T, x, d: x.to_sparse_csc(), "layout-kwarg": lambda T, x, d: x.to_sparse(layout=T.sparse_csc),
-    "t": lambda T, x, d: x.t(), "double": lambda T, x, d: x.double(), "clone": lambda T, x, d: x.clone(),
-    "mm": lambda T, x, d: T.mm(x, d), "sparse.mm": lambda T, x, d: T.sparse.mm(x, d), "matmul": lambda T, x, d: x @ d,
-    "addmm": lambda T, x, d: T.addmm(d, x, d, beta=0.5, alpha=2.0), "mv": lambda T, x, d: x @ d[:, 0],
-    "dense@": lambda T, x, d: d @ x, "sparse@sparse": lambda T, x, d: (x @ x.detach()).to_dense(),
-    "mul-number": lambda T, x, d: x * 2.5, "rmul": lambda T, x, d: 3 * x, "neg": lambda T, x, d: -x,
-    "sin": lambda T, x, d: x.sin(), "abs": lambda T, x, d: T.abs(x), "relu": lambda T, x, d: T.nn.functional.relu(x),
-    "sparse@sparse-layout": lambda T, x, d: (x @ x.detach()).layout is T.sparse_csr,
-    "isnan": lambda T, x, d: x.isnan(), "sparse*sparse": lambda T, x, d: x * x.detach(),
-    "sparse*dense": lambda T, x, d: x * d, "dense*sparse": lambda T, x, d: d * x,
-    "sparse+sparse": lambda T, x, d: x + x.detach(), "sparse+dense": lambda T, x, d: x + d,
-    "dense+sparse": lambda T, x, d: d + x, "sum": lambda T, x, d: x.sum(),
-    "sum-rows": lambda T, x, d: x.sum(0, keepdim=True), "sum-cols": lambda T, x, d: T.sum(x, 1, keepdim=True),
-}
-COMPRESSED_CASES = [(name, layout, "cpu") for name in COMPRESSED_OPS for layout in ("csr", "csc")] + \
-    [(name, "csr", "webgpu") for name in ("to_dense", "to_csc", "mm", "sparse.mm", "sparse@sparse", "sparse*dense",
-                                          "sum-rows")] + [("to_csr", "csc", "webgpu"), ("addmm", "csc", "webgpu")]
-
-
-@pytest.mark.parametrize("name,layout,device", COMPRESSED_CASES)
+@pytest.mark.parametrize("name,layout,device", sparse_cases.CASES)
 def test_compressed_tensors_as_torch(name, layout, device):
-    """CSR and CSC tensors: values, layouts, arrays and dtypes of each op's result, the gradient to the values
-    they were built from, to a dense operand, and to a compressed leaf (compressed or dense, as torch's)."""
-    (tx, tv), (wx, wv) = compressed_pair(layout, device, requires_grad=True)
-    td = torch.linspace(-1, 1, 16).reshape(4, 4).requires_grad_()
-    wd = webtorch.tensor(td.tolist(), device=device, requires_grad=True)
-    try:
-        tout = COMPRESSED_OPS[name](torch, tx, td)
-    except RuntimeError as e:  # torch has no such op for this layout: webtorch refuses it with torch's type
-        with pytest.raises((RuntimeError, NotImplementedError)):
-            COMPRESSED_OPS[name](webtorch, wx, wd)
-        return
-    wout = COMPRESSED_OPS[name](webtorch, wx, wd)
-    if not isinstance(tout, torch.Tensor):
-        assert wout == tout
-        return
-    same_layout(wout, tout)
-    if not tout.dtype.is_floating_point:
-        return
-    weights = torch.linspace(0.5, 2, tout.numel()).reshape(tout.shape)
-    try:
-        (tout.to_dense() * weights).sum().backward()
-    except (RuntimeError, NotImplementedError):  # torch has no backward for it
-        return
-    (wout.to_dense() * webtorch.tensor(weights.tolist(), device=device)).sum().backward()
-    for ours, theirs in ((wv, tv), (wd, td)):
-        assert (ours.grad is None) == (theirs.grad is None)
-        if theirs.grad is not None:
-            same_layout(ours.grad, theirs.grad)
-    if name.startswith("sparse@sparse"):  # torch's leaf gradient is the unmasked one there (docs/sparse.md)
-        return
-    tleaf, wleaf = tx.detach().requires_grad_(), wx.detach().requires_grad_()
-    try:
-        COMPRESSED_OPS[name](torch, tleaf, td.detach()).to_dense().sum().backward()
-    except (RuntimeError, NotImplementedError):
-        return
-    COMPRESSED_OPS[name](webtorch, wleaf, wd.detach()).to_dense().sum().backward()
-    assert (wleaf.grad is None) == (tleaf.grad is None)
-    if tleaf.grad is not None:
-        same_layout(wleaf.grad, tleaf.grad)
+    """CSR and CSC tensors (tests/sparse_cases.py): values, layouts, arrays and dtypes of each op's result, the
+    gradient to the values they were built from, to a dense operand, and to a compressed leaf (compressed or
+    dense, as torch's); where torch has no such op for the layout, webtorch refuses it with torch's type."""
+    sparse_cases.check(sparse_cases.run(webtorch, name, layout, device), sparse_cases.run(torch, name, layout, "cpu"),
+                       f"{name}-{layout}-{device}")
 
 
 def _coo_of(T, device):
@@ -565,7 +498,7 @@ def test_compressed_repr_fields_errors_and_save_load_as_torch():
         assert repr(w) == repr(t) and repr(w.double()).replace("webtorch.", "torch.") == repr(t.double())
         assert (w.is_sparse, w.is_sparse_csr, w.sparse_dim(), w.dense_dim(), w._nnz()) == (
             t.is_sparse, t.is_sparse_csr, t.sparse_dim(), t.dense_dim(), t._nnz())
-        for name in (*COMPRESSED_ARRAYS["sparse_csc" if layout == "csr" else "sparse_csr"], "stride", "is_contiguous",
+        for name in (*SPARSE_ARRAYS["sparse_csc" if layout == "csr" else "sparse_csr"], "stride", "is_contiguous",
                      "coalesce", "indices"):
             with pytest.raises(RuntimeError) as theirs:
                 getattr(t, name)()

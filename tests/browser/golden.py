@@ -35,6 +35,18 @@ def opinfo() -> str:
     return json.dumps(entries, allow_nan=False, separators=(",", ":"))
 
 
+def sparse() -> str:
+    """OpInfo's sparse samples of each (op, layout, device) row (tests/opinfo_cases.py sparse_rows) and the
+    CSR/CSC table's cases (tests/sparse_cases.py), with torch's results."""
+    import torch
+    import sparse_cases
+    from opinfo_cases import sparse_rows, sparse_samples
+    opinfo = [{"id": "/".join(row), "device": row[2], "cases": sparse_samples(*row[:2])} for row in sparse_rows()]
+    compressed = [{"id": "/".join(case), "case": case, "expected": sparse_cases.run(torch, case[0], case[1], "cpu")}
+                  for case in sparse_cases.CASES]
+    return json.dumps({"opinfo": opinfo, "compressed": compressed}, allow_nan=False, separators=(",", ":"))
+
+
 def gradients() -> str:
     """torch's gradients of tests/grad_cases.py's cases, with the inputs they were taken at."""
     import torch
@@ -67,7 +79,7 @@ def training(model_name: str, optimizer_name: str) -> str:
 def _every():
     """(file name, function, arguments) of every golden value."""
     from training_cases import CASES
-    yield from (("op_table", op_table, ()), ("opinfo", opinfo, ()), ("gradients", gradients, ()))
+    yield from (("op_table", op_table, ()), ("opinfo", opinfo, ()), ("gradients", gradients, ()), ("sparse", sparse, ()))
     for model_name, optimizer_name in CASES:
         yield f"training-{model_name}-{optimizer_name}", training, (model_name, optimizer_name)
 

@@ -1,8 +1,15 @@
-"""Sparse COO tensors in Pyodide (page and worker): built, coalesced and multiplied on "webgpu"
+"""Sparse tensors in Pyodide: COO tensors (in the module worker) built, coalesced and multiplied on "webgpu"
 (spmm.wgsl on SwiftShader) with gradients to the values and the dense operand, and to_dense, sparse.sum
-and repr on the plain-Python "cpu" device, against torch 2.13 on the host."""
+and repr on the plain-Python "cpu" device, against torch 2.13 on the host; OpInfo's sparse samples and the
+CSR/CSC table (page) against golden values host torch computed."""
+import json
+
 import pytest
 import torch
+
+import golden
+import sparse_cases
+from opinfo_cases import sparse_rows
 
 pytestmark = [pytest.mark.webgpu, pytest.mark.filterwarnings("ignore:Sparse invariant checks")]
 
@@ -10,7 +17,9 @@ INDICES = [[1, 0, 1, 2, 3], [2, 1, 2, 0, 3]]
 VALUES = [1.5, -2.0, 3.0, 0.25, 4.0]
 
 
-def test_sparse_in_the_browser(py):
+def test_sparse_in_the_browser(py_worker):
+    """In the module worker (the page runs the tables below)."""
+    py = py_worker
     dense = torch.linspace(-1, 1, 20).reshape(4, 5)
     r = py.run(
         "import webtorch as torch\n"
@@ -37,3 +46,46 @@ def test_sparse_in_the_browser(py):
     assert r["dense"] == plain.to_dense().tolist() and r["repr"] == repr(plain)
     assert r["sum"] == torch.sparse.sum(plain, 0).to_dense().tolist()
     assert r["mm_cpu"] == (plain @ torch.ones(4, 2)).tolist()
+
+
+# -- the sparse tables: OpInfo's sparse samples and the CSR/CSC cases, against golden values ---------------------
+DIR = "/tmp/webtorch_tests"
+TABLES = """
+import json
+import webtorch
+import sparse_cases
+from opinfo_run import judge
+golden = json.load(open({dir!r} + "/sparse_golden.json"))
+failures = {{}}
+for row in golden["opinfo"]:
+    for spec, expected in row["cases"]:
+        status, detail = judge(webtorch, spec, row["device"], expected)
+        if status != "pass":
+            failures[row["id"]] = "%s: %s" % (status, detail)
+for case in golden["compressed"]:
+    try:
+        sparse_cases.check(sparse_cases.run(webtorch, *case["case"]), case["expected"], case["id"])
+    except Exception as e:
+        failures[case["id"]] = "%s: %s" % (type(e).__name__, str(e)[:600])
+json.dumps({{"ran": [r["id"] for r in golden["opinfo"] + golden["compressed"]], "failures": failures}})
+"""
+ROWS = ["/".join(row) for row in sparse_rows()] + ["/".join(case) for case in sparse_cases.CASES]
+
+
+@pytest.fixture(scope="module")
+def sparse_tables(py_page):
+    """Every row of both tables run in one evaluation on the page: {"ran": ids, "failures": {id: why}}."""
+    for module in ("compare.py", "opinfo_run.py", "sparse_cases.py"):
+        py_page.put_test_module(module)
+    py_page.put_file(DIR + "/sparse_golden.json", golden.get(golden.sparse))
+    return json.loads(py_page.run(TABLES.format(dir=DIR), timeout=600))
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_sparse_tables_in_browser(sparse_tables, row):
+    """OpInfo's sparse samples of each (op, layout, device) row (tests/opinfo_cases.py) and each CSR/CSC case
+    (tests/sparse_cases.py) in Pyodide on the page ("webgpu" on SwiftShader, the plain-Python "cpu"), against the
+    values torch computed on the host."""
+    assert row in sparse_tables["ran"], "no golden values for " + row
+    failure = sparse_tables["failures"].get(row)
+    assert failure is None, failure
