@@ -157,3 +157,26 @@ def test_rms_norm_weight_after_rounding_is_transformers_arithmetic():
     assert (got == transformers.float()).float().mean() > 0.99  # the f32 sum's order may move a rounding
     assert (once.float() != transformers.float()).float().mean() > 0.05
     torch.testing.assert_close(got, transformers.float(), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype, n", [("float16", 256), ("float32", 256), ("float16", 5000)])
+def test_rms_norm_with_a_residual_add(dtype, n):
+    """_rms_norm(residual=r) (webtorch.hf's RMSNorm.add: a residual add and the norm after it in one
+    kernel) returns (norm of s, s) with s = x + r rounded as the add stores it: s equal to torch's add,
+    the norm to transformers' arithmetic on s; rows in registers (256) and longer than they hold (5000);
+    r laid out otherwise than x (a transposed view) is made contiguous first."""
+    g = torch.Generator().manual_seed(0)
+    td, wd = getattr(torch, dtype), getattr(webtorch, dtype)
+    x, r = (torch.randn(3, n, generator=g).to(td) for _ in range(2))
+    w = (torch.randn(n, generator=g) * 3).to(td)
+    s = x + r
+    h = s.float()
+    want = w * (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)).to(td)
+
+    def on_gpu(t):
+        return webtorch.tensor(t.float().tolist(), device="webgpu").to(wd)
+    for residual in (on_gpu(r), on_gpu(r.t().contiguous()).t()):
+        norm, total = webtorch._ops._rms_norm(on_gpu(x), 1, on_gpu(w), 1e-6, weight_after_rounding=True,
+                                              residual=residual)
+        assert torch.equal(torch.tensor(total.float().tolist()).to(td), s)
+        torch.testing.assert_close(torch.tensor(norm.float().tolist()).to(td), want, rtol=2e-3, atol=2e-3)

@@ -1283,24 +1283,32 @@ def _moments(x, dims):
     return stats[0], stats[1], detach(stats[2])
 
 
-def _rms_norm(x, n_dims, weight, eps, weight_after_rounding=False):
+def _rms_norm(x, n_dims, weight, eps, weight_after_rounding=False, residual=None):
     """rms_norm over x's last n_dims dims as one kernel, on webgpu for float32 or float16 operands of one
     dtype (computed in f32) that need no gradient, outside autocast (whose policies its composed ops
     follow: float16 in, float32 out, as torch's CUDA autocast); weight_after_rounding: the weight
     multiplies the normalised value rounded to x's dtype (transformers' Llama RMSNorm: weight *
-    h.to(dtype)), not the f32 one (torch's rms_norm: rounded once). None where the composed form applies."""
-    operands = [t for t in (x, weight) if t is not None]
+    h.to(dtype)), not the f32 one (torch's rms_norm: rounded once); residual (x's shape): the norm of
+    s = x + residual (a residual add before the norm, in the same kernel), returned as (norm, s). None
+    where the composed form applies."""
+    if residual is not None and residual.shape != x.shape:
+        return None
+    operands = [t for t in (x, weight, residual) if t is not None]
     if x._storage.device_type != "webgpu" or _autocast.enabled["webgpu"] or not 0 < n_dims <= x.dim() or x.numel() == 0 or \
             x.dtype not in (dt.float32, dt.float16) or builtins.any(
             t.dtype is not x.dtype or t._storage.device_type != "webgpu" for t in operands) or \
             _tape.is_grad_enabled() and builtins.any(t.requires_grad for t in operands):
         return None
     n = math.prod(x.shape[x.dim() - n_dims:])
+    if residual is not None and residual._stride != x._stride:
+        x, residual = contiguous(x), contiguous(residual)
     rows = reshape(x, (*x.shape[:x.dim() - n_dims], n))
     weight = contiguous(reshape(weight, n)) if weight is not None else None
-    storage = backend("webgpu").layer_norm(rows, weight, None, eps, rms=True,
-                                           weight_after_rounding=weight_after_rounding)
-    return reshape(Tensor(storage, rows.shape), x.shape)
+    storage = backend("webgpu").layer_norm(rows, weight, None, eps, rms=True, weight_after_rounding=weight_after_rounding,
+                                           residual=None if residual is None else reshape(residual, rows.shape))
+    if residual is None:
+        return reshape(Tensor(storage, rows.shape), x.shape)
+    return tuple(reshape(Tensor(s, rows.shape), x.shape) for s in storage)
 
 
 def _conv2d(x, weight, bias, stride, pads, dilation, groups, out_size):

@@ -886,21 +886,26 @@ def softmax(x, log):
     return out
 
 
-def layer_norm(x, weight, bias, eps, rms=False, weight_after_rounding=False):
+def layer_norm(x, weight, bias, eps, rms=False, weight_after_rounding=False, residual=None):
     """layer_norm over x's last dim, float32 or float16 (computed in f32); weight, bias: None or
     contiguous tensors of that length and x's dtype. rms: rms_norm instead (no mean subtracted);
     weight_after_rounding: the weight multiplies the normalised value rounded to x's dtype (two
-    roundings, as transformers' RMSNorm), not the f32 one. Returns a contiguous storage of x's shape."""
+    roundings, as transformers' RMSNorm), not the f32 one. Returns a contiguous storage of x's shape;
+    residual (x's dtype, shape and strides): the norm of x + residual instead, and the storages (norm,
+    sum), the sum contiguous too (one kernel for a residual add and the norm after it)."""
     out, meta, groups = _last_dim_rows(x)
     flags = (1 if weight is not None else 0) | (2 if bias is not None else 0) | (4 if rms else 0) | \
-        (8 if weight_after_rounding else 0)
+        (8 if weight_after_rounding else 0) | (16 if residual is not None else 0)
     meta += [kernels.scalar_bits(eps, dt.float32), flags, weight._offset if weight is not None else 0,
-             bias._offset if bias is not None else 0]
-    src = x._storage.buffer  # stands in for an absent weight or bias (never read)
+             bias._offset if bias is not None else 0,
+             (residual._offset - x._offset) % (1 << 32) if residual is not None else 0]
+    src = x._storage.buffer  # stands in for an absent weight, bias or residual (never read)
+    total = empty(x.dtype, out.numel) if residual is not None else out  # out stands in for an absent sum
     out.runtime.run(kernels.layer_norm(_subgroup_min(out.runtime), x.dtype),
                     [out.buffer, src, weight._storage.buffer if weight is not None else src,
-                     bias._storage.buffer if bias is not None else src], meta, groups)
-    return out
+                     bias._storage.buffer if bias is not None else src, total.buffer,
+                     residual._storage.buffer if residual is not None else src], meta, groups)
+    return out if residual is None else (out, total)
 
 
 def moments(x, dims):

@@ -685,7 +685,7 @@ def layer_norm(subgroup_min=None, d=dt.float32):
     source = _with_store(d, "f32", wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl(
         "row_threads") + Template(wgsl("layer_norm")).substitute(S=STORAGE[d],
                                                                   row_threads_start=wgsl("row_threads_start")))
-    return ("layer_norm", subgroup_min, d.name), source, "wrrr"
+    return ("layer_norm", subgroup_min, d.name), source, "wrrrwr"
 
 
 @functools.lru_cache(maxsize=None)

@@ -16,6 +16,8 @@ prompt plus the new tokens, rounded up to CAPACITY_STEP rows where the model's p
 binding allow) match, so a later generation replays
 from its first decode step.
 """
+import functools
+
 import webtorch as torch
 
 from . import sampling, split
@@ -31,9 +33,16 @@ class DevicePosition:
 
     def __init__(self, value, rows):
         """rows: (capacity,) float32, 0, 1, 2, ... (made once: an arange in the step would be an upload)."""
-        self.value = value
-        self.write = (rows == value)[:, None]
-        self.visible = rows <= value
+        self.value, self.rows = value, rows
+
+    # made where used (the composed path's): on webgpu the step's kernels read the position itself
+    @functools.cached_property
+    def write(self):
+        return (self.rows == self.value)[:, None]
+
+    @functools.cached_property
+    def visible(self):
+        return self.rows <= self.value
 
 
 class DecodeStep(torch.nn.Module):

@@ -124,6 +124,17 @@ class RMSNorm(nn.Module):
         h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
         return self.weight * h.to(x.dtype)
 
+    def add(self, x, delta):
+        """(x + delta, self(x + delta)): a residual add and this norm after it, as one kernel where forward
+        is one (x itself when delta is None)."""
+        if delta is None:
+            return x, self(x)
+        fused = torch._ops._rms_norm(x, 1, self.weight, self.eps, weight_after_rounding=True, residual=delta)
+        if fused is not None:
+            return fused[1], fused[0]
+        x = x + delta
+        return x, self(x)
+
 
 class Attention(nn.Module):
     def __init__(self, c, device=None, dtype=None):
@@ -213,9 +224,12 @@ class DecoderLayer(nn.Module):
         self.input_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps, device, dtype)
         self.post_attention_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps, device, dtype)
 
-    def forward(self, x, cos, sin, cache=None, start=0):
-        x = x + self.self_attn(self.input_layernorm(x), cos, sin, cache, start)
-        return x + self.mlp(self.post_attention_layernorm(x))
+    def forward(self, x, cos, sin, cache=None, start=0, delta=None):
+        """x: the residual stream, delta: what the layer before adds to it (None: nothing); returns this
+        layer's (x, delta). Each add is done by the norm after it (RMSNorm.add: one kernel for both)."""
+        x, h = self.input_layernorm.add(x, delta)
+        x, h = self.post_attention_layernorm.add(x, self.self_attn(h, cos, sin, cache, start))
+        return x, self.mlp(h)
 
 
 class LlamaModel(nn.Module):
@@ -243,9 +257,10 @@ class LlamaModel(nn.Module):
         else:
             positions = torch.arange(start, start + n, dtype=torch.float32, device=x.device)
         cos, sin = self.rotary.get(positions, self.rotary_frequencies(x.device), x.dtype)
+        delta = None
         for i, layer in enumerate(self.layers):
-            x = layer(x, cos, sin, None if caches is None else caches[i], start)
-        return self.norm(x)
+            x, delta = layer(x, cos, sin, None if caches is None else caches[i], start, delta)
+        return self.norm.add(x, delta)[1]
 
 
 class LlamaForCausalLM(nn.Module):

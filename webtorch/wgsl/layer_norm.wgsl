@@ -9,7 +9,9 @@
 // params: the layout of rows.wgsl with one reduced dim (row_len, row stride), then tpr, eps (f32
 // bits), flags (1: weight, 2: bias, 4: rms_norm: the mean taken as 0, so x * rstd with rstd of the mean
 // of x^2, 8: the weight multiplies the normalised value rounded to $S, as transformers' Llama RMSNorm
-// computes `weight * h.to(dtype)`), weight offset, bias offset. weight and bias are contiguous
+// computes `weight * h.to(dtype)`, 16: the row is x + residual, each sum rounded to $S as an add
+// stores it, and written to sum_out too: a residual add and the norm after it), weight offset, bias
+// offset, residual's offset minus x's (mod 2^32; residual laid out as x). weight and bias are contiguous
 // (unused bindings hold any buffer). The output is contiguous: row o, element r at o * row_len + r.
 // x, weight, bias and the output are stored as $S (float16: f16), computed in f32 and rounded once
 // on the store, as PyTorch's CUDA half layer_norm.
@@ -18,6 +20,14 @@
 @group(0) @binding(2) var<storage, read> x: array<$S>;
 @group(0) @binding(3) var<storage, read> weight: array<$S>;
 @group(0) @binding(4) var<storage, read> bias: array<$S>;
+@group(0) @binding(5) var<storage, read_write> sum_out: array<$S>;
+@group(0) @binding(6) var<storage, read> residual: array<$S>;
+
+// x's element i (flags 16: plus residual's, rounded as the add stores it)
+fn load(i: u32, rb: u32) -> f32 {
+  if ((params[rb + 4u] & 16u) == 0u) { return f32(x[i]); }
+  return f32(wt_store(f32(x[i]) + f32(residual[i + params[rb + 7u]])));
+}
 
 fn affine(y: f32, r: u32, rb: u32) -> f32 {
   let flags = params[rb + 4u];
@@ -36,14 +46,14 @@ $row_threads_start
   let n = f32(row_len);
   let rms = (params[rb + 4u] & 4u) != 0u;
   var x0 = 0.0f;
-  if (live && !rms) { x0 = f32(x[base]); }
+  if (live && !rms) { x0 = load(base, rb); }
   if (row_len <= K * tpr) {  // uniform: the row in registers
     var v: array<f32, 16>;
     var a = 0.0f;
     for (var k = 0u; k < K; k = k + 1u) {
       let r = lane + k * tpr;
       if (live && r < row_len) {
-        v[k] = f32(x[base + r * stride]);
+        v[k] = load(base + r * stride, rb);
         a = max(a, abs(v[k]));
       }
     }
@@ -67,7 +77,10 @@ $row_threads_start
     let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps * inv * inv);
     for (var k = 0u; k < K; k = k + 1u) {
       let r = lane + k * tpr;
-      if (live && r < row_len) { out[dst + r] = wt_store(affine(v[k] * rstd, r, rb)); }
+      if (live && r < row_len) {
+        out[dst + r] = wt_store(affine(v[k] * rstd, r, rb));
+        if ((params[rb + 4u] & 16u) != 0u) { sum_out[dst + r] = wt_store(load(base + r * stride, rb)); }
+      }
     }
     return;
   }
@@ -75,21 +88,22 @@ $row_threads_start
   var d = 0.0f;
   if (!rms) {
     var a = 0.0f;
-    for (var r = lane; r < row_len; r = r + tpr) { a = max(a, abs(f32(x[base + r * stride]))); }
+    for (var r = lane; r < row_len; r = r + tpr) { a = max(a, abs(load(base + r * stride, rb))); }
     inv = row_scale(row_join(a, 0.0f, lid, tpr, 0u).x);
     var s = 0.0f;
-    for (var r = lane; r < row_len; r = r + tpr) { s = s + (f32(x[base + r * stride]) * inv - x0 * inv); }
+    for (var r = lane; r < row_len; r = r + tpr) { s = s + (load(base + r * stride, rb) * inv - x0 * inv); }
     d = row_join(0.0f, s, lid, tpr, 1u).y / n;
   }
   let x0s = x0 * inv;
   var q = 0.0f;
   for (var r = lane; r < row_len; r = r + tpr) {
-    let c = (f32(x[base + r * stride]) * inv - x0s) - d;
+    let c = (load(base + r * stride, rb) * inv - x0s) - d;
     q = q + c * c;
   }
   let rstd = 1.0f / sqrt(row_join(0.0f, q, lid, tpr, 1u).y / n + eps * inv * inv);
   for (var r = lane; r < row_len; r = r + tpr) {
-    out[dst + r] = wt_store(affine(((f32(x[base + r * stride]) * inv - x0s) - d) * rstd, r, rb));
+    out[dst + r] = wt_store(affine(((load(base + r * stride, rb) * inv - x0s) - d) * rstd, r, rb));
+    if ((params[rb + 4u] & 16u) != 0u) { sum_out[dst + r] = wt_store(load(base + r * stride, rb)); }
   }
 }
 
