@@ -118,6 +118,7 @@
       this.buffers = new Map();
       this.pipelines = [];
       this.bindGroups = new Map();
+      this.groupsOfBuffer = new Map();  // buffer id -> keys of the bind groups naming it
       this.staging = new Map();
       this.nextId = 1;
       this.submitCount = 0;
@@ -176,9 +177,10 @@
     destroyBuffer(id) {
       const buffer = this.buffers.get(id);
       this.buffers.delete(id);
-      for (const key of this.bindGroups.keys()) {
-        if (key.split(",").slice(1).includes(String(id))) this.bindGroups.delete(key);
-      }
+      // by its own list of keys: a scan of every cached group per destroyed buffer made emptying a
+      // cache of thousands of buffers cost minutes
+      for (const key of this.groupsOfBuffer.get(id) || []) this.bindGroups.delete(key);
+      this.groupsOfBuffer.delete(id);
       buffer.destroy();
     }
 
@@ -345,6 +347,10 @@
         entries[0].resource.size = p.window;
         group = this.device.createBindGroup({layout: p.layout, entries});
         this.bindGroups.set(key, group);
+        for (const id of ids) {
+          const keys = this.groupsOfBuffer.get(id);
+          if (keys) keys.push(key); else this.groupsOfBuffer.set(id, [key]);
+        }
       }
       return group;
     }

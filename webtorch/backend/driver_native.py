@@ -62,6 +62,7 @@ class NativeDriver:
         self._buffers = {}
         self._pipelines = []
         self._bind_groups = {}
+        self._groups_of_buffer = {}  # buffer id -> keys of the bind groups naming it
         self._staging = {}  # size -> mappable buffers for readbacks (read_buffer)
         self._next_id = 1
         self.submit_count = 0
@@ -100,8 +101,10 @@ class NativeDriver:
 
     def destroy_buffer(self, bid):
         buf = self._buffers.pop(bid)
-        for key in [k for k in self._bind_groups if bid in k[1]]:
-            del self._bind_groups[key]
+        # by the buffer's own list of keys: a scan of every cached group per destroyed buffer made
+        # emptying a cache of thousands of buffers cost minutes
+        for key in self._groups_of_buffer.pop(bid, ()):
+            self._bind_groups.pop(key, None)
         buf.destroy()
 
     @_translated
@@ -266,6 +269,8 @@ class NativeDriver:
                         for i, b in enumerate(bids[1:], 1)]
             group = self._bind_groups[(pid, bids)] = self._guard(self.device.create_bind_group, layout=layout,
                                                                  entries=entries)
+            for b in bids:
+                self._groups_of_buffer.setdefault(b, []).append((pid, bids))
         return group
 
 
