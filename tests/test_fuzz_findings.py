@@ -492,3 +492,55 @@ def test_norms_of_channels_beyond_float32_variance(device, name, view, instance,
     spread = torch.autograd.grad((view(ones) * spread).sum(), ones)[0]
     torch.testing.assert_close(torch.tensor(x.grad.cpu().tolist(), dtype=torch.float64) * spread,
                                x64.grad * spread, atol=1e-5, rtol=0)
+
+
+_NAN = math.nan
+# a plane (2 x 6) with several NaN per window, ties and values above a NaN: row-major order decides
+_POOL_PLANE = [[1.0, _NAN, 5.0, _NAN, 2.0, 5.0], [_NAN, 7.0, 5.0, 0.5, _NAN, 5.0]]
+
+
+def _pool_input(T, nd, device):
+    """The plane as (1, 2, 6), (1, 1, 2, 6) or (1, 1, 2, 2, 3); nd 4: its values repeated to (1, 1, 3, 3, 3)."""
+    flat = [v for row in _POOL_PLANE for v in row]
+    shape = {1: (1, 2, 6), 2: (1, 1, 2, 6), 3: (1, 1, 2, 2, 3), 4: (1, 1, 3, 3, 3)}[nd]
+    return T.tensor((flat * 3)[:math.prod(shape)], device=device).reshape(shape).requires_grad_()
+
+
+_F = lambda T: T.nn.functional  # noqa: E731
+# (name, nd, fn(T, x) -> (values, indices or None))
+_NAN_POOLS = [
+    ("max_pool1d", 1, lambda T, x: _F(T).max_pool1d(x, 3, 2, 1, return_indices=True)),
+    ("max_pool1d-whole", 1, lambda T, x: _F(T).max_pool1d(x, 6, return_indices=True)),
+    ("max_pool1d-values", 1, lambda T, x: (_F(T).max_pool1d(x, 4, 2, ceil_mode=True), None)),
+    ("max_pool2d", 2, lambda T, x: _F(T).max_pool2d(x, 2, return_indices=True)),
+    ("max_pool2d-dilated", 2, lambda T, x: _F(T).max_pool2d(x, (2, 3), 1, (1, 1), 2, return_indices=True)),
+    ("max_pool2d-values", 2, lambda T, x: (_F(T).max_pool2d(x, (2, 6)), None)),
+    ("max_pool3d", 3, lambda T, x: _F(T).max_pool3d(x, 2, return_indices=True)),
+    ("max_pool3d-whole", 3, lambda T, x: _F(T).max_pool3d(x, (2, 2, 3), return_indices=True)),
+    ("adaptive_max_pool1d", 1, lambda T, x: (_F(T).adaptive_max_pool1d(x, 1), None)),
+    ("adaptive_max_pool2d", 2, lambda T, x: (_F(T).adaptive_max_pool2d(x, (1, 2)), None)),
+    ("adaptive_max_pool3d", 3, lambda T, x: (_F(T).adaptive_max_pool3d(x, 1), None)),
+    ("fractional_max_pool2d", 2, lambda T, x: _F(T).fractional_max_pool2d(
+        x, 2, output_size=(1, 3), return_indices=True, _random_samples=T.tensor([[[0.5, 0.5]]], device=x.device))),
+    ("fractional_max_pool3d", 4, lambda T, x: _F(T).fractional_max_pool3d(
+        x, 2, output_size=(1, 1, 1), return_indices=True,
+        _random_samples=T.tensor([[[0.5, 0.5, 0.5]]], device=x.device))),
+]
+
+
+@pytest.mark.parametrize("name,nd,fn", _NAN_POOLS, ids=[c[0] for c in _NAN_POOLS])
+@pytest.mark.parametrize("device", ["webgpu", "cpu"])
+def test_max_pooling_takes_the_last_nan(device, name, nd, fn):
+    # torch's max pooling kernels (max_pool1d/2d/3d, adaptive and fractional, with or without indices) take
+    # `val > maxval || isnan(val)` in window order: the last NaN of a window, the first of equal maxima;
+    # webtorch took the first NaN (max(dim)'s rule), so other indices and the gradient at another element
+    x = _pool_input(torch, nd, "cpu")
+    values, indices = fn(torch, x)
+    values.sum().backward()
+    xw = _pool_input(webtorch, nd, device)
+    values_w, indices_w = fn(webtorch, xw)
+    values_w.sum().backward()
+    torch.testing.assert_close(torch.tensor(values_w.detach().cpu().tolist()), values.detach(), equal_nan=True)
+    if indices is not None:
+        assert indices_w.cpu().tolist() == indices.tolist()
+    assert xw.grad.cpu().tolist() == x.grad.tolist()

@@ -1095,6 +1095,12 @@ def _arg_extreme(op, x, dim, keepdim):
     return _reduce(op, x, dim if x.dim() else (), keepdim, x.dtype, x.dtype, True)[1]
 
 
+def _pool_max(x, dim):
+    """max(x, dim) as max pooling takes it (torch's pooling kernels: `val > maxval || isnan(val)` in window
+    order): of several NaN the last, of equal maxima the first; (values, indices), differentiated as max."""
+    return _reduce("pool_max", x, dim, False, x.dtype, x.dtype, with_index=True)
+
+
 def argmax(x, dim=None, keepdim=False):
     return _arg_extreme("max", x, dim, keepdim)
 

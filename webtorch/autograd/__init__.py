@@ -707,6 +707,7 @@ BACKWARD.update({
     "max_all": _extreme_rule(True),                                           # even split, NaN counts as max
     "min_all": _extreme_rule(True),                                           # even split, NaN counts as min
     "max_dim": _index_select_rule,                                            # to the argmax
+    "pool_max_dim": _index_select_rule,                                       # to the window's (last NaN's)
     "min_dim": _index_select_rule,                                            # to the argmin
     "median_all": _extreme_rule(True),                                        # even split among the medians
     # scans and sorting (webtorch._math_ops)

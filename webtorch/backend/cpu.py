@@ -267,8 +267,11 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
         a = _ndarray(rows).reshape(n_out, n_red).astype(_NP_HOST[acc_dtype], copy=False)
         with _np.errstate(all="ignore"):
             if with_index:
-                fn = _np.argmax if op == "max" else _np.argmin
+                fn = _np.argmin if op == "min" else _np.argmax
                 idx = fn(a, axis=1) if n_red else _np.zeros(n_out, _np.int64)
+                if op == "pool_max" and n_red:  # a window's last NaN (kernels._TAKES)
+                    nan = _np.isnan(a) if a.dtype.kind == "f" else _np.zeros(a.shape, bool)
+                    idx = _np.where(nan.any(axis=1), n_red - 1 - _np.argmax(nan[:, ::-1], axis=1), idx)
                 vals = a[_np.arange(n_out), idx] if n_red else _np.zeros(n_out, a.dtype)
                 return (_store(out_dtype, vals), Storage(dt.int64, array.array("q", idx.astype(_np.int64).tobytes())))
             fn = {"sum": _np.sum, "prod": _np.prod, "max": _np.max, "min": _np.min}[op]
@@ -283,9 +286,9 @@ def reduce(op, x, dims, acc_dtype, out_dtype, with_index):
             best = 0
             for i, v in enumerate(row):
                 b = row[best]
-                if b != b:
+                if b != b and op != "pool_max":  # the first NaN; pool_max's the last (kernels._TAKES)
                     break
-                if v != v or (v > b if op == "max" else v < b):
+                if v != v or b == b and (v < b if op == "min" else v > b):
                     best = i
             idxs.append(best)
             vals.append(kind(row[best]))

@@ -275,17 +275,23 @@ def matmul_epilogue(matmul_key, batch_rank, bindings, views, members, rank, by_r
 _IDENTITY = {
     ("sum", "f32"): "0.0f", ("sum", "i32"): "0i", ("prod", "f32"): "1.0f", ("prod", "i32"): "1i",
     ("max", "f32"): "-wt_inf()", ("max", "i32"): "i32(-2147483647 - 1)", ("max", "u32"): "0u",
+    ("pool_max", "f32"): "-wt_inf()", ("pool_max", "i32"): "i32(-2147483647 - 1)", ("pool_max", "u32"): "0u",
     ("min", "f32"): "wt_inf()", ("min", "i32"): "2147483647i", ("min", "u32"): "1u",
     ("logaddexp", "f32"): "-wt_inf()",
 }
 _COMBINE = {
     ("sum", "*"): "a + b", ("prod", "*"): "a * b",
     ("max", "f32"): "wt_max(a, b)", ("max", "*"): "max(a, b)",
+    ("pool_max", "f32"): "wt_max(a, b)", ("pool_max", "*"): "max(a, b)",
     ("min", "f32"): "wt_min(a, b)", ("min", "*"): "min(a, b)",
     ("logaddexp", "f32"): "wt_logaddexp(a, b)",
 }
-# Arg-reductions: NaN wins (the first NaN), then the extreme value, ties to the lower index.
+# Arg-reductions: NaN wins (the first NaN), then the extreme value, ties to the lower index. pool_max: max
+# pooling's (torch's kernels: `val > maxval || isnan(val)` in window order), the last NaN.
 _TAKES = {
+    ("pool_max", "f32"): "select(wt_isnan(bv) || bv > av || (bv == av && bi < ai), wt_isnan(bv) && bi > ai, "
+                         "wt_isnan(av))",
+    ("pool_max", "*"): "bv > av || (bv == av && bi < ai)",
     ("max", "f32"): "select(wt_isnan(bv) || bv > av || (bv == av && bi < ai), wt_isnan(bv) && bi < ai, "
                     "wt_isnan(av))",
     ("min", "f32"): "select(wt_isnan(bv) || bv < av || (bv == av && bi < ai), wt_isnan(bv) && bi < ai, "

@@ -95,7 +95,7 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
     index = F.reshape(flat, (n, c, -1))  # the axes' terms broadcast to [planes, *out_size, *kernel]
     values = gather(F.reshape(x, (n, c, -1)), 2, index)
     values = F.reshape(values, (n, c, math.prod(out_size), windows))
-    out, best = F.max(values, 3)
+    out, best = F._pool_max(values, 3)
     indices = gather(F.reshape(index, (n, c, -1, windows)), 3, F.unsqueeze(best, 3))
     out = F.reshape(out, (n, c) + out_size)
     indices = F.reshape(indices, (n, c) + out_size)

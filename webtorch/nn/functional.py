@@ -385,7 +385,7 @@ def _pool(x, nd, name, kernel_size, stride, padding, dilation, ceil_mode, pad_va
 def _max_pool(x, nd, name, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     x, unbatched, cols, (kernel, stride, padding, dilation, out) = _pool(
         x, nd, name, kernel_size, stride, padding, dilation, ceil_mode, _indexing._extreme_identity(x, "amax"))
-    values, k = F.max(cols, 2)
+    values, k = F._pool_max(cols, 2)
     result = F.squeeze(values, 0) if unbatched else values
     if not return_indices:
         return result
@@ -1241,10 +1241,10 @@ def adaptive_avg_pool1d(input, output_size):
 
 def _adaptive_max(x, dim, out):
     """Maxima of x over torch's adaptive windows along dim (window i: [floor(i*n/out), ceil((i+1)*n/out))),
-    differentiated as max(dim): the gradient goes to the window's first maximum, as torch's (amax would
-    split it among ties)."""
+    differentiated as max(dim): the gradient goes to the window's first maximum (its last NaN), as torch's
+    (amax would split it among ties)."""
     n = x.shape[dim]
-    return F.stack([F.max(F.narrow(x, dim, (i * n) // out, -((-(i + 1) * n) // out) - (i * n) // out), dim)[0]
+    return F.stack([F._pool_max(F.narrow(x, dim, (i * n) // out, -((-(i + 1) * n) // out) - (i * n) // out), dim)[0]
                     for i in range(out)], dim)
 
 
