@@ -8,7 +8,7 @@
 #                       python3.12 packages for pytest + playwright (its node apart), .cache's wheels and play,
 #                       bench's peers (tfjs, onnxruntime-web), the golden values host torch computed for the
 #                       chosen browser tests (tests/browser/golden.py: ~30 MB)
-#   p3/                 the .deb's rest, the browser's data files from chromium-common, playwright's node (xz)
+#   p3/                 the .deb's rest, the browser's data files from chromium-common, playwright's node (xz), fonts
 # scripts/gpu_chrome_run.sh unpacks them on the device and runs the tests and the benchmark; docs/support.md
 # gives the three `run` calls. Usage, from the repository root (minutes; parts already packed are kept):
 #   bash scripts/gpu_chrome_pack.sh            (FRESH=1: pack everything again; GOLDEN=1: the golden values again)
@@ -36,6 +36,10 @@ fi
 [ -s "$G/p3/chrome_files.tar.xz" ] || tar -C $CH -cf - headless_lib_data.pak headless_lib_strings.pak \
     headless_command_resources.pak icudtl.dat v8_context_snapshot.bin snapshot_blob.bin libvulkan.so.1 \
     libvk_swiftshader.so vk_swiftshader_icd.json libEGL.so libGLESv2.so | xzc > "$G/p3/chrome_files.tar.xz"
+# p3: fonts (DejaVu's, Debian's fonts-dejavu-core): the GPU machine has none, and there Chromium aborts in Skia
+# (SkFontMgr_FontConfigInterface.cpp: "Not implemented.") at the first page whose CSS names a font family
+[ -s "$G/p3/fonts.tar.xz" ] || tar -C /usr/share/fonts/truetype/dejavu -cf - DejaVuSans.ttf DejaVuSans-Bold.ttf \
+    DejaVuSansMono.ttf DejaVuSansMono-Bold.ttf DejaVuSerif.ttf DejaVuSerif-Bold.ttf | xzc > "$G/p3/fonts.tar.xz"
 # p2: the shared libraries the browser links, but libc's and the compiler's
 if [ ! -s "$G/p2/libs.tar.xz" ]; then
   t=$(mktemp -d)

@@ -5,7 +5,7 @@
 #   bash scripts/gpu_chrome_run.sh 2    carry .gpuchrome/p2: the Vulkan loader debs, the browser's shared libraries,
 #                                       Pyodide, the python3.12 packages, bench's peers, the golden values
 #   bash scripts/gpu_chrome_run.sh 3    carry .gpuchrome/p3: the .deb's rest, the browser's data files, playwright's
-#                                       node; then the browser's check, the adapter probe, the chosen browser tests
+#                                       node, fonts; then the browser's check, the adapter probe, the chosen browser tests
 #                                       with and without the f16 toggle (in parallel, each in its own copy of the
 #                                       tree), and bench/run.py --target chromium-gpu. What comes back ($OUT: at
 #                                       most 8 files): probe.json, browser-tests.md, tests.tar.gz (each run's log
@@ -16,7 +16,8 @@
 #      KSEL (pytest -k for every group, instead of the deselection below), BENCH_PARTS (bench runs, as below; empty:
 #      none), PROBE=0 (no adapter probe), GPU_FLAGS_EXTRA (flags added to GPU_FLAGS), DIAG=1 (before the tests,
 #      scripts/gpu_chrome_diag.py's matrix of small pages x flag sets, diag.json in $OUT; when the demo pages end the
-#      browser under GPU_FLAGS, the tests and bench run with the first flag set under which every page lived).
+#      browser under GPU_FLAGS, the tests and bench run with the first flag set under which every page lived),
+#      FONTS (a font file or folder in the tree, e.g. carried, instead of p3's fonts.tar.xz).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -77,6 +78,16 @@ unpack_browser() {  # stage 3: the .deb's two pieces, the data files next to the
   rm -rf "$GC/debroot" "$GC/chrome"; dpkg -x "$GC/chrome.deb" "$GC/debroot" && mv "$GC/debroot/usr/lib/chromium" "$GC/chrome"
   tar -xJf "$G/p3/chrome_files.tar.xz" -C "$GC/chrome"
   xz -T0 -dc "$G/p3/node.xz" > "$GC/node.part" && chmod +x "$GC/node.part" && mv "$GC/node.part" "$GC/node"
+  rm -rf "$GC/fonts"; mkdir -p "$GC/fonts"
+  if [ -n "${FONTS:-}" ]; then cp -r "$REPO/$FONTS" "$GC/fonts/"; else tar -xJf "$G/p3/fonts.tar.xz" -C "$GC/fonts"; fi
+  printf '<?xml version="1.0"?>\n<fontconfig><dir>%s</dir><cachedir>%s</cachedir></fontconfig>\n' \
+    "$GC/fonts" "$GC/fontcache" > "$GC/fonts/fonts.conf"
+  # a machine with no fontconfig of its own gets this one as its default too
+  [ -n "${LOCAL:-}" ] || [ -e /etc/fonts/fonts.conf ] || { mkdir -p /etc/fonts && cp "$GC/fonts/fonts.conf" /etc/fonts/; }
+  ls "$GC/fonts" | tr '\n' ' '; "$PY" -c 'import ctypes  # the fonts fontconfig finds, through the browser own libfontconfig
+fc = ctypes.CDLL("libfontconfig.so.1"); fc.FcInitLoadConfigAndFonts.restype = fc.FcConfigGetFonts.restype = ctypes.c_void_p
+fonts = fc.FcConfigGetFonts(ctypes.c_void_p(fc.FcInitLoadConfigAndFonts()), 0)
+print("fontconfig finds", ctypes.c_int.from_address(fonts).value if fonts else 0, "fonts")'
   ldd "$CHROME" | grep "not found" && say "the browser still lacks the libraries above"
   "$CHROME" --version
 }
@@ -88,6 +99,8 @@ env_setup() {  # the environment of every browser run; python resolves to the de
   export PATH=$GC/bin:$PATH PYTHONPATH=$GC/site PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
   export LD_LIBRARY_PATH=$GC/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export PLAYWRIGHT_NODEJS_PATH=$GC/node WEBTORCH_CHROMIUM=$CHROME WEBTORCH_GOLDEN=$GC/golden
+  # the carried fonts (unpack_browser): without any, Chromium aborts at a page whose CSS names a font family
+  export FONTCONFIG_FILE=$GC/fonts/fonts.conf
   if [ -z "${LOCAL:-}" ]; then
     local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
     export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
