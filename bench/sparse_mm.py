@@ -2,10 +2,10 @@
 at 1% density, a (4096, 4096) sparse COO matrix times a (4096, 256) dense one, >= 5x the dense matmul).
 webtorch on the host's native WebGPU (wgpu-py: the GPU of the device tool, or lavapipe):
 
-    python bench/sparse_mm.py [--m 4096] [--n 256] [--density 0.01] [--repeats 20]
+    python bench/sparse_mm.py [--m 4096] [--n 256] [--density 0.01] [--repeats 20] [--warm-s 0]
 
-Prints the median milliseconds of each (after a warm-up call; each timed call ends with
-webgpu.synchronize()), the ratio, and the largest difference between the two results."""
+Prints the median milliseconds of each (after a warm-up call and --warm-s seconds of calls; each timed call
+ends with webgpu.synchronize()), the ratio, and the largest difference between the two results."""
 import argparse
 import os
 import statistics
@@ -16,9 +16,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import webtorch as torch  # noqa: E402
 
 
-def timed(fn, repeats):
+def timed(fn, repeats, warm_s=0.0):
+    """The median milliseconds of repeats synchronized calls, after a warm-up call and warm_s seconds more of
+    them (a GPU idle for a while runs at a low clock until it is kept busy: the H200's 345 MHz)."""
     fn()
     torch.webgpu.synchronize()
+    start = time.perf_counter()
+    while time.perf_counter() - start < warm_s:
+        fn()
+        torch.webgpu.synchronize()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -34,6 +40,7 @@ def main():
     parser.add_argument("--n", type=int, default=256)
     parser.add_argument("--density", type=float, default=0.01)
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--warm-s", type=float, default=0.0, help="seconds of calls before each timing (1 on a GPU)")
     args = parser.parse_args()
     torch.manual_seed(0)
     mask = torch.rand(args.m, args.m, device="webgpu") < args.density
@@ -41,8 +48,8 @@ def main():
     sparse = dense_matrix.to_sparse()  # coalesced: the product runs spmm.wgsl straight away
     other = torch.randn(args.m, args.n, device="webgpu")
     with torch.no_grad():
-        sparse_ms = timed(lambda: torch.sparse.mm(sparse, other), args.repeats)
-        dense_ms = timed(lambda: torch.mm(dense_matrix, other), args.repeats)
+        sparse_ms = timed(lambda: torch.sparse.mm(sparse, other), args.repeats, args.warm_s)
+        dense_ms = timed(lambda: torch.mm(dense_matrix, other), args.repeats, args.warm_s)
         difference = (torch.sparse.mm(sparse, other) - torch.mm(dense_matrix, other)).abs().max().item()
     print(f"device: {torch.webgpu.get_device_name()}")
     print(f"sparse ({args.m}x{args.m}, nnz {sparse._nnz()}, density {args.density:g}) @ dense ({args.m}x{args.n}): "

@@ -289,13 +289,30 @@ def test_webgpu_kernel_matches_torch_on_a_larger_product():
     dense = torch.randn(70, 90, generator=g) * (torch.rand(70, 90, generator=g) < 0.05)
     other = torch.randn(90, 33, generator=g, dtype=torch.float64)
     s = webtorch.tensor(dense.tolist(), device="webgpu").to_sparse().requires_grad_()
-    got = webtorch.sparse.mm(s, webtorch.tensor(other.float().tolist(), device="webgpu"))
+    mine = webtorch.tensor(other.float().tolist(), device="webgpu")
+    for width in (1, 2, 3, 4, 6):  # spmm.wgsl's threads take 4 adjacent columns: a last quad of 1, 2, 3 or 4
+        same(webtorch.sparse.mm(s.detach(), mine[:, :width].contiguous()), (dense.double() @ other[:, :width]).float(),
+             tol=1e-4)
+    got = webtorch.sparse.mm(s, mine)
     same(got, (dense.double() @ other).float(), tol=1e-4)
     # the sparse gradient (sddmm.wgsl): G Otherᵀ sampled at the entries
     cotangent = torch.randn(70, 33, generator=g, dtype=torch.float64)
     got.backward(webtorch.tensor(cotangent.float().tolist(), device="webgpu"))
     expected = (cotangent @ other.t()).float().to_sparse().sparse_mask(dense.to_sparse())
     same(s.grad, expected, tol=1e-4)
+
+
+def test_webgpu_product_after_the_indices_change_in_place():
+    """The row pointers of spmm.wgsl are kept with the sparse matrix: made again when its indices change."""
+    results = []
+    for T, device in ((torch, "cpu"), (webtorch, "webgpu")):
+        s = T.sparse_coo_tensor(T.tensor([[0, 1, 1], [2, 0, 1]]), T.tensor([1.0, 2.0, 3.0]), (3, 3)).coalesce().to(device)
+        d = T.arange(6.0).reshape(3, 2).to(device)
+        first = T.sparse.mm(s, d)
+        s._indices()[0].copy_(T.tensor([0, 2, 2], device=device))  # row 1's entries move to row 2: still sorted
+        results.append((first, T.sparse.mm(s, d)))
+    for theirs, ours in zip(*results):
+        same(ours, theirs)
 
 
 ERRORS = [

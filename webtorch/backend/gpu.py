@@ -673,14 +673,14 @@ def take(x, offsets):
 
 def spmm(starts, cols, values, dense, n_rows):
     """A new float32 storage: the (n_rows, N) product of the sparse matrix of entries (cols, values), row r's
-    at [starts[r], starts[r + 1]), with the (K, N) float32 dense: per output element, a gather and a sum
-    (spmm.wgsl)."""
+    at [starts[r], starts[r + 1]), with the (K, N) float32 dense: per 4 adjacent outputs of a row, a gather and
+    a sum (spmm.wgsl)."""
     (starts, s_off), (cols, c_off), (values, v_off), (dense, d_off) = map(_flat, (starts, cols, values, dense))
-    n = n_rows * dense.shape[1]
-    out = empty(dt.float32, n)
+    threads = n_rows * -(-dense.shape[1] // 4)  # one per 4 adjacent outputs of a row
+    out = empty(dt.float32, n_rows * dense.shape[1])
     out.runtime.run(kernels.spmm(), [out.buffer, starts._storage.buffer, cols._storage.buffer,
                                      values._storage.buffer, dense._storage.buffer],
-                    [n, dense.shape[1], s_off, c_off, v_off, d_off], -(-n // 256))
+                    [threads, dense.shape[1], s_off, c_off, v_off, d_off], -(-threads // 64))
     return out
 
 

@@ -42,7 +42,7 @@ class _NoStorage:
 
 
 class SparseTensor(Tensor):
-    __slots__ = ("_sp_indices", "_sp_values", "_sp_coalesced")
+    __slots__ = ("_sp_indices", "_sp_values", "_sp_coalesced", "_sp_row_starts")
 
     def __init__(self, indices, values, shape, coalesced):
         self._storage = _NoStorage(values.dtype)
@@ -531,21 +531,35 @@ _TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16":
 
 def spmm_values(c, d):
     """The dense (M, N) product of the coalesced sparse (M, K) c and the dense (K, N) d, without a graph.
-    On webgpu a float product is spmm.wgsl (a gather and a segment sum per output element); elsewhere
-    the products of the entries are summed into their rows by index_add."""
+    On webgpu a float product is spmm.wgsl (per 4 outputs of a row, a gather and a segment sum over its entries,
+    by the row pointers kept with c); elsewhere the products of the entries are summed into their rows by
+    index_add."""
     m, n = c.shape[0], d.shape[1]
     rows, cols = c._sp_indices[0], c._sp_indices[1]
     if not c._nnz():
         return F.zeros((m, n), dtype=d.dtype, device=d.device)
     if d.device.type == "webgpu" and d.dtype.is_floating_point:
         from ..backend import gpu
-        counts = F.zeros(m + 1, dtype=dt.int64, device=d.device).index_add_(  # entries per row, after a 0
-            0, rows + 1, F.ones(rows.shape, dtype=dt.int64, device=d.device))
-        starts = _math_ops.cumsum(counts, 0)  # CSR row pointers: row r's entries are [starts[r], starts[r + 1])
-        out = Tensor(gpu.spmm(starts, cols, c._sp_values.to(dt.float32), d.to(dt.float32), m), (m, n))
+        out = Tensor(gpu.spmm(row_starts(c), cols, c._sp_values.to(dt.float32), d.to(dt.float32), m), (m, n))
         return out.to(d.dtype)
     products = c._sp_values.unsqueeze(1) * d.index_select(0, cols)
     return F.zeros((m, n), dtype=d.dtype, device=d.device).index_add_(0, rows, products)
+
+
+def row_starts(c):
+    """The CSR row pointers of the coalesced 2-D c: row r's entries are [starts[r], starts[r + 1]) (an index_add of
+    the entries' rows after a 0, and a cumsum). Made once per indices tensor and version: a sparse matrix is
+    often multiplied again and again (a graph's adjacency, every layer and step)."""
+    indices = c._sp_indices
+    cached = getattr(c, "_sp_row_starts", None)
+    if cached is not None and cached[0] is indices and cached[1] == indices._version:
+        return cached[2]
+    rows = indices[0]
+    counts = F.zeros(c.shape[0] + 1, dtype=dt.int64, device=c.device).index_add_(
+        0, rows + 1, F.ones(rows.shape, dtype=dt.int64, device=c.device))
+    starts = _math_ops.cumsum(counts, 0)
+    c._sp_row_starts = (indices, indices._version, starts)
+    return starts
 
 
 def sampled_products(a, b, rows, cols):
