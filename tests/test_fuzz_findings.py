@@ -494,6 +494,24 @@ def test_norms_of_channels_beyond_float32_variance(device, name, view, instance,
                                x64.grad * spread, atol=1e-5, rtol=0)
 
 
+
+@pytest.mark.parametrize("instance", [False, True], ids=["batch_norm", "instance_norm"])
+@pytest.mark.parametrize("device", ["webgpu", "cpu"])
+def test_norms_with_running_statistics_far_from_x(device, instance):
+    # eval / use_input_stats=False: x - running_mean overflowed (3e38 - -3e38: inf outputs) where torch's CPU
+    # form x * alpha + (bias - mean * alpha) and float64 are finite; webtorch now computes that form
+    def run(T, dtype, dev):
+        x = T.tensor([[3e38, -3e38], [1.0, 2e38]], dtype=dtype, device=dev)
+        stats = [T.tensor(v, dtype=dtype, device=dev) for v in ([-3e38, 1e38], [3e38, 1e30])]
+        affine = [T.tensor(v, dtype=dtype, device=dev) for v in ([2.0, 0.5], [1.0, -1.0])]
+        if instance:
+            return T.nn.functional.instance_norm(x.unsqueeze(0).transpose(1, 2), *stats, *affine,
+                                                 use_input_stats=False).transpose(1, 2).squeeze(0)
+        return T.nn.functional.batch_norm(x, *stats, *affine, training=False)
+    torch.testing.assert_close(torch.tensor(run(webtorch, webtorch.float32, device).cpu().tolist()),
+                               run(torch, torch.float64, "cpu").float(), rtol=1e-5, atol=0)
+
+
 _NAN = math.nan
 # a plane (2 x 6) with several NaN per window, ties and values above a NaN: row-major order decides
 _POOL_PLANE = [[1.0, _NAN, 5.0, _NAN, 2.0, 5.0], [_NAN, 7.0, 5.0, 0.5, _NAN, 5.0]]

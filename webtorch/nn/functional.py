@@ -211,8 +211,8 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
                 F._copy_into(running_var, running_var * (1 - momentum) + (
                     var_s * (momentum * n / max(n - 1, 1)) / inv / inv).reshape(-1))
     else:
-        centered = x - running_mean.reshape(shape)
-        rstd = F.rsqrt(running_var.reshape(shape) + eps)
+        return F.cast(_affine(x, F.rsqrt(running_var.reshape(shape) + eps), weight, bias, shape,
+                              running_mean.reshape(shape)), x.dtype)
     return F.cast(_affine(centered, rstd, weight, bias, shape), x.dtype)  # torch: float16 input, float32 statistics: float16
 
 
@@ -227,11 +227,15 @@ def _normalizing(x, dims, eps):
     return F.elementwise("addcmul", -mean_s, x, inv), F.rsqrt(var_s + eps * inv * inv), mean, var_s, inv
 
 
-def _affine(centered, rstd, weight, bias, shape):
+def _affine(centered, rstd, weight, bias, shape, mean=None):
     """centered * rstd * weight + bias, weight and bias (if given) reshaped to shape; the last step one fused
-    multiply-add."""
+    multiply-add. With mean (running statistics), centered is x and this is torch's CPU form x * alpha +
+    (bias - mean * alpha), alpha = rstd * weight: x - mean would overflow where it does not (3e38 - -3e38)."""
     scale = rstd * weight.reshape(shape) if weight is not None else rstd
-    return F.elementwise("addcmul", bias.reshape(shape), centered, scale) if bias is not None else centered * scale
+    shift = bias.reshape(shape) if bias is not None else None
+    if mean is not None:
+        shift = -mean * scale if shift is None else shift - mean * scale
+    return F.elementwise("addcmul", shift, centered, scale) if shift is not None else centered * scale
 
 
 # -- padding, windows, convolution, pooling --------------------------------------------------
@@ -1193,8 +1197,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                 F._copy_into(running_mean, running_mean * (1 - momentum) + batch_mean * momentum)
                 F._copy_into(running_var, running_var * (1 - momentum) + batch_var)
     else:
-        centered = input - running_mean.reshape(shape)
-        rstd = F.rsqrt(running_var.reshape(shape) + eps)
+        return F.cast(_affine(input, F.rsqrt(running_var.reshape(shape) + eps), weight, bias, shape,
+                              running_mean.reshape(shape)), input.dtype)
     return F.cast(_affine(centered, rstd, weight, bias, shape), input.dtype)
 
 
