@@ -366,8 +366,14 @@ def test_reduce_overhead_keeps_the_intermediates_buffers():
 def test_reduce_overhead_replay_is_one_submission():
     """A reduce-overhead replay hands its kernels to the driver as one submission made once (recording
     _Encoded), with no runtime.run per kernel: each replay binds its own inputs and results (new inputs,
-    a replaced parameter) and computes what the eager model computes."""
-    model = webtorch.nn.Sequential(webtorch.nn.Linear(8, 16), webtorch.nn.GELU(), webtorch.nn.Linear(16, 4)).to("webgpu")
+    a replaced parameter; a constant made in the call, uploaded before the kernels into a buffer of its
+    own) and computes what the eager model computes."""
+    class Scaled(webtorch.nn.Module):
+        def forward(self, h):
+            return webtorch.tanh(h) * webtorch.tensor([1.0, -2.0, 3.0, 0.5], device=h.device)
+
+    model = webtorch.nn.Sequential(webtorch.nn.Linear(8, 16), webtorch.nn.GELU(), webtorch.nn.Linear(16, 4),
+                                   Scaled(), webtorch.nn.Linear(4, 4)).to("webgpu")
     compiled = webtorch.compile(model, mode="reduce-overhead")
     rt = webtorch.backend.webgpu.runtime()
     runs = []
@@ -387,3 +393,4 @@ def test_reduce_overhead_replay_is_one_submission():
             assert rt.submit_count == submits + 1
             assert out.tolist() == model(x).tolist()
     assert runs == [] and compiled._compiled_call.stats == {"captures": 1, "replays": 3, "eager": 0}
+    assert compiled._compiled_call.checked.entry.program.encoded.uploads

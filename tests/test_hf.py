@@ -146,6 +146,53 @@ def test_warpers_match_transformers():
         np.testing.assert_allclose(np.array(got.tolist()), expected.numpy(), rtol=1e-6)
 
 
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_of_long_rows_by_chunks(largest, monkeypatch):
+    """topk over a vocabulary-long row (sampling's top-k) goes by chunks of TOPK_CHUNK (_topk_by_chunks,
+    not one sort of the whole row): torch's values, and the indices of torch's stable sort, with ties
+    across chunks, infinities and NaNs, a row length no multiple of the chunk, k from 1 to a chunk's
+    quarter of the row; on the autograd tape as sort's."""
+    import torch
+    from webtorch import _math_ops
+
+    g = torch.Generator().manual_seed(0)
+    n = 5 * _math_ops.TOPK_CHUNK + 37
+    x = (torch.randn(2, n, generator=g) * 4).round() / 4  # many ties
+    x[0, 17], x[0, 3000], x[1, 4000], x[1, 9] = torch.inf, -torch.inf, torch.nan, torch.nan
+    sorted_rows, sort = [], webtorch.backend.gpu.sort
+    monkeypatch.setattr(webtorch.backend.gpu, "sort", lambda m, d: sorted_rows.append(m.shape[-1]) or sort(m, d))
+    for k in (1, 40, n // 24):
+        order = torch.sort(x, stable=True, dim=-1, descending=largest).indices[:, :k]
+        got = webtorch.tensor(x, device="webgpu").topk(k, largest=largest)
+        assert torch.equal(torch.tensor(got.indices.tolist()), order)
+        torch.testing.assert_close(torch.tensor(got.values.tolist()), x.gather(-1, order), equal_nan=True)
+    assert max(sorted_rows) < n // 4  # no sort of a whole row
+    w = webtorch.tensor(x[:, :4 * _math_ops.TOPK_CHUNK].nan_to_num(), device="webgpu", requires_grad=True)
+    w.topk(3, largest=largest).values.sum().backward()
+    assert w.grad.sum().item() == 6 and w.grad.abs().max().item() == 1
+
+
+def test_top_p_after_top_k_without_the_sort(monkeypatch):
+    """warp's top-p after top-k (sampling.top_p_of_top_k: no sort of the vocabulary) removes the tokens
+    the sort-based TopPLogitsWarper removes, ties by index as a stable ascending sort: rows with ties at
+    and above the k-th value, every kept token tied, top_p 0 (only the last token stays) and 1e-9."""
+    import torch
+    rng = np.random.default_rng(1)
+    scores = np.round(rng.standard_normal((4, 300)) * 2).astype(np.float32) / 2
+    scores[3] = 1.0
+    sorts, sort = [], webtorch.backend.gpu.sort
+    monkeypatch.setattr(webtorch.backend.gpu, "sort", lambda m, d: sorts.append(m.shape) or sort(m, d))
+    for top_k, top_p in [(10, 0.5), (25, 0.9), (3, 0.0), (40, 1e-9), (299, 0.7)]:
+        x = torch.tensor(scores)
+        x = x.masked_fill(x < x.topk(top_k).values[..., -1:], -torch.inf)
+        ordered, order = x.sort(stable=True, dim=-1)
+        remove = ordered.softmax(-1).cumsum(-1) <= 1 - top_p
+        remove[..., -1] = False
+        expected = x.masked_fill(remove.scatter(-1, order, remove), -torch.inf)
+        got = hf.sampling.warp(webtorch.tensor(scores, device="webgpu"), 1.0, top_k, top_p)
+        assert torch.equal(torch.tensor(got.tolist()).isinf(), expected.isinf()), (top_k, top_p)
+    assert len(sorts) == 5  # top-k's only
+
 def test_gumbel_draws_follow_softmax():
     """Sampling draws each token with softmax's probability (after the warpers): 20000 draws, each
     frequency within 5 standard deviations; top-k's removed tokens never drawn."""

@@ -171,18 +171,46 @@ def msort(x):
     return sort(x, 0).values
 
 
+# A row longer than two of these goes by chunks of this many elements (_topk_by_chunks) where its k
+# candidates per chunk are at most a quarter of the row
+TOPK_CHUNK = 1024
+
+
 def topk(x, k, dim=-1, largest=True, sorted=True):
     _ops.check_dtype("topk", x.dtype)
     d = _wrap_dim(dim, x.dim())
     size = x.shape[d] if x.dim() else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    if 0 < k <= TOPK_CHUNK < size // 2 and -(-size // TOPK_CHUNK) * k * 4 <= size and x.dtype.is_floating_point and \
+            d == x.dim() - 1 and x._storage.device_type == "webgpu":
+        return _TopK(*_topk_by_chunks(x, k, largest))
     values, indices = sort(x, d, descending=largest)
     if x.dim() == 0:
         return _TopK(values, indices)
     # contiguous like torch's: whether .contiguous() or .view of the result aliases it must agree
     return _TopK(_ops.contiguous(_ops.narrow(values, d, 0, k)),
                  _ops.indices_into(_ops.contiguous(_ops.narrow(indices, d, 0, k)), size))
+
+
+def _topk_by_chunks(x, k, largest):
+    """topk over the last dim of a long row: its chunks of TOPK_CHUNK sorted at once (one workgroup each;
+    a whole row is one workgroup's bitonic sort, ~150 passes over a 128k vocabulary), then the first k
+    of every chunk sorted together. The whole row's stable sort's first k: the candidates lie chunk by
+    chunk, each chunk's in its sorted order, so ties still go by index. The padding of the last chunk
+    sorts after every element (descending: -inf after any real -inf; ascending: NaN after any real NaN)."""
+    n, lead = x.shape[-1], x.shape[:-1]
+    chunks = -(-n // TOPK_CHUNK)
+    if chunks * TOPK_CHUNK > n:
+        fill = _ops.full((*lead, chunks * TOPK_CHUNK - n), -math.inf if largest else math.nan, dtype=x.dtype,
+                         device=x.device)
+        x = _ops.cat([x, fill], -1)
+    values, local = sort(_ops.reshape(x, (*lead, chunks, TOPK_CHUNK)), -1, descending=largest)
+    starts = _ops.reshape(_ops.arange(0, chunks * TOPK_CHUNK, TOPK_CHUNK, device=x.device), (chunks, 1))
+    candidates = _ops.reshape(add(_ops.narrow(local, -1, 0, k), starts), (*lead, chunks * k))
+    values, order = sort(_ops.reshape(_ops.narrow(values, -1, 0, k), (*lead, chunks * k)), -1, descending=largest)
+    order = _ops.indices_into(_ops.contiguous(_ops.narrow(order, -1, 0, k)), chunks * k)
+    return _ops.contiguous(_ops.narrow(values, -1, 0, k)), _ops.indices_into(gather(candidates, -1, order), n)
 
 
 def median(x, dim=None, keepdim=False):

@@ -162,24 +162,27 @@ class Program:
         # what a replay walks: a pinned program's own intermediates are neither allocated nor released
         self.replayed_steps = self.steps if self.pinned is None else [
             step for step in self.steps if step[0] not in ("alloc", "release") or step[1] not in self.pinned[0]]
-        self.encodable = self.pinned is not None and _Encoded.applies(self.replayed_steps)
+        self.encodable = self.pinned is not None and _Encoded.applies(self.replayed_steps, self.pinned[0])
 
     def _pin(self):
         """The "new" slots the call allocates and releases itself (its intermediates), each mapped to one
         of the program's own buffers, reused as the recorded call reused the allocator's: (slot -> index,
         the buffers' sizes). A pinned program keeps those buffers between replays (torch's CUDA graphs keep
         a private memory pool), so each replay binds the same buffers and the driver's bind groups for
-        them are made once; the results' slots are still allocated anew at each replay."""
+        them are made once; the results' slots are still allocated anew at each replay. A slot that
+        receives an upload has a buffer of its own (shared with no other slot: _Encoded writes it before
+        the replay's kernels)."""
         from .webgpu import bucket
         index, sizes, free = {}, [], {}
+        uploaded = {step[1][1] for step in self.steps if step[0] == "upload" and step[1][0] == "new"}
         for step in self.steps:
             if step[0] == "alloc" and step[1] not in self.live_new:
                 size = bucket(step[2])
-                spare = free.get(size)
+                spare = free.get(size) if step[1] not in uploaded else None
                 index[step[1]] = spare.pop() if spare else len(sizes)
                 if index[step[1]] == len(sizes):
                     sizes.append(size)
-            elif step[0] == "release" and step[1] in index:
+            elif step[0] == "release" and step[1] in index and step[1] not in uploaded:
                 free.setdefault(sizes[index[step[1]]], []).append(index[step[1]])
         return index, sizes
 
@@ -237,12 +240,15 @@ class _Encoded:
     replays (its inputs', its results') into the words, and hands them to the driver in one call, with
     no Python per kernel (the runtime's run and record: ~10 us per kernel, most of a 300-kernel decode
     step's time). Each kernel's meta is written once, into a buffer of the program's own (the kernels'
-    meta does not change: a program with meta_fn steps or uploads replays step by step). The state's
-    buffers are bound as they were when it was made (holds() tells whether they still are)."""
+    meta does not change: a program with meta_fn steps replays step by step). Its uploads (constants
+    the ops made) go before the kernels, each into an intermediate's buffer no other slot shares
+    (Program._pin); a program uploading into anything else replays step by step. The state's buffers
+    are bound as they were when it was made (holds() tells whether they still are)."""
 
     @staticmethod
-    def applies(steps):
-        return all(step[0] != "upload" and (step[0] != "run" or step[5] is None) for step in steps)
+    def applies(steps, pinned):
+        return all(step[1][0] == "new" and step[1][1] in pinned if step[0] == "upload" else
+                   step[0] != "run" or step[5] is None for step in steps)
 
     def __init__(self, program, runtime, bound):
         from . import webgpu
@@ -275,6 +281,8 @@ class _Encoded:
         self.arena, self.words, self.patches, self.written = arena, array.array("I", words), patches, sorted(written)
         # the allocations and releases a replay makes itself (its results'), in order
         self.lifetimes = [step for step in program.replayed_steps if step[0] in ("alloc", "release")]
+        self.uploads = [(bound["new"][step[1][1]].id, step[2]) for step in program.replayed_steps
+                        if step[0] == "upload" and len(step[2])]
 
     def holds(self, state_buffers):
         return [b.id if b is not None else None for b in state_buffers] == self.state
@@ -292,6 +300,8 @@ class _Encoded:
         for kind, i in self.written:  # what run() does for each kernel's written buffers
             bound[kind][i].value_range = None
         runtime.flush()  # eager kernels before these
+        for bid, data in self.uploads:
+            runtime.driver.write_buffer(bid, 0, data)
         runtime._submit(self.arena.id, b"", words)
         runtime._flushed_kernels += self.kernels
 

@@ -15,8 +15,10 @@ def warp(logits, temperature=1.0, top_k=None, top_p=None):
     if temperature != 1.0:
         logits = logits / temperature
     if top_k is not None and 0 < top_k < logits.shape[-1]:
-        kth = logits.topk(top_k, dim=-1).values[..., -1:]
-        logits = logits.masked_fill(logits < kth, float("-inf"))
+        values, indices = logits.topk(top_k, dim=-1)
+        logits = logits.masked_fill(logits < values[..., -1:], float("-inf"))
+        if top_p is not None and top_p < 1.0:
+            return top_p_of_top_k(logits, values, indices, top_p)
     if top_p is not None and top_p < 1.0:
         # ascending order: a token goes when the probability of it and every less likely token is at
         # most 1 - top_p; the most likely token always stays
@@ -25,6 +27,30 @@ def warp(logits, temperature=1.0, top_k=None, top_p=None):
         remove[..., -1] = False
         logits = logits.masked_fill(remove.scatter(-1, order, remove), float("-inf"))
     return logits
+
+
+def top_p_of_top_k(logits, values, indices, top_p):
+    """warp's top-p after its top-k, without sorting the vocabulary: logits (..., vocab) with top-k's
+    removed tokens at -inf; values, indices: top-k's (descending, ties by index). The kept tokens are
+    the candidates and the other ties at the k-th value (kth); in ascending order (ties by index), the
+    ties at kth come first (each with kth's probability, so a tie's cumulative probability is its rank
+    among them times that), then the candidates above kth, whose cumulative probability is every tie's
+    plus that of the candidates before it. A token goes when that is at most 1 - top_p; the last one
+    (the largest value's last index) stays. The same set as the sort's, within float rounding."""
+    kth = values[..., -1:]
+    p = logits.softmax(dim=-1).gather(-1, indices)  # the candidates' probabilities
+    ties = logits == kth
+    rank = ties.float().cumsum(dim=-1)  # counts in float32 (exact to 2**24): int64 sums may be checked on the host
+    n_ties = rank[..., -1:]
+    last_tie = (rank == n_ties) & (values[..., :1] == kth)  # the last token when every kept one ties
+    remove = ties & (rank * p[..., -1:] <= 1 - top_p) & ~last_tie
+    above = values > kth
+    before = (values[..., None, :] < values[..., :, None]) | \
+        ((values[..., None, :] == values[..., :, None]) & (indices[..., None, :] <= indices[..., :, None]))
+    mass = ((before & above[..., None, :]) * p[..., None, :]).sum(dim=-1) + n_ties * p[..., -1:]
+    top = torch.where(values == values[..., :1], indices, -1).amax(dim=-1, keepdim=True)
+    remove = remove | torch.zeros_like(remove).scatter(-1, indices, above & (mass <= 1 - top_p) & (indices != top))
+    return logits.masked_fill(remove, float("-inf"))
 
 
 class Sampler:
