@@ -125,8 +125,14 @@ def test_linear_matches_torchaos_arithmetic(device, dtype, config, rows):
     bias = (torch.randn(40, generator=torch.Generator().manual_seed(2)) * 0.1).to(tdtype)
     x = torch.randn(rows, 128, generator=torch.Generator().manual_seed(1)).to(tdtype)
     lin = _layer(w, config, device, bias)
+    xin = _wt(x, device).reshape(1, rows, 128)
     with webtorch.no_grad():
-        y = lin(_wt(x, device).reshape(1, rows, 128))
+        if device == "webgpu":
+            rt = webtorch.backend.webgpu.runtime()
+            before = rt.kernels_dispatched
+            y = lin(xin)
+            assert rt.kernels_dispatched - before == 1  # the bias added in the matmul's kernel
+        y = lin(xin)
     assert y.dtype is DTYPES[dtype][1] and tuple(y.shape) == (1, rows, 40) and y.device.type == device
     ref = _reference(w, config, x, bias).numpy()
     # float32: the sums' rounding (K = 128); float16: the output's rounding, and torchao's own

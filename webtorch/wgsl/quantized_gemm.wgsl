@@ -66,7 +66,7 @@ $dequant
       let n = col0 + tx + 16u * jj;
       if (r < M && n < N) {
         let total = acc[i][jj];
-        out[r * N + n] = wt_store($finish);
+        out[r * N + n] = with_bias(wt_store($finish), n);
       }
     }
   }

@@ -25,6 +25,6 @@ $decode
   }
   let total = lanes_sum(li, acc);
   if (lane == 0u && n < N) {
-    out[wid.y * N + n] = wt_store($finish);
+    out[wid.y * N + n] = with_bias(wt_store($finish), n);
   }
 }

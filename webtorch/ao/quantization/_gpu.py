@@ -60,14 +60,15 @@ def _kernel(shape, bits, x_dtype, scale_dtype):
     source = Template(kernels.wgsl("quantized_bindings") + lanes + kernels.wgsl("quantized_" + shape)).substitute(
         O=kernels.STORAGE[x_dtype], X=kernels.STORAGE[x_dtype], S=kernels.STORAGE[scale_dtype],
         zero_binding=Template(kind["zero_binding"]).substitute(S=kernels.STORAGE[scale_dtype]),
-        decode=kind["gemv"], dequant=kind["gemm"], finish=kind["finish"])
+        decode=kind["gemv"], dequant=kind["gemm"], finish=kind["finish"], bias_at=5 + (bits == 4))
     source = kernels.wgsl("prelude") + kernels.store_fn("f32", x_dtype) + f"const PER = {kind['per']}u;\n" + source
     key = ("quantized_" + shape, bits, x_dtype.name, scale_dtype.name, kernels.stored(x_dtype))
-    return key, source, "wrrr" + ("r" if bits == 4 else "")
+    return key, source, "wrrr" + ("r" if bits == 4 else "") + "r"
 
 
-def linear(x, layer):
-    """x @ W.T for a quantized layer's W (all on "webgpu"): a tensor of x's shape[:-1] + (N,), x's dtype."""
+def linear(x, layer, bias=None):
+    """x @ W.T (+ bias, a contiguous (N,) tensor of x's dtype: in the same kernel) for a quantized layer's W
+    (all on "webgpu"): a tensor of x's shape[:-1] + (N,), x's dtype."""
     n, k = layer.out_features, layer.in_features
     lead = x.shape[:-1]
     m = math.prod(lead)
@@ -78,8 +79,10 @@ def linear(x, layer):
     if any(t._offset for t in operands):
         operands = [t.clone() for t in operands]
     out = gpu.empty(x.dtype, m * n)
-    meta = [m, n, k, qdata.shape[-1], getattr(layer, "group_size", 0), x._offset]
-    buffers = [out.buffer, x._storage.buffer] + [t._storage.buffer for t in operands]
+    meta = [m, n, k, qdata.shape[-1], getattr(layer, "group_size", 0), x._offset,
+            0 if bias is None else 1 + bias._offset]
+    buffers = [out.buffer, x._storage.buffer] + [t._storage.buffer for t in operands] + \
+        [(bias if bias is not None else x)._storage.buffer]
     if m <= GEMV_MAX_ROWS:
         out.runtime.run(_kernel("gemv", layer.BITS, x.dtype, scale.dtype), buffers, meta, (-(-n // 8), m, 1))
     else:

@@ -154,6 +154,9 @@ class _WeightOnlyLinear(Linear):
                                f"and {self.in_features}x{self.out_features})")
         if x.device.type == "webgpu" and x.dtype in (dt.float32, dt.float16, dt.bfloat16) and x.numel():
             from . import _gpu  # (the webgpu backend loads on first use)
+            bias = self.bias
+            if bias is not None and bias.dtype is x.dtype and bias.device == x.device and bias.dim() == 1:
+                return _gpu.linear(x, self, bias.contiguous())  # the add in the kernel
             out = _gpu.linear(x, self)
         else:
             out = self._reference(x)
