@@ -243,8 +243,8 @@ def _encode_sparse(x):
     if layout == "sparse_coo":  # its entries as they are, uncoalesced ones too
         return {"sparse": layout, "shape": list(x.shape), "arrays": [encode(x._indices())],
                 "values": encode(x._values()), "coalesced": x.is_coalesced()}
-    return {"sparse": layout, "shape": list(x.shape), "arrays": [encode(getattr(x, name)()) for name in SPARSE_ARRAYS[layout]],
-            "values": encode(x.values())}
+    return {"sparse": layout, "shape": list(x.shape), "values": encode(x.values()),
+            "arrays": [encode(getattr(x, name)()) for name in SPARSE_ARRAYS[layout]]}
 
 
 def _spec(op, sample, strided=False, grad=False):
@@ -497,8 +497,9 @@ def sparse_samples(op_key, layout):
         for s in _sparse_drawn(op, layout):
             parts = [s.input, *s.args, *s.kwargs.values()]
             if isinstance(s.input, torch.Tensor) and s.input.layout != torch.strided and all(map(_buildable, parts)):
+                # a device argument: the device under test
                 kwargs = dict(s.kwargs, **({"device": torch.device("cpu")} if "device" in s.kwargs else {}))
-                spec = {"op": name, "call": kind, "args": encode([s.input, *s.args], sparse=True),  # (the device under test)
+                spec = {"op": name, "call": kind, "args": encode([s.input, *s.args], sparse=True),
                         "kwargs": {k: encode(v, sparse=True) for k, v in kwargs.items()}, "atol": 1e-5, "rtol": 1e-5}
                 out.append((spec, _expected(spec)))
                 if len(out) == SPARSE_MAX_SAMPLES:

@@ -1,4 +1,4 @@
-"""Sparse compressed (CSR, CSC) tensors: one table of ops on a compressed 4x4 matrix, run with torch or webtorch
+"""Sparse tensors (COO, CSR, CSC): one table of ops on a sparse 4x4 matrix, run with torch or webtorch
 into plain results (tests/compare.py's forms): the op's result, the gradients to the values the matrix was built
 from and to a dense operand, and the gradient to the matrix as a leaf (compressed or dense, as torch's).
 
@@ -26,15 +26,30 @@ OPS = {
     "sparse+sparse": lambda T, x, d: x + x.detach(), "sparse+dense": lambda T, x, d: x + d,
     "dense+sparse": lambda T, x, d: d + x, "sum": lambda T, x, d: x.sum(),
     "sum-rows": lambda T, x, d: x.sum(0, keepdim=True), "sum-cols": lambda T, x, d: T.sum(x, 1, keepdim=True),
+    "fields": lambda T, x, d: (x.is_sparse, x.is_sparse_csr, x.sparse_dim(), x.dense_dim(), x._nnz(),
+                               x.layout is T.sparse_coo, x.shape),
+    "is_coalesced": lambda T, x, d: (x.is_coalesced(), x.coalesce().is_coalesced()),
+    "spmm": lambda T, x, d: T.spmm(x, d),
+    "indices": lambda T, x, d: (x._indices(), x.coalesce().indices(), x._values() * 1),
 }
-# (op, layout, device): every op in both layouts on cpu; on webgpu the products, conversions and a reduction
-CASES = [(name, layout, "cpu") for name in OPS for layout in ("csr", "csc")] + \
+# torch's gradient to the dense operand of sparse * dense is sparse (over the sparse operand's entries), webtorch's
+# dense (docs/sparse.md): compared as dense
+DENSE_OPERAND_GRADIENT = {"sparse*dense", "dense*sparse"}
+# (op, layout, device): every op in each layout on cpu; on webgpu the products, conversions and a reduction
+CASES = [(name, layout, "cpu") for name in OPS for layout in ("coo", "csr", "csc")] + \
     [(name, "csr", "webgpu") for name in ("to_dense", "to_csc", "mm", "sparse.mm", "sparse@sparse", "sparse*dense",
-                                          "sum-rows")] + [("to_csr", "csc", "webgpu"), ("addmm", "csc", "webgpu")]
+                                          "sum-rows")] + [("to_csr", "csc", "webgpu"), ("addmm", "csc", "webgpu")] + \
+    [(name, "coo", "webgpu") for name in ("sparse.mm", "spmm", "dense@", "sum-rows", "to_csr")]
 
 
-def compressed_arrays(layout):
-    """MATRIX's (compressed indices, plain indices, values) in layout "csr" (by rows) or "csc" (by columns)."""
+def arrays(layout):
+    """MATRIX's arrays in layout: "csr" (by rows) or "csc" (by columns): compressed indices, plain indices, values;
+    "coo": row indices, column indices, values, uncoalesced (its (0, 1) entry split in two, the second part last)."""
+    if layout == "coo":
+        entries = [(i, j, v) for i, line in enumerate(MATRIX) for j, v in enumerate(line) if v]
+        rows, cols, values = (list(part) for part in zip(*entries))
+        values[0] = 0.5  # + 1.5 = MATRIX[0][1]
+        return rows + [0], cols + [1], values + [1.5]
     lines = MATRIX if layout == "csr" else [list(column) for column in zip(*MATRIX)]
     pointers, indices, values = [0], [], []
     for line in lines:
@@ -47,11 +62,13 @@ def compressed_arrays(layout):
 
 
 def _matrix(T, layout, device, requires_grad):
-    """MATRIX compressed in layout, built from its arrays with module T, and the values it was built from."""
-    pointers, indices, values = compressed_arrays(layout)
+    """MATRIX in layout, built from its arrays with module T, and the values it was built from."""
+    first, second, values = arrays(layout)
     v = T.tensor(values, device=device).requires_grad_(requires_grad)
+    if layout == "coo":
+        return T.sparse_coo_tensor(T.tensor([first, second], device=device), v, (4, 4)), v
     build = getattr(T, f"sparse_{layout}_tensor")
-    return build(T.tensor(pointers, device=device), T.tensor(indices, device=device), v, (4, 4)), v
+    return build(T.tensor(first, device=device), T.tensor(second, device=device), v, (4, 4)), v
 
 
 def _weights(n):
@@ -75,7 +92,8 @@ def run(T, name, layout, device):
         (out.to_dense() * weights).sum().backward()
     except (RuntimeError, NotImplementedError):  # no backward for it
         return result
-    result["grads"] = to_plain([v.grad, d.grad])
+    result["grads"] = to_plain([v.grad, d.grad.to_dense() if name in DENSE_OPERAND_GRADIENT and d.grad is not None
+                                else d.grad])
     if name.startswith("sparse@sparse"):  # torch's leaf gradient is the unmasked one there (docs/sparse.md)
         return result
     leaf = x.detach().requires_grad_()

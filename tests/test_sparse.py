@@ -306,7 +306,8 @@ def test_webgpu_product_after_the_indices_change_in_place():
     """The row pointers of spmm.wgsl are kept with the sparse matrix: made again when its indices change."""
     results = []
     for T, device in ((torch, "cpu"), (webtorch, "webgpu")):
-        s = T.sparse_coo_tensor(T.tensor([[0, 1, 1], [2, 0, 1]]), T.tensor([1.0, 2.0, 3.0]), (3, 3)).coalesce().to(device)
+        s = T.sparse_coo_tensor(T.tensor([[0, 1, 1], [2, 0, 1]]), T.tensor([1.0, 2.0, 3.0]), (3, 3))
+        s = s.coalesce().to(device)
         d = T.arange(6.0).reshape(3, 2).to(device)
         first = T.sparse.mm(s, d)
         s._indices()[0].copy_(T.tensor([0, 2, 2], device=device))  # row 1's entries move to row 2: still sorted
@@ -449,10 +450,10 @@ def same_layout(ours, theirs, tol=1e-5):
 
 
 @pytest.mark.parametrize("name,layout,device", sparse_cases.CASES)
-def test_compressed_tensors_as_torch(name, layout, device):
-    """CSR and CSC tensors (tests/sparse_cases.py): values, layouts, arrays and dtypes of each op's result, the
-    gradient to the values they were built from, to a dense operand, and to a compressed leaf (compressed or
-    dense, as torch's); where torch has no such op for the layout, webtorch refuses it with torch's type."""
+def test_sparse_layouts_as_torch(name, layout, device):
+    """COO, CSR and CSC tensors (tests/sparse_cases.py): values, layouts, arrays and dtypes of each op's result,
+    the gradient to the values they were built from, to a dense operand, and to a sparse leaf (sparse or dense, as
+    torch's); where torch has no such op for the layout, webtorch refuses it with torch's type."""
     sparse_cases.check(sparse_cases.run(webtorch, name, layout, device), sparse_cases.run(torch, name, layout, "cpu"),
                        f"{name}-{layout}-{device}")
 

@@ -37,14 +37,15 @@ def opinfo() -> str:
 
 def sparse() -> str:
     """OpInfo's sparse samples of each (op, layout, device) row (tests/opinfo_cases.py sparse_rows) and the
-    CSR/CSC table's cases (tests/sparse_cases.py), with torch's results."""
+    sparse table's cases (tests/sparse_cases.py), with torch's results."""
     import torch
     import sparse_cases
     from opinfo_cases import sparse_rows, sparse_samples
-    opinfo = [{"id": "/".join(row), "device": row[2], "cases": sparse_samples(*row[:2])} for row in sparse_rows()]
-    compressed = [{"id": "/".join(case), "case": case, "expected": sparse_cases.run(torch, case[0], case[1], "cpu")}
-                  for case in sparse_cases.CASES]
-    return json.dumps({"opinfo": opinfo, "compressed": compressed}, allow_nan=False, separators=(",", ":"))
+    opinfo = [{"id": "/".join(("opinfo",) + row), "device": row[2], "cases": sparse_samples(*row[:2])}
+              for row in sparse_rows()]
+    table = [{"id": "/".join(("table",) + case), "case": case,
+              "expected": sparse_cases.run(torch, case[0], case[1], "cpu")} for case in sparse_cases.CASES]
+    return json.dumps({"opinfo": opinfo, "table": table}, allow_nan=False, separators=(",", ":"))
 
 
 def gradients() -> str:

@@ -1,7 +1,7 @@
 """Sparse tensors in Pyodide: COO tensors (in the module worker) built, coalesced and multiplied on "webgpu"
 (spmm.wgsl on SwiftShader) with gradients to the values and the dense operand, and to_dense, sparse.sum
 and repr on the plain-Python "cpu" device, against torch 2.13 on the host; OpInfo's sparse samples and the
-CSR/CSC table (page) against golden values host torch computed."""
+COO/CSR/CSC table (page) against golden values host torch computed."""
 import json
 
 import pytest
@@ -48,7 +48,7 @@ def test_sparse_in_the_browser(py_worker):
     assert r["mm_cpu"] == (plain @ torch.ones(4, 2)).tolist()
 
 
-# -- the sparse tables: OpInfo's sparse samples and the CSR/CSC cases, against golden values ---------------------
+# -- the sparse tables: OpInfo's sparse samples and the COO/CSR/CSC cases, against golden values ---------------------
 DIR = "/tmp/webtorch_tests"
 TABLES = """
 import json
@@ -62,14 +62,15 @@ for row in golden["opinfo"]:
         status, detail = judge(webtorch, spec, row["device"], expected)
         if status != "pass":
             failures[row["id"]] = "%s: %s" % (status, detail)
-for case in golden["compressed"]:
+for case in golden["table"]:
     try:
         sparse_cases.check(sparse_cases.run(webtorch, *case["case"]), case["expected"], case["id"])
     except Exception as e:
         failures[case["id"]] = "%s: %s" % (type(e).__name__, str(e)[:600])
-json.dumps({{"ran": [r["id"] for r in golden["opinfo"] + golden["compressed"]], "failures": failures}})
+json.dumps({{"ran": [r["id"] for r in golden["opinfo"] + golden["table"]], "failures": failures}})
 """
-ROWS = ["/".join(row) for row in sparse_rows()] + ["/".join(case) for case in sparse_cases.CASES]
+ROWS = ["/".join(("opinfo",) + row) for row in sparse_rows()] + \
+    ["/".join(("table",) + case) for case in sparse_cases.CASES]
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +84,7 @@ def sparse_tables(py_page):
 
 @pytest.mark.parametrize("row", ROWS)
 def test_sparse_tables_in_browser(sparse_tables, row):
-    """OpInfo's sparse samples of each (op, layout, device) row (tests/opinfo_cases.py) and each CSR/CSC case
+    """OpInfo's sparse samples of each (op, layout, device) row (tests/opinfo_cases.py) and each sparse table case
     (tests/sparse_cases.py) in Pyodide on the page ("webgpu" on SwiftShader, the plain-Python "cpu"), against the
     values torch computed on the host."""
     assert row in sparse_tables["ran"], "no golden values for " + row

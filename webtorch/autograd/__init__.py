@@ -756,6 +756,8 @@ BACKWARD.update({
     "sparse_t": lambda grad, out, s: (grad.t(),),                             # transposed back
     "sparse_to": lambda grad, out, s: (grad.to(s.device, s.dtype),),          # back to s's device and dtype
     "spmm": _spmm_rule,                                                       # dS = G Dᵀ (masked), dD = Sᵀ G
+    "sparse_sum_all": lambda grad, out, s: (                                  # Tensor.sum of s: 1 everywhere, dense
+        grad.to(s.dtype).expand(tuple(s.shape)).contiguous(),),
     # sparse CSR/CSC tensors (sparse/_compressed.py): a compressed gradient lies over the tensor's entries
     "sparse_compressed_tensor": lambda grad, out, v, entries: (compressed.values_at(grad, entries),),  # v_k: at k
     "compressed_values": lambda grad, out, x: (compressed.like(x, grad),),   # the values' grad as x's entries'

@@ -146,6 +146,8 @@ def attach(package):
         setattr(SparseTensor, name, _dense_only(name, message + "Sparse"))
     for name in ("coalesce", "is_coalesced", "indices"):
         setattr(CompressedTensor, name, _coo_only(name))
+    for name in ("_indices", "_values"):  # torch: no such kernel for the compressed layouts
+        setattr(CompressedTensor, name, _no_kernel(name))
     for cls in _SPARSE:  # in place: the op's result's entries taken over (no autograd)
         for name in ("mul", "div", "add", "sub", *_coo.VALUEWISE):
             if name in vars(cls) and name + "_" not in vars(cls):
@@ -163,6 +165,15 @@ def _coo_only(name):
     def refuse(self, *args, **kwargs):
         raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got "
                            f"{_compressed._LAYOUT_NAMES[self.layout]}")
+    refuse.__name__ = name
+    return refuse
+
+
+def _no_kernel(name):
+    def refuse(self, *args, **kwargs):
+        raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the "
+                                  f"'{_compressed._LAYOUT_NAMES[self.layout]}' backend: it is only available for "
+                                  "sparse COO tensors")
     refuse.__name__ = name
     return refuse
 

@@ -156,10 +156,17 @@ class SparseTensor(Tensor):
 
     __matmul__ = matmul
 
+    def __rmatmul__(self, other):  # dense @ sparse (tried before the dense operand's __matmul__: a subclass's)
+        return matmul(other, self)
+
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         raise _refusal("Tensor.addmm with a sparse input (add the product to .to_dense())")
 
     def sum(self, dim=None, keepdim=False, dtype=None):
+        if dim is None:  # a dense 0-d tensor, its gradient to self dense (1 everywhere) as torch's (sparse.sum's
+            with _tape.no_grad():  # is over the entries)
+                out = sparse_sum(self, None, dtype)
+            return _tape.record("sparse_sum_all", out, (self,))
         out = sparse_sum(self, dim, dtype)
         if not keepdim or dim is None:
             return out
