@@ -321,3 +321,22 @@ def test_asymmetric_int8_checkpoints_are_refused():
              "_weight_zero_point": webtorch.ones(2, 1, dtype=webtorch.int8)}
     with pytest.raises(NotImplementedError, match="nonzero zero points"):
         model.load_state_dict(state)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_gated_gemv_is_silu_of_gate_times_up(dtype):
+    """_gpu.gated (a decode step's MLP: silu(gate(x)) * up(x) for two int4 layers, one kernel) equals the
+    composed layers and ops (each rounding where it stores; the sums' order is the GEMV's own)."""
+    from webtorch.ao.quantization import _gpu
+    tdtype = DTYPES[dtype][0]
+    config = Int4WeightOnlyConfig(group_size=32)
+    gate, up = (_layer(_weights(tdtype, n=40, seed=s), config, "webgpu") for s in (3, 4))
+    x = _wt(torch.randn(2, 128, generator=torch.Generator().manual_seed(1)).to(tdtype), "webgpu").reshape(1, 2, 128)
+    with webtorch.no_grad():
+        rt = webtorch.backend.webgpu.runtime()
+        before = rt.kernels_dispatched
+        got = _gpu.gated(x, gate, up)
+        assert rt.kernels_dispatched - before == 1
+        want = webtorch.nn.functional.silu(gate(x)) * up(x)
+    tol = 1e-6 if dtype == "float32" else 1e-3
+    np.testing.assert_allclose(_np(got), _np(want), rtol=tol, atol=tol)

@@ -212,6 +212,11 @@ class MLP(nn.Module):
         self.down_proj = nn.Linear(c.intermediate_size, c.hidden_size, **kw)
 
     def forward(self, x):
+        if hasattr(self.gate_proj, "BITS"):  # quantized (webtorch.ao): both projections and silu * in one kernel
+            from ..ao.quantization import _gpu as quantized
+            h = quantized.gated(x, self.gate_proj, self.up_proj)
+            if h is not None:
+                return self.down_proj(h)
         gate, up = self.gate_proj(x), self.up_proj(x)  # both first: a recording fuses silu and * into one kernel
         return self.down_proj(F.silu(gate) * up)
 

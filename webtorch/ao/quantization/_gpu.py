@@ -5,6 +5,7 @@ import functools
 import math
 from string import Template
 
+from ... import _dtypes as dt
 from ..._tensor import Tensor
 from ...backend import gpu, kernels
 
@@ -64,6 +65,41 @@ def _kernel(shape, bits, x_dtype, scale_dtype):
     source = kernels.wgsl("prelude") + kernels.store_fn("f32", x_dtype) + f"const PER = {kind['per']}u;\n" + source
     key = ("quantized_" + shape, bits, x_dtype.name, scale_dtype.name, kernels.stored(x_dtype))
     return key, source, "wrrr" + ("r" if bits == 4 else "") + "r"
+
+
+@functools.lru_cache(maxsize=None)
+def _gated_kernel(x_dtype, scale_dtype):
+    decode = _INT4["gemv"]
+    source = Template(kernels.wgsl("gemv_lanes") + kernels.wgsl("quantized_gemv_gated")).substitute(
+        O=kernels.STORAGE[x_dtype], X=kernels.STORAGE[x_dtype], S=kernels.STORAGE[scale_dtype], decode=decode,
+        decode2=decode.replace("scale[", "scale2[").replace("zero[", "zero2[").replace("acc = acc", "acc2 = acc2"))
+    source = kernels.wgsl("prelude") + kernels.store_fn("f32", x_dtype) + "const PER = 8u;\n" + source
+    return ("quantized_gemv_gated", x_dtype.name, scale_dtype.name, kernels.stored(x_dtype)), source, "wrrrrrrr"
+
+
+def gated(x, gate, up):
+    """silu(gate(x)) * up(x) in one kernel for two int4 layers of one shape and group size without biases,
+    few rows of x on "webgpu" (a decode step's MLP), where a kernel may bind the nine buffers; None otherwise."""
+    layers = (gate, up)
+    lead = x.shape[:-1]
+    m = math.prod(lead)
+    if not (0 < m <= GEMV_MAX_ROWS and all(getattr(layer, "BITS", None) == 4 and layer.bias is None for layer in layers)
+            and (gate.out_features, gate.in_features, gate.group_size) == (up.out_features, up.in_features, up.group_size)
+            and gate.weight_scale.dtype is up.weight_scale.dtype and x.shape[-1] == gate.in_features and
+            x.device.type == "webgpu" and x.dtype in (dt.float32, dt.float16, dt.bfloat16)):
+        return None
+    x = x.contiguous()
+    if x._storage.runtime.limits["max_storage_buffers_per_shader_stage"] < 9:
+        return None
+    operands = [t.contiguous() for layer in layers for t in (layer.weight_qdata, layer.weight_scale, layer.weight_zero_point)]
+    if any(t._offset for t in operands):
+        operands = [t.clone() for t in operands]
+    n, k = gate.out_features, gate.in_features
+    out = gpu.empty(x.dtype, m * n)
+    meta = [m, n, k, operands[0].shape[-1], gate.group_size, x._offset]
+    out.runtime.run(_gated_kernel(x.dtype, gate.weight_scale.dtype), [out.buffer, x._storage.buffer] +
+                    [t._storage.buffer for t in operands], meta, (-(-n // 8), m, 1))
+    return Tensor(out, (*lead, n))
 
 
 def linear(x, layer, bias=None):
