@@ -61,7 +61,7 @@ def arrays(layout):
     return pointers, indices, values
 
 
-def _matrix(T, layout, device, requires_grad):
+def matrix(T, layout, device, requires_grad):
     """MATRIX in layout, built from its arrays with module T, and the values it was built from."""
     first, second, values = arrays(layout)
     v = T.tensor(values, device=device).requires_grad_(requires_grad)
@@ -71,6 +71,22 @@ def _matrix(T, layout, device, requires_grad):
     return build(T.tensor(first, device=device), T.tensor(second, device=device), v, (4, 4)), v
 
 
+def saved(T):
+    """The tensors whose saved files cross between torch and webtorch: MATRIX in each sparse layout, and complex64."""
+    out = {layout: matrix(T, layout, "cpu", False)[0] for layout in ("coo", "csr", "csc")}
+    out["complex"] = T.complex(T.tensor(MATRIX[0]), T.tensor(MATRIX[1]))
+    return out
+
+
+def reloaded(T, data):
+    """The tensor module T loads from the bytes data, and the bytes T saves it as."""
+    import io
+    x = T.load(io.BytesIO(data))
+    out = io.BytesIO()
+    T.save(x, out)
+    return x, out.getvalue()
+
+
 def _weights(n):
     return [0.5 + 1.5 * i / max(n - 1, 1) for i in range(n)]  # 0.5 to 2 in n steps
 
@@ -78,7 +94,7 @@ def _weights(n):
 def run(T, name, layout, device):
     """Module T's plain results of one case: {"forward", "grads" (values, dense operand), "leaf"} (the last two
     where T differentiates the op), or {"error": the exception's type} where T refuses the op."""
-    x, v = _matrix(T, layout, device, True)
+    x, v = matrix(T, layout, device, True)
     d = T.tensor(DENSE, device=device).requires_grad_()
     try:
         out = OPS[name](T, x, d)

@@ -7,6 +7,8 @@ from the folder WEBTORCH_GOLDEN names, written beforehand by `python tests/brows
 """
 from __future__ import annotations
 
+import base64
+import io
 import json
 import os
 import subprocess
@@ -37,15 +39,22 @@ def opinfo() -> str:
 
 def sparse() -> str:
     """OpInfo's sparse samples of each (op, layout, device) row (tests/opinfo_cases.py sparse_rows) and the
-    sparse table's cases (tests/sparse_cases.py), with torch's results."""
+    sparse table's cases (tests/sparse_cases.py), with torch's results; the files torch saves of sparse_cases.saved's
+    tensors (base64), with the tensors."""
     import torch
     import sparse_cases
+    from compare import to_plain
     from opinfo_cases import sparse_rows, sparse_samples
     opinfo = [{"id": "/".join(("opinfo",) + row), "device": row[2], "cases": sparse_samples(*row[:2])}
               for row in sparse_rows()]
     table = [{"id": "/".join(("table",) + case), "case": case,
               "expected": sparse_cases.run(torch, case[0], case[1], "cpu")} for case in sparse_cases.CASES]
-    return json.dumps({"opinfo": opinfo, "table": table}, allow_nan=False, separators=(",", ":"))
+    files = {}
+    for name, x in sparse_cases.saved(torch).items():
+        data = io.BytesIO()
+        torch.save(x, data)
+        files[name] = {"bytes": base64.b64encode(data.getvalue()).decode(), "expected": to_plain(x)}
+    return json.dumps({"opinfo": opinfo, "table": table, "saved": files}, allow_nan=False, separators=(",", ":"))
 
 
 def gradients() -> str:

@@ -1,7 +1,9 @@
 """Sparse tensors in Pyodide: COO tensors (in the module worker) built, coalesced and multiplied on "webgpu"
 (spmm.wgsl on SwiftShader) with gradients to the values and the dense operand, and to_dense, sparse.sum
 and repr on the plain-Python "cpu" device, against torch 2.13 on the host; OpInfo's sparse samples and the
-COO/CSR/CSC table (page) against golden values host torch computed."""
+COO/CSR/CSC table (page) against golden values host torch computed, and saved files both ways with torch."""
+import base64
+import io
 import json
 
 import pytest
@@ -9,6 +11,7 @@ import torch
 
 import golden
 import sparse_cases
+from compare import assert_close, to_plain
 from opinfo_cases import sparse_rows
 
 pytestmark = [pytest.mark.webgpu, pytest.mark.filterwarnings("ignore:Sparse invariant checks")]
@@ -51,9 +54,10 @@ def test_sparse_in_the_browser(py_worker):
 # -- the sparse tables: OpInfo's sparse samples and the COO/CSR/CSC cases, against golden values ---------------------
 DIR = "/tmp/webtorch_tests"
 TABLES = """
-import json
+import base64, json
 import webtorch
 import sparse_cases
+from compare import assert_close, to_plain
 from opinfo_run import judge
 golden = json.load(open({dir!r} + "/sparse_golden.json"))
 failures = {{}}
@@ -67,7 +71,15 @@ for case in golden["table"]:
         sparse_cases.check(sparse_cases.run(webtorch, *case["case"]), case["expected"], case["id"])
     except Exception as e:
         failures[case["id"]] = "%s: %s" % (type(e).__name__, str(e)[:600])
-json.dumps({{"ran": [r["id"] for r in golden["opinfo"] + golden["table"]], "failures": failures}})
+saved = {{}}
+for name, entry in golden["saved"].items():
+    try:
+        x, data = sparse_cases.reloaded(webtorch, base64.b64decode(entry["bytes"]))
+        assert_close(to_plain(x), entry["expected"], 0, 0, "saved/" + name)
+        saved[name] = base64.b64encode(data).decode()
+    except Exception as e:
+        failures["saved/" + name] = "%s: %s" % (type(e).__name__, str(e)[:600])
+json.dumps({{"ran": [r["id"] for r in golden["opinfo"] + golden["table"]], "failures": failures, "saved": saved}})
 """
 ROWS = ["/".join(("opinfo",) + row) for row in sparse_rows()] + \
     ["/".join(("table",) + case) for case in sparse_cases.CASES]
@@ -80,6 +92,15 @@ def sparse_tables(py_page):
         py_page.put_test_module(module)
     py_page.put_file(DIR + "/sparse_golden.json", golden.get(golden.sparse))
     return json.loads(py_page.run(TABLES.format(dir=DIR), timeout=600))
+
+
+@pytest.mark.parametrize("name", ["coo", "csr", "csc", "complex"])
+def test_saved_files_load_both_ways_in_browser(sparse_tables, name):
+    """A file torch saved of a sparse (COO, CSR, CSC) or complex64 tensor loads in Pyodide as the same tensor, and
+    the file webtorch saves of it there loads in torch as that tensor again."""
+    assert "saved/" + name not in sparse_tables["failures"], sparse_tables["failures"]["saved/" + name]
+    x = torch.load(io.BytesIO(base64.b64decode(sparse_tables["saved"][name])))
+    assert_close(to_plain(x), to_plain(sparse_cases.saved(torch)[name]), 0, 0, name)
 
 
 @pytest.mark.parametrize("row", ROWS)
