@@ -495,6 +495,10 @@ def _fold_scratch_bytes():
 
 
 OWNED["fold scratch"] = _fold_scratch_bytes
+# Bound where a kernel's optional writable output is absent (layer_norm's residual sum): WebGPU refuses one
+# buffer at two writable bindings of a dispatch (Dawn: "writable storage buffer binding aliasing"), so the
+# output cannot stand in for it; never read, and its words are whatever a launch left.
+OWNED["unused output"] = lambda: bytes(16)
 
 
 # Elements of a row one thread folds on a CPU adapter (reduce_solo.wgsl: into four accumulators, 64
@@ -900,10 +904,11 @@ def layer_norm(x, weight, bias, eps, rms=False, weight_after_rounding=False, res
              bias._offset if bias is not None else 0,
              (residual._offset - x._offset) % (1 << 32) if residual is not None else 0]
     src = x._storage.buffer  # stands in for an absent weight, bias or residual (never read)
-    total = empty(x.dtype, out.numel) if residual is not None else out  # out stands in for an absent sum
+    total = empty(x.dtype, out.numel) if residual is not None else None
     out.runtime.run(kernels.layer_norm(_subgroup_min(out.runtime), x.dtype),
                     [out.buffer, src, weight._storage.buffer if weight is not None else src,
-                     bias._storage.buffer if bias is not None else src, total.buffer,
+                     bias._storage.buffer if bias is not None else src,
+                     total.buffer if total is not None else out.runtime.owned("unused output"),
                      residual._storage.buffer if residual is not None else src], meta, groups)
     return out if residual is None else (out, total)
 
