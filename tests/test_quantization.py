@@ -340,3 +340,22 @@ def test_gated_gemv_is_silu_of_gate_times_up(dtype):
         want = webtorch.nn.functional.silu(gate(x)) * up(x)
     tol = 1e-6 if dtype == "float32" else 1e-3
     np.testing.assert_allclose(_np(got), _np(want), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_parts_gemv_is_each_layer(dtype):
+    """_gpu.parts (a decode step's q, k and v projections: three int4 layers of one input, one kernel, their
+    outputs side by side) equals each layer's own output, with and without biases, outputs of unequal sizes."""
+    from webtorch.ao.quantization import _gpu
+    tdtype = DTYPES[dtype][0]
+    config = Int4WeightOnlyConfig(group_size=32)
+    bias = (torch.randn(24, generator=torch.Generator().manual_seed(2)) * 0.1).to(tdtype)
+    layers = [_layer(_weights(tdtype, n=n, seed=n), config, "webgpu", b) for n, b in ((40, None), (24, bias), (16, None))]
+    x = _wt(torch.randn(2, 128, generator=torch.Generator().manual_seed(1)).to(tdtype), "webgpu").reshape(1, 2, 128)
+    with webtorch.no_grad():
+        rt = webtorch.backend.webgpu.runtime()
+        before = rt.kernels_dispatched
+        got = _gpu.parts(x, layers)
+        assert rt.kernels_dispatched - before == 1
+        for out, layer in zip(got, layers):
+            np.testing.assert_array_equal(_np(out), _np(layer(x)))

@@ -154,9 +154,15 @@ class Attention(nn.Module):
         (b, kv_heads, capacity, head_dim) written at [start, start+n) and attended up to start+n; start
         an int, or a DevicePosition (one token at a position the device holds: see decode_attention)."""
         b, n, _ = x.shape
-        q = self.q_proj(x).view(b, n, self.heads, self.head_dim)
-        k = self.k_proj(x).view(b, n, self.kv_heads, self.head_dim)
-        v = self.v_proj(x).view(b, n, self.kv_heads, self.head_dim).transpose(1, 2)
+        projections = (self.q_proj, self.k_proj, self.v_proj)
+        qkv = None
+        if hasattr(self.q_proj, "BITS"):  # quantized (webtorch.ao): the three projections in one kernel
+            from ..ao.quantization import _gpu as quantized
+            qkv = quantized.parts(x, projections)
+        q, k, v = qkv if qkv is not None else (proj(x) for proj in projections)
+        q = q.view(b, n, self.heads, self.head_dim)
+        k = k.view(b, n, self.kv_heads, self.head_dim)
+        v = v.view(b, n, self.kv_heads, self.head_dim).transpose(1, 2)
         if hasattr(self, "q_norm"):
             q, k = self.q_norm(q), self.k_norm(k)
         q, k = q.transpose(1, 2), k.transpose(1, 2)

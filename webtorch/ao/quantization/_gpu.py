@@ -102,6 +102,73 @@ def gated(x, gate, up):
     return Tensor(out, (*lead, n))
 
 
+@functools.lru_cache(maxsize=None)
+def _parts_kernel(parts, x_dtype, scale_dtype):
+    S, O = kernels.STORAGE[scale_dtype], kernels.STORAGE[x_dtype]
+    bindings, body, biases = [], [], []
+    for p in range(parts):
+        at = 3 + 4 * p
+        bindings += [f"@group(0) @binding({at}) var<storage, read> qdata{p}: array<u32>;",
+                     f"@group(0) @binding({at + 1}) var<storage, read> scale{p}: array<{S}>;",
+                     f"@group(0) @binding({at + 2}) var<storage, read> zero{p}: array<{S}>;",
+                     f"@group(0) @binding({at + 3}) var<storage, read> bias{p}: array<{O}>;"]
+        decode = _INT4["gemv"].replace("scale[", f"scale{p}[").replace("zero[", f"zero{p}[")
+        body.append(f"""  N = params[{6 + 2 * p}];
+  if (row >= start && row < start + N) {{
+    n = row - start;
+    part = {p}u;
+    bias_word = params[{7 + 2 * p}];
+    for (var j = lane; j < W; j = j + LANES) {{
+      let word = qdata{p}[n * W + j];
+      let k0 = j * PER;
+{decode}
+    }}
+  }}
+  start = start + N;""")
+        biases.append(f"""    if (bias_word != 0u && part == {p}u) {{ v = wt_store(f32(v) + f32(bias{p}[bias_word - 1u + n])); }}""")
+    source = Template(kernels.wgsl("gemv_lanes") + kernels.wgsl("quantized_gemv_parts")).substitute(
+        O=O, X=kernels.STORAGE[x_dtype], bindings="\n".join(bindings), parts="\n".join(body), biases="\n".join(biases))
+    source = kernels.wgsl("prelude") + kernels.store_fn("f32", x_dtype) + "const PER = 8u;\n" + source
+    return ("quantized_gemv_parts", parts, x_dtype.name, scale_dtype.name, kernels.stored(x_dtype)), source, \
+        "w" + "r" * (1 + 4 * parts)
+
+
+def parts(x, layers):
+    """(layer(x) for layer in layers) in one kernel for int4 layers of one K and group size (biases of x's
+    dtype or none), few rows of x on "webgpu" (a decode step's q, k and v projections), where a kernel
+    may bind their buffers; views of one output, side by side. None otherwise."""
+    lead = x.shape[:-1]
+    m = math.prod(lead)
+    first = layers[0]
+    if not (0 < m <= GEMV_MAX_ROWS and x.device.type == "webgpu" and x.dtype in (dt.float32, dt.float16, dt.bfloat16)
+            and all(getattr(layer, "BITS", None) == 4 and layer.in_features == first.in_features == x.shape[-1] and
+                    layer.group_size == first.group_size and layer.weight_scale.dtype is first.weight_scale.dtype and
+                    (layer.bias is None or layer.bias.dtype is x.dtype and layer.bias.dim() == 1) for layer in layers)):
+        return None
+    x = x.contiguous()
+    if x._storage.runtime.limits["max_storage_buffers_per_shader_stage"] < 3 + 4 * len(layers):
+        return None
+    operands = []
+    for layer in layers:
+        tensors = [t.contiguous() for t in (layer.weight_qdata, layer.weight_scale, layer.weight_zero_point)]
+        operands.append([t.clone() if t._offset else t for t in tensors] +
+                        [layer.bias.contiguous() if layer.bias is not None else None])
+    sizes = [layer.out_features for layer in layers]
+    total = sum(sizes)
+    out = gpu.empty(x.dtype, m * total)
+    meta = [m, total, first.in_features, operands[0][0].shape[-1], first.group_size, x._offset]
+    buffers = [out.buffer, x._storage.buffer]
+    for size, (qdata, scale, zero, bias) in zip(sizes, operands):
+        meta += [size, 0 if bias is None else 1 + bias._offset]
+        buffers += [qdata._storage.buffer, scale._storage.buffer, zero._storage.buffer,
+                    (bias if bias is not None else x)._storage.buffer]
+    out.runtime.run(_parts_kernel(len(layers), x.dtype, first.weight_scale.dtype), buffers, meta,
+                    (-(-total // 8), m, 1))
+    whole = Tensor(out, (*lead, total))
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    return tuple(whole.narrow(-1, start, size) for start, size in zip(starts, sizes))
+
+
 def linear(x, layer, bias=None):
     """x @ W.T (+ bias, a contiguous (N,) tensor of x's dtype: in the same kernel) for a quantized layer's W
     (all on "webgpu"): a tensor of x's shape[:-1] + (N,), x's dtype."""
