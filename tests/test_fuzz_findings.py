@@ -206,6 +206,13 @@ FINDINGS = [
         (_nonfinite_line(T, d).reshape(1, 1, 2, 3), "bilinear", dict(size=(3, 5), align_corners=True)),
         (_nonfinite_line(T, d).reshape(1, 1, 2, 3), "bicubic", dict(scale_factor=2)),
         (_nonfinite_line(T, d).reshape(1, 1, 1, 2, 3), "trilinear", dict(size=(2, 3, 4))))], {}),
+    # a dim resampled to its own size: torch copies (both taps at i, weights 1 and 0), so an inf gives NaN at its
+    # own position and nothing to its neighbours (webtorch read i and i + 1: NaN beside the inf; fuzz seed 5262159)
+    ("interpolate-linear-same-size-dim", lambda T, d: [T.nn.functional.interpolate(x, mode=m, **k) for x, m, k in (
+        (_nonfinite_line(T, d), "linear", dict(size=6)),
+        (_nonfinite_line(T, d).reshape(1, 1, 3, 2).exp(), "bilinear", dict(size=(2, 2))),
+        (_nonfinite_line(T, d).reshape(1, 1, 2, 3), "bilinear", dict(size=(5, 3), align_corners=True)),
+        (_nonfinite_line(T, d).reshape(1, 1, 1, 2, 3), "trilinear", dict(scale_factor=(2, 1, 1))))], {}),
     ("interpolate-bilinear-log10-grad", lambda T, d: _grad_of(T, d, [[[[1.72, -1.0, 0.74, 0.27, 2.5], [-2.1, 1.3, 1.4, -1.6, -0.5],
                                                                        [0.4, -0.2, 0.5, -0.9, 0.3], [-0.78, 0.4, 0.68, 0.36, -0.22]]]],
                                                               lambda x: T.nn.functional.interpolate(

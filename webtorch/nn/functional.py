@@ -729,6 +729,9 @@ def _resample_taps(n_in, n_out, mode, scale, align_corners):
                 base = math.floor(src)
                 index += [min(max(base + k, 0), n_in - 1) for k in range(-1, 3)]
                 weights += cubic_taps(src - base)
+            elif n_in == n_out:  # torch's copy: both taps at i (weights 1, 0: an inf there gives NaN, its neighbour nothing)
+                index += [i, i]
+                weights += [1.0, 0.0]
             else:
                 src = max(src, 0.0)
                 lo = min(int(math.floor(src)), n_in - 1)
