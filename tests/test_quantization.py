@@ -98,9 +98,11 @@ def test_int4_qparams_are_torchaos(device, dtype, group_size):
     np.testing.assert_array_equal(_np(lin.dequantize()), tinygemm.numpy())
 
 
-# (config, rows of x): the GEMV kernel below GEMV_MAX_ROWS rows, the tiled GEMM above (ragged tiles)
-CASES = [(Int8WeightOnlyConfig(), 1), (Int8WeightOnlyConfig(), 70), (Int4WeightOnlyConfig(group_size=32), 1),
-         (Int4WeightOnlyConfig(group_size=64), 3), (Int4WeightOnlyConfig(group_size=128), 70)]
+# (config, rows of x): the GEMV kernel up to GEMV_MAX_ROWS rows, the tiled GEMM above (ragged tiles), the
+# dequantized weight's float matmul from DEQUANTIZED_ROWS
+CASES = [(Int8WeightOnlyConfig(), 1), (Int8WeightOnlyConfig(), 12), (Int8WeightOnlyConfig(), 70),
+         (Int4WeightOnlyConfig(group_size=32), 1), (Int4WeightOnlyConfig(group_size=64), 3),
+         (Int4WeightOnlyConfig(group_size=64), 20), (Int4WeightOnlyConfig(group_size=128), 70)]
 
 
 def _reference(w, config, x, bias):
@@ -127,7 +129,8 @@ def test_linear_matches_torchaos_arithmetic(device, dtype, config, rows):
     lin = _layer(w, config, device, bias)
     xin = _wt(x, device).reshape(1, rows, 128)
     with webtorch.no_grad():
-        if device == "webgpu":
+        from webtorch.ao.quantization import _gpu
+        if device == "webgpu" and rows < _gpu.DEQUANTIZED_ROWS:
             rt = webtorch.backend.webgpu.runtime()
             before = rt.kernels_dispatched
             y = lin(xin)

@@ -10,8 +10,11 @@ from ..._tensor import Tensor
 from ...backend import gpu, kernels
 
 # x rows up to which the GEMV kernel runs (each of its workgroups reads W once per row of x); above,
-# the tiled GEMM
+# the tiled GEMM, below DEQUANTIZED_ROWS; from there (a prefill) W dequantized to x's dtype and the float
+# matmul (the layer's _reference: torchao's arithmetic): on the H200 the tiled GEMM took 12.7 ms for
+# 128 x 2048 -> 8192 (bench/results/h200-native/decode-encoded), the float16 matmul tiles far faster
 GEMV_MAX_ROWS = 4
+DEQUANTIZED_ROWS = 32
 # Per bit width: elements per u32 word, and the WGSL that decodes them. Field i of `word`, sign-extended:
 # bitcast<i32>(word << (32 - bits - bits * i)) >> (32 - bits).
 _INT4 = {
@@ -171,10 +174,12 @@ def parts(x, layers):
 
 def linear(x, layer, bias=None):
     """x @ W.T (+ bias, a contiguous (N,) tensor of x's dtype: in the same kernel) for a quantized layer's W
-    (all on "webgpu"): a tensor of x's shape[:-1] + (N,), x's dtype."""
+    (all on "webgpu"): a tensor of x's shape[:-1] + (N,), x's dtype; None from DEQUANTIZED_ROWS rows of x."""
     n, k = layer.out_features, layer.in_features
     lead = x.shape[:-1]
     m = math.prod(lead)
+    if m >= DEQUANTIZED_ROWS:
+        return None
     x = x.contiguous()
     qdata = layer.weight_qdata.contiguous()
     scale = layer.weight_scale.contiguous()

@@ -156,9 +156,13 @@ class _WeightOnlyLinear(Linear):
             from . import _gpu  # (the webgpu backend loads on first use)
             bias = self.bias
             if bias is not None and bias.dtype is x.dtype and bias.device == x.device and bias.dim() == 1:
-                return _gpu.linear(x, self, bias.contiguous())  # the add in the kernel
+                out = _gpu.linear(x, self, bias.contiguous())  # the add in the kernel
+                if out is not None:
+                    return out
             out = _gpu.linear(x, self)
         else:
+            out = None
+        if out is None:  # many rows on webgpu (a prefill: _gpu.DEQUANTIZED_ROWS), or another device
             out = self._reference(x)
         return out if self.bias is None else out + self.bias
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""GPU time per decode token by kernel: webtorch.hf's replayed decode step (bench/hf_decode.py's model
+shapes, float16 + int4, random weights, 128-token prompt) run 8 times under webtorch.profiler (timestamp
+queries where the adapter has them). Not a test.
+
+  python bench/hf_decode_kernels.py --model llama-3.2-1b --out OUT.json
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import webtorch as torch  # noqa: E402
+from hf_decode import SHAPES, build  # noqa: E402
+
+STEPS = 8
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="tiny", choices=sorted(SHAPES))
+    parser.add_argument("--out")
+    args = parser.parse_args(argv)
+    model = build(args.model, torch.float16, "int4")
+    ids = torch.randint(0, model.config.vocab_size, (1, 128), device="webgpu")
+    with torch.no_grad():
+        model.generate(ids, max_new_tokens=8, eos_token_id=[])  # the step recorded and replayed
+        step = model._decoder.step
+        token = torch.zeros(1, 1, dtype=torch.int64, device="webgpu")
+        for _ in range(3):
+            token = step(token)[:, None]
+        torch.webgpu.synchronize()
+        with torch.profiler.profile() as prof:
+            for _ in range(STEPS):
+                token = step(token)[:, None]
+            torch.webgpu.synchronize()
+    kernels = sorted((a for a in prof.key_averages() if a.is_kernel), key=lambda a: -a.gpu_time_total)
+    result = {"model": args.model, "gpu_timing": prof.gpu_timing,
+              "gpu_ms_per_token": sum(a.gpu_time_total for a in kernels) / STEPS / 1e3,
+              "kernels_per_token": [(a.key, a.count // STEPS, round(a.gpu_time_total / STEPS / 1e3, 4)) for a in kernels]}
+    text = json.dumps(result, indent=1)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
