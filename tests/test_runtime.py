@@ -40,6 +40,26 @@ def test_native_driver_encodes_through_wgpu_natives_functions():
         assert torch.allclose(torch.tensor(got.tolist()), want, rtol=1e-6, atol=1e-6)
 
 
+def test_a_buffer_bound_writable_twice_is_refused_as_in_the_browser():
+    """Dawn (every browser) refuses one buffer at a writable binding and another binding of a dispatch;
+    wgpu-native does not, so the native driver checks it: a kernel that did so (layer_norm's absent residual
+    sum bound as its output) failed only in the browser suite."""
+    from webtorch.backend import kernels
+    from webtorch.backend.webgpu import runtime
+    from webtorch.errors import ValidationError
+    rt = runtime()
+    if rt.driver.name != "native":
+        pytest.skip("the native driver's check")
+    x = webtorch.ones(4, device="webgpu")
+    from webtorch.ops_table import ELEMENTWISE
+    f32 = webtorch.float32
+    kernel = kernels.elementwise(ELEMENTWISE["add"], (f32, f32), (f32, f32), f32, True)
+    buf = x._storage.buffer
+    with pytest.raises(ValidationError, match="aliasing"):
+        rt.run(kernel, [buf, buf, buf], [4] + [0] * 16, 1)
+        webgpu.synchronize()
+
+
 def test_memory_returns_to_start_when_tensors_are_dropped():
     start = webgpu.memory_allocated()
     xs = [webtorch.full((256, 256), float(i), device="webgpu") for i in range(20)]

@@ -161,7 +161,7 @@ class NativeDriver:
             layout=self.device.create_pipeline_layout(bind_group_layouts=[layout]),
             compute={"module": module, "entry_point": "main"},
         )
-        self._pipelines.append((pipeline, layout, meta_window))
+        self._pipelines.append((pipeline, layout, meta_window, access))
         return len(self._pipelines) - 1
 
     @_translated
@@ -262,7 +262,13 @@ class NativeDriver:
         """Cached per (pipeline, buffers); bids[0] is the meta arena, bound with a dynamic offset."""
         group = self._bind_groups.get((pid, bids))
         if group is None:
-            _, layout, window = self._pipelines[pid]
+            _, layout, window, access = self._pipelines[pid]
+            # WebGPU (Dawn, in every browser) refuses a buffer bound writable and at another binding of the
+            # same dispatch; wgpu-native lets it pass, so the host suite checks what the browser would
+            for i, b in enumerate(bids[1:]):
+                if access[i] == "w" and bids[1:].count(b) > 1:
+                    raise ValidationError(f"Writable storage buffer binding aliasing: buffer {b} is bound at binding "
+                                          f"{i + 1} (writable) and at another binding of the same dispatch")
             entries = [{"binding": 0, "resource": {"buffer": self._buffers[bids[0]], "offset": 0, "size": window}}]
             entries += [{"binding": i, "resource": {"buffer": self._buffers[b], "offset": 0,
                                                     "size": self._buffers[b].size}}

@@ -27,7 +27,9 @@ def _run(out, out_offset, row_stride, x, cos, sin, position, flags, second=None)
     x = x.contiguous()
     rows, d = x.numel() // x.shape[-1], x.shape[-1]
     cos, sin = cos.contiguous(), sin.contiguous()
-    out2, out2_offset, x2 = second if second is not None else (out, out_offset, x)
+    # without flags 4 nothing is written at out2: the runtime's own unused buffer (out there too would be one
+    # buffer at two writable bindings, which WebGPU refuses)
+    out2, out2_offset, x2 = second if second is not None else (x._storage.runtime.owned("unused output"), 0, x)
     x2 = x2.contiguous()
     buffers = [out, x._storage.buffer, cos._storage.buffer, sin._storage.buffer,
                (position if position is not None else x)._storage.buffer, out2, x2._storage.buffer]
