@@ -49,10 +49,16 @@ def _pack(q, shifts):
     return (field << shift).sum(-1, dtype=dt.int32)
 
 
+_shift_tensors = {}  # (shifts, device, runtime) -> _unpack's shifts as a tensor there: made once, not uploaded per call
+
+
 def _unpack(words, shifts, k):
     """The signed fields of int32 words (..., W) -> int32 (..., k): _pack's inverse."""
     bits = 32 // len(shifts)
-    shift = F.tensor([32 - bits - s for s in shifts], dtype=dt.int32, device=words.device)
+    key = (tuple(shifts), words.device, getattr(words._storage, "runtime", None))  # a new runtime after a device loss: anew
+    shift = _shift_tensors.get(key)
+    if shift is None:
+        shift = _shift_tensors[key] = F.tensor([32 - bits - s for s in shifts], dtype=dt.int32, device=words.device)
     fields = (words.unsqueeze(-1) << shift) >> (32 - bits)  # arithmetic shift: sign-extended
     return fields.reshape(*words.shape[:-1], -1)[..., :k]
 
@@ -188,7 +194,7 @@ class Int8WeightOnlyLinear(_WeightOnlyLinear):
 
     def _reference(self, x):
         """torchao's weight-only int8 linear: mm(x, q.T in x's dtype) * scale in x's dtype."""
-        y = F.matmul(x, F.t(self.int_data().to(x.dtype)))
+        y = F.matmul(x, F.contiguous(F.t(self.int_data().to(x.dtype))))  # W.T laid out (K, N): the fast matmul
         return y * self.weight_scale.to(x.dtype).reshape(-1)
 
 
@@ -213,7 +219,7 @@ class Int4WeightOnlyLinear(_WeightOnlyLinear):
         return (self.int_data().reshape(n, k // g, g).to(dt.float32) * scale + zero).reshape(n, k)
 
     def _reference(self, x):
-        return F.matmul(x, F.t(self.dequantize().to(x.dtype)))
+        return F.matmul(x, F.contiguous(F.t(self.dequantize().to(x.dtype))))  # W.T laid out (K, N): the fast matmul
 
 
 class QuantizedWeight:
