@@ -38,7 +38,7 @@ PAGES = {
     "index": ("/web/index.html", None),
     "gpt": ("/web/gpt.html", None),
 }
-WORTH = re.compile(r"FATAL|Check failed|crash|exited unexpectedly|GPU process|lost|Vulkan|vk|VK_|Skia|GrContext|"
+WORTH = re.compile(r"FATAL|font|Check failed|crash|exited unexpectedly|GPU process|lost|Vulkan|vk|VK_|Skia|GrContext|"
                    r"SharedImage|ContextResult|Goodbye|signal|terminated|Received", re.I)
 
 
