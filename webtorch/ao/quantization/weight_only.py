@@ -194,7 +194,7 @@ class Int8WeightOnlyLinear(_WeightOnlyLinear):
 
     def _reference(self, x):
         """torchao's weight-only int8 linear: mm(x, q.T in x's dtype) * scale in x's dtype."""
-        y = F.matmul(x, F.contiguous(F.t(self.int_data().to(x.dtype))))  # W.T laid out (K, N): the fast matmul
+        y = F.matmul(x, F.t(self.int_data().to(x.dtype)))
         return y * self.weight_scale.to(x.dtype).reshape(-1)
 
 
@@ -219,7 +219,7 @@ class Int4WeightOnlyLinear(_WeightOnlyLinear):
         return (self.int_data().reshape(n, k // g, g).to(dt.float32) * scale + zero).reshape(n, k)
 
     def _reference(self, x):
-        return F.matmul(x, F.contiguous(F.t(self.dequantize().to(x.dtype))))  # W.T laid out (K, N): the fast matmul
+        return F.matmul(x, F.t(self.dequantize().to(x.dtype)))
 
 
 class QuantizedWeight:
