@@ -41,10 +41,10 @@ def parameters(model):
     return [value for p in model.parameters() for value in p.detach().cpu().reshape(-1).tolist()[:16]]
 
 
-def compare(run, device, rtol=1e-4, atol=1e-5):
+def compare(run, device, rtol=1e-4, atol=1e-5, loss_rtol=1e-4):
     torch_result = run(torch, "cpu", None)
     result = run(webtorch, device, torch_result[-1])
-    assert_losses_match(result[0], torch_result[0])
+    assert_losses_match(result[0], torch_result[0], loss_rtol)
     for got, expected in zip(result[1:-1], torch_result[1:-1]):
         assert_close_lists(got, expected, rtol, atol)
 
@@ -52,7 +52,8 @@ def compare(run, device, rtol=1e-4, atol=1e-5):
 def compare_in_float64(run):
     """For an ill-conditioned network (BatchNorm over a few samples, where torch's own float32 run is
     1e-3 off its float64 run after one step, and webtorch's float32 as far in another direction): both
-    libraries in float64 (the default dtype), from the same weights, agree to 1e-9."""
+    libraries in float64 (the default dtype), from the same weights, agree to 1e-7 (the amplification that puts
+    float32 1e-3 off moves torch's float64 result 5e-9 between its own CPU kernels)."""
     def in_float64(T, state):
         previous = T.get_default_dtype()
         T.set_default_dtype(T.float64)
@@ -63,8 +64,8 @@ def compare_in_float64(run):
 
     torch_result = in_float64(torch, None)
     result = in_float64(webtorch, torch_result[-1])
-    for got, expected in zip(result[:-1], torch_result[:-1]):
-        assert_close_lists(got, expected, rtol=1e-9, atol=1e-12)
+    for got, expected in zip(result[:-1], torch_result[:-1]):  # torch's own float64 result moves 5e-9 relative
+        assert_close_lists(got, expected, rtol=1e-7, atol=1e-10)   # between its default and AVX2 kernels
 
 
 def run_tcn(T, device, state):
@@ -349,8 +350,11 @@ def test_pointnet_trains_like_torch():
 @pytest.mark.parametrize("device, vision", [("webgpu", 1), ("cpu", 1), ("webgpu", (1, 1, 1, 1))],
                          ids=["webgpu-vit", "cpu-vit", "webgpu-resnet"])
 def test_clip_trains_like_torch(device, vision):
-    # the ResNet tower's last BatchNorm normalises 1x1 maps over 3 images: rounding grows there
-    compare(lambda T, d, s: run_clip(T, d, vision, s), device, *((1e-3, 1e-4) if vision != 1 else ()))
+    # the ResNet tower's last BatchNorm normalises 1x1 maps over 3 images: rounding grows there, so far that
+    # torch's own step-1 loss moves 1.1e-4 relative with its CPU kernels (3.40720 AVX2 on 2 threads, 3.40740
+    # ATEN_CPU_CAPABILITY=default, 3.40757 default on 1 thread): the losses are held to 5e-4 there
+    tolerances = dict(rtol=1e-3, atol=1e-4, loss_rtol=5e-4) if vision != 1 else {}
+    compare(lambda T, d, s: run_clip(T, d, vision, s), device, **tolerances)
 
 
 @needs("cleanrl_ppo.py")
