@@ -14,6 +14,11 @@ from opinfo_cases import (DEVICES, KNOWN_FAILURES, RANDOM_SAMPLES, TABLE_PAGE, a
                           table)
 from opinfo_run import run_spec
 
+# One worker runs this file (pytest-xdist): its cells share one computation of each case (torch's
+# results, lru-cached), and the conformance-table check at the end reads the results the cells made
+# (it recomputed every cell, 181 s of the suite, on a worker that had not run them).
+pytestmark = pytest.mark.xdist_group("opinfo")
+
 
 def _params():
     for k, column in all_keys():
