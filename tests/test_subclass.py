@@ -224,3 +224,18 @@ def test_plain_tensors_do_not_dispatch():
     x = webtorch.ones(2)
     assert type(x + 1) is webtorch.Tensor and not webtorch.overrides.has_torch_function((x,))
     assert "add" not in vars(webtorch.nn.Parameter) and webtorch.Tensor.add.__name__ == "add"
+
+
+def test_pytorchs_own_tensors_do_not_dispatch():
+    """A PyTorch tensor handed to webtorch (webtorch.tensor(t), an op's operand) is data, not a subclass to
+    dispatch to: its default __torch_function__ would call the webtorch function again, forever (it did once
+    any subclass had turned dispatching on: test_hf's topk test failed after this file's tests)."""
+    class Marked(webtorch.Tensor):  # turns dispatching on, as a program's subclass does
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    Marked(webtorch.ones(1))
+    t = torch.arange(6.0).reshape(2, 3)
+    assert webtorch.tensor(t).tolist() == t.tolist()
+    assert not webtorch.overrides.has_torch_function((t,))

@@ -72,7 +72,12 @@ def _dispatches(cls):
                 impl = klass.__dict__["__torch_function__"]
                 break
         impl = getattr(impl, "__func__", impl)  # a classmethod / staticmethod's function
-        found = _overloads[cls] = impl is not None and impl is not _disabled_torch_function_impl and cls is not Tensor
+        # PyTorch's own tensors (torch.Tensor's default handler) do not dispatch: theirs would call the webtorch
+        # function again, forever (webtorch.tensor(a_torch_tensor) once any subclass had turned dispatching on)
+        torch_default = getattr(impl, "__module__", None) == "torch._tensor" and \
+            getattr(impl, "__qualname__", None) == "Tensor.__torch_function__"
+        found = _overloads[cls] = impl is not None and impl is not _disabled_torch_function_impl and \
+            cls is not Tensor and not torch_default
     return found
 
 
