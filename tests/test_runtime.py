@@ -85,6 +85,22 @@ def test_cache_reuses_buffers():
     assert after["allocation.all.allocated"] == stats["allocation.all.allocated"] + 3
 
 
+def test_bind_group_index_forgets_destroyed_groups():
+    """The native driver finds a destroyed buffer's bind groups by a per-buffer index; a long-lived buffer's
+    entry (a weight, the meta arena) loses the keys of groups dropped through their other buffers."""
+    from webtorch.backend.webgpu import runtime
+    driver = runtime().driver
+    if driver.name != "native":
+        pytest.skip("the native driver's index")
+    w = webtorch.ones(64, device="webgpu")
+    for n in range(65, 97):  # each a new size class: new buffers, new bind groups naming w's
+        (w.sum() + webtorch.ones(n, device="webgpu")).sum().item()
+    webgpu.empty_cache()
+    index = driver._groups_of_buffer
+    assert all(key in driver._bind_groups for keys in index.values() for key in keys)
+    assert sum(map(len, index.values())) == sum(len(set(bids)) for _, bids in driver._bind_groups)
+
+
 def test_cache_keeps_large_buffers():
     # No cap on the cache: a loop over 96 MiB tensors creates its buffers once (the old pool kept
     # at most 512 MiB, so a 256 MiB pair was destroyed and created again each iteration).

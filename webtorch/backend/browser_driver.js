@@ -118,7 +118,7 @@
       this.buffers = new Map();
       this.pipelines = [];
       this.bindGroups = new Map();
-      this.groupsOfBuffer = new Map();  // buffer id -> keys of the bind groups naming it
+      this.groupsOfBuffer = new Map();  // buffer id -> keys of the live bind groups naming it
       this.staging = new Map();
       this.nextId = 1;
       this.submitCount = 0;
@@ -177,9 +177,15 @@
     destroyBuffer(id) {
       const buffer = this.buffers.get(id);
       this.buffers.delete(id);
-      // by its own list of keys: a scan of every cached group per destroyed buffer made emptying a
-      // cache of thousands of buffers cost minutes
-      for (const key of this.groupsOfBuffer.get(id) || []) this.bindGroups.delete(key);
+      // by its own set of keys (a scan of every cached group per destroyed buffer made emptying a cache
+      // of thousands of buffers cost minutes), each key dropped from its other buffers' sets too (the
+      // meta arena and long-lived weights are in every key: their sets would only grow)
+      for (const key of this.groupsOfBuffer.get(id) || []) {
+        this.bindGroups.delete(key);
+        for (const other of key.split(",").slice(1).map(Number)) {
+          if (other !== id) this.groupsOfBuffer.get(other).delete(key);
+        }
+      }
       this.groupsOfBuffer.delete(id);
       buffer.destroy();
     }
@@ -349,7 +355,7 @@
         this.bindGroups.set(key, group);
         for (const id of ids) {
           const keys = this.groupsOfBuffer.get(id);
-          if (keys) keys.push(key); else this.groupsOfBuffer.set(id, [key]);
+          if (keys) keys.add(key); else this.groupsOfBuffer.set(id, new Set([key]));
         }
       }
       return group;

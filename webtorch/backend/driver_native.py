@@ -62,7 +62,7 @@ class NativeDriver:
         self._buffers = {}
         self._pipelines = []
         self._bind_groups = {}
-        self._groups_of_buffer = {}  # buffer id -> keys of the bind groups naming it
+        self._groups_of_buffer = {}  # buffer id -> keys of the live bind groups naming it
         self._staging = {}  # size -> mappable buffers for readbacks (read_buffer)
         self._next_id = 1
         self.submit_count = 0
@@ -101,10 +101,14 @@ class NativeDriver:
 
     def destroy_buffer(self, bid):
         buf = self._buffers.pop(bid)
-        # by the buffer's own list of keys: a scan of every cached group per destroyed buffer made
-        # emptying a cache of thousands of buffers cost minutes
+        # by the buffer's own set of keys (a scan of every cached group per destroyed buffer made emptying
+        # a cache of thousands of buffers cost minutes), each key dropped from its other buffers' sets too
+        # (the meta arena and long-lived weights are in every key: their sets would only grow)
         for key in self._groups_of_buffer.pop(bid, ()):
-            self._bind_groups.pop(key, None)
+            del self._bind_groups[key]
+            for other in key[1]:
+                if other != bid:
+                    self._groups_of_buffer[other].discard(key)
         buf.destroy()
 
     @_translated
@@ -276,7 +280,7 @@ class NativeDriver:
             group = self._bind_groups[(pid, bids)] = self._guard(self.device.create_bind_group, layout=layout,
                                                                  entries=entries)
             for b in bids:
-                self._groups_of_buffer.setdefault(b, []).append((pid, bids))
+                self._groups_of_buffer.setdefault(b, set()).add((pid, bids))
         return group
 
 
