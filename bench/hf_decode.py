@@ -4,7 +4,7 @@ random weights built on the device, on webtorch's native driver (wgpu-py). Not a
 
   python bench/hf_decode.py [--model llama-3.2-1b|qwen2.5-0.5b|medium|tiny] [--dtype float16|float32]
                             [--quant none|int8|int4] [--context 128] [--new 64] [--eager]
-                            [--readback-every N]
+                            [--readback-every N] [--heat-s S]
                             [--out OUT.json or a folder]
 
 Per run: prefill of --context random tokens in one pass (tokens/s), then --new tokens through
@@ -62,7 +62,19 @@ def build(name, dtype, quant):
     return model
 
 
-def timed_generate(model, ids, new, replay=True, readback_every=1, **sampling):
+def heat(seconds):
+    """Keeps the GPU busy for `seconds` (2048^2 matmuls): an idle GPU drops its clock (the H200 to 345 MHz
+    within ~3 s) and needs 1-2 s of load to reach full clock again, longer than a 64-token decode lasts."""
+    if seconds <= 0:
+        return
+    a = torch.rand(2048, 2048, device="webgpu")
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        a = (a @ a).clamp_(0, 1)
+        torch.webgpu.synchronize()
+
+
+def timed_generate(model, ids, new, replay=True, readback_every=1, heat_s=0.0, **sampling):
     """Times generate(); kernels per token and the host's milliseconds per token issuing the decode
     step (issue: the step call, kernels recorded or replayed and submitted, not waited for; python:
     the same less the driver's submit calls, in which lavapipe runs the kernels) count the decode
@@ -90,6 +102,7 @@ def timed_generate(model, ids, new, replay=True, readback_every=1, **sampling):
         return out
     decoder.step = timed_step
     rt._submit = rt._driver_submit = timed_submit  # both: a readback still goes with the pending batch
+    heat(heat_s)
     start = time.perf_counter()
     try:
         model.generate(ids, max_new_tokens=new, eos_token_id=[], replay=replay, readback_every=readback_every,
@@ -124,6 +137,20 @@ def kernels_by_op(decoder):
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
+def gpu_memory(model):
+    """What the GPU holds after the decode runs, against the target "GPU memory <= 1.15x the weights + KV
+    cache": the bytes of live tensors (weights, KV cache, the replayed step's own buffers, inputs) and
+    reserved (those + the caching allocator's free buffers), dropping the prompt's and benchmark's
+    buffers first (the allocator's cache of the build and of prefill's intermediates is emptied: a
+    loader does the same)."""
+    torch.webgpu.empty_cache()
+    rt = torch.backend.webgpu.runtime()
+    weights = sum(b.numel() * b.element_size() for b in list(model.parameters()) + list(model.buffers()))
+    cache = sum(b.numel() * b.element_size() for b in model._decoder.module.buffers(recurse=False))
+    return {"weights_bytes": weights, "kv_cache_bytes": cache, "allocated_bytes": rt.allocated_bytes,
+            "reserved_bytes": rt.reserved_bytes, "allocated_ratio": rt.allocated_bytes / (weights + cache)}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="tiny", choices=sorted(SHAPES))
@@ -134,6 +161,8 @@ def main(argv=None):
     parser.add_argument("--readback-every", type=int, default=1,
                         help="also time generate(readback_every=N): tokens read back N at a time")
     parser.add_argument("--eager", action="store_true", help="also time the decode step run eagerly (replay=False)")
+    parser.add_argument("--heat-s", type=float, default=0.0,
+                        help="seconds of matmuls before each timed run, so that the GPU is at full clock")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     dtype = getattr(torch, args.dtype)
@@ -147,18 +176,21 @@ def main(argv=None):
     with torch.no_grad():
         model(ids, last_only=True).argmax().item()  # compiles the prefill's kernels
         for _ in range(2):  # the second prefill is the timed one
+            heat(args.heat_s)
             t = time.perf_counter()
             model(ids, last_only=True).argmax().item()
             result["prefill_tokens_per_s"] = args.context / (time.perf_counter() - t)
     modes = {"greedy": {}, "sampled": dict(do_sample=True, temperature=0.8, top_k=40, top_p=0.95)}
     for name, sampling in modes.items():
         timed_generate(model, ids, 4, **sampling)  # compiles the kernels, records the decode step
-        result[name] = timed_generate(model, ids, args.new, **sampling)
+        result[name] = timed_generate(model, ids, args.new, heat_s=args.heat_s, **sampling)
         if args.readback_every > 1:
             result[f"{name}_readback_every_{args.readback_every}"] = timed_generate(
-                model, ids, args.new, readback_every=args.readback_every, **sampling)
+                model, ids, args.new, readback_every=args.readback_every, heat_s=args.heat_s, **sampling)
         if args.eager:
-            result[name + "_eager"] = timed_generate(model, ids, args.new, replay=False, **sampling)
+            result[name + "_eager"] = timed_generate(model, ids, args.new, replay=False, heat_s=args.heat_s,
+                                                     **sampling)
+    result["gpu_memory"] = gpu_memory(model)
     text = json.dumps(result, indent=1)
     print(text)
     if args.out:
