@@ -137,6 +137,11 @@ def kernels_by_op(decoder):
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
+def weight_bytes(model):
+    """The bytes of the model's parameters and buffers (quantized layers': packed weights, scales, zero points)."""
+    return sum(b.numel() * b.element_size() for b in list(model.parameters()) + list(model.buffers()))
+
+
 def gpu_memory(model):
     """What the GPU holds after the decode runs, against the target "GPU memory <= 1.15x the weights + KV
     cache": the bytes of live tensors (weights, KV cache, the replayed step's own buffers, inputs) and
@@ -145,10 +150,39 @@ def gpu_memory(model):
     loader does the same)."""
     torch.webgpu.empty_cache()
     rt = torch.backend.webgpu.runtime()
-    weights = sum(b.numel() * b.element_size() for b in list(model.parameters()) + list(model.buffers()))
+    weights = weight_bytes(model)
     cache = sum(b.numel() * b.element_size() for b in model._decoder.module.buffers(recurse=False))
     return {"weights_bytes": weights, "kv_cache_bytes": cache, "allocated_bytes": rt.allocated_bytes,
             "reserved_bytes": rt.reserved_bytes, "allocated_ratio": rt.allocated_bytes / (weights + cache)}
+
+
+MODES = {"greedy": {}, "sampled": dict(do_sample=True, temperature=0.8, top_k=40, top_p=0.95)}
+
+
+def measure(model, context, new, readback_every=1, eager=False, heat_s=0.0, modes=tuple(MODES)):
+    """Prefill tokens/s of a `context`-token random prompt (the second of two timed prefills), then each of
+    `modes`' timed_generate of `new` tokens (also read back `readback_every` at a time, also eagerly), and
+    the GPU memory after: main's figures, and bench/workloads.py's decode section's in the browser."""
+    result = {}
+    ids = torch.randint(0, model.config.vocab_size, (1, context), device="webgpu")
+    with torch.no_grad():
+        model(ids, last_only=True).argmax().item()  # compiles the prefill's kernels
+        for _ in range(2):  # the second prefill is the timed one
+            heat(heat_s)
+            t = time.perf_counter()
+            model(ids, last_only=True).argmax().item()
+            result["prefill_tokens_per_s"] = context / (time.perf_counter() - t)
+    for name in modes:
+        sampling = MODES[name]
+        timed_generate(model, ids, 4, **sampling)  # compiles the kernels, records the decode step
+        result[name] = timed_generate(model, ids, new, heat_s=heat_s, **sampling)
+        if readback_every > 1:
+            result[f"{name}_readback_every_{readback_every}"] = timed_generate(
+                model, ids, new, readback_every=readback_every, heat_s=heat_s, **sampling)
+        if eager:
+            result[name + "_eager"] = timed_generate(model, ids, new, replay=False, heat_s=heat_s, **sampling)
+    result["gpu_memory"] = gpu_memory(model)
+    return result
 
 
 def main(argv=None):
@@ -171,26 +205,9 @@ def main(argv=None):
     torch.webgpu.synchronize()
     result = {"model": args.model, "dtype": args.dtype, "quant": args.quant, "context": args.context,
               "new": args.new, "adapter": torch.webgpu.adapter_info(), "build_s": time.perf_counter() - t,
-              "weight_bytes": sum(b.numel() * b.element_size() for b in list(model.parameters()) + list(model.buffers()))}
-    ids = torch.randint(0, model.config.vocab_size, (1, args.context), device="webgpu")
-    with torch.no_grad():
-        model(ids, last_only=True).argmax().item()  # compiles the prefill's kernels
-        for _ in range(2):  # the second prefill is the timed one
-            heat(args.heat_s)
-            t = time.perf_counter()
-            model(ids, last_only=True).argmax().item()
-            result["prefill_tokens_per_s"] = args.context / (time.perf_counter() - t)
-    modes = {"greedy": {}, "sampled": dict(do_sample=True, temperature=0.8, top_k=40, top_p=0.95)}
-    for name, sampling in modes.items():
-        timed_generate(model, ids, 4, **sampling)  # compiles the kernels, records the decode step
-        result[name] = timed_generate(model, ids, args.new, heat_s=args.heat_s, **sampling)
-        if args.readback_every > 1:
-            result[f"{name}_readback_every_{args.readback_every}"] = timed_generate(
-                model, ids, args.new, readback_every=args.readback_every, heat_s=args.heat_s, **sampling)
-        if args.eager:
-            result[name + "_eager"] = timed_generate(model, ids, args.new, replay=False, heat_s=args.heat_s,
-                                                     **sampling)
-    result["gpu_memory"] = gpu_memory(model)
+              "weight_bytes": weight_bytes(model)}
+    result.update(measure(model, args.context, args.new, readback_every=args.readback_every, eager=args.eager,
+                          heat_s=args.heat_s))
     text = json.dumps(result, indent=1)
     print(text)
     if args.out:

@@ -7,6 +7,7 @@ committed results.
   python bench/run.py --target chromium           headless Chromium (SwiftShader on a CPU-only machine)
   python bench/run.py --target chromium-gpu       headless Chromium on a GPU: Node + Dawn's sizes, heated (run by
       scripts/gpu_chrome_run.sh on the device tool's GPU machine, with WEBTORCH_CHROMIUM(_ARGS) set; docs/gpu.md)
+  python bench/run.py --target chromium-gpu-f16   the same, the browser started with the f16 toggle (shader-f16)
   python bench/run.py --target dawn --pack        bundle for Node + Dawn (the H200 of the device tool)
       then, on the GPU machine, from the repo root (carry .gpu and bench/results/tmp):
       source .gpu/gpu-env.sh; node --experimental-wasm-stack-switching bench/dawn.mjs \
@@ -174,6 +175,20 @@ def metrics(fw):
     for r in fw.get("build", []) if isinstance(fw.get("build"), list) else []:
         m[f"build {r['name']} on cpu, then .to(webgpu)"] = (r["ms_cpu_then_to"], "ms", False)
         m[f"build {r['name']} with device=webgpu"] = (r["ms_on_webgpu"], "ms", False)
+    for r in fw.get("matmul_f16", []) if isinstance(fw.get("matmul_f16"), list) else []:
+        m[f"matmul {r['n']}³ {r['case']}"] = (r["tflops"], "TFLOP/s", True)
+    for r in fw.get("float16_speed", []) if isinstance(fw.get("float16_speed"), list) else []:
+        name = f"{r['op']} {'x'.join(_count(n) if n >= 1 << 16 else str(n) for n in r['shape'])}"
+        m[f"{name} float32"] = (r["ms_float32"], "ms", False)
+        m[f"{name} float16 ({r['float16']})"] = (r["ms_float16"], "ms", False)
+        m[f"{name}: float16 ({r['float16']}) time / float32 time"] = (r["float16_over_float32"], "×", False)
+    decode = fw.get("decode")
+    if isinstance(decode, dict) and "greedy" in decode:
+        name = f"{decode['model']} {decode['quant']} {decode['dtype']}"
+        m[f"{name}: prefill {decode['context']} tokens"] = (decode["prefill_tokens_per_s"], "tokens/s", True)
+        for key, how in (("greedy", "a readback per token"), ("greedy_readback_every_8", "a readback per 8 tokens")):
+            if key in decode:
+                m[f"{name}: greedy decode, {how}"] = (decode[key]["decode_tokens_per_s"], "tokens/s", True)
     item = fw.get("item")
     if isinstance(item, dict) and "us_sum_then_item" in item:
         m["sum + .item() round trip"] = (item["us_sum_then_item"], "µs", False)
@@ -359,7 +374,7 @@ def merge_sections(result, prev, sections):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", choices=["chromium", "chromium-gpu", "dawn"], default="chromium")
+    ap.add_argument("--target", choices=["chromium", "chromium-gpu", "chromium-gpu-f16", "dawn"], default="chromium")
     ap.add_argument("--only", help="comma-separated subset of " + ",".join(FRAMEWORKS))
     ap.add_argument("--write", action="store_true", help="write results even with --only")
     ap.add_argument("--sections", help="the sections to run (with --write, or --collect of a run of these sections: "

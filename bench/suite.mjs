@@ -21,6 +21,9 @@ export const CONFIGS = {
     notes: ["MiniLM-L6 runs at 4x16 and 8x32 tokens here, not 32x128 (64x the work of 4x16: minutes per forward)"],
     gpt_size: "small", gpt_steps: 10, sample_chars: 100, search_subset: 36,  // the pages' software-adapter sizes
     build: {"encoder block 384/6/1536": [1, 384, 6, 1536, 0]},
+    f16_matmul: [256], f16_add: 1 << 18, f16_mlp: [64, 64, 256],
+    // bench/hf_decode.py's tiny model (2 layers, 64 wide) stands in for the GPU's Llama shape
+    decode: {model: "tiny", quant: "int4", context: 16, new: 16},
   },
   dawn: {
     matmul: [[128, 128, 128], [256, 256, 256], [512, 512, 512], [1024, 1024, 1024], [2048, 2048, 2048],
@@ -39,11 +42,16 @@ export const CONFIGS = {
     minilm: [[4, 16], [32, 128]], minilm_reps: 10, minilm_rounds: 3,
     gpt_size: "large", gpt_steps: 100, sample_chars: 300, search_subset: 1,
     build: {"encoder block 384/6/1536": [1, 384, 6, 1536, 0], "GPT-2-small shape (12 x 768, 50257 vocab)": [12, 768, 12, 3072, 50257]},
+    f16_matmul: [4096], f16_add: 16 << 20, f16_mlp: [4096, 1024, 4096],
+    // issue 27's target shape: Llama-3.2-1B (bench/hf_decode.py's SHAPES), int4 group 64, a 128-token prompt
+    decode: {model: "llama-3.2-1b", quant: "int4", context: 128, new: 64},
   },
 };
 // headless Chromium on the GPU machine (scripts/gpu_chrome_run.sh): Node + Dawn's sizes and heat, so that the
 // two columns compare (Chrome adds the GPU process's IPC to every submit and readback)
 CONFIGS["chromium-gpu"] = CONFIGS.dawn;
+// the same with Dawn's vulkan_enable_f16_on_nvidia toggle on the command line (shader-f16: native float16)
+CONFIGS["chromium-gpu-f16"] = CONFIGS.dawn;
 
 // pyodide: a loaded Pyodide; wheel: the webtorch wheel's bytes; workloads: bench/workloads.py's text;
 // modules: {name: text} written to /tmp, where workloads import or read them (bench/modules.json);

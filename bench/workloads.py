@@ -272,6 +272,53 @@ def matmul_f16(cfg):
     return out
 
 
+def float16_speed(cfg):
+    """float16 against float32 on the same adapter, native (shader-f16) or emulated (stored as float32, each
+    op's result rounded to half): ms per call of an elementwise add of cfg["f16_add"] elements and of an MLP's
+    forward (linear, gelu, linear: cfg["f16_mlp"] = tokens, width, hidden), with the float16 / float32 time
+    ratio (issue 26: emulated float16 within 1.2x of float32's speed)."""
+    numel = cfg.get("f16_add", 1 << 20)
+    tokens, width, hidden = cfg.get("f16_mlp", [512, 256, 1024])
+
+    def randn(*shape, dtype, scale=1.0):
+        return torch.randn(*shape, device="webgpu", dtype=dtype) * scale
+    cases = [  # name, shape, the inputs in a dtype, the work
+        ("add", [numel], lambda dtype: [randn(numel, dtype=dtype), randn(numel, dtype=dtype)], lambda a, b: a + b),
+        ("MLP forward (linear, gelu, linear)", [tokens, width, hidden],
+         lambda dtype: [randn(tokens, width, dtype=dtype), randn(hidden, width, dtype=dtype, scale=width ** -0.5),
+                        randn(width, hidden, dtype=dtype, scale=hidden ** -0.5)],
+         lambda x, w1, w2: torch.nn.functional.gelu(x @ w1.T) @ w2.T)]
+    out = []
+    for name, shape, make, work in cases:
+        ms = {}
+        for dtype in ("float32", "float16"):
+            args = make(getattr(torch, dtype))
+            ms[dtype] = _timed(lambda: work(*args), cfg.get("max_reps", 20))["ms"]
+        out.append({"op": name, "shape": shape, "float16": torch.webgpu.adapter_info()["float16"],
+                    "ms_float32": ms["float32"], "ms_float16": ms["float16"],
+                    "float16_over_float32": ms["float16"] / ms["float32"]})
+    return out
+
+
+def decode(cfg):
+    """Issue 27's decode in this browser: bench/hf_decode.py's model (webtorch.hf's Llama-family model at
+    cfg["decode"]["model"]'s shape, random weights built on "webgpu", quantized by webtorch.ao: int4, group 64)
+    with float16 activations where the adapter offers shader-f16 and float32 otherwise; hf_decode.measure's
+    prefill tokens/s and greedy decode tokens/s, one readback per token and one per 8."""
+    import hf_decode
+    spec = cfg["decode"]
+    dtype = torch.float16 if torch.webgpu.has_float16() else torch.float32
+    t0 = now()
+    model = hf_decode.build(spec["model"], dtype, spec["quant"])
+    sync()
+    row = {"model": spec["model"], "quant": spec["quant"], "dtype": str(dtype).split(".")[-1],
+           "context": spec["context"], "new": spec["new"], "build_s": now() - t0,
+           "weight_bytes": hf_decode.weight_bytes(model)}
+    row.update(hf_decode.measure(model, spec["context"], spec["new"], readback_every=8, modes=("greedy",),
+                                 heat_s=_cfg.get("heat_ms", 0) / 1e3))
+    return row
+
+
 def _kernel_seconds(fn, calls=5):
     """The GPU time of fn's kernels per call, by kernel timestamps (webtorch.profiler; None where the
     adapter lacks timestamp-query): the device's own figure, without the Python and submit time per call
@@ -648,7 +695,7 @@ async def run(cfg):
     res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
     for name in cfg["sections"]:
         if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos",
-                    "compile_check", "build", "complex", "reductions", "matmul_f16"):
+                    "compile_check", "build", "complex", "reductions", "matmul_f16", "float16_speed", "decode"):
             t0 = now()
             try:
                 res[name] = globals()[name](cfg)

@@ -9,12 +9,14 @@
 #                                       with and without the f16 toggle (in parallel, each in its own copy of the
 #                                       tree), and bench/run.py --target chromium-gpu. What comes back ($OUT: at
 #                                       most 8 files): probe.json, browser-tests.md, tests.tar.gz (each run's log
-#                                       and junit XML), bench.log, chromium-gpu.json/.md/.svg
+#                                       and junit XML), bench.log, chromium-gpu.json/.md/.svg, chromium-gpu-f16.json
+#                                       (the bench runs with the f16 toggle)
 # Env: GC (the unpacked state, kept between calls: /tmp/gpuchrome), OUT, PYTHON3 (python3: the device's 3.12),
 #      LOCAL=1 (a rehearsal on a CPU machine: no debs, no NVIDIA ICD, SwiftShader's adapter, bench's small sizes),
 #      TESTS_T (seconds: 230), BUDGET_T (the whole stage 3: 530), TEST_GROUPS (ops,grads,pages),
 #      KSEL (pytest -k for every group, instead of the deselection below), BENCH_PARTS (bench runs, as below; empty:
-#      none), PROBE=0 (no adapter probe), GPU_FLAGS_EXTRA (flags added to GPU_FLAGS), DIAG=1 (before the tests,
+#      none; a run ending in :f16 has the f16 toggle and writes chromium-gpu-f16), PROBE=0 (no adapter probe),
+#      GPU_FLAGS_EXTRA (flags added to GPU_FLAGS), DIAG=1 (before the tests,
 #      scripts/gpu_chrome_diag.py's matrix of small pages x flag sets, diag.json in $OUT; when the demo pages end the
 #      browser under GPU_FLAGS, the tests and bench run with the first flag set under which every page lived),
 #      FONTS (a font file or folder in the tree, e.g. carried, instead of p3's fonts.tar.xz).
@@ -189,22 +191,29 @@ stage3() {
   grep -h -E "^(FAILED|ERROR)|passed|failed|^exit" "$W"/tests-*.log | tail -n 60
   summarise_tests
   (cd "$W" && tar -czf "$OUT/tests.tar.gz" tests-* $(ls diag-* 2>/dev/null))
-  # bench/: Chrome on the GPU beside Node + Dawn (bench/results/dawn.md), heated; three runs (frameworks:sections:
-  # seconds) merged into one result, so that a run cut short loses only its own sections
+  # bench/: Chrome on the GPU beside Node + Dawn (bench/results/dawn.md), heated; runs (frameworks:sections:seconds,
+  # and :f16 for a run with the f16 toggle, written as target chromium-gpu-f16) merged into one result per target, so
+  # that a run cut short loses only its own sections. Without the toggle float16 is emulated: float16_speed and
+  # matmul_f16 time it against float32 (issue 26), decode times issue 27's Llama-3.2-1B int4 decode (float32
+  # activations there, float16 with the toggle)
   local target=chromium-gpu
-  local parts="webtorch,raw:matmul,chain,bandwidth,transfer,item:80 webtorch,tfjs,ort:models,minilm,weights,demos:130 webtorch:build:60"
+  local parts="webtorch,raw:matmul,chain,bandwidth,transfer,item:80 webtorch:matmul_f16,float16_speed:45 webtorch:decode:80
+    webtorch,tfjs,ort:models,minilm,weights,demos:130 webtorch:build:60 webtorch:decode,float16_speed:70:f16"
   [ -n "${LOCAL:-}" ] && { target=chromium; parts="webtorch,raw:item:300"; }
   parts=${BENCH_PARTS-$parts}
   tree_copy "$GC/tree-bench"
   for part in $parts; do
-    IFS=: read -r only sections seconds <<< "$part"
+    IFS=: read -r only sections seconds variant <<< "$part"
+    local flags="$GPU_FLAGS --enable-webgpu-developer-features" into=$target
+    [ "$variant" = f16 ] && { flags="$flags $F16_FLAGS"; into=$target-f16; }
     t=$(upto "$seconds")
-    say "bench $only: $sections, $t s at most"
-    (cd "$GC/tree-bench" && WEBTORCH_CHROMIUM_ARGS="$GPU_FLAGS --enable-webgpu-developer-features" timeout -k 10 "$t" \
-       "$PY" bench/run.py --target $target --only "$only" --sections "$sections" --write --timeout $((t - 5)) \
+    say "bench $only: $sections${variant:+ ($variant)}, $t s at most"
+    (cd "$GC/tree-bench" && WEBTORCH_CHROMIUM_ARGS="$flags" timeout -k 10 "$t" \
+       "$PY" bench/run.py --target "$into" --only "$only" --sections "$sections" --write --timeout $((t - 5)) \
        >> "$OUT/bench.log" 2>&1; echo "exit $?" >> "$OUT/bench.log")
     tail -n 3 "$OUT/bench.log"
-    cp "$GC/tree-bench/bench/results/$target".{json,md,svg} "$OUT/" 2>/dev/null
+    if [ "$into" = "$target" ]; then cp "$GC/tree-bench/bench/results/$target".{json,md,svg} "$OUT/" 2>/dev/null
+    else cp "$GC/tree-bench/bench/results/$into.json" "$OUT/" 2>/dev/null; fi  # $OUT: 8 files at most
   done
   say "done in $(( $(date +%s) - T0 )) s; \$OUT: $(ls "$OUT" | tr '\n' ' ')"
 }
