@@ -1472,8 +1472,9 @@ def _flatten_data(data, infer=True, dim=0):
             values = list(map(complex, values[::2], values[1::2]))
         return list(values), tuple(data.shape), data.dtype
     if hasattr(data, "tolist") and hasattr(data, "shape"):  # numpy
-        values, shape, inferred = _flatten_data(data.tolist() if data.shape else [data.item()], infer, dim)
-        return values, shape[1:] if not data.shape else shape, _buffers.numpy_dtype(data) or inferred
+        values, _, inferred = _flatten_data(data.tolist() if data.shape else [data.item()], infer, dim)
+        # the array's own shape: its nested lists lose the dims after a zero-length one ((2, 0, 3) -> [[], []])
+        return values, tuple(data.shape), _buffers.numpy_dtype(data) or inferred
     if isinstance(data, (list, tuple)) or _is_sequence(data):
         n = len(data)
         items = data if type(data) in (list, tuple) else list(itertools.islice(data, n + 1))  # n: no hang
