@@ -205,7 +205,7 @@ stage3() {
   for part in $parts; do
     IFS=: read -r only sections seconds variant <<< "$part"
     local flags="$GPU_FLAGS --enable-webgpu-developer-features" into=$target
-    [ "$variant" = f16 ] && { flags="$flags $F16_FLAGS"; into=$target-f16; }
+    [ "$variant" = f16 ] && { flags="$flags $F16_FLAGS"; [ -n "${LOCAL:-}" ] || into=$target-f16; }
     t=$(upto "$seconds")
     say "bench $only: $sections${variant:+ ($variant)}, $t s at most"
     (cd "$GC/tree-bench" && WEBTORCH_CHROMIUM_ARGS="$flags" timeout -k 10 "$t" \
