@@ -8,7 +8,8 @@
 #                       python3.12 packages for pytest + playwright (its node apart), .cache's wheels and play,
 #                       bench's peers (tfjs, onnxruntime-web), the golden values host torch computed for the
 #                       chosen browser tests (tests/browser/golden.py: ~30 MB)
-#   p3/                 the .deb's rest, the browser's data files from chromium-common, playwright's node (xz), fonts
+#   p3/                 the .deb's rest, the browser's data files from chromium-common, playwright's node (xz), fonts,
+#                       dawn.node (Node + Dawn's bench beside Chrome's, from .gpu/)
 # scripts/gpu_chrome_run.sh unpacks them on the device and runs the tests and the benchmark; docs/support.md
 # gives the three `run` calls. Usage, from the repository root (minutes; parts already packed are kept):
 #   bash scripts/gpu_chrome_pack.sh            (FRESH=1: pack everything again; GOLDEN=1: the golden values again)
@@ -40,6 +41,11 @@ fi
 # (SkFontMgr_FontConfigInterface.cpp: "Not implemented.") at the first page whose CSS names a font family
 [ -s "$G/p3/fonts.tar.xz" ] || tar -C /usr/share/fonts/truetype/dejavu -cf - DejaVuSans.ttf DejaVuSans-Bold.ttf \
     DejaVuSansMono.ttf DejaVuSansMono-Bold.ttf DejaVuSerif.ttf DejaVuSerif-Bold.ttf | xzc > "$G/p3/fonts.tar.xz"
+# p3: Dawn's Node binding (../shared/gpu/pack.sh's), so that bench/dawn.mjs runs beside Chrome in the same call
+if [ ! -s "$G/p3/dawn.node.xz" ]; then
+  for d in .gpu .gpurun; do [ -s "$d/dawn.node.xz" ] && { cp "$d/dawn.node.xz" "$G/p3/"; break; }; done
+  [ -s "$G/p3/dawn.node.xz" ] || say "no .gpu/dawn.node.xz (bash ../shared/gpu/pack.sh): no Node + Dawn run"
+fi
 # p2: the shared libraries the browser links, but libc's and the compiler's
 if [ ! -s "$G/p2/libs.tar.xz" ]; then
   t=$(mktemp -d)

@@ -9,8 +9,8 @@
 #                                       with and without the f16 toggle (in parallel, each in its own copy of the
 #                                       tree), and bench/run.py --target chromium-gpu. What comes back ($OUT: at
 #                                       most 8 files): probe.json, browser-tests.md, tests.tar.gz (each run's log
-#                                       and junit XML), bench.log, chromium-gpu.json/.md/.svg, chromium-gpu-f16.json
-#                                       (the bench runs with the f16 toggle)
+#                                       and junit XML), bench.log, chromium-gpu.json, chromium-gpu-f16.json
+#                                       (the bench runs with the f16 toggle), dawn.json (Node + Dawn: DAWN_RUN)
 # Env: GC (the unpacked state, kept between calls: /tmp/gpuchrome), OUT, PYTHON3 (python3: the device's 3.12),
 #      LOCAL=1 (a rehearsal on a CPU machine: no debs, no NVIDIA ICD, SwiftShader's adapter, bench's small sizes),
 #      TESTS_T (seconds: 230), BUDGET_T (the whole stage 3: 530), TEST_GROUPS (ops,grads,pages),
@@ -19,7 +19,8 @@
 #      GPU_FLAGS_EXTRA (flags added to GPU_FLAGS), DIAG=1 (before the tests,
 #      scripts/gpu_chrome_diag.py's matrix of small pages x flag sets, diag.json in $OUT; when the demo pages end the
 #      browser under GPU_FLAGS, the tests and bench run with the first flag set under which every page lived),
-#      FONTS (a font file or folder in the tree, e.g. carried, instead of p3's fonts.tar.xz).
+#      FONTS (a font file or folder in the tree, e.g. carried, instead of p3's fonts.tar.xz),
+#      DAWN_RUN (bench/dawn.mjs's run after Chrome's, frameworks:sections:seconds, as dawn_bench's default; empty: none).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -212,10 +213,29 @@ stage3() {
        "$PY" bench/run.py --target "$into" --only "$only" --sections "$sections" --write --timeout $((t - 5)) \
        >> "$OUT/bench.log" 2>&1; echo "exit $?" >> "$OUT/bench.log")
     tail -n 3 "$OUT/bench.log"
-    if [ "$into" = "$target" ]; then cp "$GC/tree-bench/bench/results/$target".{json,md,svg} "$OUT/" 2>/dev/null
-    else cp "$GC/tree-bench/bench/results/$into.json" "$OUT/" 2>/dev/null; fi  # $OUT: 8 files at most
+    cp "$GC/tree-bench/bench/results/$into.json" "$OUT/" 2>/dev/null  # (.md, .svg: --collect writes them)
   done
+  [ -z "${LOCAL:-}" ] && dawn_bench
   say "done in $(( $(date +%s) - T0 )) s; \$OUT: $(ls "$OUT" | tr '\n' ' ')"
+}
+
+dawn_bench() {  # DAWN_RUN (frameworks:sections:seconds; empty: none): bench/dawn.mjs, Node + Dawn on the same GPU in the
+  # same call, beside Chrome's figures: playwright's Node 26 (JSPI on by default) with p3's dawn.node (Dawn's toggles
+  # as bench/dawn.mjs sets them: shader-f16, subgroup matrices), the wheel bench/run.py built, the carried Pyodide and
+  # bench/hf_decode.py as the only module; dawn.json in $OUT (python bench/run.py --target dawn --sections ... --collect)
+  local run=${DAWN_RUN-webtorch:decode,float16_speed,matmul_f16:90} b=$GC/dawnbundle only sections seconds t
+  [ -n "$run" ] || return 0
+  [ -s "$G/p3/dawn.node.xz" ] || { say "no dawn.node in p3: no Node + Dawn run"; return 0; }
+  xz -dc "$G/p3/dawn.node.xz" > "$GC/dawn.node"
+  rm -rf "$b"; mkdir -p "$b/modules"
+  ln -s "$GC/node_modules/pyodide" "$b/pyodide"
+  cp "$GC"/tree-bench/dist/webtorch-*.whl "$b/" && cp "$GC/tree-bench/bench/hf_decode.py" "$b/modules/"
+  IFS=: read -r only sections seconds <<< "$run"
+  t=$(upto "$seconds")
+  say "Node + Dawn $only: $sections, $t s at most"
+  (cd "$GC/tree-bench" && DAWN_NODE=$GC/dawn.node timeout -k 10 "$t" "$GC/node" bench/dawn.mjs "$b" "$OUT/dawn.json" \
+     "$only" "$sections" > "$W/dawn.log" 2>&1; echo "exit $?" >> "$W/dawn.log")
+  grep -v "^ " "$W/dawn.log" | tail -n 5; cat "$W/dawn.log" >> "$OUT/bench.log"
 }
 
 summarise_tests() {  # $W/browser-tests.md (and $OUT's): each run's counts and every failing test
