@@ -2,8 +2,9 @@
 # Packs what the browser tests and bench/ need to run in real headless Chromium on the device tool's GPU
 # machine (Ubuntu 24.04, python3.12, no network, no torch), in three carries (one call carries at most 64 MiB,
 # the working tree included), into the git-ignored .gpuchrome/:
-#   p1/chrome.deb.1     the first 58 MB of Debian's chromium-headless-shell .deb (the version installed here;
-#                       64 MB in all: already xz-compressed, so it is carried as it is, in two pieces)
+#   p1/chrome.deb.1     the first 56 MB of Debian's chromium-headless-shell .deb (the version installed here;
+#                       64 MB in all: already xz-compressed, so it is carried as it is, in two pieces, split so
+#                       that p1 and p3 each leave a few MiB for the working tree)
 #   p2/                 the shared libraries the browser links (Debian 12's), the Vulkan loader debs, Pyodide,
 #                       python3.12 packages for pytest + playwright (its node apart), .cache's wheels and play,
 #                       bench's peers (tfjs, onnxruntime-web), the golden values host torch computed for the
@@ -26,12 +27,12 @@ say() { echo "[gpu_chrome_pack] $*"; }
 xzc() { xz -T0 -6 -c; }
 
 # p1 + p3: the browser's .deb in two pieces
-if [ ! -s "$G/p3/chrome.deb.2" ]; then
+if [ ! -s "$G/p3/chrome.deb.2" ] || [ "$(stat -c %s "$G/p1/chrome.deb.1" 2>/dev/null)" != 56000000 ]; then
   version=$(dpkg-query -W -f='${Version}' chromium-headless-shell)
   deb=/var/cache/apt/archives/chromium-headless-shell_${version//:/%3a}_amd64.deb
   [ -s "$deb" ] || { (cd "$G/work" && apt-get download "chromium-headless-shell=$version"); deb=$(ls "$G"/work/chromium-headless-shell_*.deb); }
-  head -c 58000000 "$deb" > "$G/p1/chrome.deb.1"
-  tail -c +58000001 "$deb" > "$G/p3/chrome.deb.2"
+  head -c 56000000 "$deb" > "$G/p1/chrome.deb.1"
+  tail -c +56000001 "$deb" > "$G/p3/chrome.deb.2"
 fi
 # p3: the data files the browser finds next to it (chromium-common's: ICU, V8 snapshots, SwiftShader, ANGLE)
 [ -s "$G/p3/chrome_files.tar.xz" ] || tar -C $CH -cf - headless_lib_data.pak headless_lib_strings.pak \
