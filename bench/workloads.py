@@ -234,12 +234,17 @@ def _where_time_goes(fn, reps, nbytes):
 
 
 def matmul_f16(cfg):
-    """float16 matmul at cfg["f16_matmul"] sizes against float32 ("highest"), on the tensor cores where the
-    adapter offers subgroup matrices, and on the portable kernels with the feature hidden from webtorch;
+    """float16 matmul (native or emulated) at cfg["f16_matmul"] sizes against float32 ("highest"), on the tensor
+    cores where the adapter offers f16 subgroup matrices, and on the portable kernels with the feature hidden;
     float32 at "high" / "medium" too. err: max |C - C_ref| / (|A| @ |B|) elementwise, C_ref the float32 kernel's
     product of the same (f16-rounded for f16 rows) values."""
     rt = rt_mod.runtime()
     feature = "chromium-experimental-subgroup-matrix"
+    info = torch.webgpu.adapter_info()
+    half = f"float16 ({info['float16']})"  # native, or emulated: stored as float32, rounded to half per op
+    # the tensor cores take float16 where the adapter has shader-f16 and an f16 -> f32 configuration (gpu.py)
+    f16_tensor_cores = feature in rt.features and torch.webgpu.has_float16() and any(
+        c["component_type"] == "f16" and c["result_component_type"] == "f32" for c in info["subgroup_matrix_configs"])
     out = []
     for n in cfg.get("f16_matmul", [4096]):
         a, b = torch.randn(n, n, device="webgpu"), torch.randn(n, n, device="webgpu")
@@ -248,11 +253,11 @@ def matmul_f16(cfg):
         a16, b16 = a.half(), b.half()
         bound = a.abs() @ b.abs()
         runs = [("float32 highest", a, b, "highest", True), ("float32 high", a, b, "high", True),
-                ("float32 medium", a, b, "medium", True), ("float16, subgroup matrices", a16, b16, "highest", True),
-                ("float16, portable kernels", a16, b16, "highest", False)]
+                ("float32 medium", a, b, "medium", True), (f"{half}, subgroup matrices", a16, b16, "highest", True),
+                (f"{half}, portable kernels", a16, b16, "highest", False)]
         refs = {torch.float16: a16.float() @ b16.float(), torch.float32: a @ b}  # the float32 kernel's
         for name, x, y, precision, tensor_cores in runs:
-            if tensor_cores and feature not in rt.features and name.startswith("float16, sub"):
+            if name == f"{half}, subgroup matrices" and not f16_tensor_cores:
                 continue
             saved = rt.features
             if not tensor_cores:
