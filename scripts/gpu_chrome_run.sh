@@ -10,17 +10,17 @@
 #                                       tree), and bench/run.py --target chromium-gpu. What comes back ($OUT: at
 #                                       most 8 files): probe.json, browser-tests.md, tests.tar.gz (each run's log
 #                                       and junit XML), bench.log, chromium-gpu.json, chromium-gpu-f16.json
-#                                       (the bench runs with the f16 toggle), dawn.json (Node + Dawn: DAWN_RUN)
+#                                       (the bench runs with the f16 toggle), dawn.json (Node + Dawn's run)
 # Env: GC (the unpacked state, kept between calls: /tmp/gpuchrome), OUT, PYTHON3 (python3: the device's 3.12),
 #      LOCAL=1 (a rehearsal on a CPU machine: no debs, no NVIDIA ICD, SwiftShader's adapter, bench's small sizes),
 #      TESTS_T (seconds: 230), BUDGET_T (the whole stage 3: 530), TEST_GROUPS (ops,grads,pages),
 #      KSEL (pytest -k for every group, instead of the deselection below), BENCH_PARTS (bench runs, as below; empty:
-#      none; a run ending in :f16 has the f16 toggle and writes chromium-gpu-f16), PROBE=0 (no adapter probe),
+#      none; a run ending in :f16 has the f16 toggle and writes chromium-gpu-f16, one ending in :dawn runs
+#      bench/dawn.mjs instead), PROBE=0 (no adapter probe),
 #      GPU_FLAGS_EXTRA (flags added to GPU_FLAGS), DIAG=1 (before the tests,
 #      scripts/gpu_chrome_diag.py's matrix of small pages x flag sets, diag.json in $OUT; when the demo pages end the
 #      browser under GPU_FLAGS, the tests and bench run with the first flag set under which every page lived),
-#      FONTS (a font file or folder in the tree, e.g. carried, instead of p3's fonts.tar.xz),
-#      DAWN_RUN (bench/dawn.mjs's run after Chrome's, frameworks:sections:seconds, as dawn_bench's default; empty: none).
+#      FONTS (a font file or folder in the tree, e.g. carried, instead of p3's fonts.tar.xz).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -193,48 +193,47 @@ stage3() {
   summarise_tests
   (cd "$W" && tar -czf "$OUT/tests.tar.gz" tests-* $(ls diag-* 2>/dev/null))
   # bench/: Chrome on the GPU beside Node + Dawn (bench/results/dawn.md), heated; runs (frameworks:sections:seconds,
-  # and :f16 for a run with the f16 toggle, written as target chromium-gpu-f16) merged into one result per target, so
-  # that a run cut short loses only its own sections. Without the toggle float16 is emulated: float16_speed and
-  # matmul_f16 time it against float32 (issue 26), decode times issue 27's Llama-3.2-1B int4 decode (float32
-  # activations there, float16 with the toggle)
+  # :f16 for a run with the f16 toggle, written as target chromium-gpu-f16, :dawn for one in Node + Dawn) merged into
+  # one result per target, so that a run cut short loses only its own sections. Without the toggle float16 is
+  # emulated: matmul_f16 and float16_speed time it against float32 (issue 26); decode times issue 27's Llama-3.2-1B
+  # int4 decode (float32 activations there, float16 with the toggle and in Node + Dawn)
   local target=chromium-gpu
   local parts="webtorch,raw:matmul,chain,bandwidth,transfer,item:80 webtorch:matmul_f16,float16_speed:45 webtorch:decode:80
-    webtorch,tfjs,ort:models,minilm,weights,demos:130 webtorch:build:60 webtorch:decode,float16_speed:70:f16"
+    webtorch:decode,float16_speed:70:f16 webtorch:decode,float16_speed,matmul_f16:80:dawn
+    webtorch,tfjs,ort:models,minilm,weights,demos:130 webtorch:build:60"
   [ -n "${LOCAL:-}" ] && { target=chromium; parts="webtorch,raw:item:300"; }
   parts=${BENCH_PARTS-$parts}
   tree_copy "$GC/tree-bench"
   for part in $parts; do
     IFS=: read -r only sections seconds variant <<< "$part"
-    local flags="$GPU_FLAGS --enable-webgpu-developer-features" into=$target
-    [ "$variant" = f16 ] && { flags="$flags $F16_FLAGS"; [ -n "${LOCAL:-}" ] || into=$target-f16; }
     t=$(upto "$seconds")
     say "bench $only: $sections${variant:+ ($variant)}, $t s at most"
+    if [ "$variant" = dawn ]; then dawn_bench "$only" "$sections" "$t"; continue; fi
+    local flags="$GPU_FLAGS --enable-webgpu-developer-features" into=$target
+    [ "$variant" = f16 ] && { flags="$flags $F16_FLAGS"; [ -n "${LOCAL:-}" ] || into=$target-f16; }
     (cd "$GC/tree-bench" && WEBTORCH_CHROMIUM_ARGS="$flags" timeout -k 10 "$t" \
        "$PY" bench/run.py --target "$into" --only "$only" --sections "$sections" --write --timeout $((t - 5)) \
        >> "$OUT/bench.log" 2>&1; echo "exit $?" >> "$OUT/bench.log")
     tail -n 3 "$OUT/bench.log"
     cp "$GC/tree-bench/bench/results/$into.json" "$OUT/" 2>/dev/null  # (.md, .svg: --collect writes them)
   done
-  [ -z "${LOCAL:-}" ] && dawn_bench
   say "done in $(( $(date +%s) - T0 )) s; \$OUT: $(ls "$OUT" | tr '\n' ' ')"
 }
 
-dawn_bench() {  # DAWN_RUN (frameworks:sections:seconds; empty: none): bench/dawn.mjs, Node + Dawn on the same GPU in the
-  # same call, beside Chrome's figures: playwright's Node 26 (JSPI on by default) with p3's dawn.node (Dawn's toggles
-  # as bench/dawn.mjs sets them: shader-f16, subgroup matrices), the wheel bench/run.py built, the carried Pyodide and
-  # bench/hf_decode.py as the only module; dawn.json in $OUT (python bench/run.py --target dawn --sections ... --collect)
-  local run=${DAWN_RUN-webtorch:decode,float16_speed,matmul_f16:90} b=$GC/dawnbundle only sections seconds t
-  [ -n "$run" ] || return 0
+dawn_bench() {  # frameworks sections seconds: bench/dawn.mjs, Node + Dawn on the same GPU in the same call, beside
+  # Chrome's figures: playwright's Node 26 (JSPI on by default) with p3's dawn.node (Dawn's toggles as bench/dawn.mjs
+  # sets them: shader-f16, subgroup matrices), the webtorch wheel, the carried Pyodide and bench/hf_decode.py as the
+  # only module (no peers); dawn.json in $OUT (python bench/run.py --target dawn --sections ... --collect)
+  local b=$GC/dawnbundle
   [ -s "$G/p3/dawn.node.xz" ] || { say "no dawn.node in p3: no Node + Dawn run"; return 0; }
+  [ -n "${LOCAL:-}" ] && { say "LOCAL: no Node + Dawn run (Dawn finds no adapter on a CPU machine)"; return 0; }
   xz -dc "$G/p3/dawn.node.xz" > "$GC/dawn.node"
   rm -rf "$b"; mkdir -p "$b/modules"
   ln -s "$GC/node_modules/pyodide" "$b/pyodide"
-  cp "$GC"/tree-bench/dist/webtorch-*.whl "$b/" && cp "$GC/tree-bench/bench/hf_decode.py" "$b/modules/"
-  IFS=: read -r only sections seconds <<< "$run"
-  t=$(upto "$seconds")
-  say "Node + Dawn $only: $sections, $t s at most"
-  (cd "$GC/tree-bench" && DAWN_NODE=$GC/dawn.node timeout -k 10 "$t" "$GC/node" bench/dawn.mjs "$b" "$OUT/dawn.json" \
-     "$only" "$sections" > "$W/dawn.log" 2>&1; echo "exit $?" >> "$W/dawn.log")
+  (cd "$GC/tree-bench" && { ls dist/webtorch-*.whl >/dev/null 2>&1 || bash scripts/build_wheel.sh >/dev/null; } &&
+     cp dist/webtorch-*.whl "$b/" && cp bench/hf_decode.py "$b/modules/")
+  (cd "$GC/tree-bench" && DAWN_NODE=$GC/dawn.node timeout -k 10 "$3" "$GC/node" bench/dawn.mjs "$b" "$OUT/dawn.json" \
+     "$1" "$2" > "$W/dawn.log" 2>&1; echo "exit $?" >> "$W/dawn.log")
   grep -v "^ " "$W/dawn.log" | tail -n 5; cat "$W/dawn.log" >> "$OUT/bench.log"
 }
 
