@@ -152,6 +152,25 @@ def test_linear_matches_torchaos_arithmetic(device, dtype, config, rows):
         np.testing.assert_allclose(_np(y)[0], expected, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("config,k", [(Int8WeightOnlyConfig(), 130), (Int4WeightOnlyConfig(group_size=32), 96),
+                                      (Int4WeightOnlyConfig(group_size=64), 192)])
+def test_prefill_dequantizes_w_in_one_kernel(dtype, config, k):
+    """From DEQUANTIZED_ROWS rows of x, W reaches the float matmul through one dequantizing kernel: equal
+    to the reference's ops (int4: dequantize() rounded to x's dtype; int8: q in x's dtype), int8 with K
+    not a multiple of 4 (a padded last word), weights in every float dtype (x's dtype)."""
+    wdtype = getattr(webtorch, dtype)
+    lin = _layer(_weights(torch.float32, n=37, k=k), config, "webgpu")
+    with webtorch.no_grad():
+        rt = webtorch.backend.webgpu.runtime()
+        before = rt.kernels_dispatched
+        ours = lin._dequantized(wdtype)
+        assert rt.kernels_dispatched - before == 1
+        expected = lin.dequantize().to(wdtype) if config.BITS == 4 else lin.int_data().to(wdtype)
+    assert ours.dtype is wdtype and tuple(ours.shape) == (37, k)
+    np.testing.assert_array_equal(_np(ours), _np(expected))
+
+
 @pytest.mark.parametrize("config,bound", [(Int8WeightOnlyConfig(), 0.006), (Int4WeightOnlyConfig(group_size=32), 0.08),
                                           (Int4WeightOnlyConfig(group_size=128), 0.09)])
 def test_error_against_the_float_layer(config, bound):

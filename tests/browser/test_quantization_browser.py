@@ -13,7 +13,7 @@ def test_quantized_linear_in_the_browser(py):
     g = torch.Generator().manual_seed(0)
     w = torch.randn(24, 64, generator=g) * 0.05
     bias = torch.randn(24, generator=g) * 0.1
-    x = torch.randn(9, 64, generator=g)
+    x = torch.randn(40, 64, generator=g)
     configs = {"int8": "Int8WeightOnlyConfig()", "int4": "Int4WeightOnlyConfig(group_size=32)"}
     r = py.run(
         "import webtorch as torch\n"
@@ -28,7 +28,7 @@ def test_quantized_linear_in_the_browser(py):
         "            lin.weight.copy_(w); lin.bias.copy_(b)\n"
         "        lin = quantize_(lin.to(dtype).to('webgpu'), config)\n"
         "        with torch.no_grad():\n"
-        "            for rows in (1, 9):\n"  # the GEMV kernel, then the tiled GEMM
+        "            for rows in (1, 9, 40):\n"  # the GEMV kernel, the tiled GEMM, W dequantized then matmul
         "                out[f'{name}-{dtype}-{rows}'] = lin(x[:rows].to(dtype).to('webgpu')).float().tolist()\n"
         "    out[name + '-q'] = lin.int_data().tolist()\n"
         "    again = quantize_(torch.nn.Linear(64, 24).half(), config)\n"
@@ -41,7 +41,7 @@ def test_quantized_linear_in_the_browser(py):
         if name == "int4":  # (of the float16 weights, the last quantized)
             assert r[name + "-q"] == mslk_int4_row_quantize_zp(w.half(), 32)[0].tolist()
         for dtype, tol in (("float32", 1e-5), ("float16", 4e-3)):
-            for rows in (1, 9):
+            for rows in (1, 9, 40):
                 got = torch.tensor(r[f"{name}-webtorch.{dtype}-{rows}"], dtype=torch.float64)
                 xs = x[:rows].to(getattr(torch, dtype))
                 wd = w.to(getattr(torch, dtype))

@@ -196,3 +196,37 @@ def linear(x, layer, bias=None):
     else:
         out.runtime.run(_kernel("gemm", layer.BITS, x.dtype, scale.dtype), buffers, meta, (-(-n // 64), -(-m // 64), 1))
     return Tensor(out, (*lead, n))
+
+
+@functools.lru_cache(maxsize=None)
+def _dequantize_kernel(bits, out_dtype, scale_dtype):
+    S = kernels.STORAGE[scale_dtype]
+    scale_bindings, value = (
+        (f"@group(0) @binding(3) var<storage, read> scale: array<{S}>;\n"
+         f"@group(0) @binding(4) var<storage, read> zero: array<{S}>;", "fma(q, f32(scale[(k0 / GS) * N + n]), "
+                                                                        "f32(zero[(k0 / GS) * N + n]))")
+        if bits == 4 else ("", "q"))
+    source = Template(kernels.wgsl("quantized_dequantize")).substitute(
+        O=kernels.STORAGE[out_dtype], scale_bindings=scale_bindings, value=value)
+    source = (kernels.wgsl("prelude") + kernels.store_fn("f32", out_dtype) +
+              f"const PER = {_KINDS[bits]['per']}u;\nconst BITS = {bits}u;\n" + source)
+    key = ("quantized_dequantize", bits, out_dtype.name, scale_dtype.name, kernels.stored(out_dtype))
+    return key, source, "wr" + ("rr" if bits == 4 else "")
+
+
+def dequantized(layer, dtype):
+    """The layer's W (N, K) on "webgpu" in dtype, for a prefill's float matmul: int4 q * scale + zero (the
+    layer's dequantize() rounded to dtype), int8 q (torchao's weight-only int8 applies the scale after the
+    product). One kernel instead of the reference's unpacking and casts."""
+    from ...backend.webgpu import grid
+    n, k = layer.out_features, layer.in_features
+    operands = [layer.weight_qdata.contiguous()] + (
+        [layer.weight_scale.contiguous(), layer.weight_zero_point.contiguous()] if layer.BITS == 4 else [])
+    if any(t._offset for t in operands):
+        operands = [t.clone() for t in operands]
+    words = operands[0].shape[-1]
+    out = gpu.empty(dtype, n * k)
+    scale_dtype = operands[1].dtype if layer.BITS == 4 else dt.float32
+    out.runtime.run(_dequantize_kernel(layer.BITS, dtype, scale_dtype), [out.buffer] + [t._storage.buffer for t in operands],
+                    [n, k, words, getattr(layer, "group_size", 0)], grid(-(-n * words // 256)))
+    return Tensor(out, (n, k))

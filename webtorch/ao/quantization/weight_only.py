@@ -151,6 +151,11 @@ class _WeightOnlyLinear(Linear):
         """The float weight (N, K) the quantized one stands for."""
         raise NotImplementedError
 
+    def _dequantized(self, dtype):
+        """On "webgpu": what the reference multiplies x by, W's (N, K) in dtype, made by one kernel."""
+        from . import _gpu
+        return _gpu.dequantized(self, dtype)
+
     def forward(self, x):
         if is_grad_enabled() and x.requires_grad:
             raise NotImplementedError("webtorch: a weight-only quantized Linear computes no gradients (quantize_ is "
@@ -194,7 +199,7 @@ class Int8WeightOnlyLinear(_WeightOnlyLinear):
 
     def _reference(self, x):
         """torchao's weight-only int8 linear: mm(x, q.T in x's dtype) * scale in x's dtype."""
-        y = F.matmul(x, F.t(self.int_data().to(x.dtype)))
+        y = F.matmul(x, F.t(self._dequantized(x.dtype) if x.device.type == "webgpu" else self.int_data().to(x.dtype)))
         return y * self.weight_scale.to(x.dtype).reshape(-1)
 
 
@@ -219,7 +224,7 @@ class Int4WeightOnlyLinear(_WeightOnlyLinear):
         return (self.int_data().reshape(n, k // g, g).to(dt.float32) * scale + zero).reshape(n, k)
 
     def _reference(self, x):
-        return F.matmul(x, F.t(self.dequantize().to(x.dtype)))
+        return F.matmul(x, F.t(self._dequantized(x.dtype) if x.device.type == "webgpu" else self.dequantize().to(x.dtype)))
 
 
 class QuantizedWeight:
