@@ -1,4 +1,6 @@
 """The WebGPU runtime on the native driver: batching, buffer pool, memory, errors, readback."""
+import gc
+
 from async_run import run as run_async
 
 import pytest
@@ -177,6 +179,7 @@ def test_out_of_memory_frees_the_cache_and_retries(small_device):
 
 
 def test_memory_limit():
+    gc.collect()  # an earlier test's tensors held in reference cycles would otherwise free mid-test, moving base
     webgpu.empty_cache()
     base = webgpu.memory_reserved()
     webgpu.set_memory_limit(base + (4 << 20))
@@ -358,3 +361,17 @@ def test_direct_recording_respects_hooks_and_offsets():
         got = x[start:start + 4] * k
         assert torch.equal(torch.tensor(got.tolist()), base[start:start + 4] * k)
         assert str(got.tolist()) == str((base[start:start + 4] * k).tolist())  # the sign of zeros too
+
+
+def test_shader_modules_keep_bounds_checks_without_loop_bounding(monkeypatch):
+    """naga's default loop bounding (a counter in every loop) cost NVIDIA's driver 20x on the matmul
+    kernels; webtorch's modules keep the bounds checks only, as browsers' WebGPU does."""
+    from wgpu.backends.wgpu_native import _api
+    seen, create = [], _api.libf.wgpuDeviceCreateShaderModuleTrusted
+    monkeypatch.setattr(_api.libf, "wgpuDeviceCreateShaderModuleTrusted",
+                        lambda device, descriptor, checks: seen.append(checks) or create(device, descriptor, checks))
+    code = ("@group(0) @binding(0) var<storage, read> params: array<u32>;\n"
+            "@group(0) @binding(1) var<storage, read_write> out: array<u32>;\n"
+            "@compute @workgroup_size(1) fn main() { for (var i = 0u; i < params[0]; i++) { out[i] = i; } }")
+    webtorch.backend.webgpu.runtime().driver.create_pipeline(code, "w", 0)
+    assert seen == [_api.lib.WGPUShaderRuntimeChecks_BoundsChecks]

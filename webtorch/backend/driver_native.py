@@ -159,7 +159,7 @@ class NativeDriver:
             kind = "storage" if a == "w" else "read-only-storage"
             entries.append({"binding": i + 1, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": kind}})
         layout = self.device.create_bind_group_layout(entries=entries)
-        module = self._guard(self.device.create_shader_module, code=code)
+        module = self._guard(_shader_module, self.device, code)
         pipeline = self._guard(
             self.device.create_compute_pipeline,
             layout=self.device.create_pipeline_layout(bind_group_layouts=[layout]),
@@ -282,6 +282,30 @@ class NativeDriver:
             for b in bids:
                 self._groups_of_buffer.setdefault(b, set()).add((pid, bids))
         return group
+
+
+def _shader_module(device, code):
+    """A WGSL module with bounds checks but without the loop bounding naga adds to every loop by default
+    (a counter that ends a loop after 2^64 iterations): on NVIDIA's Vulkan driver it kept the matmul
+    kernels' loops from being unrolled, 1.5 against 35 TFLOP/s at 4096^3 on an H200
+    (bench/results/h200-native/README.md). Browsers' WebGPU (Dawn's Tint) adds no such bound either.
+    wgpu-native's wgpuDeviceCreateShaderModuleTrusted, as wgpu-py 0.32 binds it; where this wgpu-py has
+    no such function, its create_shader_module."""
+    try:
+        from wgpu.backends.wgpu_native._api import GPUShaderModule, ffi, lib, libf, new_struct_p, to_c_string_view
+        create = libf.wgpuDeviceCreateShaderModuleTrusted  # (libf: errors reported during the call raise)
+        checks = lib.WGPUShaderRuntimeChecks_BoundsChecks
+    except (ImportError, AttributeError):
+        return device.create_shader_module(code=code)
+    source = new_struct_p("WGPUShaderSourceWGSL *", code=to_c_string_view(code))
+    source[0].chain.next = ffi.NULL
+    source[0].chain.sType = lib.WGPUSType_ShaderSourceWGSL
+    descriptor = new_struct_p("WGPUShaderModuleDescriptor *", nextInChain=ffi.cast("WGPUChainedStruct *", source),
+                              label=to_c_string_view(""))
+    handle = create(device._internal, descriptor, checks)
+    if handle == ffi.NULL:
+        raise RuntimeError("Shader module creation failed")
+    return GPUShaderModule("", handle, device)
 
 
 def _direct_encoding():
