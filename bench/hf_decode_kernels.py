@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """GPU time per decode token by kernel: webtorch.hf's replayed decode step (bench/hf_decode.py's model
 shapes, float16 + int4, random weights, 128-token prompt) run 8 times under webtorch.profiler (timestamp
-queries where the adapter has them). Not a test.
+queries where the adapter has them, each kernel in a pass of its own), then 8 more with one timestamp pair
+around each step's one pass (gpu_ms_per_token_one_pass, on the native driver). Not a test.
 
   python bench/hf_decode_kernels.py --model llama-3.2-1b --out OUT.json
 """
@@ -36,8 +37,22 @@ def main(argv=None):
             for _ in range(STEPS):
                 token = step(token)[:, None]
             torch.webgpu.synchronize()
+        # the step's kernels in its one pass, timed by one timestamp pair around it (the native driver's
+        # time_passes): the per-kernel figures above each have a pass of their own, which inflates short ones
+        driver = torch.backend.webgpu.runtime().driver
+        pass_ms = None
+        if hasattr(driver, "time_passes") and prof.gpu_timing == "timestamp-query":
+            driver.read_timings()
+            driver.time_passes = True
+            for _ in range(STEPS):
+                token = step(token)[:, None]
+            torch.webgpu.synchronize()
+            driver.time_passes = False
+            stamps = driver.read_timings()
+            pass_ms = sum(end - begin for begin, end in zip(stamps[::2], stamps[1::2])) / STEPS / 1e6
     kernels = sorted((a for a in prof.key_averages() if a.is_kernel), key=lambda a: -a.gpu_time_total)
     result = {"model": args.model, "gpu_timing": prof.gpu_timing,
+              "gpu_ms_per_token_one_pass": pass_ms,
               "gpu_ms_per_token": sum(a.gpu_time_total for a in kernels) / STEPS / 1e3,
               "kernels_per_token": [(a.key, a.count // STEPS, round(a.gpu_time_total / STEPS / 1e3, 4)) for a in kernels]}
     text = json.dumps(result, indent=1)

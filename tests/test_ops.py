@@ -156,16 +156,18 @@ def test_split_rows_fold_their_partials_in_one_launch(dtype, monkeypatch):
 
 
 # x @ W.T for up to gpu.GEMV_MAX_M rows of x takes matmul_gemv.wgsl on GPUs (not on CPU adapters, nor
-# for small products: forced here): batches, a strided x, K shorter than a workgroup's lanes, N not a multiple of its columns.
+# for small products: forced here): batches, a strided x, K shorter than a workgroup's lanes, N not a multiple of its columns;
+# read in vec4s where x's rows are contiguous and K a multiple of 4 (K = 1028: four vec4s a trip, then one)
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 @pytest.mark.parametrize("m,k,n,batch,x_step", [(1, 300, 70, (), 1), (3, 31, 9, (), 2), (4, 5, 17, (), 1),
-                                                 (2, 64, 33, (3,), 1), (1, 2048, 5, (), 3)])
+                                                 (2, 64, 33, (3,), 1), (1, 2048, 5, (), 3), (3, 1028, 40, (), 1)])
 def test_matmul_gemv(m, k, n, batch, x_step, dtype, monkeypatch):
     from webtorch.backend import gpu, kernels
     monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: False)
     monkeypatch.setattr(gpu, "SMALL_MATMUL_MACS", 0)  # small products take matmul_small.wgsl first
     launched = []
-    monkeypatch.setattr(kernels, "matmul_gemv", lambda d, make=kernels.matmul_gemv: launched.append(d) or make(d))
+    monkeypatch.setattr(kernels, "matmul_gemv",
+                        lambda d, vec4=False, make=kernels.matmul_gemv: launched.append(vec4) or make(d, vec4))
     g = torch.Generator().manual_seed(m * 1000 + k + n)
     x_full = torch.randn(*batch, m, k * x_step, generator=g).to(getattr(torch, dtype))
     x = x_full[..., ::x_step]
@@ -173,7 +175,8 @@ def test_matmul_gemv(m, k, n, batch, x_step, dtype, monkeypatch):
     wt = getattr(webtorch, dtype)
     got = webtorch.tensor(x_full.tolist(), dtype=wt, device="webgpu")[..., ::x_step] @ \
         webtorch.tensor(w.tolist(), dtype=wt, device="webgpu").transpose(-1, -2)
-    assert launched and got.dtype is getattr(webtorch, dtype) and tuple(got.shape) == (*batch, m, n)
+    assert launched == [x_step == 1 and k % 4 == 0]
+    assert got.dtype is getattr(webtorch, dtype) and tuple(got.shape) == (*batch, m, n)
     exact = x.double() @ w.double().transpose(-1, -2)
     tol = 1e-3 if dtype == "float16" else 1e-5  # f16: C rounded to half once; f32: the order of the sums
     assert torch.allclose(torch.tensor(got.float().tolist(), dtype=torch.float64), exact, rtol=tol, atol=tol * k ** 0.5)

@@ -381,3 +381,41 @@ def test_parts_gemv_is_each_layer(dtype):
         assert rt.kernels_dispatched - before == 1
         for out, layer in zip(got, layers):
             np.testing.assert_array_equal(_np(out), _np(layer(x)))
+
+
+# The GEMV kernels' layouts (webtorch/ao/quantization/_gpu.py's _gemv): (bits, group size, K, rows of x, x's
+# offset): W read as vec4 loads of words where K allows (int4 always; int8 K a multiple of 16), else word
+# by word (int8 K = 100: the row's last word padded); x read as vec4s where its rows start at multiples of
+# 4 elements (offset 2 and K = 100 rows: element by element)
+GEMV_LAYOUTS = [(4, 32, 96, 1, 0), (4, 64, 128, 2, 2), (4, 128, 256, 4, 0), (4, 256, 256, 3, 1),
+                (8, None, 128, 1, 0), (8, None, 100, 2, 0), (8, None, 100, 4, 2), (8, None, 48, 3, 1)]
+
+
+@pytest.mark.parametrize("bits,group_size,k,rows,offset", GEMV_LAYOUTS)
+def test_gemv_layouts_match_torchaos_arithmetic(bits, group_size, k, rows, offset):
+    """Each GEMV layout, plain and fused (parts: q/k/v-like layers side by side, the middle one with a bias;
+    gated: silu(gate) * up, int8 too), against torchao's arithmetic in float64 (float32 activations)."""
+    from webtorch.ao.quantization import _gpu
+    config = Int4WeightOnlyConfig(group_size=group_size) if bits == 4 else Int8WeightOnlyConfig()
+    ws = [_weights(torch.float32, n=n, k=k, seed=n) for n in (40, 24, 40)]
+    bias = torch.randn(24, generator=torch.Generator().manual_seed(2)) * 0.1
+    layers = [_layer(w, config, "webgpu", b) for w, b in zip(ws, (None, bias, None))]
+    x = torch.randn(rows * k + offset, generator=torch.Generator().manual_seed(1))
+    xin = _wt(x, "webgpu")[offset:].reshape(1, rows, k)
+    assert xin.is_contiguous() and xin._offset == offset
+    x = x[offset:].reshape(rows, k)
+    refs = [_reference(w, config, x, b if b is not None else torch.zeros(w.shape[0])).numpy()
+            for w, b in zip(ws, (None, bias, None))]
+    with webtorch.no_grad():
+        rt = webtorch.backend.webgpu.runtime()
+        before = rt.kernels_dispatched
+        outs = _gpu.parts(xin, layers)
+        gated = _gpu.gated(xin, layers[0], layers[2])
+        assert rt.kernels_dispatched - before == 2
+        plain = [layer(xin) for layer in layers]
+    for out, one, ref in zip(outs, plain, refs):
+        np.testing.assert_allclose(_np(out)[0], ref, rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(_np(one), _np(out))  # one kernel, one order of the sums
+    g = torch.tensor(refs[0])
+    np.testing.assert_allclose(_np(gated)[0], (torch.nn.functional.silu(g) * torch.tensor(refs[2])).numpy(),
+                               rtol=1e-5, atol=1e-5)

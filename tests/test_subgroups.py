@@ -45,7 +45,7 @@ def _check(name, shape, special):
 
 def test_lavapipe_offers_subgroups_and_the_kernels_use_them():
     rt = runtime()
-    assert "subgroups" in rt.features and gpu._subgroup_min(rt) >= 2
+    assert "subgroups" in rt.features and gpu.subgroup_min(rt) >= 2
     for kernel in (kernels.softmax(False, 4), kernels.layer_norm(4),
                    kernels.reduce("sum", webtorch.float32, webtorch.float32, webtorch.float32, False, "contiguous",
                                   False, 4)):
@@ -60,6 +60,6 @@ def test_against_torch(name, subgroups, monkeypatch):
     monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: False)  # reductions join threads as on GPUs
     if not subgroups:
         monkeypatch.setattr(rt, "features", rt.features - {"subgroups"})
-    assert (gpu._subgroup_min(rt) is not None) == subgroups
+    assert (gpu.subgroup_min(rt) is not None) == subgroups
     for i, shape in enumerate(ROWS):
         _check(name, shape, special=i % 2 == 1)

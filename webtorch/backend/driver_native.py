@@ -67,6 +67,9 @@ class NativeDriver:
         self._next_id = 1
         self.submit_count = 0
         self._timings = []  # submit_timed's timestamp buffers, until read_timings
+        # True: submit's compute pass writes its begin and end timestamps too (read_timings), the GPU time
+        # of a batch of kernels in one pass (bench/decode_kernels_replay.py; needs "timestamp-query")
+        self.time_passes = False
         self._direct = _direct_encoding()
 
     def _translate(self, e):
@@ -180,13 +183,16 @@ class NativeDriver:
             return
         encoder = self.device.create_command_encoder()
         if len(commands):
-            compute_pass = encoder.begin_compute_pass()
+            timed = self._timestamps(1) if self.time_passes else None
+            compute_pass = encoder.begin_compute_pass(timestamp_writes=timed and timed[2](0))
             if self._direct is None:
                 for kernel in self._kernels(commands):
                     self._dispatch(compute_pass, *kernel)
             else:
                 self._encode_direct(compute_pass, commands)
             compute_pass.end()
+            if timed:
+                encoder.resolve_query_set(timed[0], 0, 2, timed[1], 0)
         if then is not None:
             then(encoder)
         self._guard(self.device.queue.submit, [encoder.finish()])
@@ -200,20 +206,26 @@ class NativeDriver:
         kernels = list(self._kernels(commands))
         if not kernels:
             return
-        wgpu = self._wgpu
-        queries = self.device.create_query_set(type=wgpu.QueryType.timestamp, count=2 * len(kernels))
+        queries, stamps, writes = self._timestamps(len(kernels))
         encoder = self.device.create_command_encoder()
         for k, kernel in enumerate(kernels):
-            compute_pass = encoder.begin_compute_pass(timestamp_writes={
-                "query_set": queries, "beginning_of_pass_write_index": 2 * k, "end_of_pass_write_index": 2 * k + 1})
+            compute_pass = encoder.begin_compute_pass(timestamp_writes=writes(k))
             self._dispatch(compute_pass, *kernel)
             compute_pass.end()
-        stamps = self.device.create_buffer(size=16 * len(kernels),
-                                           usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
         encoder.resolve_query_set(queries, 0, 2 * len(kernels), stamps, 0)
         self._guard(self.device.queue.submit, [encoder.finish()])
         self.submit_count += 1
+
+    def _timestamps(self, passes):
+        """A query set and its resolve buffer for the begin and end timestamps of `passes` compute passes
+        (read_timings reads them), and pass k's timestamp_writes: writes(k)."""
+        wgpu = self._wgpu
+        queries = self.device.create_query_set(type=wgpu.QueryType.timestamp, count=2 * passes)
+        stamps = self.device.create_buffer(size=16 * passes,
+                                           usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
         self._timings.append((queries, stamps))
+        return queries, stamps, lambda k: {"query_set": queries, "beginning_of_pass_write_index": 2 * k,
+                                           "end_of_pass_write_index": 2 * k + 1}
 
     @_translated
     def read_timings(self):

@@ -480,7 +480,7 @@ def _launch_reduce(op, src, in_dtype, acc_dtype, out_dtype, with_index, layout, 
     if src_indices is not None:
         buffers.append(src_indices.buffer)
     kernel = kernels.reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, src_indices is not None,
-                            None if solo else _subgroup_min(values.runtime), solo, scratch is not None)
+                            None if solo else subgroup_min(values.runtime), solo, scratch is not None)
     meta = meta + [max(chunk, 1)] + extra
     _launched.append((kernel, meta, groups, n, src, src_indices, values, owned))
     values.runtime.run(kernel, buffers, meta, groups)
@@ -554,7 +554,11 @@ def matmul(a, b, out_dtype):
         return c
     b_transposed = b._stride[-1] != 1 and b._stride[-2] == 1  # x @ W.T: B read along K
     if m <= GEMV_MAX_M and b_transposed and -(-n // 8) <= 65535 and not cpu_adapter:
-        c.runtime.run(kernels.matmul_gemv(out_dtype), buffers, meta, (-(-n // 8), m, n_batch))
+        # vec4: every row of A and B starts at a multiple of 4 elements (float16: 8-byte vec4<f16> loads)
+        vec4 = out_dtype.is_floating_point and a._stride[-1] == 1 and not any(
+            w % 4 for w in [k, a._offset, a._stride[-2] if m > 1 else 0, b._offset, b._stride[-1]] +
+            list(a._stride[:-2]) + list(b._stride[:-2]))
+        c.runtime.run(kernels.matmul_gemv(out_dtype, vec4), buffers, meta, (-(-n // 8), m, n_batch))
         return c
     if (out_dtype.is_floating_point and a._stride[-1] == 1 and (b._stride[-1] == 1 or b_transposed) and k % 4 == 0
             and n % 4 == 0 and not any(w % 4 for w in meta[4:6] + [meta[7], meta[9] if b_transposed else meta[8]]
@@ -885,7 +889,7 @@ def softmax(x, log):
     """softmax (or log_softmax) over x's last dim, float32 or float16 (computed in f32); returns a
     contiguous storage of x's shape and dtype."""
     out, meta, groups = _last_dim_rows(x)
-    out.runtime.run(kernels.softmax(log, _subgroup_min(out.runtime), x.dtype), [out.buffer, x._storage.buffer], meta,
+    out.runtime.run(kernels.softmax(log, subgroup_min(out.runtime), x.dtype), [out.buffer, x._storage.buffer], meta,
                     groups)
     return out
 
@@ -905,7 +909,7 @@ def layer_norm(x, weight, bias, eps, rms=False, weight_after_rounding=False, res
              (residual._offset - x._offset) % (1 << 32) if residual is not None else 0]
     src = x._storage.buffer  # stands in for an absent weight, bias or residual (never read)
     total = empty(x.dtype, out.numel) if residual is not None else None
-    out.runtime.run(kernels.layer_norm(_subgroup_min(out.runtime), x.dtype),
+    out.runtime.run(kernels.layer_norm(subgroup_min(out.runtime), x.dtype),
                     [out.buffer, src, weight._storage.buffer if weight is not None else src,
                      bias._storage.buffer if bias is not None else src,
                      total.buffer if total is not None else out.runtime.owned("unused output"),
@@ -927,7 +931,7 @@ def moments(x, dims):
     return out
 
 
-def _subgroup_min(rt):
+def subgroup_min(rt):
     """The adapter's least subgroup size where it offers `subgroups` (reductions, softmax and
     layer_norm then join threads by shuffles: subgroup_shuffle.wgsl), else None."""
     if "subgroups" not in rt.features:

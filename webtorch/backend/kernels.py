@@ -301,7 +301,7 @@ _TAKES = {
 }
 
 
-def _subgroup_helpers(subgroup_min):
+def subgroup_helpers(subgroup_min):
     """subgroup_shuffle.wgsl for subgroups of at least subgroup_min invocations, subgroup_none.wgsl
     for None (no subgroups)."""
     if subgroup_min:
@@ -331,7 +331,7 @@ def reduce(op, in_dtype, acc_dtype, out_dtype, with_index, layout, indexed_input
     scheme = ["reduce_by_cols"] if layout == "columns" else [
         "reduce_vec4" if layout == "vec4" else "reduce_rows", "reduce_by_rows",
         "reduce_fold_last" if fold else "reduce_store"]
-    joins = wgsl("reduce_solo") if solo else _subgroup_helpers(subgroup_min) + wgsl("reduce_join")
+    joins = wgsl("reduce_solo") if solo else subgroup_helpers(subgroup_min) + wgsl("reduce_join")
     source = wgsl("prelude") + wgsl("rows") + Template(
         "".join(wgsl(f) for f in ["reduce"] + scheme) + joins).substitute(
         T=t, out_storage=STORAGE[out_dtype], in_storage=s, in_type=f"vec4<{s}>" if layout == "vec4" else s,
@@ -497,14 +497,37 @@ def _matmul_small_source(name):
     return wgsl("matmul_batch") + Template(wgsl("matmul_small")).substitute(S=STORAGE[d], T=t, mad=mad)
 
 
-def matmul_gemv(d):
-    """A few rows of A times B read along K (matmul_gemv.wgsl): decode's x @ W.T."""
-    return ("matmul_gemv", d.name), _with_c_store(d, COMPUTE[d], _matmul_gemv_source(d.name)), "wrr"
+# matmul_gemv.wgsl's walk along K: element by element, or in vec4s, four loads per trip (all issued
+# before any is summed: the loads in flight set the bandwidth), then the rest one each
+_GEMV_WALKS = {False: """    for (var k = lane; k < K; k = k + LANES) {
+      acc = fma(f32(a[ai + k * params[6]]), f32(b[bi + k]), acc);
+    }""", True: """    let a4 = ai / 4u;
+    let b4 = bi / 4u;
+    let K4 = K / 4u;
+    var k = lane;
+    for (; k + 3u * LANES < K4; k = k + 4u * LANES) {
+      let b0 = vec4<f32>(b[b4 + k]);
+      let b1 = vec4<f32>(b[b4 + k + LANES]);
+      let b2 = vec4<f32>(b[b4 + k + 2u * LANES]);
+      let b3 = vec4<f32>(b[b4 + k + 3u * LANES]);
+      acc = acc + dot(vec4<f32>(a[a4 + k]), b0) + dot(vec4<f32>(a[a4 + k + LANES]), b1) +
+            dot(vec4<f32>(a[a4 + k + 2u * LANES]), b2) + dot(vec4<f32>(a[a4 + k + 3u * LANES]), b3);
+    }
+    for (; k < K4; k = k + LANES) {
+      acc = acc + dot(vec4<f32>(a[a4 + k]), vec4<f32>(b[b4 + k]));
+    }"""}
 
 
-def _matmul_gemv_source(name):
+def matmul_gemv(d, vec4=False):
+    """A few rows of A times B read along K (matmul_gemv.wgsl): decode's x @ W.T; vec4: A and B read as
+    vec4s (A's rows contiguous, every row of A and B and K multiples of 4 elements)."""
+    return ("matmul_gemv", d.name, vec4), _with_c_store(d, COMPUTE[d], _matmul_gemv_source(d.name, vec4)), "wrr"
+
+
+def _matmul_gemv_source(name, vec4):
     d = dt.BY_NAME[name]
-    return wgsl("matmul_batch") + wgsl("gemv_lanes") + Template(wgsl("matmul_gemv")).substitute(S=STORAGE[d], T=COMPUTE[d])
+    return wgsl("matmul_batch") + wgsl("subgroup_none") + wgsl("gemv_lanes") + Template(wgsl("matmul_gemv")).substitute(
+        S=STORAGE[d], T=COMPUTE[d], L=f"vec4<{STORAGE[d]}>" if vec4 else STORAGE[d], walk=_GEMV_WALKS[vec4])
 
 
 # The matmul kernels without C's store, by their key's name and the rest of the key (matmul_epilogue)
@@ -677,7 +700,7 @@ def softmax(log, subgroup_min=None, d=dt.float32):
     """softmax.wgsl: exp(x - max) / sum, or (x - max) - log(sum) for log_softmax, of d (float32 or
     float16: computed in f32); subgroup_min as for reduce()."""
     result = "shifted - wt_log(total)" if log else "wt_exp(shifted) / total"
-    source = _with_store(d, "f32", wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl(
+    source = _with_store(d, "f32", wgsl("prelude") + wgsl("rows") + subgroup_helpers(subgroup_min) + wgsl(
         "row_threads") + Template(wgsl("softmax")).substitute(
         result=result, result_in_registers=result if log else "e[k] / total", S=STORAGE[d],
         row_threads_start=wgsl("row_threads_start")))
@@ -688,7 +711,7 @@ def softmax(log, subgroup_min=None, d=dt.float32):
 def layer_norm(subgroup_min=None, d=dt.float32):
     """layer_norm.wgsl: (x - mean) * rstd (* weight) (+ bias) of each row of d (float32 or float16:
     computed in f32); subgroup_min as for reduce()."""
-    source = _with_store(d, "f32", wgsl("prelude") + wgsl("rows") + _subgroup_helpers(subgroup_min) + wgsl(
+    source = _with_store(d, "f32", wgsl("prelude") + wgsl("rows") + subgroup_helpers(subgroup_min) + wgsl(
         "row_threads") + Template(wgsl("layer_norm")).substitute(S=STORAGE[d],
                                                                   row_threads_start=wgsl("row_threads_start")))
     return ("layer_norm", subgroup_min, d.name), source, "wrrrwr"

@@ -1,4 +1,4 @@
-// The bindings of quantized_gemv.wgsl and quantized_gemm.wgsl: out = x @ W.T, W as packed words
+// The bindings of quantized_gemm.wgsl: out = x @ W.T, W as packed words
 // (qdata), per-row or per-group scales and, for int4, zero points (webtorch/ao/quantization).
 // params: M, N, K, words per row of W, group size (int4), x's offset, 1 + bias's offset (0: no bias:
 // out = (x @ W.T rounded to $O) + bias rounded, as the layer's separate add rounds it).

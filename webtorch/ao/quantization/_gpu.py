@@ -15,159 +15,201 @@ from ...backend import gpu, kernels
 # 128 x 2048 -> 8192 (bench/results/h200-native/decode-encoded), the float16 matmul tiles far faster
 GEMV_MAX_ROWS = 4
 DEQUANTIZED_ROWS = 32
-# Per bit width: elements per u32 word, and the WGSL that decodes them. Field i of `word`, sign-extended:
+# Per bit width: elements per u32 word, and the WGSL that decodes them for the tiled GEMM (the GEMV's
+# decoding is quantized_gemv.wgsl's int4_word / int8_word). Field i of `word`, sign-extended:
 # bitcast<i32>(word << (32 - bits - bits * i)) >> (32 - bits).
 _INT4 = {
     "per": 8,
     "zero_binding": "@group(0) @binding(5) var<storage, read> zero: array<$S>;",
-    # a group's scale and zero point apply to the whole word (group sizes are multiples of 8):
-    # sum x (q s + z) = s sum x q + z sum x
-    "gemv": """      let g = (k0 / GS) * N + n;
-      var dot = 0.0f;
-      var xsum = 0.0f;
-      for (var i = 0u; i < 8u; i = i + 1u) {
-        let xv = f32(x[xrow + k0 + i]);
-        dot = fma(xv, f32(bitcast<i32>(word << (28u - 4u * i)) >> 28u), dot);
-        xsum = xsum + xv;
-      }
-      acc = acc + fma(f32(scale[g]), dot, f32(zero[g]) * xsum);""",
     "gemm": """      let g = ((j * 8u) / GS) * N + min(n, N - 1u);
       let s = f32(scale[g]);
       let z = f32(zero[g]);
       for (var i = 0u; i < 8u; i = i + 1u) {
         ws[(kk + i) * 64u + c] = select(0.0f, fma(f32(bitcast<i32>(word << (28u - 4u * i)) >> 28u), s, z), n < N);
       }""",
-    "finish": "total",
+    # an output's product from its sum (GEMV: of set {s})
+    "finish": "{total}",
 }
 # int8: torchao's (x @ q.T) * scale, the per-row scale applied to the sum
 _INT8 = {
     "per": 4,
     "zero_binding": "",
-    "gemv": """      for (var i = 0u; i < 4u; i = i + 1u) {
-        if (k0 + i < K) {
-          acc = fma(f32(x[xrow + k0 + i]), f32(bitcast<i32>(word << (24u - 8u * i)) >> 24u), acc);
-        }
-      }""",
     "gemm": """      for (var i = 0u; i < 4u; i = i + 1u) {
         ws[(kk + i) * 64u + c] = f32(bitcast<i32>(word << (24u - 8u * i)) >> 24u);
       }""",
-    "finish": "total * f32(scale[n])",
+    "finish": "{total} * f32(scale{s}[n])",
 }
 _KINDS = {4: _INT4, 8: _INT8}
 
 
 @functools.lru_cache(maxsize=None)
-def _kernel(shape, bits, x_dtype, scale_dtype):
-    """shape: "gemv" or "gemm"; the output has x's dtype."""
+def _gemm_kernel(bits, x_dtype, scale_dtype):
+    """The tiled GEMM (quantized_gemm.wgsl); the output has x's dtype."""
     kind = _KINDS[bits]
-    lanes = kernels.wgsl("gemv_lanes") if shape == "gemv" else ""
-    source = Template(kernels.wgsl("quantized_bindings") + lanes + kernels.wgsl("quantized_" + shape)).substitute(
+    source = Template(kernels.wgsl("quantized_bindings") + kernels.wgsl("quantized_gemm")).substitute(
         O=kernels.STORAGE[x_dtype], X=kernels.STORAGE[x_dtype], S=kernels.STORAGE[scale_dtype],
         zero_binding=Template(kind["zero_binding"]).substitute(S=kernels.STORAGE[scale_dtype]),
-        decode=kind["gemv"], dequant=kind["gemm"], finish=kind["finish"], bias_at=5 + (bits == 4))
+        dequant=kind["gemm"], finish=kind["finish"].format(total="total", s=""), bias_at=5 + (bits == 4))
     source = kernels.wgsl("prelude") + kernels.store_fn("f32", x_dtype) + f"const PER = {kind['per']}u;\n" + source
-    key = ("quantized_" + shape, bits, x_dtype.name, scale_dtype.name, kernels.stored(x_dtype))
+    key = ("quantized_gemm", bits, x_dtype.name, scale_dtype.name, kernels.stored(x_dtype))
     return key, source, "wrrr" + ("r" if bits == 4 else "") + "r"
 
 
-@functools.lru_cache(maxsize=None)
-def _gated_kernel(x_dtype, scale_dtype):
-    decode = _INT4["gemv"]
-    source = Template(kernels.wgsl("gemv_lanes") + kernels.wgsl("quantized_gemv_gated")).substitute(
-        O=kernels.STORAGE[x_dtype], X=kernels.STORAGE[x_dtype], S=kernels.STORAGE[scale_dtype], decode=decode,
-        decode2=decode.replace("scale[", "scale2[").replace("zero[", "zero2[").replace("acc = acc", "acc2 = acc2"))
-    source = kernels.wgsl("prelude") + kernels.store_fn("f32", x_dtype) + "const PER = 8u;\n" + source
-    return ("quantized_gemv_gated", x_dtype.name, scale_dtype.name, kernels.stored(x_dtype)), source, "wrrrrrrr"
+def _gemv_step(bits, vec, s, c):
+    """WGSL adding load j of set s's packed row n (elements k0 .. of the row, x's from buffer index i)
+    into acc.c: int4 a group's scale and zero point over the sums of its words (a load lies in one group:
+    32 elements, group sizes are multiples of 32), int8 the bare sum (the per-row scale comes after)."""
+    words = ["q"] if vec == 1 else ["q.x", "q.y", "q.z", "q.w"]
+    if bits == 4:
+        p = " + ".join(f"int4_word({w}, i + {8 * t}u)" for t, w in enumerate(words))
+        return f"""      {{
+        let q = qdata{s}[n * loads + j];
+        let p = {p};
+        let g = (k0 / GS) * Ns + n;
+        acc.{c} = acc.{c} + fma(f32(scale{s}[g]), p.x, f32(zero{s}[g]) * p.y);
+      }}"""
+    p = " + ".join(f"int8_word({w}, i + {4 * t}u, K - k0 - {4 * t}u)" for t, w in enumerate(words))
+    return f"""      {{
+        let q = qdata{s}[n * loads + j];
+        acc.{c} = acc.{c} + {p};
+      }}"""
 
 
-def gated(x, gate, up):
-    """silu(gate(x)) * up(x) in one kernel for two int4 layers of one shape and group size without biases,
-    few rows of x on "webgpu" (a decode step's MLP), where a kernel may bind the nine buffers; None otherwise."""
-    layers = (gate, up)
-    lead = x.shape[:-1]
-    m = math.prod(lead)
-    if not (0 < m <= GEMV_MAX_ROWS and all(getattr(layer, "BITS", None) == 4 and layer.bias is None for layer in layers)
-            and (gate.out_features, gate.in_features, gate.group_size) == (up.out_features, up.in_features, up.group_size)
-            and gate.weight_scale.dtype is up.weight_scale.dtype and x.shape[-1] == gate.in_features and
-            x.device.type == "webgpu" and x.dtype in (dt.float32, dt.float16, dt.bfloat16)):
-        return None
-    x = x.contiguous()
-    if x._storage.runtime.limits["max_storage_buffers_per_shader_stage"] < 9:
-        return None
-    operands = [t.contiguous() for layer in layers for t in (layer.weight_qdata, layer.weight_scale, layer.weight_zero_point)]
-    if any(t._offset for t in operands):
-        operands = [t.clone() for t in operands]
-    n, k = gate.out_features, gate.in_features
-    out = gpu.empty(x.dtype, m * n)
-    meta = [m, n, k, operands[0].shape[-1], gate.group_size, x._offset]
-    out.runtime.run(_gated_kernel(x.dtype, gate.weight_scale.dtype), [out.buffer, x._storage.buffer] +
-                    [t._storage.buffer for t in operands], meta, (-(-n // 8), m, 1))
-    return Tensor(out, (*lead, n))
+def _gemv_loop(bits, vec, steps):
+    return """    for (var j = lane; j < loads; j = j + LANES) {
+      let k0 = j * (VEC * PER);
+      let i = xrow + k0;
+%s
+    }""" % "\n".join(_gemv_step(bits, vec, s, c) for s, c in steps)
+
+
+def _gemv_finish(bits, s, c):
+    """The f32 product of set s's output n from its lanes' total's component c."""
+    return _KINDS[bits]["finish"].format(total=f"total.{c}", s=s)
 
 
 @functools.lru_cache(maxsize=None)
-def _parts_kernel(parts, x_dtype, scale_dtype):
-    S, O = kernels.STORAGE[scale_dtype], kernels.STORAGE[x_dtype]
-    bindings, body, biases = [], [], []
-    for p in range(parts):
-        at = 3 + 4 * p
-        bindings += [f"@group(0) @binding({at}) var<storage, read> qdata{p}: array<u32>;",
-                     f"@group(0) @binding({at + 1}) var<storage, read> scale{p}: array<{S}>;",
-                     f"@group(0) @binding({at + 2}) var<storage, read> zero{p}: array<{S}>;",
-                     f"@group(0) @binding({at + 3}) var<storage, read> bias{p}: array<{O}>;"]
-        decode = _INT4["gemv"].replace("scale[", f"scale{p}[").replace("zero[", f"zero{p}[")
-        body.append(f"""  N = params[{6 + 2 * p}];
-  if (row >= start && row < start + N) {{
+def _gemv_kernel(bits, sets, gated, biases, vec, x_vec, x_dtype, scale_dtype, subgroup_min):
+    """quantized_gemv.wgsl for `sets` weight sets of `bits` side by side (gated: two on the same outputs,
+    silu(first) * second), with bias bindings or not; W read in loads of vec words, x as vec4s or not."""
+    S, O, X = kernels.STORAGE[scale_dtype], kernels.STORAGE[x_dtype], kernels.STORAGE[x_dtype]
+    bindings, at = [], 3
+    for s in range(sets):
+        for name, kind in [("qdata", "vec4<u32>" if vec == 4 else "u32"), ("scale", S)] + \
+                [("zero", S)] * (bits == 4) + [("bias", O)] * biases:
+            bindings.append(f"@group(0) @binding({at}) var<storage, read> {name}{s}: array<{kind}>;")
+            at += 1
+    if gated:
+        walk = f"""  let Ns = params[6];
+  n = row;
+  if (row < Ns) {{
+{_gemv_loop(bits, vec, [(0, "x"), (1, "y")])}
+  }}"""
+        store = f"""    let gate = f32(wt_store({_gemv_finish(bits, 0, "x")}));
+    let up = f32(wt_store({_gemv_finish(bits, 1, "y")}));
+    out[wid.y * total_n + row] = wt_store(f32(wt_store(gate * wt_sigmoid(gate))) * up);"""
+    else:
+        walk, store = [], [f"    var v: {O};"]
+        for s in range(sets):
+            walk.append(f"""  if (row >= start && row < start + params[{6 + 2 * s}]) {{
+    let Ns = params[{6 + 2 * s}];
     n = row - start;
-    part = {p}u;
-    bias_word = params[{7 + 2 * p}];
-    for (var j = lane; j < W; j = j + LANES) {{
-      let word = qdata{p}[n * W + j];
-      let k0 = j * PER;
-{decode}
-    }}
+    part = {s}u;
+{_gemv_loop(bits, vec, [(s, "x")])}
   }}
-  start = start + N;""")
-        biases.append(f"""    if (bias_word != 0u && part == {p}u) {{ v = wt_store(f32(v) + f32(bias{p}[bias_word - 1u + n])); }}""")
-    source = Template(kernels.wgsl("gemv_lanes") + kernels.wgsl("quantized_gemv_parts")).substitute(
-        O=O, X=kernels.STORAGE[x_dtype], bindings="\n".join(bindings), parts="\n".join(body), biases="\n".join(biases))
-    source = kernels.wgsl("prelude") + kernels.store_fn("f32", x_dtype) + "const PER = 8u;\n" + source
-    return ("quantized_gemv_parts", parts, x_dtype.name, scale_dtype.name, kernels.stored(x_dtype)), source, \
-        "w" + "r" * (1 + 4 * parts)
+  start = start + params[{6 + 2 * s}];""")
+            add = f"""
+      let b = params[{7 + 2 * s}];
+      if (b != 0u) {{ v = wt_store(f32(v) + f32(bias{s}[b - 1u + n])); }}""" if biases else ""
+            store.append(f"""    if (part == {s}u) {{
+      v = wt_store({_gemv_finish(bits, s, "x")});{add}
+    }}""")
+        walk = "\n".join(walk)
+        store = "\n".join(store + ["    out[wid.y * total_n + row] = v;"])
+    if x_vec:
+        x4 = "  return vec4<f32>(x[i / 4u]);"
+    else:
+        x4 = "  return vec4<f32>(f32(x[i]), f32(x[i + 1u]), f32(x[i + 2u]), f32(x[i + 3u]));"
+    source = Template(kernels.wgsl("quantized_gemv")).substitute(
+        O=O, XV=f"vec4<{X}>" if x_vec else X, bindings="\n".join(bindings), x4=x4, walk=walk, store=store)
+    source = (kernels.wgsl("prelude") + kernels.store_fn("f32", x_dtype) + kernels.subgroup_helpers(subgroup_min) +
+              f"const PER = {_KINDS[bits]['per']}u;\nconst VEC = {vec}u;\n" + kernels.wgsl("gemv_lanes") + source)
+    key = ("quantized_gemv", bits, sets, gated, biases, vec, x_vec, x_dtype.name, scale_dtype.name,
+           kernels.stored(x_dtype), subgroup_min)
+    return key, source, "w" + "r" * (1 + (len(bindings)))
 
 
-def parts(x, layers):
-    """(layer(x) for layer in layers) in one kernel for int4 layers of one K and group size (biases of x's
-    dtype or none), few rows of x on "webgpu" (a decode step's q, k and v projections), where a kernel
-    may bind their buffers; views of one output, side by side. None otherwise."""
-    lead = x.shape[:-1]
-    m = math.prod(lead)
+def _gemv(x, layers, biases=None, gated=False):
+    """The GEMV kernel for few rows of contiguous x over the quantized layers (of one bit width, K and
+    group size): their outputs side by side in a storage of rows of their summed N, or (gated) silu of
+    the first's times the second's. biases: None, or per layer a contiguous (N,) tensor of x's dtype or
+    None. None where the adapter cannot bind the buffers."""
     first = layers[0]
-    if not (0 < m <= GEMV_MAX_ROWS and x.device.type == "webgpu" and x.dtype in (dt.float32, dt.float16, dt.bfloat16)
-            and all(getattr(layer, "BITS", None) == 4 and layer.in_features == first.in_features == x.shape[-1] and
-                    layer.group_size == first.group_size and layer.weight_scale.dtype is first.weight_scale.dtype and
-                    (layer.bias is None or layer.bias.dtype is x.dtype and layer.bias.dim() == 1) for layer in layers)):
-        return None
-    x = x.contiguous()
-    if x._storage.runtime.limits["max_storage_buffers_per_shader_stage"] < 3 + 4 * len(layers):
+    bits, k = first.BITS, first.in_features
+    per_set = 3 + (bits == 4) + (biases is not None)
+    if x._storage.runtime.limits["max_storage_buffers_per_shader_stage"] < 2 + per_set * len(layers):
         return None
     operands = []
     for layer in layers:
-        tensors = [t.contiguous() for t in (layer.weight_qdata, layer.weight_scale, layer.weight_zero_point)]
-        operands.append([t.clone() if t._offset else t for t in tensors] +
-                        [layer.bias.contiguous() if layer.bias is not None else None])
+        tensors = [layer.weight_qdata.contiguous(), layer.weight_scale.contiguous()] + \
+            ([layer.weight_zero_point.contiguous()] if bits == 4 else [])
+        operands.append([t.clone() if t._offset else t for t in tensors])
+    m = math.prod(x.shape[:-1])
+    words = operands[0][0].shape[-1]
+    vec = 4 if words % 4 == 0 and k % (4 * _KINDS[bits]["per"]) == 0 else 1
+    x_vec = x._offset % 4 == 0 and k % 4 == 0
     sizes = [layer.out_features for layer in layers]
-    total = sum(sizes)
+    total = sizes[0] if gated else sum(sizes)
     out = gpu.empty(x.dtype, m * total)
-    meta = [m, total, first.in_features, operands[0][0].shape[-1], first.group_size, x._offset]
+    meta = [m, total, k, words, getattr(first, "group_size", 0), x._offset]
     buffers = [out.buffer, x._storage.buffer]
-    for size, (qdata, scale, zero, bias) in zip(sizes, operands):
+    for s, (size, tensors) in enumerate(zip(sizes, operands)):
+        bias = biases[s] if biases is not None else None
         meta += [size, 0 if bias is None else 1 + bias._offset]
-        buffers += [qdata._storage.buffer, scale._storage.buffer, zero._storage.buffer,
-                    (bias if bias is not None else x)._storage.buffer]
-    out.runtime.run(_parts_kernel(len(layers), x.dtype, first.weight_scale.dtype), buffers, meta,
-                    (-(-total // 8), m, 1))
-    whole = Tensor(out, (*lead, total))
+        buffers += [t._storage.buffer for t in tensors]
+        if biases is not None:
+            buffers.append((bias if bias is not None else x)._storage.buffer)
+    kernel = _gemv_kernel(bits, len(layers), gated, biases is not None, vec, x_vec, x.dtype, first.weight_scale.dtype,
+                          gpu.subgroup_min(out.runtime))
+    out.runtime.run(kernel, buffers, meta, (-(-total // 8), m, 1))
+    return out
+
+
+def _same_kind(x, layers):
+    """Whether few rows of x on "webgpu" may go through one GEMV kernel over the quantized layers: one bit
+    width, x's K and group size, one scale dtype."""
+    first = layers[0]
+    return (0 < math.prod(x.shape[:-1]) <= GEMV_MAX_ROWS and x.device.type == "webgpu" and
+            x.dtype in (dt.float32, dt.float16, dt.bfloat16) and
+            all(getattr(layer, "BITS", None) == first.BITS and layer.in_features == x.shape[-1] and
+                getattr(layer, "group_size", 0) == getattr(first, "group_size", 0) and
+                layer.weight_scale.dtype is first.weight_scale.dtype for layer in layers))
+
+
+def gated(x, gate, up):
+    """silu(gate(x)) * up(x) in one kernel for two quantized layers of one shape, bit width and group size
+    without biases, few rows of x on "webgpu" (a decode step's MLP), where a kernel may bind their buffers;
+    None otherwise."""
+    if not (_same_kind(x, (gate, up)) and gate.bias is None and up.bias is None and
+            gate.out_features == up.out_features):
+        return None
+    out = _gemv(x.contiguous(), (gate, up), gated=True)
+    return None if out is None else Tensor(out, (*x.shape[:-1], gate.out_features))
+
+
+def parts(x, layers):
+    """(layer(x) for layer in layers) in one kernel for quantized layers of one bit width, K and group size
+    (biases of x's dtype or none), few rows of x on "webgpu" (a decode step's q, k and v projections),
+    where a kernel may bind their buffers; views of one output, side by side. None otherwise."""
+    if not (_same_kind(x, layers) and all(layer.bias is None or layer.bias.dtype is x.dtype and layer.bias.dim() == 1
+                                          for layer in layers)):
+        return None
+    biases = [layer.bias.contiguous() if layer.bias is not None else None for layer in layers]
+    out = _gemv(x.contiguous(), layers, biases if any(b is not None for b in biases) else None)
+    if out is None:
+        return None
+    sizes = [layer.out_features for layer in layers]
+    whole = Tensor(out, (*x.shape[:-1], sum(sizes)))
     starts = [sum(sizes[:i]) for i in range(len(sizes))]
     return tuple(whole.narrow(-1, start, size) for start, size in zip(starts, sizes))
 
@@ -181,6 +223,10 @@ def linear(x, layer, bias=None):
     if m >= DEQUANTIZED_ROWS:
         return None
     x = x.contiguous()
+    if m <= GEMV_MAX_ROWS:
+        out = _gemv(x, (layer,), None if bias is None else [bias])
+        if out is not None:
+            return Tensor(out, (*lead, n))
     qdata = layer.weight_qdata.contiguous()
     scale = layer.weight_scale.contiguous()
     operands = [qdata, scale] + ([layer.weight_zero_point.contiguous()] if layer.BITS == 4 else [])
@@ -191,10 +237,7 @@ def linear(x, layer, bias=None):
             0 if bias is None else 1 + bias._offset]
     buffers = [out.buffer, x._storage.buffer] + [t._storage.buffer for t in operands] + \
         [(bias if bias is not None else x)._storage.buffer]
-    if m <= GEMV_MAX_ROWS:
-        out.runtime.run(_kernel("gemv", layer.BITS, x.dtype, scale.dtype), buffers, meta, (-(-n // 8), m, 1))
-    else:
-        out.runtime.run(_kernel("gemm", layer.BITS, x.dtype, scale.dtype), buffers, meta, (-(-n // 64), -(-m // 64), 1))
+    out.runtime.run(_gemm_kernel(layer.BITS, x.dtype, scale.dtype), buffers, meta, (-(-n // 64), -(-m // 64), 1))
     return Tensor(out, (*lead, n))
 
 
