@@ -45,6 +45,9 @@ def test_version_and_constants():
         assert getattr(webtorch, name).itemsize == getattr(torch, name).itemsize
         with pytest.raises(NotImplementedError, match=name):
             webtorch.zeros(2, dtype=getattr(webtorch, name))
+    for name in ("float8_e5m2", "uint16", "uint32", "uint64"):  # tensor() raised KeyError for these
+        with pytest.raises(NotImplementedError, match=name):
+            webtorch.tensor([1, 2], dtype=getattr(webtorch, name))
 
 
 def test_jit_fx_dynamo_compiler_answers():

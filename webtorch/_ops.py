@@ -1521,6 +1521,7 @@ def _is_sequence(data):
 def tensor(data, dtype=None, device=None, requires_grad=False):
     values, shape, inferred = _flatten_data(data, infer=dtype is None)
     dtype = dt.as_dtype(dtype) if dtype is not None else inferred or dt.default_float
+    check_size(shape, dtype, _device_type(device))  # (a dtype without storage: NotImplementedError naming it)
     if dtype.category == 1:
         high = dt.iinfo(dtype).max
         low = -high if dtype is dt.uint8 else -high - 1  # PyTorch lets -255..-1 wrap into uint8
