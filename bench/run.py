@@ -104,13 +104,23 @@ def pack_modules(out):
         server.server_close()
 
 
+def pack_ort(out):
+    """onnxruntime-web's WebGPU build in out (bench/dawn_gpu.mjs's loadOrt reads it), its 25 MB wasm
+    xz-compressed to 3 MB to fit the carry limit."""
+    ort = PEERS / "node_modules" / "onnxruntime-web" / "dist"
+    out.mkdir(parents=True)
+    shutil.copy(ort / "ort.webgpu.min.mjs", out)
+    shutil.copy(ort / f"{ORT_WASM}.mjs", out)
+    with open(out / f"{ORT_WASM}.wasm.xz", "wb") as f:
+        subprocess.run(["xz", "-T0", "-c", str(ort / f"{ORT_WASM}.wasm")], stdout=f, check=True)
+
+
 def pack_dawn():
-    """bench/results/tmp/dawn: Pyodide, the wheel, tfjs's two UMD files and onnxruntime-web's WebGPU build,
-    its 25 MB wasm xz-compressed to 3 MB to fit the carry limit; dawn.mjs unpacks it (git-ignored; carried)."""
+    """bench/results/tmp/dawn: Pyodide, the wheel, tfjs's two UMD files and onnxruntime-web's WebGPU build
+    (pack_ort; dawn.mjs unpacks its wasm) (git-ignored; carried)."""
     out = RESULTS / "tmp" / "dawn"
     shutil.rmtree(out, ignore_errors=True)
     (out / "tfjs").mkdir(parents=True)
-    (out / "ort").mkdir()
     ensure_peers()
     wheel = build_wheel()
     shutil.copy(wheel, out / wheel.name)
@@ -119,11 +129,7 @@ def pack_dawn():
     tf = PEERS / "node_modules" / "@tensorflow"
     shutil.copy(tf / "tfjs-core" / "dist" / "tf-core.es2017.min.js", out / "tfjs")
     shutil.copy(tf / "tfjs-backend-webgpu" / "dist" / "tf-backend-webgpu.es2017.min.js", out / "tfjs")
-    ort = PEERS / "node_modules" / "onnxruntime-web" / "dist"
-    shutil.copy(ort / "ort.webgpu.min.mjs", out / "ort")
-    shutil.copy(ort / f"{ORT_WASM}.mjs", out / "ort")
-    with open(out / "ort" / f"{ORT_WASM}.wasm.xz", "wb") as f:
-        subprocess.run(["xz", "-T0", "-c", str(ort / f"{ORT_WASM}.wasm")], stdout=f, check=True)
+    pack_ort(out / "ort")
     pack_modules(out / "modules")
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     print(f"bench: packed {out.relative_to(REPO)} ({size / 2**20:.1f} MiB). Also run: bash ../shared/gpu/pack.sh")
