@@ -302,18 +302,20 @@ def test_rotary_and_cache_row_kernels(dtype):
         check(got, want)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_decode_attention_kernel(dtype):
+@pytest.mark.parametrize("dtype,capacity,position,key_offset", [("float32", 300, 280, 0), ("float16", 300, 280, 0),
+                                                                  ("float16", 2100, 2060, 0), ("float32", 40, 30, 2)])
+def test_decode_attention_kernel(dtype, capacity, position, key_offset):
     """hf/_gpu.py's decode_attention.wgsl (one kernel: q rotated, scores over the cache rows up to the
     device's position, softmax, weights @ v, query heads grouped onto their key/value head) against
-    torch's composed ops rounding where they round, at a position past the kernel's 256-row chunks;
-    within float rounding (its sums run in another order)."""
+    torch's composed ops rounding where they round, at a position past the kernel's 256-row chunks
+    (2060: past the 2048 rows whose scores it keeps), keys read as vec4s or (a cache at offset 2) one by
+    one; within float rounding (its sums run in another order)."""
     import torch
     from webtorch.hf import _gpu
 
     g = torch.Generator().manual_seed(1)
     td, wd = getattr(torch, dtype), getattr(webtorch, dtype)
-    b, heads, kv_heads, capacity, d, position = 2, 4, 2, 300, 16, 280
+    b, heads, kv_heads, d = 2, 4, 2, 16
     q = torch.randn(b, heads, 1, d, generator=g).to(td)
     cos, sin = torch.randn(1, d, generator=g).to(td), torch.randn(1, d, generator=g).to(td)
     keys, values = (torch.randn(b, kv_heads, capacity, d, generator=g).to(td) for _ in range(2))
@@ -324,7 +326,8 @@ def test_decode_attention_kernel(dtype):
 
     def on_gpu(t):
         return webtorch.tensor(t.float().tolist(), device="webgpu").to(wd)
-    got = _gpu.decode_attention(on_gpu(q), on_gpu(cos), on_gpu(sin), on_gpu(keys), on_gpu(values),
+    cache_k = on_gpu(torch.cat([torch.zeros(key_offset, dtype=td), keys.flatten()]))[key_offset:].view(keys.shape)
+    got = _gpu.decode_attention(on_gpu(q), on_gpu(cos), on_gpu(sin), cache_k, on_gpu(values),
                                 webtorch.tensor([float(position)], device="webgpu"), d ** -0.5)
     tolerance = 2e-3 if dtype == "float16" else 1e-5
     torch.testing.assert_close(torch.tensor(got.float().tolist()).to(td), expected, rtol=tolerance, atol=tolerance)

@@ -61,11 +61,20 @@ def attends(head_dim):
     return head_dim <= 256 and 256 % head_dim == 0
 
 
+# decode_attention.wgsl's dot product of the query with a key row: element by element, or in vec4s
+_KEY_DOTS = {False: "  for (var k = 0u; k < D; k = k + 1u) { sum = fma(qs[k], f32(cache_k[row + k]), sum); }",
+             True: """  for (var k = 0u; k < D; k = k + 4u) {
+    sum = sum + dot(vec4<f32>(qs[k], qs[k + 1u], qs[k + 2u], qs[k + 3u]), vec4<f32>(cache_k[(row + k) / 4u]));
+  }"""}
+
+
 @functools.lru_cache(maxsize=None)
-def _attention_kernel(dtype):
-    source = kernels.wgsl("prelude") + kernels.store_fn("f32", dtype) + \
-        Template(kernels.wgsl("decode_attention")).substitute(S=kernels.STORAGE[dtype])
-    return ("decode_attention", dtype.name, kernels.stored(dtype)), source, "wrrrrrr"
+def _attention_kernel(dtype, vec4):
+    """vec4: cache_k read as vec4s (its rows start at multiples of 4 elements)."""
+    storage = kernels.STORAGE[dtype]
+    source = kernels.wgsl("prelude") + kernels.store_fn("f32", dtype) + Template(kernels.wgsl("decode_attention")).substitute(
+        S=storage, K=f"vec4<{storage}>" if vec4 else storage, dot=_KEY_DOTS[vec4])
+    return ("decode_attention", dtype.name, kernels.stored(dtype), vec4), source, "wrrrrrr"
 
 
 def decode_attention(q, cos, sin, cache_k, cache_v, position, scale):
@@ -80,5 +89,6 @@ def decode_attention(q, cos, sin, cache_k, cache_v, position, scale):
                cos._storage.buffer, sin._storage.buffer, position._storage.buffer]
     meta = [d, heads, kv_heads, capacity, q._offset, cos._offset, sin._offset,
             struct.unpack("<I", struct.pack("<f", scale))[0], cache_k._offset, cache_v._offset]
-    q._storage.runtime.run(_attention_kernel(q.dtype), buffers, meta, (heads, b, 1))
+    vec4 = d % 4 == 0 and cache_k._offset % 4 == 0
+    q._storage.runtime.run(_attention_kernel(q.dtype, vec4), buffers, meta, (heads, b, 1))
     return Tensor(out, q.shape)

@@ -6,15 +6,17 @@
 // they store: q rotated as rotary.wgsl rotates it; score_t = (q . k_t rounded) * scale rounded;
 // softmax in f32 (max, then the sum of exp(score - max)), each weight rounded; out = sum_t weight_t v_t
 // accumulated in f32, rounded once. The 256 invocations take rows t = lane, lane + 256, .. for the
-// scores (a running max and sum each, joined), then for the weights 256 rows at a time into workgroup
+// scores (a running max and sum each, joined; the first KEPT of each invocation kept in registers for the
+// weights, later ones computed again), then for the weights 256 rows at a time into workgroup
 // memory, which the invocations share as (256 / D) groups of D: group g adds rows g, g + 256 / D, ..
-// of the chunk to its element d. D divides 256.
+// of the chunk to its element d. D divides 256. A key row's dot product (from webtorch/hf/_gpu.py)
+// reads cache_k element by element, or as vec4s where its rows start at multiples of 4 elements.
 // params: D, heads, kv_heads, capacity, q offset, cos offset, sin offset, scale (f32 bits), cache_k offset,
 // cache_v offset.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<$S>;
 @group(0) @binding(2) var<storage, read> q: array<$S>;
-@group(0) @binding(3) var<storage, read> cache_k: array<$S>;
+@group(0) @binding(3) var<storage, read> cache_k: array<$K>;
 @group(0) @binding(4) var<storage, read> cache_v: array<$S>;
 @group(0) @binding(5) var<storage, read> cos_table: array<$S>;
 @group(0) @binding(6) var<storage, read> sin_table: array<$S>;
@@ -23,6 +25,7 @@
 var<workgroup> qs: array<f32, 256>;  // the rotated query row (D elements)
 var<workgroup> shared_m: array<f32, 256>;
 var<workgroup> shared_l: array<f32, 256>;
+const KEPT = 8u;  // scores kept per invocation: rows up to 2048
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>) {
@@ -50,8 +53,10 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: ve
   // scores: a running (max, sum of exp(score - max)) per invocation
   var m = -wt_inf();
   var l = 0.0f;
+  var kept: array<f32, KEPT>;
   for (var t = li; t < visible; t = t + 256u) {
     let s = score(k0 + t * D, D, scale);
+    if (t / 256u < KEPT) { kept[t / 256u] = s; }
     let m2 = max(m, s);
     l = l * wt_exp(m - m2) + wt_exp(s - m2);
     m = m2;
@@ -82,7 +87,11 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: ve
   for (var base = 0u; base < visible; base = base + 256u) {
     let t = base + li;
     var w = 0.0f;
-    if (t < visible) { w = f32(wt_store(wt_exp(score(k0 + t * D, D, scale) - mx) / total)); }
+    if (t < visible) {
+      var s: f32;
+      if (base / 256u < KEPT) { s = kept[base / 256u]; } else { s = score(k0 + t * D, D, scale); }
+      w = f32(wt_store(wt_exp(s - mx) / total));
+    }
     shared_m[li] = w;
     workgroupBarrier();
     let rows = min(256u, visible - base);
@@ -102,7 +111,7 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: ve
 
 // (q . k_t) rounded to $S, times scale rounded: the scores the composed matmul and its scaling store
 fn score(row: u32, D: u32, scale: f32) -> f32 {
-  var dot = 0.0f;
-  for (var k = 0u; k < D; k = k + 1u) { dot = fma(qs[k], f32(cache_k[row + k]), dot); }
-  return f32(wt_store(f32(wt_store(dot)) * scale));
+  var sum = 0.0f;
+$dot
+  return f32(wt_store(f32(wt_store(sum)) * scale));
 }
