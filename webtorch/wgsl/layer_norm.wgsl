@@ -5,7 +5,7 @@
 // is 2^50 or more is normalised as x * inv (inv a power of two near 1 / max |x|: exact), with eps * inv^2, so its
 // squares cannot overflow float32 (its variance did: rstd 0 and zeros out; torch's float32 CPU kernel gives NaN
 // there, float64 the finite answer this gives); other rows have inv = 1, bit for bit as before. A row that fits in
-// registers is read once and written once; longer rows (tpr = 256) are read four times.
+// registers is read once and written once (the residual sum as it is read); longer rows (tpr = 256) are read four times.
 // params: the layout of rows.wgsl with one reduced dim (row_len, row stride), then tpr, eps (f32
 // bits), flags (1: weight, 2: bias, 4: rms_norm: the mean taken as 0, so x * rstd with rstd of the mean
 // of x^2, 8: the weight multiplies the normalised value rounded to $S, as transformers' Llama RMSNorm
@@ -55,6 +55,7 @@ $row_threads_start
       if (live && r < row_len) {
         v[k] = load(base + r * stride, rb);
         a = max(a, abs(v[k]));
+        if ((params[rb + 4u] & 16u) != 0u) { sum_out[dst + r] = wt_store(v[k]); }  // (load rounded it as stored)
       }
     }
     var inv = 1.0f;
@@ -79,7 +80,6 @@ $row_threads_start
       let r = lane + k * tpr;
       if (live && r < row_len) {
         out[dst + r] = wt_store(affine(v[k] * rstd, r, rb));
-        if ((params[rb + 4u] & 16u) != 0u) { sum_out[dst + r] = wt_store(load(base + r * stride, rb)); }
       }
     }
     return;
