@@ -1028,7 +1028,10 @@ def mean(x, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         x = cast(x, dtype)
     _check_float(x, "mean")
-    return div(sum(x, dim, keepdim), _reduced_shape(x, dim, keepdim)[3])
+    n = _reduced_shape(x, dim, keepdim)[3]
+    if x.dtype in dt.ROUNDED:  # torch sums float16/bfloat16 in float32 and rounds the mean once: the sum alone
+        return cast(div(sum(x, dim, keepdim, dtype=dt.float32), n), x.dtype)  # passes 65504 past ~65k values
+    return div(sum(x, dim, keepdim), n)
 
 
 def _check_nonempty(x, dim, name, unspecified_error=RuntimeError):
@@ -1160,7 +1163,10 @@ def _scaled_variance(x, dim, unbiased, correction, keepdim):
     with _tape.no_grad():
         m = _nonzero_finite_or_one(amax(abs(centered), dims, keepdim=True) if x.numel() else None, x, dims)
     scaled = div(centered, m)
-    q = div(sum(mul(scaled, scaled), dims, keepdim), builtins.max(n - _correction(unbiased, correction), 0))
+    # the sum of squares (up to n) in float32 for float16/bfloat16 (torch's accumulation): float16 overflows past 65504
+    acc = dt.float32 if x.dtype in dt.ROUNDED else None
+    q = div(sum(mul(scaled, scaled), dims, keepdim, dtype=acc), builtins.max(n - _correction(unbiased, correction), 0))
+    q = cast(q, x.dtype) if acc is not None else q
     return q, [s if keepdim else squeeze(s, dims) for s in (m, size)]
 
 
