@@ -69,12 +69,12 @@ _KEY_DOTS = {False: "  for (var k = 0u; k < D; k = k + 1u) { sum = fma(qs[k], f3
 
 
 @functools.lru_cache(maxsize=None)
-def _attention_kernel(dtype, vec4):
+def _attention_kernel(dtype, vec4, head_dim):
     """vec4: cache_k read as vec4s (its rows start at multiples of 4 elements)."""
     storage = kernels.STORAGE[dtype]
     source = kernels.wgsl("prelude") + kernels.store_fn("f32", dtype) + Template(kernels.wgsl("decode_attention")).substitute(
-        S=storage, K=f"vec4<{storage}>" if vec4 else storage, dot=_KEY_DOTS[vec4])
-    return ("decode_attention", dtype.name, kernels.stored(dtype), vec4), source, "wrrrrrr"
+        S=storage, K=f"vec4<{storage}>" if vec4 else storage, dot=_KEY_DOTS[vec4], D=head_dim)
+    return ("decode_attention", dtype.name, kernels.stored(dtype), vec4, head_dim), source, "wrrrrrr"
 
 
 def decode_attention(q, cos, sin, cache_k, cache_v, position, scale):
@@ -90,5 +90,5 @@ def decode_attention(q, cos, sin, cache_k, cache_v, position, scale):
     meta = [d, heads, kv_heads, capacity, q._offset, cos._offset, sin._offset,
             struct.unpack("<I", struct.pack("<f", scale))[0], cache_k._offset, cache_v._offset]
     vec4 = d % 4 == 0 and cache_k._offset % 4 == 0
-    q._storage.runtime.run(_attention_kernel(q.dtype, vec4), buffers, meta, (heads, b, 1))
+    q._storage.runtime.run(_attention_kernel(q.dtype, vec4, d), buffers, meta, (heads, b, 1))
     return Tensor(out, q.shape)

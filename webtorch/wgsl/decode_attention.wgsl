@@ -11,7 +11,7 @@
 // memory, which the invocations share as (256 / D) groups of D: group g adds rows g, g + 256 / D, ..
 // of the chunk to its element d. D divides 256. A key row's dot product (from webtorch/hf/_gpu.py)
 // reads cache_k element by element, or as vec4s where its rows start at multiples of 4 elements.
-// params: D, heads, kv_heads, capacity, q offset, cos offset, sin offset, scale (f32 bits), cache_k offset,
+// params: D (also the constant D), heads, kv_heads, capacity, q offset, cos offset, sin offset, scale (f32 bits), cache_k offset,
 // cache_v offset.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<$S>;
@@ -26,10 +26,10 @@ var<workgroup> qs: array<f32, 256>;  // the rotated query row (D elements)
 var<workgroup> shared_m: array<f32, 256>;
 var<workgroup> shared_l: array<f32, 256>;
 const KEPT = 8u;  // scores kept per invocation: rows up to 2048
+const D = ${D}u;  // the head size (a constant: the key row's loads unrolled, all in flight at once)
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>) {
-  let D = params[0];
   let heads = params[1];
   let kv_heads = params[2];
   let capacity = params[3];
@@ -55,7 +55,7 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: ve
   var l = 0.0f;
   var kept: array<f32, KEPT>;
   for (var t = li; t < visible; t = t + 256u) {
-    let s = score(k0 + t * D, D, scale);
+    let s = score(k0 + t * D, scale);
     if (t / 256u < KEPT) { kept[t / 256u] = s; }
     let m2 = max(m, s);
     l = l * wt_exp(m - m2) + wt_exp(s - m2);
@@ -89,7 +89,7 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: ve
     var w = 0.0f;
     if (t < visible) {
       var s: f32;
-      if (base / 256u < KEPT) { s = kept[base / 256u]; } else { s = score(k0 + t * D, D, scale); }
+      if (base / 256u < KEPT) { s = kept[base / 256u]; } else { s = score(k0 + t * D, scale); }
       w = f32(wt_store(wt_exp(s - mx) / total));
     }
     shared_m[li] = w;
@@ -110,7 +110,7 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: ve
 }
 
 // (q . k_t) rounded to $S, times scale rounded: the scores the composed matmul and its scaling store
-fn score(row: u32, D: u32, scale: f32) -> f32 {
+fn score(row: u32, scale: f32) -> f32 {
   var sum = 0.0f;
 $dot
   return f32(wt_store(f32(wt_store(sum)) * scale));
