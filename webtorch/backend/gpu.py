@@ -848,10 +848,23 @@ def sort(x, descending):
     n_rows = x.numel() // row_len if row_len else 0
     padded = 1 << (row_len - 1).bit_length() if row_len > 1 else 1
     values, indices = empty(x.dtype, x.numel()), empty(dt.int64, x.numel())
+    rt = values.runtime
+    if padded <= kernels.SORT_IN_WORKGROUP:
+        rt.run(kernels.sort(x.dtype, descending), [values.buffer, indices.buffer, x._storage.buffer],
+               [n_rows, row_len, padded], n_rows)
+        return values, indices
     keys, idx = empty(kernels.sort_key_dtype(x.dtype), n_rows * padded), empty(dt.int32, n_rows * padded)
-    values.runtime.run(kernels.sort(x.dtype, descending),
-                       [values.buffer, indices.buffer, x._storage.buffer, keys.buffer, idx.buffer],
-                       [n_rows, row_len, padded], n_rows)
+    kernel, buffers = kernels.sort(x.dtype, descending, stages=True), \
+        [values.buffer, indices.buffer, x._storage.buffer, keys.buffer, idx.buffer]
+    rt.run(kernel, buffers, [n_rows, row_len, padded, 0, 0, 0], grid(-(-n_rows * padded // 256)))
+    k = 2
+    while k <= padded:  # the bitonic network's steps, one dispatch each
+        j = k // 2
+        while j:
+            rt.run(kernel, buffers, [n_rows, row_len, padded, k, j, 1], grid(-(-n_rows * padded // 512)))
+            j //= 2
+        k *= 2
+    rt.run(kernel, buffers, [n_rows, row_len, padded, 0, 0, 2], grid(-(-n_rows * row_len // 256)))
     return values, indices
 
 

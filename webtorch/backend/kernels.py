@@ -633,11 +633,20 @@ def sort_key_dtype(d):
     return dt.float32 if d is dt.float16 else d
 
 
-def sort(d, descending):
+# The longest (padded) row sort.wgsl sorts in workgroup memory; longer rows take sort_stages.wgsl
+SORT_IN_WORKGROUP = 2048
+
+
+def sort(d, descending, stages=False):
+    """sort.wgsl (rows up to SORT_IN_WORKGROUP) or, stages, sort_stages.wgsl."""
     s, t = STORAGE[d], STORAGE[sort_key_dtype(d)]
     before = _BEFORE.get((t, descending), _BEFORE[("*", descending)])
-    source = wgsl("prelude") + Template(wgsl("sort")).substitute(S=s, T=t, before=before)
-    return ("sort", s, descending), source, "wwrww"
+    # Does (va, ia) come before (vb, ib)? Padding (index >= row_len) comes last.
+    before_fn = (f"fn before(va: {t}, ia: u32, vb: {t}, ib: u32, len: u32) -> bool {{\n"
+                 f"  if (ia >= len) {{ return false; }}\n  if (ib >= len) {{ return true; }}\n  {before}\n}}")
+    name = "sort_stages" if stages else "sort"
+    source = wgsl("prelude") + Template(wgsl(name)).substitute(S=s, T=t, before_fn=before_fn)
+    return (name, s, descending), source, "wwrww" if stages else "wwr"
 
 
 _RANDOM_STORE = {
