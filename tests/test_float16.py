@@ -183,7 +183,8 @@ def test_rms_norm_with_a_residual_add(dtype, n):
 
 
 @pytest.mark.parametrize("device", ["cpu", "webgpu"])
-@pytest.mark.parametrize("name", ["mean", "var", "std_mean"])
+@pytest.mark.parametrize("name", ["mean", "var", "std_mean", "norm", "cosine_similarity", "softmax",
+                                  "adaptive_avg_pool1d"])
 def test_float16_statistics_whose_sums_pass_the_float16_range(name, device):
     """Rows of 200k float16 values near 1: their sum (and the sum of squares behind var) passes float16's
     65504. torch accumulates float16 in float32 and rounds the statistic once; webtorch returned inf (which
@@ -191,9 +192,15 @@ def test_float16_statistics_whose_sums_pass_the_float16_range(name, device):
     g = torch.Generator().manual_seed(0)
     x = (torch.rand(2, 200_000, generator=g) + 0.5).half()
     w = webtorch.tensor(x.float().numpy(), device=device).half()
+    # (norm, cosine_similarity: the sum of squares; softmax: of exps, scaled to compare; the pool: a window's
+    # sum and length)
+    calls = {"cosine_similarity": lambda T, a, *d: T.nn.functional.cosine_similarity(a, a.flip(-1), *d or (-1,)),
+             "softmax": lambda T, a, *d: T.softmax(a, *d or (-1,)) * 1e5,
+             "adaptive_avg_pool1d": lambda T, a, *d: T.nn.functional.adaptive_avg_pool1d(a[None], 2 if d else 1)}
+    call = calls.get(name, lambda T, a, *d: getattr(T, name)(a, *d))
     for args in ((), (1,)):
-        want = getattr(torch, name)(x, *args)
-        got = getattr(webtorch, name)(w, *args)
+        want = call(torch, x, *args)
+        got = call(webtorch, w, *args)
         for a, e in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
             assert a.dtype is webtorch.float16
             torch.testing.assert_close(torch.tensor(a.float().tolist()).half(), e, rtol=2e-3, atol=0)

@@ -262,12 +262,16 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     with _tape.no_grad():
         m = _ops.amax(a, dims, keepdim=True) if x.numel() else _ops.ones_like(_ops.sum(a, dims, keepdim=True))
         m = where(_ops.logical_or(_ops.eq(m, 0), _ops.isinf(m)), 1.0, m)
+    # float16/bfloat16: the sum (up to the element count) and its root in float32, rounded once, as
+    # torch's accumulation: a float16 sum of 65505 squares of 1 is inf
+    acc = dt.float32 if x.dtype in dt.ROUNDED else None
     if ord == 2:  # (a complex x by its modulus)
         scaled = _ops.div(a if x.dtype.is_complex else x, m)
-        total = _ops.sum(mul(scaled, scaled), dims, keepdim)
+        total = _ops.sum(mul(scaled, scaled), dims, keepdim, dtype=acc)
     else:
-        total = _ops.sum(_ops._zero_safe_pow(_ops.div(a, m), ord), dims, keepdim)
-    return mul(_ops._zero_safe_pow(total, 1.0 / ord), m if keepdim else _ops.squeeze(m, dims))
+        total = _ops.sum(_ops._zero_safe_pow(_ops.div(a, m), ord), dims, keepdim, dtype=acc)
+    out = mul(_ops._zero_safe_pow(total, 1.0 / ord), m if keepdim else _ops.squeeze(m, dims))
+    return out if acc is None else cast(out, x.dtype)
 
 
 @autocast_op

@@ -1238,6 +1238,8 @@ def _softmax(x, dim, dtype, take_log):
         out = Tensor(backend("webgpu").softmax(moved, take_log), moved.shape)
         out = _tape.record("log_softmax" if take_log else "softmax", out, (moved,))
         return contiguous(movedim_view(out, d, back=True))  # contiguous like torch's result
+    if x.dtype in dt.ROUNDED:  # in float32, rounded once (torch's accumulation): a float16 sum of exps passes 65504
+        return cast(_softmax(cast(x, dt.float32), d, None, take_log), x.dtype)
     shifted = sub(x, amax(x, d, keepdim=True))
     if take_log:
         return sub(shifted, log(sum(exp(shifted), d, keepdim=True)))

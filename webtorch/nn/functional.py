@@ -504,8 +504,9 @@ def _adaptive_mean(x, dim, out):
     counts = F.tensor([float(end - start) for start, end in bounds], device=x.device)
     after = [1] * (x.dim() - dim - 1)
     windows = _indexing._take_along(x, dim, index).reshape(*x.shape[:dim], out, longest, *x.shape[dim + 1:])
-    summed = F.sum(F.where(keep.reshape(out, longest, *after), windows, 0.0), dim + 1)
-    return summed / counts.reshape(out, *after).to(x.dtype)
+    acc = dt.float32 if x.dtype in dt.ROUNDED else x.dtype  # float16: a window's sum (and length) may pass 65504
+    summed = F.sum(F.where(keep.reshape(out, longest, *after), windows, 0.0), dim + 1, dtype=acc)
+    return (summed / counts.reshape(out, *after).to(acc)).to(x.dtype)
 
 
 # -- embeddings, attention -------------------------------------------------------------------
