@@ -184,7 +184,7 @@ def test_rms_norm_with_a_residual_add(dtype, n):
 
 @pytest.mark.parametrize("device", ["cpu", "webgpu"])
 @pytest.mark.parametrize("name", ["mean", "var", "std_mean", "norm", "cosine_similarity", "softmax",
-                                  "adaptive_avg_pool1d"])
+                                  "adaptive_avg_pool1d", "avg_pool1d", "nanmean"])
 def test_float16_statistics_whose_sums_pass_the_float16_range(name, device):
     """Rows of 200k float16 values near 1: their sum (and the sum of squares behind var) passes float16's
     65504. torch accumulates float16 in float32 and rounds the statistic once; webtorch returned inf (which
@@ -196,7 +196,10 @@ def test_float16_statistics_whose_sums_pass_the_float16_range(name, device):
     # sum and length)
     calls = {"cosine_similarity": lambda T, a, *d: T.nn.functional.cosine_similarity(a, a.flip(-1), *d or (-1,)),
              "softmax": lambda T, a, *d: T.softmax(a, *d or (-1,)) * 1e5,
-             "adaptive_avg_pool1d": lambda T, a, *d: T.nn.functional.adaptive_avg_pool1d(a[None], 2 if d else 1)}
+             "adaptive_avg_pool1d": lambda T, a, *d: T.nn.functional.adaptive_avg_pool1d(a[None], 2 if d else 1),
+             "avg_pool1d": lambda T, a, *d: T.nn.functional.avg_pool1d(a[None], 100_000 if d else 200_000),
+             # (torch's own cpu float16 nanmean is NaN past 65504: its float32 mean, rounded, is the reference)
+             "nanmean": lambda T, a, *d: T.nanmean(a.float() if T is torch else a, *d).half()}
     call = calls.get(name, lambda T, a, *d: getattr(T, name)(a, *d))
     for args in ((), (1,)):
         want = call(torch, x, *args)

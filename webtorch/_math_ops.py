@@ -487,6 +487,8 @@ def nanmean(x, dim=None, keepdim=False, dtype=None):
         x = cast(x, dtype)
     _ops._check_float(x, "nanmean")
     count = _ops.sum(_ops.logical_not(_ops.isnan(x)), dim, keepdim)
+    if x.dtype in dt.ROUNDED:  # the sum in float32, the mean rounded once (torch's accumulation)
+        return cast(_ops.div(nansum(x, dim, keepdim, dtype=dt.float32), count), x.dtype)
     return _ops.div(nansum(x, dim, keepdim), count)
 
 

@@ -407,7 +407,8 @@ def _max_pool(x, nd, name, kernel_size, stride, padding, dilation, ceil_mode, re
 def _avg_pool(x, nd, name, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     x, unbatched, cols, (kernel, stride, padding, _, out) = _pool(x, nd, name, kernel_size, stride, padding, 1,
                                                                    ceil_mode, 0.0)
-    total = F.sum(cols, 2)
+    # float16/bfloat16 windows summed and divided in float32 (a window's sum and its length may pass 65504)
+    total = F.sum(cols, 2, dtype=dt.float32 if x.dtype in dt.ROUNDED else None)
     # integer inputs give integer means, truncated as torch's integer division
     divide = (lambda a, b: a / b) if x.dtype.is_floating_point else (lambda a, b: F.div(a, b, rounding_mode="trunc"))
     if divisor_override:
@@ -422,6 +423,7 @@ def _avg_pool(x, nd, name, kernel_size, stride, padding, ceil_mode, count_includ
             counts = F.tensor(counts, dtype=total.dtype, device=x.device).reshape(-1, *[1] * (nd - 1 - i))
             divisor = counts if divisor is None else divisor * counts
         mean = divide(total, divisor)
+    mean = mean.to(x.dtype)
     return F.squeeze(mean, 0) if unbatched else mean
 
 
