@@ -1261,6 +1261,70 @@ error("addmm-shape-mismatch", lambda T, d, c, a, b: T.addmm(c, a, b), I((3, 5)),
 error("addcdiv-int", lambda T, d, a, b, c: T.addcdiv(a, b, c), I((3,), I64), I((3,), I64), I((3,), I64, kind="nonzero"))
 
 
+# statistics, products, splits and scatters built from existing ops (_math_ops.py, _shape_ops.py)
+case("nanmedian", lambda T, d, a: (T.nanmedian(a, 1), a.nanmedian(0, keepdim=True), T.nanmedian(a)),
+     I((4, 5), values=[NAN, 3.0, -1.0, NAN, 2.5, 0.5, 7.0, NAN, -2.0, 1.0, 4.0, -3.0]))
+case("nanmedian-all-nan-int-0d", lambda T, d, a, b, c: (T.nanmedian(a, 1).values, T.nanmedian(a), b.nanmedian(),
+                                                       T.nanmedian(c, 0)), I((2, 3), values=[NAN]), I((5,), I64),
+     I(()))
+case("cov", lambda T, d, a: (T.cov(a), a.cov(correction=0), T.cov(a[0])), I((3, 6)), **RED)
+case("cov-weights-int", lambda T, d, a, f, w, n: (T.cov(a, fweights=f, aweights=w), T.cov(a, correction=2, aweights=w),
+                                                 T.cov(n), T.cov(a, fweights=f)),
+     I((2, 5)), I((5,), I64, low=0, high=3), I((5,), kind="positive"), I((3, 4), I64), **RED)
+case("corrcoef", lambda T, d, a, b: (T.corrcoef(a), b.corrcoef()), I((3, 6)), I((1, 4), layout="offset"), **RED)
+case("pdist", lambda T, d, a: (T.pdist(a), T.pdist(a, 1), T.pdist(a, 3.5), T.pdist(a, float("inf"))), I((4, 3)), **RED)
+case("renorm", lambda T, d, a: (T.renorm(a, 2, 0, 1.5), a.renorm(1, -1, 2.0), a.renorm(3, 1, 100.0)), I((3, 4)), **RED)
+case("inner", lambda T, d, a, b, s: (T.inner(a, b), a[0].inner(b[1]), T.inner(s, a)), I((2, 3, 4)), I((5, 4)), I(()),
+     **MM)
+case("addr", lambda T, d, c, u, v: (T.addr(c, u, v), c.addr(u, v, beta=0.5, alpha=2), T.addr(c[0], u, v, beta=0)),
+     I((3, 4)), I((3,)), I((4,)), **MM)
+case("addr-int-bool", lambda T, d, c, u, v, b: (T.addr(c, u, v, beta=2, alpha=3), T.addr(b, b[:, 0], b[0])),
+     I((3, 4), I64), I((3,), I64), I((4,), I64), I((3, 4), BOOL))
+case("addbmm", lambda T, d, c, a, b: (T.addbmm(c, a, b), c.addbmm(a, b, beta=0.5, alpha=-1)), I((3, 5)), I((4, 3, 2)),
+     I((4, 2, 5)), **MM)
+case("chain_matmul", lambda T, d, a, b, c: (T.chain_matmul(a, b, c), T.chain_matmul(a)), I((2, 3)), I((3, 4)),
+     I((4, 2)), **MM)
+case("addr_-addbmm_-renorm_", lambda T, d, c, u, v, a, b: (c.clone().addr_(u, v, alpha=2), c.clone().addbmm_(a, b),
+                                                          c.clone().renorm_(2, 1, 1.0)),
+     I((3, 4)), I((3,)), I((4,)), I((2, 3, 5)), I((2, 5, 4)), **MM)
+case("vsplit-hsplit-dsplit", lambda T, d, a: (T.vsplit(a, 2), a.vsplit([1, 3]), T.hsplit(a, [2]), a.hsplit(3),
+                                              T.dsplit(a, 2), a.dsplit([1]), T.hsplit(a[0, 0], 2)), I((4, 3, 2)))
+case("unsafe-split-chunk", lambda T, d, a: (T.unsafe_chunk(a, 2, 1), a.unsafe_split(2), T.unsafe_split_with_sizes(a, [1, 2]),
+                                            a.unsafe_split_with_sizes([3, 2], 1)), I((3, 5)))
+case("diagflat", lambda T, d, a, b: (T.diagflat(a), a.diagflat(1), T.diagflat(b, -2)), I((2, 2)), I((3,)))
+case("tril-triu-indices", lambda T, d: (T.tril_indices(3, 4, device=d), T.triu_indices(4, 3, -1, device=d),
+                                        T.tril_indices(3, 3, 1, dtype=T.int32, device=d), T.triu_indices(0, 3, device=d)))
+case("unravel_index", lambda T, d, a: (T.unravel_index(a, (3, 4)), T.unravel_index(a[0], T.Size([12])),
+                                       T.unravel_index(a, (2, 1, 6))), I((2, 3), I64, low=-20, high=20))
+case("sum_to_size", lambda T, d, a: (a.sum_to_size(1, 4), a.sum_to_size(3, 1), a.sum_to_size([4]), a.sum_to_size(3, 4)),
+     I((3, 4)), **RED)
+case("select-slice-diagonal-scatter", lambda T, d, a, r, c, dg: (T.select_scatter(a, r, 0, 1), a.select_scatter(c, 1, -1),
+                                                               T.slice_scatter(a, a[:, ::2], 1, 0, None, 2),
+                                                               a.slice_scatter(a[1:], start=1),
+                                                               T.diagonal_scatter(a, dg), a.diagonal_scatter(dg[:2], 2)),
+     I((3, 4)), I((4,)), I((3,)), I((3,)))
+case("as_strided", lambda T, d, a: (T.as_strided(a, (3, 3), (1, 2)), a.as_strided((2, 2), (4, 1), 5),
+                                    T.as_strided(a, (0, 3), (1, 1)), a[1:].as_strided((2,), (3,))), I((3, 4)))
+# input detached: torch 2.13's gradient for as_strided_scatter's input goes to the overwritten elements
+case("as_strided_scatter", lambda T, d, a, s: (T.as_strided_scatter(a.detach(), s, (2, 2), (1, 4), 1),
+                                               a.detach().as_strided_scatter(s.reshape(4), (4,), (3,))),
+     I((3, 4)), I((2, 2)))
+error("vsplit-1d", lambda T, d, a: T.vsplit(a, 1), I((3,)))
+error("hsplit-indivisible", lambda T, d, a: T.hsplit(a, 2), I((2, 3)))
+error("nanmedian-empty-dim", lambda T, d, a: a.nanmedian(1), I((3, 0)), exc=IndexError)
+error("cov-3d", lambda T, d, a: T.cov(a), I((2, 2, 2)))
+error("cov-float-fweights", lambda T, d, a, f: T.cov(a, fweights=f), I((2, 3)), I((3,)))
+error("pdist-1d", lambda T, d, a: T.pdist(a), I((3,)))
+error("renorm-1d", lambda T, d, a: T.renorm(a, 2, 0, 1.0), I((3,)))
+error("inner-mismatch", lambda T, d, a, b: T.inner(a, b), I((2, 3)), I((2,)))
+error("addr-2d-vec", lambda T, d, c, u, v: T.addr(c, u, v), I((2, 3)), I((2, 2)), I((3,)))
+error("addbmm-2d", lambda T, d, c, a, b: T.addbmm(c, a, b), I((2, 2)), I((2, 2)), I((2, 2)), exc=IndexError)
+error("select_scatter-shape", lambda T, d, a, s: T.slice_scatter(a, s, 0, 0, 3), I((3, 4)), I((2, 4)))
+error("sum_to_size-not-expandable", lambda T, d, a: a.sum_to_size(2, 4), I((3, 4)))
+error("as_strided-out-of-bounds", lambda T, d, a: a.as_strided((5, 5), (5, 1)), I((3, 4)))
+error("unravel_index-float", lambda T, d, a: T.unravel_index(a, (2, 2)), I((2,)), exc=TypeError)
+
+
 # -- in-place and out= forms (webtorch/_inplace.py) ----------------------------
 def _inplace_on(fn):
     """fn(T, d, x, *rest) mutates x, a clone of the first input; returns (x, its return value is x)."""

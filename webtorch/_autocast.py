@@ -22,7 +22,7 @@ import functools
 
 from . import _dtypes as dt
 
-_CUDA_LOWER = ("matmul mm mv bmm baddbmm addmm addmv einsum linear conv1d conv2d conv3d conv_transpose1d "
+_CUDA_LOWER = ("matmul mm mv bmm baddbmm addmm addmv addbmm addr chain_matmul einsum linear conv1d conv2d conv3d conv_transpose1d "
                "conv_transpose2d conv_transpose3d prelu "
                "scaled_dot_product_attention")
 _CUDA_FP32 = ("acos asin cosh erfinv exp expm1 log log10 log2 log1p reciprocal rsqrt sinh tan pow softplus layer_norm "
@@ -31,7 +31,7 @@ _CUDA_FP32 = ("acos asin cosh erfinv exp expm1 log log10 log2 log1p reciprocal r
               "binary_cross_entropy_with_logits dist cdist logsumexp interpolate")
 _CUDA_FP32_DTYPE = "prod softmax log_softmax cumprod cumsum vector_norm matrix_norm sum"
 _CUDA_PROMOTE = "addcdiv addcmul atan2 bilinear cross dot index_put tensordot scatter_add cat stack"
-_CPU_LOWER = ("conv1d conv2d conv3d bmm mm baddbmm addmm linear matmul conv_transpose1d conv_transpose2d "
+_CPU_LOWER = ("conv1d conv2d conv3d bmm mm baddbmm addmm addbmm linear matmul conv_transpose1d conv_transpose2d "
               "conv_transpose3d prelu scaled_dot_product_attention")
 _CPU_FP32 = ("binary_cross_entropy prod quantile nanquantile cdist trace cholesky inv mse_loss cosine_embedding_loss "
              "nll_loss poisson_nll_loss smooth_l1_loss cross_entropy l1_loss huber_loss margin_ranking_loss "

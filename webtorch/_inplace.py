@@ -59,7 +59,7 @@ for _module, _names in [
            "bitwise_or bitwise_xor bitwise_not logical_and logical_or logical_xor eq ne lt le gt ge"),
     (_math_ops, "log1p expm1 exp2 log2 log10 tan asin acos atan sinh cosh asinh acosh atanh frac atan2 hypot lerp "
                 "addcmul addcdiv nan_to_num addmm baddbmm addmv cumsum cumprod erfc erfinv lgamma digamma i0 logit sinc xlogy "
-                "copysign heaviside nextafter gcd lcm bitwise_left_shift bitwise_right_shift"),
+                "copysign heaviside nextafter gcd lcm bitwise_left_shift bitwise_right_shift addbmm addr renorm"),
     (_shape_ops, "tril triu"),
     (_indexing, "masked_fill"),
 ]:

@@ -14,7 +14,7 @@ from . import _ops, _tape
 from ._autocast import autocast_op
 from ._indexing import gather
 from ._ops import _binary, _is_tensor, _tname, _unary, _wrap_dim, add, cast, mul, sub, where
-from ._shape_ops import flip, movedim
+from ._shape_ops import diagonal, flip, movedim, triu_indices
 from ._tensor import _TYPE_NAMES, Tensor, backend
 from .backend import meta
 
@@ -27,7 +27,8 @@ __all__ = ["log1p", "expm1", "exp2", "log2", "log10", "tan", "asin", "acos", "at
            "nanquantile", "searchsorted", "bucketize", "trace", "kron", "tensordot", "cross", "vander", "diff",
            "histc", "bincount", "unique", "unique_consecutive", "signbit", "erfc", "erfinv", "lgamma", "digamma", "i0",
            "nextafter", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "cummax", "cummin",
-           "logcumsumexp", "count_nonzero"]
+           "logcumsumexp", "count_nonzero", "nanmedian", "addbmm", "addr", "inner", "chain_matmul", "renorm", "cov",
+           "corrcoef", "pdist"]
 
 
 log1p, expm1, exp2, log2, log10 = (_unary(n) for n in ("log1p", "expm1", "exp2", "log2", "log10"))
@@ -149,7 +150,7 @@ def logcumsumexp(x, dim):
 
 _Sort = namedtuple("sort", ["values", "indices"])
 _TopK = namedtuple("topk", ["values", "indices"])
-_Median = namedtuple("median", ["values", "indices"])
+_MEDIAN = {name: namedtuple(name, ["values", "indices"]) for name in ("median", "nanmedian")}
 
 
 def sort(x, dim=-1, descending=False, stable=False):
@@ -215,27 +216,39 @@ def _topk_by_chunks(x, k, largest):
 
 def median(x, dim=None, keepdim=False):
     """The lower median; NaN (the first one) if the row has any."""
-    _ops.check_dtype("median", x.dtype)
+    return _median("median", x, dim, keepdim)
+
+
+def nanmedian(x, dim=None, keepdim=False):
+    """The lower median of the row's values that are not NaN; NaN if all are."""
+    return _median("nanmedian", x, dim, keepdim)
+
+
+def _median(name, x, dim, keepdim):
+    _ops.check_dtype(name, x.dtype)
     if dim is None:
         if x.numel() == 0:
             return _ops.full((), math.nan, dtype=x.dtype, device=x.device)
         with _tape.no_grad():
-            value = median(_ops.reshape(x, -1), 0).values
+            value = _median(name, _ops.reshape(x, -1), 0, False).values
         # as torch: the gradient is shared by every element equal to the median
         return _tape.record("median_all", value, (x,), dims=tuple(range(x.dim())), keepdim=False)
     d = _wrap_dim(dim, x.dim())
     if x.dim() == 0:
-        return _Median(*sort(x))
+        return _MEDIAN[name](*sort(x))
     if x.shape[d] == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     values, indices = sort(x, d)
     n = x.shape[d]
-    nans = _ops.sum(_ops.isnan(x), d, keepdim=True)
-    pos = where(_ops.gt(nans, 0), sub(n, nans), (n - 1) // 2)  # NaNs sort last
+    nans = _ops.sum(_ops.isnan(x), d, keepdim=True)  # NaNs sort last
+    if name == "nanmedian":  # the lower median of the n - nans others; the first NaN if there are none
+        pos = _ops.clamp_min(_ops.floor_divide(sub(n - 1, nans), 2), 0)
+    else:
+        pos = where(_ops.gt(nans, 0), sub(n, nans), (n - 1) // 2)
     values, indices = gather(values, d, pos), gather(indices, d, pos)
     if not keepdim:
         values, indices = _ops.squeeze(values, d), _ops.squeeze(indices, d)
-    return _Median(values, indices)
+    return _MEDIAN[name](values, indices)
 
 
 # -- norms and distances ---------------------------------------------------------------------
@@ -333,6 +346,146 @@ def addmv(input, mat, vec, beta=1, alpha=1):
 @autocast_op
 def baddbmm(input, batch1, batch2, beta=1, alpha=1):
     return _scaled_sum(input, _ops.bmm(batch1, batch2), beta, alpha)
+
+
+@autocast_op
+def addbmm(input, batch1, batch2, beta=1, alpha=1):
+    """beta * input + alpha * the sum over the batch of batch1[i] @ batch2[i]."""
+    if batch1.dim() < 3:  # torch reads batch1's dim 2 first
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-batch1.dim()}, {batch1.dim() - 1}], "
+                         "but got 2)")
+    for name, batch in (("batch1", batch1), ("batch2", batch2)):
+        if batch.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    return _scaled_sum(input, _ops.sum(_ops.bmm(batch1, batch2), 0), beta, alpha)
+
+
+@autocast_op
+def addr(input, vec1, vec2, beta=1, alpha=1):
+    """beta * input + alpha * outer(vec1, vec2); for bool tensors, input and (vec1 and vec2) or-ed."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
+    dtype = dt.result_type(input, vec1, vec2)
+    if dtype.category == 1 and builtins.any(isinstance(s, float) for s in (beta, alpha)):
+        raise RuntimeError("For integral input tensors, argument beta must not be a floating point number."
+                           if isinstance(beta, float) else
+                           "For integral input tensors, argument alpha must not be a floating point number.")
+    if dtype is dt.bool_:
+        product = _ops.logical_and(outer(vec1, vec2), bool(alpha))
+        return _ops.logical_or(product, _ops.logical_and(input, bool(beta)))
+    return _scaled_sum(input, outer(vec1, vec2), beta, alpha)
+
+
+def inner(a, b):
+    """The sums of products over the last dims of a and b (a scalar operand multiplies)."""
+    if a.dim() == 0 or b.dim() == 0:
+        return mul(a, b)
+    if a.shape[-1] != b.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(a.shape)} and {list(b.shape)}")
+    return tensordot(a, b, ([-1], [-1]))
+
+
+@autocast_op
+def chain_matmul(*matrices):
+    """The product of 2-D matrices, left to right (torch.chain_matmul, deprecated for linalg.multi_dot)."""
+    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
+        matrices = tuple(matrices[0])
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for i, m in enumerate(matrices):
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
+    out = matrices[0] if len(matrices) > 1 else _ops.clone(matrices[0])
+    for m in matrices[1:]:
+        out = _ops.mm(out, m)
+    return out
+
+
+def renorm(x, p, dim, maxnorm):
+    """x with each slice along dim whose p-norm passes maxnorm scaled down to norm maxnorm (torch's
+    eps: maxnorm / (norm + 1e-7))."""
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if x.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x.dim()} dimensions")
+    d = _wrap_dim(dim, x.dim())
+    norm = vector_norm(x, p, [i for i in range(x.dim()) if i != d], keepdim=True)
+    factor = where(_ops.gt(norm, maxnorm), _ops.div(maxnorm, add(norm, 1e-7)), 1.0)
+    return mul(x, cast(factor, x.dtype))
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance of input's rows (variables) over its columns (observations), ATen's Correlation.cpp:
+    a weighted mean, then mm of the centred rows, divided by the weights' sum less the correction."""
+    if input.dim() > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.dim()} dimensions")
+    if input.dtype is dt.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = input if input.dim() == 2 else _ops.reshape(input, 1, -1)
+    n = x.shape[1]
+    w = None
+    for name, weights, category, kind in (("fweights", fweights, 1, "integral"),
+                                           ("aweights", aweights, 2, "floating point")):
+        if weights is None:
+            continue
+        if weights.dim() > 1:
+            raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                               f"{weights.dim()} dimensions")
+        if weights.dtype.category != category or weights.dtype is dt.bool_:
+            raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                               f"{_TYPE_NAMES[weights.dtype.name].capitalize()} dtype")
+        if weights.numel() != n:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the "
+                               f"input but got {weights.numel()} != {n}")
+        if n and bool(_ops.lt(_ops.min(weights), 0)):
+            raise RuntimeError(f"cov(): {name} cannot be negative")
+        w = weights if w is None else mul(w, weights)
+    w_sum = _ops.sum(w) if w is not None else _ops.tensor(n, dtype=dt.int64, device=x.device)
+    if w is not None and not bool(_ops.ne(w_sum, 0)):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = _ops.div(_ops.sum(x if w is None else mul(x, w), 1), w_sum)
+    if w is not None and aweights is not None and correction != 0:
+        norm_factor = sub(w_sum, _ops.div(mul(_ops.sum(mul(w, aweights)), correction), w_sum))
+    else:
+        norm_factor = sub(w_sum, correction)
+    if bool(_ops.le(norm_factor, 0)):
+        import warnings
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.")
+        norm_factor = mul(norm_factor, 0)
+    x = sub(x, _ops.unsqueeze(avg, 1))
+    c = _ops.mm(x, _ops.transpose(x if w is None else mul(x, w), 0, 1))
+    return _ops.squeeze(_ops.div(c, norm_factor))
+
+
+def corrcoef(input):
+    """Pearson's correlation coefficients of input's rows: cov scaled by the rows' deviations, clipped to [-1, 1]."""
+    if input.dim() > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.dim()} dimensions")
+    c = cov(input)
+    if c.dim() == 0:
+        return _ops.div(c, c)
+    stddev = _ops.sqrt(diagonal(c))
+    c = _ops.div(_ops.div(c, _ops.reshape(stddev, -1, 1)), _ops.reshape(stddev, 1, -1))
+    return _ops.clamp(c, -1, 1)
+
+
+def pdist(input, p=2):
+    """The p-norm distances between each pair of input's rows i < j, in row-major order."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    if input.dtype.category != 2:
+        raise RuntimeError(f"pdist only supports floating-point dtypes")
+    rows, cols = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
+    return vector_norm(sub(input.index_select(0, rows), input.index_select(0, cols)), p, -1)
 
 
 def lerp(start, end, weight):
@@ -812,7 +965,7 @@ def count_nonzero(x, dim=None):
 
 
 for _name in __all__:
-    if _name not in ("isin", "bucketize", "searchsorted"):
+    if _name not in ("isin", "bucketize", "searchsorted", "chain_matmul", "pdist"):
         setattr(Tensor, _name, globals()[_name])
 Tensor.__lshift__, Tensor.__rshift__ = bitwise_left_shift, bitwise_right_shift
 Tensor.__rlshift__ = lambda x, other: bitwise_left_shift(other, x)

@@ -114,7 +114,7 @@ CALLABLES = {
     THREED: """
         conv3d conv_transpose3d max_pool3d nn.functional.adaptive_max_pool3d_with_indices""",
     LINALG: """
-        chain_matmul cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet svd_lowrank
+        cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet svd_lowrank
         matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
         linalg.cond linalg.diagonal linalg.householder_product linalg.inv_ex linalg.ldl_factor
         linalg.ldl_factor_ex linalg.ldl_solve linalg.matmul linalg.matrix_exp linalg.matrix_power linalg.matrix_rank
@@ -139,9 +139,9 @@ CALLABLES = {
     INPLACE_ALIAS: """
         addmv_ alpha_dropout_ as_strided_ celu_ deg2rad_ detach_ dropout_ embedding_renorm_ erfc_
         feature_alpha_dropout_ feature_dropout_ fix_ gcd_ i0_ lcm_ ldexp_ logit_ rad2deg_ resize_as_
-        rrelu_ selu_ sinc_ threshold_ xlogy_ Tensor.addbmm_ Tensor.addr_ Tensor.as_strided_ Tensor.cauchy_
+        rrelu_ selu_ sinc_ threshold_ xlogy_ Tensor.as_strided_ Tensor.cauchy_
         Tensor.deg2rad_ Tensor.detach_ Tensor.float_power_ Tensor.geometric_ Tensor.index_reduce_
-        Tensor.ldexp_ Tensor.log_normal_ Tensor.masked_scatter_ Tensor.rad2deg_ Tensor.renorm_ Tensor.sgn_
+        Tensor.ldexp_ Tensor.log_normal_ Tensor.masked_scatter_ Tensor.rad2deg_ Tensor.sgn_
         Tensor.swapaxes_ Tensor.swapdims_""",
     COPY: """
         alias_copy as_strided_copy detach_copy diagonal_copy expand_copy narrow_copy permute_copy
@@ -158,31 +158,30 @@ CALLABLES = {
         nn.init.normal nn.init.orthogonal nn.init.sparse nn.init.uniform nn.init.xavier_normal
         nn.init.xavier_uniform""",
     REST: """
-        adaptive_max_pool1d addbmm addr affine_grid_generator as_strided as_strided_scatter batch_norm
+        adaptive_max_pool1d affine_grid_generator batch_norm
         batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt batch_norm_gather_stats
         batch_norm_gather_stats_with_counts batch_norm_stats batch_norm_update_stats
         binary_cross_entropy_with_logits binomial can_cast constant_pad_nd conv_tbc conv_transpose1d
-        convolution corrcoef cosine_embedding_loss cov ctc_loss deg2rad diagflat diagonal_scatter dropout
-        dsplit embedding embedding_bag empty_permuted empty_strided feature_alpha_dropout feature_dropout
+        convolution cosine_embedding_loss ctc_loss deg2rad dropout
+        embedding embedding_bag empty_permuted empty_strided feature_alpha_dropout feature_dropout
         fill float_power fmax fmin frexp get_device gradient grid_sampler grid_sampler_2d grid_sampler_3d
-        gru gru_cell hinge_embedding_loss histogram histogramdd hsmm hsplit index_reduce inner
+        gru gru_cell hinge_embedding_loss histogram histogramdd hsmm index_reduce
         instance_norm is_distributed is_inference is_nonzero is_same_size is_signed isreal kl_div ldexp
-        logspace lstm lstm_cell margin_ranking_loss masked_scatter max_pool1d_with_indices nanmedian
+        logspace lstm lstm_cell margin_ranking_loss masked_scatter max_pool1d_with_indices
         native_batch_norm native_channel_shuffle native_dropout native_group_norm native_layer_norm
-        native_norm nonzero_static norm_except_dim pdist poisson poisson_nll_loss positive rad2deg range
-        renorm rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu scalar_tensor select_scatter
-        slice_inverse slice_scatter tril_indices triplet_margin_loss triu_indices Type unravel_index
-        unsafe_chunk unsafe_split unsafe_split_with_sizes vsplit nn.CrossMapLRN2d
-        nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions Tensor.addbmm Tensor.addr Tensor.as_strided
-        Tensor.as_strided_scatter Tensor.corrcoef Tensor.cov Tensor.deg2rad Tensor.diagflat
-        Tensor.diagonal_scatter Tensor.dsplit Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
-        Tensor.get_device Tensor.histogram Tensor.hsplit Tensor.index Tensor.index_reduce Tensor.inner
+        native_norm nonzero_static norm_except_dim poisson poisson_nll_loss positive rad2deg range
+        rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu scalar_tensor
+        slice_inverse triplet_margin_loss Type
+        nn.CrossMapLRN2d
+        nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions
+        Tensor.deg2rad
+        Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
+        Tensor.get_device Tensor.histogram Tensor.index Tensor.index_reduce
         Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero Tensor.is_same_size Tensor.is_signed
-        Tensor.isreal Tensor.ldexp Tensor.masked_scatter Tensor.nanmedian Tensor.narrow_copy Tensor.new
+        Tensor.isreal Tensor.ldexp Tensor.masked_scatter Tensor.narrow_copy Tensor.new
         Tensor.new_empty_strided Tensor.nonzero_static Tensor.positive Tensor.prelu Tensor.rad2deg
-        Tensor.register_post_accumulate_grad_hook Tensor.renorm Tensor.select_scatter Tensor.slice_inverse
-        Tensor.slice_scatter Tensor.sum_to_size Tensor.to_padded_tensor Tensor.unsafe_chunk
-        Tensor.unsafe_split Tensor.unsafe_split_with_sizes Tensor.vsplit
+        Tensor.register_post_accumulate_grad_hook Tensor.slice_inverse
+        Tensor.to_padded_tensor
         nn.functional.adaptive_max_pool1d_with_indices nn.functional.adaptive_max_pool2d_with_indices
         nn.functional.grouped_mm nn.functional.linear_cross_entropy""",
 }

@@ -16,7 +16,10 @@ from ._tensor import Tensor, check_size
 __all__ = ["split", "chunk", "tensor_split", "unbind", "select", "movedim", "moveaxis", "unflatten", "diagonal",
            "meshgrid", "flip", "fliplr", "flipud", "roll", "tile", "repeat_interleave", "tril", "triu", "diag", "diag_embed",
            "einsum", "split_with_sizes", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack",
-           "dstack", "column_stack", "rot90", "block_diag", "cartesian_prod", "combinations"]
+           "dstack", "column_stack", "rot90", "block_diag", "cartesian_prod", "combinations", "as_strided",
+           "select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter", "vsplit", "hsplit", "dsplit",
+           "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "diagflat", "tril_indices", "triu_indices",
+           "unravel_index"]
 
 
 def _take_by_dims(x, sources):
@@ -189,16 +192,144 @@ def unfold(x, dimension, size, step):
     shape, stride = list(x.shape), list(x._stride)
     if x.dim():
         shape[d], stride[d] = (n - size) // step + 1, st * step
-    view = x._view(shape + [size], stride + [st])
+    return _strided_view(x, shape + [size], stride + [st], x._offset)
+
+
+def _strided_view(x, shape, stride, offset):
+    """A view of x's storage with any shape, strides and offset; elements may overlap."""
+    view = x._view(list(shape), list(stride), offset)
     if not (_tape.is_grad_enabled() and x.requires_grad):
         return view
-    # windows overlap: the gradient adds up at each storage offset they read (the take rule)
+    # elements may overlap: the gradient adds up at each storage offset they read (the take rule)
     offsets = _ops.add(_ops.zeros(view.shape, dtype=dt.int64, device=x.device), view._offset)
     for k, (size_k, stride_k) in enumerate(zip(view.shape, view._stride)):
         axis = [1] * view.dim()
         axis[k] = size_k
         offsets = _ops.add(offsets, _ops.mul(_ops.arange(size_k, device=x.device).reshape(axis), stride_k))
     return _tape.record("take", view, (x,), offsets=offsets)
+
+
+def as_strided(x, size, stride, storage_offset=None):
+    """A view of x's storage (torch.as_strided): sizes, strides and offset counted in elements of it."""
+    size, stride = [int(n) for n in size], [int(n) for n in stride]
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    if builtins.any(n < 0 for n in size):
+        raise RuntimeError(f"as_strided: Negative sizes are not allowed, got {size}")
+    if builtins.any(n < 0 for n in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {stride}")
+    offset = x._offset if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    needed = 0 if 0 in size else offset + 1 + builtins.sum((n - 1) * st for n, st in zip(size, stride))
+    if needed > x._storage.numel:
+        raise RuntimeError(f"setStorage: sizes {size}, strides {stride}, storage offset {offset}, and itemsize "
+                           f"{x.element_size()} requiring a storage size of {needed * x.element_size()} are out of "
+                           f"bounds for storage of size {x._storage.numel * x.element_size()}")
+    return _strided_view(x, size, stride, offset)
+
+
+def _scatter_into(x, view_of, src):
+    """A copy of x whose view view_of(copy) is src, which must have that view's shape (the *_scatter ops)."""
+    out = _ops.clone(x)
+    view = view_of(out)
+    if tuple(src.shape) != tuple(view.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(view.shape)}")
+    _ops.write_(view, src)
+    return out
+
+
+def select_scatter(input, src, dim, index):
+    return _scatter_into(input, lambda t: select(t, dim, index), src)
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    d = _wrap_dim(dim, input.dim())
+    return _scatter_into(input, lambda t: t[(slice(None),) * d + (slice(start, end, step),)], src)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    return _scatter_into(input, lambda t: diagonal(t, offset, dim1, dim2), src)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """input (laid out contiguously) with its as_strided view replaced by src."""
+    return _scatter_into(_ops.contiguous(input), lambda t: as_strided(t, size, stride, storage_offset), src)
+
+
+def _split_along(name, x, indices_or_sections, dim, min_dims):
+    if x.dim() < min_dims:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor with "
+                           f"{x.dim()} dimensions!")
+    if isinstance(indices_or_sections, int) and indices_or_sections and x.shape[dim] % indices_or_sections:
+        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+                           f"{x.shape[dim]} is not divisible by the split_size {indices_or_sections}!")
+    return tensor_split(x, indices_or_sections, dim)
+
+
+def vsplit(x, indices_or_sections):
+    return _split_along("vsplit", x, indices_or_sections, 0, 2)
+
+
+def hsplit(x, indices_or_sections):
+    return _split_along("hsplit", x, indices_or_sections, 1 if x.dim() > 1 else 0, 1)
+
+
+def dsplit(x, indices_or_sections):
+    return _split_along("dsplit", x, indices_or_sections, 2, 3)
+
+
+# torch's unsafe_* forms are its split ops without view tracking: the same values
+unsafe_chunk, unsafe_split, unsafe_split_with_sizes = chunk, split, split_with_sizes
+
+
+def diagflat(x, offset=0):
+    return diag(reshape(x, -1), offset)
+
+
+def sum_to_size(x, *size):
+    """Tensor.sum_to_size: x summed over the dims where size is 1 (or absent in front) to size."""
+    size = list(_shape_arg(size))
+    lead = x.dim() - len(size)
+    if lead < 0 or builtins.any(n != 1 and n != m for n, m in zip(size, x.shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(x.shape)}}}.")
+    dims = list(range(lead)) + [lead + i for i, n in enumerate(size) if n == 1 and x.shape[lead + i] != 1]
+    return reshape(_ops.sum(x, dims, keepdim=True), size) if dims else x
+
+
+def _triangle_indices(lower, row, col, offset, dtype, device):
+    """The (row, col) coordinates of a row x col matrix's lower (upper) triangle from diagonal offset, row-major."""
+    import numpy as np
+    if row < 0 or col < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}" if row < 0 else f"col must be non-negative, got{col}")
+    keep = (np.tril if lower else np.triu)(np.ones((row, col), dtype=bool), offset)
+    return _ops.tensor(np.stack(np.nonzero(keep)).reshape(2, -1), dtype=dtype, device=device)
+
+
+def tril_indices(row, col, offset=0, *, dtype=dt.int64, device=None, layout=None, pin_memory=False):
+    return _triangle_indices(True, row, col, offset, dtype, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=dt.int64, device=None, layout=None, pin_memory=False):
+    return _triangle_indices(False, row, col, offset, dtype, device)
+
+
+def unravel_index(indices, shape):
+    """The coordinates (a tuple of int64 tensors shaped like indices) of flat indices into shape."""
+    if not _is_tensor(indices):
+        raise TypeError(f"expected 'indices' to be an integer tensor, but got {type(indices).__name__}")
+    if indices.dtype.category != 1:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = [int(n) for n in _shape_arg((shape,) if isinstance(shape, int) else tuple(shape))]
+    if builtins.any(n < 0 for n in shape):
+        raise ValueError("'shape' cannot have negative values, but got " + str(tuple(shape)))
+    flat = cast(indices, dt.int64)  # torch wraps an index out of range: each coordinate is taken modulo its size
+    coords = []
+    for n in reversed(shape):
+        coords.append(_ops.remainder(flat, n))
+        flat = _ops.floor_divide(flat, n)
+    return tuple(reversed(coords))
 
 
 # -- joining ----------------------------------------------------------------------------------
@@ -588,6 +719,8 @@ def _numel(sizes):
 
 _METHODS = ["split", "chunk", "tensor_split", "unbind", "select", "movedim", "moveaxis", "unflatten", "diagonal",
             "flip", "fliplr", "flipud", "roll", "repeat", "tile", "repeat_interleave", "tril", "triu", "diag",
-            "diag_embed", "split_with_sizes", "unfold", "rot90"]
+            "diag_embed", "split_with_sizes", "unfold", "rot90", "as_strided", "select_scatter", "slice_scatter",
+            "diagonal_scatter", "as_strided_scatter", "vsplit", "hsplit", "dsplit", "unsafe_chunk", "unsafe_split",
+            "unsafe_split_with_sizes", "diagflat", "sum_to_size"]
 for _name in _METHODS:
     setattr(Tensor, _name, globals()[_name])
