@@ -1534,6 +1534,85 @@ def _check_table():
 _check_table()
 
 
+# -- torch.X forms of nn ops (webtorch/_nn_forms.py): torch's C++ argument order, reduction as an int -------
+case("nnform-dropout-eval-p0", lambda T, d, a: (T.dropout(a, 0.5, False), T.dropout(a, 0.0, True),
+                                                T.feature_dropout(a, 0.5, False), T.alpha_dropout(a, 0.3, False),
+                                                T.feature_alpha_dropout(a, 0.0, True)), I((2, 3, 4)))
+case("nnform-dropout-p1", lambda T, d, a: (T.dropout(a, 1.0, True), T.feature_dropout(a, 1.0, True),
+                                           T.alpha_dropout(a, 1.0, True), T.feature_alpha_dropout(a, 1.0, True)),
+     I((2, 3, 4)))
+case("nnform-dropout-inplace", lambda T, d, a: (T.dropout_(a.clone(), 0.5, False), T.dropout_(a.clone(), 1.0, True),
+                                                T.feature_dropout_(a.clone(), 1.0, True),
+                                                T.alpha_dropout_(a.clone(), 0.2, False),
+                                                T.feature_alpha_dropout_(a.clone(), 0.2, False)), I((2, 3, 4)))
+# training: each (sample, channel) slice all kept (scaled by 1/(1-p)) or all zero
+case("nnform-feature-dropout-slices",
+     lambda T, d, a: [(s == 0).all() | (s == 2 * a[0, 0]).all()
+                      for s in T.feature_dropout(a.expand(3, 5, 4), 0.5, True).reshape(15, 4)], I((1, 1, 4), kind="positive"))
+case("nnform-rrelu", lambda T, d, a: (T.rrelu(a), T.rrelu(a, 0.1, 0.3), T.rrelu_(a.clone(), 0.2, 0.4, False)),
+     I((3, 5)))
+case("nnform-rrelu-train-bounds",
+     lambda T, d, a: ((T.rrelu(-a, 0.1, 0.3, True) / -a >= 0.1 - 1e-6).all(),
+                      (T.rrelu(-a, 0.1, 0.3, True) / -a <= 0.3 + 1e-6).all(), T.rrelu(a, 0.1, 0.3, True)),
+     I((40,), kind="positive"))
+case("nnform-batch-norm", lambda T, d, x, w, b, m, v: (
+    T.batch_norm(x, w, b, m, v, False, 0.1, 1e-5, False), T.batch_norm(x, None, None, None, None, True, 0.1, 1e-3, True)),
+     I((4, 3, 5)), I((3,)), I((3,)), I((3,)), I((3,), kind="positive"), **RED)
+case("nnform-instance-norm", lambda T, d, x, w, b: (T.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, False),),
+     I((2, 3, 6)), I((3,)), I((3,)), **RED)
+case("nnform-embedding", lambda T, d, w: (T.embedding(w, T.tensor([[1, 2], [0, 6]], device=d)),
+                                          T.embedding(w, T.tensor([3, 3, 0], device=d), 3),
+                                          T.embedding(w, T.tensor([1], device=d), -1, True, False)), I((7, 4)))
+case("nnform-losses", lambda T, d, a, b, t: [
+    f for r in (0, 1, 2) for f in (
+        T.kl_div(a, b, r), T.kl_div(a, a, r, log_target=True),
+        T.poisson_nll_loss(a, b, True, False, 1e-8, r), T.poisson_nll_loss(b, b, False, True, 1e-6, r),
+        T.binary_cross_entropy_with_logits(a, b, None, None, r),
+        T.binary_cross_entropy_with_logits(a, b, b[0], b[1] + 1, r),
+        T.margin_ranking_loss(a[0], a[1], t, 0.2, r), T.hinge_embedding_loss(a, t.expand(3, 6), 0.5, r),
+        T.cosine_embedding_loss(a, b, t[:3], 0.1, r), T.triplet_margin_loss(a, b, a * 2, 1.0, 2.0, 1e-6, True, r))],
+     I((3, 6)), I((3, 6), kind="uniform", low=0.05, high=1), I((6,), kind="values", values=[1.0, -1.0, -1.0, 1.0]),
+     **RED)
+case("nnform-loss-defaults", lambda T, d, a, b, t: (
+    T.kl_div(a, b), T.binary_cross_entropy_with_logits(a, b), T.margin_ranking_loss(a[0], a[1], t),
+    T.hinge_embedding_loss(a, t.expand(3, 6)), T.cosine_embedding_loss(a, b, t[:3]), T.triplet_margin_loss(a, b, -a)),
+     I((3, 6)), I((3, 6), kind="uniform", low=0.05, high=1), I((6,), kind="values", values=[1.0, -1.0]), **RED)
+case("nnform-convolution", lambda T, d, x, w, b, x2, w2: (
+    T.convolution(x, w, b, [2], [1], [1], False, [0], 1), T.convolution(x, w.transpose(0, 1), None, [2], [1], [1], True, [1], 1),
+    T.conv_transpose1d(x, w.transpose(0, 1), b[:3], 1, 0, 0, 1, 2),
+    T.convolution(x2, w2, None, [1, 2], [1, 0], [1, 1], False, [0, 0], 1),
+    T.convolution(x2, w2.transpose(0, 1), None, [1, 1], [0, 0], [1, 1], True, [0, 0], 1)),
+     I((2, 4, 9)), I((3, 4, 3)), I((3,)), I((1, 2, 5, 6)), I((3, 2, 3, 2)), **MM)
+case("nnform-convolution-3d", lambda T, d, x, w: (T.convolution(x, w, None, [1, 1, 1], [1, 0, 0], [1, 1, 1], False, [0, 0, 0], 1),
+                                                T.convolution(x, w.transpose(0, 1), None, [2, 1, 1], [0, 0, 0], [1, 1, 1],
+                                                              True, [1, 0, 0], 1)),
+     I((1, 2, 3, 3, 4)), I((2, 2, 2, 2, 2)), **MM)
+case("nnform-constant-pad-nd", lambda T, d, a, i: (T.constant_pad_nd(a, [1, 2]), T.constant_pad_nd(a, [0, 1, 2, 0], 2.5),
+                                                   T.constant_pad_nd(a, [-1, 1]), T.constant_pad_nd(i, [1, 1], 7)),
+     I((2, 3, 4)), I((3, 4), I64))
+case("nnform-max-pool1d-with-indices", lambda T, d, a: (T.max_pool1d_with_indices(a, 3), T.max_pool1d_with_indices(a, 2, 1, 1),
+                                                        T.max_pool1d_with_indices(a, 3, [2], [1], [2], True)),
+     I((2, 3, 9), kind="unique"))
+case("nnform-adaptive-max-pool1d", lambda T, d, a: (T.adaptive_max_pool1d(a, 4), T.adaptive_max_pool1d(a, 9),
+                                                    T.nn.functional.adaptive_max_pool1d_with_indices(a[0], 2),
+                                                    T.nn.functional.adaptive_max_pool1d(a, 3, True)),
+     I((2, 3, 9), kind="unique"))
+case("nnform-adaptive-max-pool-indices-edge", lambda T, d, a, b: (
+    T.nn.functional.adaptive_max_pool2d_with_indices(a, (3, 2)), T.nn.functional.adaptive_max_pool2d(a, 4, True),
+    T.nn.functional.adaptive_max_pool3d(b, (2, 1, 3), return_indices=True), T.adaptive_max_pool1d(a[0], 3)),
+     I((2, 7, 5), kind="values", values=[1.0, NAN, 1.0, 2.0, 2.0, -INF, 0.5]), I((1, 3, 4, 5), kind="unique"))
+case("nnform-rnn-cells", lambda T, d, x, h, c, w_ih, w_hh, b_ih, b_hh: (
+    T.rnn_tanh_cell(x, h, w_ih[:5], w_hh[:5], b_ih[:5], b_hh[:5]), T.rnn_relu_cell(x, h, w_ih[:5], w_hh[:5]),
+    T.lstm_cell(x, (h, c), w_ih[:20], w_hh[:20], b_ih[:20], b_hh[:20]), T.lstm_cell(x, [h, c], w_ih[:20], w_hh[:20]),
+    T.gru_cell(x, h, w_ih[:15], w_hh[:15], b_ih[:15], b_hh[:15]), T.gru_cell(x, h, w_ih[:15], w_hh[:15])),
+     I((3, 4)), I((3, 5)), I((3, 5)), I((20, 4)), I((20, 5)), I((20,)), I((20,)), **MM)
+case("nnform-prelu-method", lambda T, d, a, w: (a.prelu(w), a.prelu(w[:1])), I((2, 3, 4)), I((3,)))
+error("nnform-feature-dropout-1d", lambda T, d, a: T.feature_dropout(a, 0.5, True), I((4,)))
+error("nnform-dropout-p", lambda T, d, a: T.dropout(a, 1.5, True), I((4,)))
+error("nnform-dropout-p-eval", lambda T, d, a: T.alpha_dropout_(a, -0.5, False), I((4,)))
+error("nnform-feature-dropout-p", lambda T, d, a: T.feature_alpha_dropout(a, 2.0, True), I((2, 4)))
+error("nnform-lstm-cell-shape", lambda T, d, x, h, w: T.lstm_cell(x, (h, h), w, w), I((3, 4)), I((3, 5)), I((20, 7)))
+
 # -- float16 ------------------------------------------------------------------
 # Half precision: one ulp is ~1e-3 relative; PyTorch's CPU half kernels compute in float and
 # round each result (reductions and matmul accumulate in float), as webtorch does.

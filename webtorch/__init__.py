@@ -151,6 +151,8 @@ from ._memory_format import *  # noqa: E402,F401,F403  (torch.strided, torch.cha
 _memory_format.attach(Tensor)
 from . import _forms  # noqa: E402
 _forms.attach(_sys.modules[__name__])
+from . import _nn_forms  # noqa: E402
+_nn_forms.attach(_sys.modules[__name__])
 from . import _out  # noqa: E402  (out= for every torch function that takes it)
 _out.attach({"": _sys.modules[__name__], "linalg": linalg, "special": special, "fft": fft,
              "nn.functional": nn.functional})

@@ -13,7 +13,7 @@ INPLACE_FUNCTIONS = ("abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan
                      "log10_ log1p_ log2_ log_ nan_to_num_ neg_ negative_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ "
                      "sin_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ zero_")
 # torch.X is nn.functional.X: the same positional signature
-FUNCTIONAL_FORMS = ("conv1d conv2d conv_transpose2d layer_norm group_norm rms_norm pixel_shuffle pixel_unshuffle "
+FUNCTIONAL_FORMS = ("conv1d conv2d conv_transpose1d conv_transpose2d layer_norm group_norm rms_norm pixel_shuffle pixel_unshuffle "
                     "cosine_similarity pairwise_distance bilinear prelu selu celu threshold max_pool1d max_pool2d "
                     "avg_pool1d adaptive_avg_pool1d channel_shuffle alpha_dropout hardshrink")
 # Tensor.X is Tensor.Y

@@ -112,7 +112,7 @@ CALLABLES = {
         set_autocast_xla_enabled set_default_tensor_type set_flush_denormal set_printoptions
         thread_safe_generator utils.data.guaranteed_datapipes_determinism utils.data.non_deterministic""",
     THREED: """
-        conv3d conv_transpose3d max_pool3d nn.functional.adaptive_max_pool3d_with_indices""",
+        conv3d conv_transpose3d max_pool3d""",
     LINALG: """
         cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet svd_lowrank
         matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
@@ -137,9 +137,9 @@ CALLABLES = {
         special.spherical_bessel_j0 special.xlog1py special.zeta Tensor.igamma Tensor.igamma_
         Tensor.igammac Tensor.igammac_ Tensor.mvlgamma Tensor.mvlgamma_ Tensor.polygamma Tensor.polygamma_""",
     INPLACE_ALIAS: """
-        addmv_ alpha_dropout_ as_strided_ celu_ deg2rad_ detach_ dropout_ embedding_renorm_ erfc_
-        feature_alpha_dropout_ feature_dropout_ fix_ gcd_ i0_ lcm_ ldexp_ logit_ rad2deg_ resize_as_
-        rrelu_ selu_ sinc_ threshold_ xlogy_ Tensor.as_strided_ Tensor.cauchy_
+        addmv_ as_strided_ celu_ deg2rad_ detach_ embedding_renorm_ erfc_
+        fix_ gcd_ i0_ lcm_ ldexp_ logit_ rad2deg_ resize_as_
+        selu_ sinc_ threshold_ xlogy_ Tensor.as_strided_ Tensor.cauchy_
         Tensor.deg2rad_ Tensor.detach_ Tensor.float_power_ Tensor.geometric_ Tensor.index_reduce_
         Tensor.ldexp_ Tensor.log_normal_ Tensor.masked_scatter_ Tensor.rad2deg_ Tensor.sgn_
         Tensor.swapaxes_ Tensor.swapdims_""",
@@ -158,20 +158,20 @@ CALLABLES = {
         nn.init.normal nn.init.orthogonal nn.init.sparse nn.init.uniform nn.init.xavier_normal
         nn.init.xavier_uniform""",
     REST: """
-        adaptive_max_pool1d affine_grid_generator batch_norm
+        affine_grid_generator
         batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt batch_norm_gather_stats
         batch_norm_gather_stats_with_counts batch_norm_stats batch_norm_update_stats
-        binary_cross_entropy_with_logits binomial can_cast constant_pad_nd conv_tbc conv_transpose1d
-        convolution cosine_embedding_loss ctc_loss deg2rad dropout
-        embedding embedding_bag empty_permuted empty_strided feature_alpha_dropout feature_dropout
+        binomial can_cast conv_tbc
+        ctc_loss deg2rad
+        embedding_bag empty_permuted empty_strided
         fill float_power fmax fmin frexp get_device gradient grid_sampler grid_sampler_2d grid_sampler_3d
-        gru gru_cell hinge_embedding_loss histogram histogramdd hsmm index_reduce
-        instance_norm is_distributed is_inference is_nonzero is_same_size is_signed isreal kl_div ldexp
-        logspace lstm lstm_cell margin_ranking_loss masked_scatter max_pool1d_with_indices
+        gru histogram histogramdd hsmm index_reduce
+        is_distributed is_inference is_nonzero is_same_size is_signed isreal ldexp
+        logspace lstm masked_scatter
         native_batch_norm native_channel_shuffle native_dropout native_group_norm native_layer_norm
-        native_norm nonzero_static norm_except_dim poisson poisson_nll_loss positive rad2deg range
-        rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell rrelu scalar_tensor
-        slice_inverse triplet_margin_loss Type
+        native_norm nonzero_static norm_except_dim poisson positive rad2deg range
+        rnn_relu rnn_tanh scalar_tensor
+        slice_inverse Type
         nn.CrossMapLRN2d
         nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions
         Tensor.deg2rad
@@ -179,10 +179,9 @@ CALLABLES = {
         Tensor.get_device Tensor.histogram Tensor.index Tensor.index_reduce
         Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero Tensor.is_same_size Tensor.is_signed
         Tensor.isreal Tensor.ldexp Tensor.masked_scatter Tensor.narrow_copy Tensor.new
-        Tensor.new_empty_strided Tensor.nonzero_static Tensor.positive Tensor.prelu Tensor.rad2deg
+        Tensor.new_empty_strided Tensor.nonzero_static Tensor.positive Tensor.rad2deg
         Tensor.register_post_accumulate_grad_hook Tensor.slice_inverse
         Tensor.to_padded_tensor
-        nn.functional.adaptive_max_pool1d_with_indices nn.functional.adaptive_max_pool2d_with_indices
         nn.functional.grouped_mm nn.functional.linear_cross_entropy""",
 }
 VALUES = {

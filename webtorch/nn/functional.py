@@ -6,6 +6,7 @@ matmul or a reduction.
 """
 import functools
 import inspect
+import itertools
 import math
 import warnings
 
@@ -1258,24 +1259,51 @@ def _adaptive_max(x, dim, out):
                     for i in range(out)], dim)
 
 
-def _no_adaptive_indices(name, return_indices):
-    if return_indices:
-        raise NotImplementedError(f"{name}(return_indices=True) is not supported by webtorch yet")
+def _adaptive_max_with_indices(x, output_size, nd, name):
+    """(values, indices) of an adaptive max pool: each box flattened in row-major order and maxed as max
+    pooling takes it (the first maximum, the last NaN: torch's kernel), its index made a flat position in
+    the input's plane. One reduction per box."""
+    sizes = _adaptive_size(x, output_size, name, nd)
+    lead = list(x.shape[:-nd])
+    if 0 in sizes:
+        return (F.zeros(*lead, *sizes, dtype=x.dtype, device=x.device),
+                F.zeros(*lead, *sizes, dtype=dt.int64, device=x.device))
+    plane = x.shape[-nd:]
+    windows = [[((i * n) // out, -((-(i + 1) * n) // out)) for i in range(out)] for n, out in zip(plane, sizes)]
+    values, indices = [], []
+    for box in itertools.product(*windows):
+        part = x
+        for d, (start, end) in enumerate(box):
+            part = F.narrow(part, x.dim() - nd + d, start, end - start)
+        value, k = F._pool_max(part.reshape(*lead, -1), -1)
+        flat, inner, plane_inner = 0, 1, 1
+        for d in reversed(range(nd)):  # the box's coordinate along d, then its place in the plane
+            start, end = box[d]
+            flat = flat + (F.remainder(F.floor_divide(k, inner), end - start) + start) * plane_inner
+            inner, plane_inner = inner * (end - start), plane_inner * plane[d]
+        values.append(value)
+        indices.append(flat)
+    return F.stack(values, -1).reshape(*lead, *sizes), F.stack(indices, -1).reshape(*lead, *sizes)
 
 
-def adaptive_max_pool2d(input, output_size, return_indices=False):
-    _no_adaptive_indices("adaptive_max_pool2d", return_indices)
-    return _adaptive_pool(input, output_size, 2, "adaptive_max_pool2d", _adaptive_max, last_dim_first=True)
+def _adaptive_max_pool(nd):
+    name = f"adaptive_max_pool{nd}d"
+
+    def pool(input, output_size, return_indices=False):
+        if return_indices:
+            return _adaptive_max_with_indices(input, output_size, nd, name)
+        return _adaptive_pool(input, output_size, nd, name, _adaptive_max, last_dim_first=True)
+
+    def with_indices(input, output_size, return_indices=False):
+        return _adaptive_max_with_indices(input, output_size, nd, name)
+    pool.__name__ = pool.__qualname__ = name
+    with_indices.__name__ = with_indices.__qualname__ = name + "_with_indices"
+    return pool, with_indices
 
 
-def adaptive_max_pool3d(input, output_size, return_indices=False):
-    _no_adaptive_indices("adaptive_max_pool3d", return_indices)
-    return _adaptive_pool(input, output_size, 3, "adaptive_max_pool3d", _adaptive_max, last_dim_first=True)
-
-
-def adaptive_max_pool1d(input, output_size, return_indices=False):
-    _no_adaptive_indices("adaptive_max_pool1d", return_indices)
-    return _adaptive_pool(input, output_size, 1, "adaptive_max_pool1d", _adaptive_max, last_dim_first=True)
+adaptive_max_pool1d, adaptive_max_pool1d_with_indices = _adaptive_max_pool(1)
+adaptive_max_pool2d, adaptive_max_pool2d_with_indices = _adaptive_max_pool(2)
+adaptive_max_pool3d, adaptive_max_pool3d_with_indices = _adaptive_max_pool(3)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
