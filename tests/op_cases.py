@@ -1309,6 +1309,14 @@ case("as_strided", lambda T, d, a: (T.as_strided(a, (3, 3), (1, 2)), a.as_stride
 case("as_strided_scatter", lambda T, d, a, s: (T.as_strided_scatter(a.detach(), s, (2, 2), (1, 4), 1),
                                                a.detach().as_strided_scatter(s.reshape(4), (4,), (3,))),
      I((3, 4)), I((2, 2)))
+case("masked_scatter", lambda T, d, x, m, s: (T.masked_scatter(x, m, s), x.masked_scatter(m[0], s),
+                                             x.clone().masked_scatter_(m, s), T.masked_scatter(x[0], m, s)),
+     I((2, 3)), I((2, 3), BOOL), I((8,)))
+case("nonzero_static", lambda T, d, a: (T.nonzero_static(a, size=3), a.nonzero_static(size=9, fill_value=7),
+                                        T.nonzero_static(a, size=0), T.nonzero_static(a[0, 0], size=2)), I((2, 3), I64))
+error("masked_scatter-float-mask", lambda T, d, x, m, s: T.masked_scatter(x, m, s), I((3,)), I((3,)), I((3,)))
+error("masked_scatter-short-source", lambda T, d, x, s: T.masked_scatter(x, T.ones(3, dtype=T.bool, device=d), s),
+      I((3,)), I((2,)))
 error("vsplit-1d", lambda T, d, a: T.vsplit(a, 1), I((3,)))
 error("hsplit-indivisible", lambda T, d, a: T.hsplit(a, 2), I((2, 3)))
 error("nanmedian-empty-dim", lambda T, d, a: a.nanmedian(1), I((3, 0)), exc=IndexError)

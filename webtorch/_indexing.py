@@ -30,7 +30,7 @@ from .backend import meta
 
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "index_add", "index_put",
            "index_put_", "masked_fill", "masked_select", "nonzero", "argwhere", "where", "take", "put", "index_fill",
-           "scatter_reduce", "index_copy"]
+           "scatter_reduce", "index_copy", "masked_scatter", "nonzero_static"]
 
 
 def _iota(n, stride, pos, ndim, device_type):
@@ -630,6 +630,29 @@ def masked_select(x, mask):
     return getitem(expand(x, *shape), expand(mask, *shape))
 
 
+def masked_scatter(x, mask, source):
+    """x (broadcast with mask) with its elements where mask is True taken from source's first ones, in order."""
+    if mask.dtype is not dt.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{_ops._tname(mask.dtype).capitalize()}")
+    shape = broadcast_shapes(x.shape, mask.shape)
+    mask = expand(mask, *shape)
+    count = int(_ops.sum(mask).item()) if mask.numel() else 0
+    if source.numel() < count:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    out = _ops.clone(expand(x, *shape))
+    return index_put_(out, (mask,), reshape(source, -1)[:count])
+
+
+def nonzero_static(x, *, size, fill_value=-1):
+    """nonzero's coordinates, cut or padded with fill_value to size rows."""
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got {size}")
+    found = nonzero(x)[:size]
+    pad = _ops.full((size - found.shape[0], x.dim()), fill_value, dtype=dt.int64, device=x.device)
+    return _ops.cat([found, pad], 0)
+
+
 def nonzero(x, as_tuple=False):
     """Coordinates of the nonzero elements. Computed on the device: a cumsum of the nonzero flags
     gives each element's output slot; only the count is read back (the result's shape)."""
@@ -674,7 +697,7 @@ def where(condition, input=None, other=None):
 _METHODS = ["gather", "take_along_dim", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_select",
             "index_add", "index_add_", "index_put", "index_put_", "masked_fill", "masked_select", "nonzero",
             "argwhere", "take", "put", "put_", "index_fill", "index_fill_", "scatter_reduce", "scatter_reduce_",
-            "index_copy", "index_copy_"]
+            "index_copy", "index_copy_", "masked_scatter", "nonzero_static"]
 for _name in _METHODS:
     setattr(Tensor, _name, globals()[_name])
 Tensor.__getitem__ = getitem

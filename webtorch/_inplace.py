@@ -61,7 +61,7 @@ for _module, _names in [
                 "addcmul addcdiv nan_to_num addmm baddbmm addmv cumsum cumprod erfc erfinv lgamma digamma i0 logit sinc xlogy "
                 "copysign heaviside nextafter gcd lcm bitwise_left_shift bitwise_right_shift addbmm addr renorm"),
     (_shape_ops, "tril triu"),
-    (_indexing, "masked_fill"),
+    (_indexing, "masked_fill masked_scatter"),
 ]:
     for _name in _names.split():
         _FROM[_name] = getattr(_module, _name)

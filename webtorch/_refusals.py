@@ -141,7 +141,7 @@ CALLABLES = {
         fix_ gcd_ i0_ lcm_ ldexp_ logit_ rad2deg_ resize_as_
         selu_ sinc_ threshold_ xlogy_ Tensor.as_strided_ Tensor.cauchy_
         Tensor.deg2rad_ Tensor.detach_ Tensor.float_power_ Tensor.geometric_ Tensor.index_reduce_
-        Tensor.ldexp_ Tensor.log_normal_ Tensor.masked_scatter_ Tensor.rad2deg_ Tensor.sgn_
+        Tensor.ldexp_ Tensor.log_normal_ Tensor.rad2deg_ Tensor.sgn_
         Tensor.swapaxes_ Tensor.swapdims_""",
     COPY: """
         alias_copy as_strided_copy detach_copy diagonal_copy expand_copy narrow_copy permute_copy
@@ -167,9 +167,9 @@ CALLABLES = {
         fill float_power fmax fmin frexp get_device gradient grid_sampler grid_sampler_2d grid_sampler_3d
         gru histogram histogramdd hsmm index_reduce
         is_distributed is_inference is_nonzero is_same_size is_signed isreal ldexp
-        logspace lstm masked_scatter
+        logspace lstm
         native_batch_norm native_channel_shuffle native_dropout native_group_norm native_layer_norm
-        native_norm nonzero_static norm_except_dim poisson positive rad2deg range
+        native_norm norm_except_dim poisson positive rad2deg range
         rnn_relu rnn_tanh scalar_tensor
         slice_inverse Type
         nn.CrossMapLRN2d
@@ -178,8 +178,8 @@ CALLABLES = {
         Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
         Tensor.get_device Tensor.histogram Tensor.index Tensor.index_reduce
         Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero Tensor.is_same_size Tensor.is_signed
-        Tensor.isreal Tensor.ldexp Tensor.masked_scatter Tensor.narrow_copy Tensor.new
-        Tensor.new_empty_strided Tensor.nonzero_static Tensor.positive Tensor.rad2deg
+        Tensor.isreal Tensor.ldexp Tensor.narrow_copy Tensor.new
+        Tensor.new_empty_strided Tensor.positive Tensor.rad2deg
         Tensor.register_post_accumulate_grad_hook Tensor.slice_inverse
         Tensor.to_padded_tensor
         nn.functional.grouped_mm nn.functional.linear_cross_entropy""",
