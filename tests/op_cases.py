@@ -1317,6 +1317,18 @@ case("nonzero_static", lambda T, d, a: (T.nonzero_static(a, size=3), a.nonzero_s
 error("masked_scatter-float-mask", lambda T, d, x, m, s: T.masked_scatter(x, m, s), I((3,)), I((3,)), I((3,)))
 error("masked_scatter-short-source", lambda T, d, x, s: T.masked_scatter(x, T.ones(3, dtype=T.bool, device=d), s),
       I((3,)), I((2,)))
+case("histogram", lambda T, d, a, w, e: (T.histogram(a, 4), a.histogram(3, range=(-1.0, 2.0), weight=w),
+                                        T.histogram(a, e, density=True), T.histogram(a, 5, weight=w, density=True),
+                                        T.histogram(a[:0], 2), T.histogram(a[:1], 2)),
+     I((3, 5)), I((3, 5), kind="positive"), I((4,), values=[-1.5, -0.25, 0.5, 1.75]), **RED)
+case("gradient", lambda T, d, a, x, n: (T.gradient(a), T.gradient(a, spacing=2.0, dim=1, edge_order=2),
+                                        T.gradient(a, spacing=[x, T.tensor([0.0, 1, 1.5, 4, 4.5], device=d)]),
+                                        T.gradient(a, spacing=[x], dim=0, edge_order=2), T.gradient(n, spacing=(2,))),
+     I((3, 5)), I((3,), values=[0.0, 1.0, 3.0]), I((4,), I64), **RED)
+error("histogram-int", lambda T, d, a: T.histogram(a, 2), I((3,), I64), exc=NotImplementedError)
+error("histogram-bad-range", lambda T, d, a: T.histogram(a, 2, range=(3.0, 1.0)), I((3,)))
+error("gradient-too-short", lambda T, d, a: T.gradient(a, edge_order=2), I((2,)))
+error("gradient-edge-order", lambda T, d, a: T.gradient(a, edge_order=3), I((5,)))
 error("vsplit-1d", lambda T, d, a: T.vsplit(a, 1), I((3,)))
 error("hsplit-indivisible", lambda T, d, a: T.hsplit(a, 2), I((2, 3)))
 error("nanmedian-empty-dim", lambda T, d, a: a.nanmedian(1), I((3, 0)), exc=IndexError)

@@ -1,4 +1,6 @@
-"""Numerical integration over a dimension: torch.trapezoid (alias trapz) and cumulative_trapezoid,
+"""Numerical integration and differentiation over a dimension: torch.trapezoid (alias trapz),
+cumulative_trapezoid and gradient (ATen's gradient_helper: central differences inside, one-sided
+first- or second-order ones at the ends, with uniform spacing or sample coordinates). The integrals are
 derived from slices, sums and cumsum in the order torch's ATen/native/Integration.cpp computes them
 (so the float32 roundings are torch's): with spacing dx, (sum(y) - (y_0 + y_n) / 2) * dx; with sample
 points x, sum(dx_i * (y_i + y_i+1)) / 2; cumulatively, cumsum(dx / 2 * (y_i + y_i+1))."""
@@ -10,7 +12,7 @@ from ._math_ops import cumsum
 from ._ops import _is_tensor, _wrap_dim
 from ._shape_ops import select
 
-__all__ = ["trapezoid", "trapz", "cumulative_trapezoid"]
+__all__ = ["trapezoid", "trapz", "cumulative_trapezoid", "gradient"]
 
 
 def _pairs(y, dim):
@@ -67,3 +69,74 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         return _ops.zeros_like(y)
     spacing = (1 if dx is None else dx) if x is None else _spacing("cumulative_trapezoid", y, x, dim)
     return cumsum(spacing / 2.0 * _pairs(y, dim), dim)
+
+
+def _slice(y, dim, start, stop=None):
+    n = y.shape[dim]
+    start, stop = start % n if start < 0 else start, n if stop is None else (stop % n if stop < 0 else stop)
+    return _ops.narrow(y, dim, start, stop - start)
+
+
+def _uniform_derivative(y, dim, h, edge_order):
+    center = (_slice(y, dim, 2) - _slice(y, dim, 0, -2)) / h
+    if edge_order == 1:
+        first = (_slice(y, dim, 1, 2) - _slice(y, dim, 0, 1)) / h
+        last = (_slice(y, dim, -1) - _slice(y, dim, -2, -1)) / h
+    else:
+        first = (_slice(y, dim, 0, 1) * -1.5 + _slice(y, dim, 1, 2) * 2 - _slice(y, dim, 2, 3) * 0.5) / h
+        last = (_slice(y, dim, -3, -2) * 0.5 + _slice(y, dim, -2, -1) * -2 + _slice(y, dim, -1) * 1.5) / h
+    return _ops.cat([first, center / 2, last], dim)
+
+
+def _coordinate_derivative(y, dim, x, edge_order):
+    """Second-order differences for unevenly spaced samples x (1-D, one per sample along dim)."""
+    shape = [-1 if d == dim else 1 for d in range(y.dim())]
+    dx = x[1:] - x[:-1]
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = a * _slice(y, dim, 0, -2) + b * _slice(y, dim, 1, -1) + c * _slice(y, dim, 2)
+    if edge_order == 1:
+        first = (_slice(y, dim, 1, 2) - _slice(y, dim, 0, 1)) / dx[0]
+        last = (_slice(y, dim, -1) - _slice(y, dim, -2, -1)) / dx[-1]
+    else:
+        a = -(2.0 * dx[0] + dx[1]) / (dx[0] * (dx[0] + dx[1]))
+        b = (dx[0] + dx[1]) / (dx[0] * dx[1])
+        c = -dx[0] / (dx[1] * (dx[0] + dx[1]))
+        first = a * _slice(y, dim, 0, 1) + b * _slice(y, dim, 1, 2) + c * _slice(y, dim, 2, 3)
+        a = dx[-1] / (dx[-2] * (dx[-1] + dx[-2]))
+        b = -(dx[-1] + dx[-2]) / (dx[-1] * dx[-2])
+        c = (2 * dx[-1] + dx[-2]) / (dx[-1] * (dx[-1] + dx[-2]))
+        last = a * _slice(y, dim, -3, -2) + b * _slice(y, dim, -2, -1) + c * _slice(y, dim, -1)
+    return _ops.cat([first, center, last], dim)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """The derivative estimates of input along each dim (a tuple): spacing is a number, one number per
+    dim, or one tensor of sample coordinates per dim."""
+    dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = [_wrap_dim(d, input.dim()) for d in dims]
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    spacings = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(spacings) == 1 and len(dims) > 1 and not _is_tensor(spacings[0]):
+        spacings *= len(dims)
+    if len(spacings) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"arguments to have the same length, but got a spacing argument of length "
+                           f"{len(spacings)} and a dim argument of length {len(dims)}.")
+    out = []
+    for d, h in zip(dims, spacings):
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+        if _is_tensor(h) and h.dim() == 0:
+            h = h.item()
+        if _is_tensor(h):
+            if h.dim() != 1 or h.shape[0] != input.shape[d]:
+                raise RuntimeError(f"torch.gradient expected each tensor to be on the same device, and each "
+                                   f"coordinate tensor to have as many elements as input's dim {d}")
+            out.append(_coordinate_derivative(input, d, h, edge_order))
+        else:
+            out.append(_uniform_derivative(input, d, h, edge_order))
+    return tuple(out)

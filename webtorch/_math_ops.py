@@ -28,7 +28,7 @@ __all__ = ["log1p", "expm1", "exp2", "log2", "log10", "tan", "asin", "acos", "at
            "histc", "bincount", "unique", "unique_consecutive", "signbit", "erfc", "erfinv", "lgamma", "digamma", "i0",
            "nextafter", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "cummax", "cummin",
            "logcumsumexp", "count_nonzero", "nanmedian", "addbmm", "addr", "inner", "chain_matmul", "renorm", "cov",
-           "corrcoef", "pdist"]
+           "corrcoef", "pdist", "histogram"]
 
 
 log1p, expm1, exp2, log2, log10 = (_unary(n) for n in ("log1p", "expm1", "exp2", "log2", "log10"))
@@ -884,11 +884,56 @@ def histc(x, bins=100, min=0, max=0):
     idx = cast(_ops.floor(mul(sub(flat, lo), bins / (hi - lo))), dt.int64)
     idx = where(_ops.eq(flat, hi), bins - 1, idx)
     inside = _ops.logical_and(_ops.ge(flat, lo), _ops.le(flat, hi))
-    idx = where(inside, idx, bins)  # an extra slot takes what falls outside
-    counts = _ops.zeros(bins + 1, dtype=x.dtype, device=x.device)
+    return _bin_sums(where(inside, idx, bins), bins, _ops.ones(flat.shape, dtype=x.dtype, device=x.device))
+
+
+def _bin_sums(idx, bins, values):
+    """values added up into bins by idx; idx == bins (an extra slot) takes what falls outside."""
+    sums = _ops.zeros(bins + 1, dtype=values.dtype, device=values.device)
     with _tape.no_grad():
-        counts.index_add_(0, idx, _ops.ones(flat.shape, dtype=x.dtype, device=x.device))
-    return _ops.narrow(counts, 0, 0, bins)
+        sums.index_add_(0, idx, values)
+    return _ops.narrow(sums, 0, 0, bins)
+
+
+_Histogram = namedtuple("histogram", ["hist", "bin_edges"])
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """(hist, bin_edges): input's values (or their weights) counted into bins, an int number of equal bins
+    over range (default: input's min to max) or a 1-D tensor of increasing edges; the last bin includes
+    its right edge, values outside are left out; density divides by the total times each bin's width."""
+    if input.dtype.category != 2:
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{_TYPE_NAMES[input.dtype.name]}'")
+    if _is_tensor(bins):
+        edges = bins
+    else:
+        if bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif input.numel():
+            lo, hi = _ops.amin(input).item(), _ops.amax(input).item()
+        else:
+            lo, hi = 0.0, 1.0
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo}, {hi}] is not finite")
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo} max {hi} for "
+                               "dimension 0")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = _ops.linspace(lo, hi, bins + 1, dtype=input.dtype, device=input.device)
+    n = edges.numel() - 1
+    flat = _ops.reshape(input, -1)
+    idx = sub(searchsorted(edges, flat, right=True), 1)
+    idx = where(_ops.eq(flat, edges[-1]), n - 1, idx)
+    inside = _ops.logical_and(_ops.ge(flat, edges[0]), _ops.le(flat, edges[-1]))
+    values = _ops.ones(flat.shape, dtype=input.dtype, device=input.device) if weight is None else \
+        cast(_ops.reshape(weight, -1), input.dtype)
+    hist = _bin_sums(where(inside, idx, n), n, values)
+    if density:
+        hist = _ops.div(hist, mul(_ops.sum(hist), sub(edges[1:], edges[:-1])))
+    return _Histogram(hist, edges)
 
 
 def bincount(x, weights=None, minlength=0):

@@ -164,8 +164,8 @@ CALLABLES = {
         binomial can_cast conv_tbc
         ctc_loss deg2rad
         embedding_bag empty_permuted empty_strided
-        fill float_power fmax fmin frexp get_device gradient grid_sampler grid_sampler_2d grid_sampler_3d
-        gru histogram histogramdd hsmm index_reduce
+        fill float_power fmax fmin frexp get_device grid_sampler grid_sampler_2d grid_sampler_3d
+        gru histogramdd hsmm index_reduce
         is_distributed is_inference is_nonzero is_same_size is_signed isreal ldexp
         logspace lstm
         native_batch_norm native_channel_shuffle native_dropout native_group_norm native_layer_norm
@@ -176,7 +176,7 @@ CALLABLES = {
         nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions
         Tensor.deg2rad
         Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
-        Tensor.get_device Tensor.histogram Tensor.index Tensor.index_reduce
+        Tensor.get_device Tensor.index Tensor.index_reduce
         Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero Tensor.is_same_size Tensor.is_signed
         Tensor.isreal Tensor.ldexp Tensor.narrow_copy Tensor.new
         Tensor.new_empty_strided Tensor.positive Tensor.rad2deg
