@@ -1633,6 +1633,36 @@ error("nnform-dropout-p-eval", lambda T, d, a: T.alpha_dropout_(a, -0.5, False),
 error("nnform-feature-dropout-p", lambda T, d, a: T.feature_alpha_dropout(a, 2.0, True), I((2, 4)))
 error("nnform-lstm-cell-shape", lambda T, d, x, h, w: T.lstm_cell(x, (h, h), w, w), I((3, 4)), I((3, 5)), I((20, 7)))
 
+# -- torch's linear-algebra names from before torch.linalg (webtorch/_linalg_legacy.py), linalg.matrix_power/exp ----
+case("legacy-cholesky-solve-inverse", lambda T, d, a, b: (lambda s: (lambda L: (
+    T.cholesky(s), s.cholesky(True), T.cholesky_solve(b, L), b.cholesky_solve(L.mT, True), T.cholesky_solve(b[0], L),
+    T.cholesky_inverse(L[0]), L.mT.cholesky_inverse(upper=True)))(T.linalg.cholesky(s)))(
+    a @ a.mT + 0.5 * T.eye(4, device=d)), I((2, 4, 4)), I((2, 4, 3)), atol=1e-3, rtol=1e-3)
+case("legacy-logdet", lambda T, d, a: (T.logdet(a), a[0].logdet(), T.logdet(T.tensor([[-1.0, 0.0], [0.0, 2.0]], device=d)),
+                                       T.logdet(T.zeros(2, 2, device=d))), I((3, 4, 4)), atol=1e-4, rtol=1e-3)
+case("legacy-triangular-solve", lambda T, d, a, b: (lambda u, l: (
+    T.triangular_solve(b, u), T.triangular_solve(b, l, upper=False), T.triangular_solve(b, u, True, True),
+    b.triangular_solve(l, False, True), T.triangular_solve(b, u[0]), T.triangular_solve(b, a, unitriangular=True),
+    T.triangular_solve(b, l, False, False, True).solution))(T.triu(a) + 3 * T.eye(4, device=d), T.tril(a) + 3 * T.eye(4, device=d)),
+     I((2, 4, 4)), I((2, 4, 3)), **MM)
+case("legacy-qr", lambda T, d, a, b: (T.qr(a), a.qr(), T.qr(b, some=False), T.qr(a.mT, False)), I((5, 3)), I((2, 3, 3)), **MM)
+case("legacy-svd-pinverse", lambda T, d, a, b: (
+    T.svd(a.detach()).S, T.svd(a.detach()).U.abs(), T.svd(a.detach()).V.abs(), b.detach().svd().V.abs(),
+    T.svd(a.detach(), compute_uv=False), T.svd(b.detach(), some=False, compute_uv=False),
+    T.pinverse(a.detach()), b.detach().pinverse(), T.pinverse(a.detach().mT, 0.5), T.pinverse(T.zeros(0, 3, device=d)),
+    T.pinverse(T.ones(3, 4, device=d), 1e-5)),
+     I((5, 3)), I((2, 3, 3)), atol=1e-4, rtol=1e-3)
+case("legacy-matrix-power", lambda T, d, a, i: (
+    T.matrix_power(a, 0), T.matrix_power(a, 1), a.matrix_power(2), T.matrix_power(a, 5), T.matrix_power(a, -1),
+    T.linalg.matrix_power(a[0], -3), T.matrix_power(i, 3), T.matrix_power(i, 0)),
+     I((2, 3, 3), kind="uniform", low=-1, high=1), I((3, 3), I64, low=-3, high=3), atol=1e-3, rtol=1e-3)
+case("legacy-matrix-exp", lambda T, d, a: (T.matrix_exp(a * 0.01), T.matrix_exp(a), (a * 4).matrix_exp(),
+                                           T.linalg.matrix_exp(a[0]), T.matrix_exp(T.zeros(3, 3, device=d))),
+     I((2, 4, 4)), atol=1e-4, rtol=1e-3)
+error("legacy-matrix-power-not-square", lambda T, d, a: T.matrix_power(a, 2), I((3, 4)))
+error("legacy-matrix-exp-not-square", lambda T, d, a: T.matrix_exp(a), I((3, 4)))
+error("legacy-cholesky-not-square", lambda T, d, a: T.cholesky(a), I((3, 4)))
+
 # -- float16 ------------------------------------------------------------------
 # Half precision: one ulp is ~1e-3 relative; PyTorch's CPU half kernels compute in float and
 # round each result (reductions and matmul accumulate in float), as webtorch does.

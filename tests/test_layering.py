@@ -26,7 +26,7 @@ LAYERS = [
              "_tensor_args", "special", "_storage", "sparse",
              "_torch_function"]),
     ("autograd", ["autograd"]),
-    ("libraries", ["linalg", "random", "_foreach", "fft", "_spectral", "nn", "optim", "amp", "cuda", "cpu", "distributions", "utils", "serialization", "safetensors",
+    ("libraries", ["linalg", "_linalg_legacy", "random", "_foreach", "fft", "_spectral", "nn", "optim", "amp", "cuda", "cpu", "distributions", "utils", "serialization", "safetensors",
                    "hub", "webgpu", "accelerator", "backends", "jit", "distributed", "library", "fx", "ao", "onnx",
                    "multiprocessing", "compiler", "_dynamo", "_utils", "version", "torch_version", "testing", "func", "futures", "overrides"]),
     ("tools", ["_compile", "profiler", "_forms", "_nn_forms", "_settings", "autograd.profiler", "autograd.profiler_legacy"]),

@@ -29,6 +29,9 @@ from ._storage import UntypedStorage, asarray  # noqa: F401  (also attaches Tens
 from ._tensor_types import *  # noqa: F401,F403  (FloatTensor, LongTensor, ...)
 from . import linalg
 from .linalg import det, slogdet, inv as inverse, lu_unpack, _lu_legacy as lu, _lu_solve_legacy as lu_solve
+from .linalg import matrix_power, matrix_exp
+from ._linalg_legacy import (svd, qr, cholesky, cholesky_solve, cholesky_inverse, logdet, pinverse,  # noqa: F401
+                             triangular_solve)  # the names from before torch.linalg
 from ._foreach import *  # noqa: F401,F403  (torch._foreach_*: an op over each tensor of a list)
 from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors, hub
 from . import serialization

@@ -114,15 +114,15 @@ CALLABLES = {
     THREED: """
         conv3d conv_transpose3d max_pool3d""",
     LINALG: """
-        cholesky cholesky_inverse cholesky_solve frobenius_norm geqrf lobpcg logdet svd_lowrank
-        matrix_exp matrix_power nuclear_norm orgqr ormqr pinverse qr svd triangular_solve
+        frobenius_norm geqrf lobpcg svd_lowrank
+        nuclear_norm orgqr ormqr
         linalg.cond linalg.diagonal linalg.householder_product linalg.inv_ex linalg.ldl_factor
-        linalg.ldl_factor_ex linalg.ldl_solve linalg.matmul linalg.matrix_exp linalg.matrix_power linalg.matrix_rank
+        linalg.ldl_factor_ex linalg.ldl_solve linalg.matmul linalg.matrix_rank
         linalg.multi_dot linalg.pinv linalg.solve_ex linalg.tensorinv linalg.tensorsolve linalg.vander
-        linalg.vecdot Tensor.cholesky Tensor.cholesky_inverse Tensor.cholesky_solve Tensor.eig
-        Tensor.geqrf Tensor.logdet Tensor.lstsq Tensor.matrix_exp
-        Tensor.matrix_power Tensor.orgqr Tensor.ormqr Tensor.pinverse Tensor.qr Tensor.solve Tensor.svd
-        Tensor.symeig Tensor.triangular_solve""",
+        linalg.vecdot Tensor.eig
+        Tensor.geqrf Tensor.lstsq
+        Tensor.orgqr Tensor.ormqr Tensor.solve
+        Tensor.symeig""",
     SPECIAL: """
         igamma igammac mvlgamma polygamma special.airy_ai special.bessel_j0 special.bessel_j1
         special.bessel_y0 special.bessel_y1 special.chebyshev_polynomial_t special.chebyshev_polynomial_u

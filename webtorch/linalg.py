@@ -4,6 +4,7 @@ batch over leading dims and are differentiable through the ops they are made of 
 analytic rule; svd has no gradient). They suit the small matrices of distributions and models:
 n steps of Python per call (eigh and svd: 10 Jacobi sweeps of n - 1 rounds) make large n slow.
 """
+import math
 from collections import namedtuple
 
 from . import _math_ops, _ops
@@ -202,6 +203,52 @@ def slogdet(A):
     _, sign, pivots = _eliminate(A)
     s = _ops.mul(_ops.prod(_ops.sign(pivots), -1), sign)
     return _SlogDet(s, _ops.sum(_ops.log(_ops.abs(pivots)), -1))
+
+
+# -- matrix functions -------------------------------------------------------------------------
+def matrix_power(A, n):
+    """A^n by repeated squaring (log2 n matmuls); A^0 the identity, A^-n inv(A)^n."""
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2] if A.dim() >= 2 else 1} by {A.shape[-1] if A.dim() else 1} matrices")
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
+    if n == 0:
+        return _ops.clone(_ops.expand(_ops.eye(A.shape[-1], dtype=A.dtype, device=A.device), *A.shape))
+    base, result = (inv(A) if n < 0 else A), None
+    n = abs(n)
+    while True:
+        if n & 1:
+            result = base if result is None else _ops.matmul(result, base)
+        n >>= 1
+        if not n:
+            return _ops.clone(result) if result is A else result
+        base = _ops.matmul(base, base)
+
+
+_EXP_TERMS = 14  # Taylor terms after scaling to a 1-norm of at most 1/2: truncation below 1e-17 relative
+
+
+def matrix_exp(A):
+    """exp(A) by scaling and squaring: the Taylor series of A / 2^s (1-norm at most 1/2), squared s times.
+    s is read from A's largest 1-norm (one readback), so every batch element takes the same s."""
+    _check_square(A, "linalg.matrix_exp")
+    if A.numel() == 0:
+        return _ops.clone(A)
+    with _autograd.no_grad():
+        norm = float(_ops.amax(_ops.sum(_ops.abs(A.detach()), -2)))
+    if norm != norm or norm == float("inf"):  # NaN/inf spread through every entry as torch's does
+        squarings = 0
+    else:
+        squarings = max(0, math.ceil(math.log2(norm)) + 1) if norm > 0 else 0
+    X = _ops.div(A, 2.0 ** squarings)
+    term = result = _ops.expand(_ops.eye(A.shape[-1], dtype=A.dtype, device=A.device), *A.shape)
+    for k in range(1, _EXP_TERMS + 1):
+        term = _ops.div(_ops.matmul(term, X), float(k))
+        result = _ops.add(result, term)
+    for _ in range(squarings):
+        result = _ops.matmul(result, result)
+    return result
 
 
 # -- orthogonal decompositions ----------------------------------------------------------------
