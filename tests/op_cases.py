@@ -1440,6 +1440,73 @@ error("fill_-1d-value", lambda T, d, a, b: a.fill_(b), I((3,)), I((3,)))
 error("div_-int-true-division", lambda T, d, a: a.div_(2), I((3,), I64))
 error("out-float-into-int", lambda T, d, a: T.add(a, 1, out=T.empty(3, dtype=T.int64, device=d)), I((3,)))
 
+# -- torch's remaining elementwise, creation and predicate names (webtorch/_math_ops.py, _factories.py, _forms.py) --
+NAN_MIX = [NAN, 1.0, -2.0, NAN, 0.5, 3.0, -0.0, INF]
+case("deg2rad-rad2deg", lambda T, d, a, b, c: (T.deg2rad(a), a.rad2deg(), T.rad2deg(b), c.deg2rad()),
+     I((3, 4), layout="transposed"), I((16,), kind="edge"), I((5,), I64), **TRANS)
+case("fmax-fmin", lambda T, d, a, b: (T.fmax(a, b), a.fmin(b), T.fmin(b, a)),
+     I((2, 8), values=NAN_MIX), I((8,), values=NAN_MIX[::-1]))
+case("fmax-fmin-ties-broadcast", lambda T, d, a, b: (T.fmax(a, b), T.fmin(a, b)),  # ties: the gradient goes to a
+     I((3, 4), kind="halves", low=-1, high=1), I((4,), kind="halves", low=-1, high=1))
+case("fmax-fmin-int-promotion", lambda T, d, a, b, c: (T.fmax(a, b), T.fmin(a, c), T.fmax(c, b)),
+     I((6,), I64), I((6,), I32), I((6,)))
+case("float_power", lambda T, d, a, b, c: (T.float_power(a, b).float(), a.float_power(2).float(),
+                                           T.float_power(2, c).float(), T.float_power(c, 0.5).float()),
+     I((3, 4), kind="positive"), I((4,)), I((5,), I64, low=0, high=6), **TRANS)
+case("frexp", lambda T, d, a, b, c, e: (T.frexp(a), b.frexp(), T.frexp(c), T.frexp(e)),
+     I((16,), kind="edge"), I((3, 4), kind="uniform", low=-1e6, high=1e6), I(()), I((0, 2)))
+case("frexp-powers-of-two", lambda T, d, a: T.frexp(a),
+     I((10,), values=[1.0, 2.0, 0.5, 0.25, 1024.0, -4.0, 2.0 ** -100, 2.0 ** 100, 3.0 * 2.0 ** 60, 0.75]))
+# exponents >= 0: torch's gradient of ldexp takes 2**other in integer arithmetic (0 for a negative int exponent)
+case("ldexp", lambda T, d, a, b, c: (T.ldexp(a, b), c.ldexp(b), T.ldexp(a, c)),
+     I((3, 4)), I((4,), I64, low=0, high=4), I((3, 1), I32, low=0, high=5))
+case("ldexp-negative-exponent", lambda T, d, a, b: T.ldexp(a, b).detach(), I((3, 4)), I((4,), I64, low=-6, high=0))
+case("positive-isreal", lambda T, d, a, b: (T.positive(a), b.positive(), T.isreal(a), b.isreal(), T.positive(a) is a),
+     I((3, 4)), I((5,), I64))
+case("logspace-range-scalar_tensor", lambda T, d: (T.logspace(0, 2, 5, device=d), T.logspace(-1, 1, 4, base=2, device=d),
+                                                   T.logspace(0, 3, 4, base=2, dtype=T.int64, device=d),
+                                                   T.logspace(0, 1, 0, device=d), T.logspace(1, 2, 1, device=d),
+                                                   T.range(1, 4, device=d), T.range(0, 1, 0.1, device=d),
+                                                   T.range(5, 1, -2, dtype=T.int64, device=d),
+                                                   T.scalar_tensor(3, device=d), T.scalar_tensor(True, device=d),
+                                                   T.scalar_tensor(2.5, dtype=T.int32, device=d)), **TRANS)
+case("fill", lambda T, d, a, b, v: (T.fill(a, 2.5), T.fill(b, 2.7), T.fill(a, v), T.fill(b, v)),
+     I((3, 4), layout="strided"), I((5,), I64), I(()))
+case("empty_strided-new", lambda T, d, a: (
+    T.empty_strided((2, 3), (1, 2), device=d).stride(), T.empty_strided((2, 0), (1, 2), device=d).shape,
+    a.new_empty_strided((3, 2), (1, 3)).stride(), a.new_empty_strided((4,), (2,), dtype=T.int64).dtype == T.int64,
+    a.new(2, 3).shape, a.new().shape, a.new(T.Size([4])).shape, a.new([1, 2]), a.new((2.5, 3)), a.new(a) is a,
+    a.new(2).dtype == a.dtype, a.new(1).device == a.device), I((3,), I64))
+case("predicates", lambda T, d, a, b, c: (
+    T.is_nonzero(b), c.is_nonzero(), T.is_same_size(a, a), a.is_same_size(b), a.is_signed(), T.is_signed(c),
+    T.is_inference(a), a.get_device() >= -1, T.can_cast(T.float32, T.int32), T.can_cast(T.int64, T.float16),
+    T.can_cast(T.int32, T.bool), T.can_cast(T.bool, T.int8), T.can_cast(T.int8, T.int64)),
+    I((3, 4)), I((1, 1), values=[0.5]), I((), BOOL))
+case("swapaxes_-swapdims_-sgn_", lambda T, d, a, b: (lambda x, y: (x.swapaxes_(0, 2), x.swapdims_(1, 0).shape,
+                                                                   y.sgn_(), x.contiguous()))(a.clone(), b.clone()),
+     I((2, 3, 4)), I((5,), I64))
+case("inplace-forms-elementwise", _inplace_on(lambda T, d, x, i: (
+    x.deg2rad_(), x.rad2deg_(), x.ldexp_(i), T.deg2rad_(x), T.rad2deg_(x), T.ldexp_(x, i), T.fix_(x), T.erfc_(x),
+    T.logit_(x, 0.1), T.sinc_(x), T.i0_(x), T.xlogy_(x, 2.0), T.celu_(x), T.selu_(x), T.threshold_(x, 1.5, 0.0))[0]),
+     I((3, 4), kind="uniform", low=-1, high=1), I((4,), I64, low=-2, high=3), **TRANS)
+case("inplace-forms-integer", _inplace_on(lambda T, d, x, y: (T.gcd_(x, y), T.lcm_(x, y))[0]),
+     I((6,), I64, low=-12, high=12), I((6,), I64, low=-8, high=8))
+case("float_power_-float64", lambda T, d, a: (lambda x: (x.float_power_(1.5), x.float_power_(a.double())[0]))(
+    a.double())[0].float(), I((4,), kind="positive"), **TRANS)
+error("frexp-int", lambda T, d, a: T.frexp(a), I((3,), I64))
+error("positive-bool", lambda T, d, a: T.positive(a), I((3,), BOOL))
+error("fmax-scalar", lambda T, d, a: T.fmax(a, 2), I((3,)), exc=TypeError)
+error("ldexp-scalar", lambda T, d, a: T.ldexp(a, 2), I((3,)), exc=TypeError)
+error("ldexp_-into-int", lambda T, d, a, b: a.ldexp_(b), I((3,), I64), I((3,), I64))
+error("range-zero-step", lambda T, d: T.range(1, 4, 0, device=d))
+error("range-wrong-direction", lambda T, d: T.range(4, 1, device=d))
+error("is_nonzero-empty", lambda T, d, a: T.is_nonzero(a), I((0,)))
+error("is_nonzero-many", lambda T, d, a: a.is_nonzero(), I((2,)))
+error("fill-1d-value", lambda T, d, a, b: T.fill(a, b), I((3,)), I((3,)))
+error("empty_strided-rank-mismatch", lambda T, d: T.empty_strided((2,), (1, 2), device=d))
+error("new-number", lambda T, d, a: a.new(2.5), I((3,)), exc=TypeError)
+error("new-other-dtype", lambda T, d, a, b: a.new(b), I((3,)), I((3,), I64), exc=TypeError)
+
 
 # -- issue 11: silently wrong results and crashes found by real and random programs -------------
 # dtypes: integer/bool results keep their dtype, float scalars are cast to it like torch

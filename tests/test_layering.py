@@ -22,7 +22,7 @@ LAYERS = [
     ("device primitives", ["backend.cpu", "backend.gpu", "backend.meta", "backend"]),
     ("tensor", ["_tensor", "_buffers"]),
     ("tape", ["_tape", "_autocast", "_deferred"]),
-    ("ops", ["_ops", "_complex", "_indexing", "_shape_ops", "_math_ops", "_inplace", "_random", "_conv_ops", "_tensor_types",
+    ("ops", ["_ops", "_complex", "_indexing", "_shape_ops", "_math_ops", "_inplace", "_random", "_factories", "_conv_ops", "_tensor_types",
              "_tensor_args", "special", "_storage", "sparse",
              "_torch_function"]),
     ("autograd", ["autograd"]),

@@ -113,6 +113,15 @@ OWN_CASES = {
     "view_as_complex_copy": ([_t([3, 2])], {}),
     "fft.fftfreq": ([5], {}),
     "fft.rfftfreq": ([6], {}),
+    "deg2rad": ([_t([5])], {}),
+    "rad2deg": ([_t([5])], {}),
+    "fmax": ([_t([5]), _t([5], seed=1)], {}),
+    "fmin": ([_t([5]), _t([5], seed=1)], {}),
+    "float_power": ([_t([5], low=0.5), 1.5], {}),
+    "frexp": ([_t([5], high=40.0)], {}),
+    "ldexp": ([_t([5]), _t([5], "int64", low=0.0, high=4.0)], {}),
+    "logspace": ([0, 2, 5], {}),
+    "range": ([1, 4], {}),
 }
 # Results drawn at random or left uninitialised: their shapes and dtypes are compared, not their values.
 RANDOM = {"bernoulli": ([_t([4], low=0.0, high=1.0)], {}), "multinomial": ([_t([4], low=0.1, high=1.0), 2], {}),

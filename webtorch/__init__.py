@@ -22,6 +22,7 @@ from ._complex import *  # noqa: F401,F403  (complex tensors: view_as_real, pola
 from ._shape_ops import *  # noqa: F401,F403
 from ._math_ops import *  # noqa: F401,F403
 from ._integrate import *  # noqa: F401,F403  (trapezoid, trapz, cumulative_trapezoid)
+from ._factories import *  # noqa: F401,F403  (logspace, range, scalar_tensor, fill, empty_strided)
 from ._inplace import *  # noqa: F401,F403  (in-place methods attach to Tensor)
 from ._random import *  # noqa: F401,F403
 from ._buffers import frombuffer, from_js, from_numpy

@@ -11,11 +11,12 @@ import inspect
 INPLACE_FUNCTIONS = ("abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ atan_ atanh_ "
                      "ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ erf_ exp2_ exp_ expm1_ fill_ floor_ frac_ "
                      "log10_ log1p_ log2_ log_ nan_to_num_ neg_ negative_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ "
-                     "sin_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ zero_")
+                     "sin_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ zero_ deg2rad_ rad2deg_ ldexp_ xlogy_ sinc_ logit_ i0_ "
+                     "gcd_ lcm_ fix_ erfc_")
 # torch.X is nn.functional.X: the same positional signature
 FUNCTIONAL_FORMS = ("conv1d conv2d conv_transpose1d conv_transpose2d layer_norm group_norm rms_norm pixel_shuffle pixel_unshuffle "
                     "cosine_similarity pairwise_distance bilinear prelu selu celu threshold max_pool1d max_pool2d "
-                    "avg_pool1d adaptive_avg_pool1d channel_shuffle alpha_dropout hardshrink")
+                    "avg_pool1d adaptive_avg_pool1d channel_shuffle alpha_dropout hardshrink celu_ selu_ threshold_")
 # Tensor.X is Tensor.Y
 TENSOR_ALIASES = {"absolute": "abs", "absolute_": "abs_", "fix": "trunc", "fix_": "trunc_", "ndimension": "dim",
                   "arccosh_": "acosh_", "arcsinh_": "asinh_", "arctanh_": "atanh_", "greater_": "gt_",
@@ -35,6 +36,17 @@ PYTHON_DEFINED = "norm split unique unique_consecutive Tensor.norm Tensor.split 
                  "Tensor.unique_consecutive"
 # Properties that are False for every tensor webtorch can make (dense, strided, unquantized, on its devices)
 ALWAYS_FALSE = ("is_sparse is_sparse_csr is_quantized is_nested is_mkldnn is_xla is_ipu is_maia is_mtia is_vulkan")
+
+
+def _nonempty(x):
+    if x.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    return x
+
+
+def can_cast(from_, to):
+    """torch's casting rule: no cast to a lower kind (complex -> float -> integer -> bool)."""
+    return from_.category <= to.category
 
 
 def _inplace_function(name):
@@ -121,6 +133,16 @@ def attach(torch):
     Tensor.resolve_conj = Tensor.resolve_neg = lambda self: self
     torch.is_conj, torch.is_neg = Tensor.is_conj, Tensor.is_neg
     torch.resolve_conj, torch.resolve_neg = Tensor.resolve_conj, Tensor.resolve_neg
+    # Predicates of one tensor, as torch's: no tensor webtorch makes is an inference tensor (inference_mode
+    # turns gradients off and marks nothing); a "webgpu" tensor is on device 0, as a cuda one would be
+    Tensor.is_nonzero = lambda self: bool(_nonempty(self))
+    Tensor.is_same_size = lambda self, other: self.shape == other.shape
+    Tensor.is_signed = lambda self: self.dtype.is_signed
+    Tensor.is_inference = lambda self: False
+    Tensor.get_device = lambda self: -1 if self.device.type == "cpu" else (self.device.index or 0)
+    for name in "is_nonzero is_same_size is_signed is_inference get_device".split():
+        setattr(torch, name, getattr(Tensor, name))
+    torch.can_cast = can_cast
     Tensor.itemsize = property(lambda self: self.element_size())
     Tensor.nbytes = property(lambda self: self.element_size() * self.numel())
     Tensor.ravel = torch.ravel = lambda input: input.reshape(-1)

@@ -6,7 +6,7 @@ casts to the tensor's without changing category (no float into an integer tensor
 tensor must not be a broadcast view whose elements share memory, and an input may not partly
 overlap it (torch's memory-overlap checks).
 """
-from . import _indexing, _math_ops, _ops, _shape_ops, _tape
+from . import _complex, _indexing, _math_ops, _ops, _shape_ops, _tape
 from ._ops import _is_tensor, check_writable
 from . import _dtypes as dt
 from ._tensor import _TYPE_NAMES, Tensor
@@ -59,7 +59,9 @@ for _module, _names in [
            "bitwise_or bitwise_xor bitwise_not logical_and logical_or logical_xor eq ne lt le gt ge"),
     (_math_ops, "log1p expm1 exp2 log2 log10 tan asin acos atan sinh cosh asinh acosh atanh frac atan2 hypot lerp "
                 "addcmul addcdiv nan_to_num addmm baddbmm addmv cumsum cumprod erfc erfinv lgamma digamma i0 logit sinc xlogy "
-                "copysign heaviside nextafter gcd lcm bitwise_left_shift bitwise_right_shift addbmm addr renorm"),
+                "copysign heaviside nextafter gcd lcm bitwise_left_shift bitwise_right_shift addbmm addr renorm "
+                "deg2rad rad2deg ldexp"),
+    (_complex, "sgn"),
     (_shape_ops, "tril triu"),
     (_indexing, "masked_fill masked_scatter"),
 ]:
@@ -67,6 +69,22 @@ for _module, _names in [
         _FROM[_name] = getattr(_module, _name)
 for _name, _fn in _FROM.items():
     setattr(Tensor, _name + "_", _inplace(_fn))
+_float_power_ = _inplace(_math_ops.float_power)
+
+
+def float_power_(x, exponent):
+    """In place only into a tensor of the result's dtype (float64, or complex128), as torch; float64 on "webgpu"
+    is stored as float32 (with a warning), so there a float32 tensor counts as float64."""
+    result = dt.complex128 if x.dtype.is_complex or (_is_tensor(exponent) and exponent.dtype.is_complex) \
+        else dt.float64
+    stored = _ops.empty(0, dtype=result, device=x.device).dtype  # float64 on "webgpu": float32
+    if x.dtype is not result and x.dtype is not stored:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_TYPE_NAMES[x.dtype.name]} but the "
+                           f"operation's result requires dtype {_TYPE_NAMES[result.name]}")
+    return _float_power_(x, exponent)
+
+
+Tensor.float_power_ = float_power_
 Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_, Tensor.negative_ = \
     Tensor.sub_, Tensor.mul_, Tensor.div_, Tensor.div_, Tensor.neg_
 Tensor.arcsin_, Tensor.arccos_, Tensor.arctan_, Tensor.arctan2_ = Tensor.asin_, Tensor.acos_, Tensor.atan_, \
@@ -116,14 +134,21 @@ def fill_diagonal_(x, fill_value, wrap=False):
     return x.masked_fill_(_ops.tensor(mask, device=x.device), fill_value)
 
 
-def _relayout(x, view):
-    """In-place view ops: x takes view's shape and strides (same storage)."""
+def _relayout(x, view_op, *args):
+    """In-place view ops: x takes the shape and strides (same storage) of view_op(x, *args), and its history
+    (the view op's node leads back to x's old one: x.t_() is TBackward, as torch's). The op is recorded on an
+    alias of x, so its backward rule reads x's layout from before."""
+    view = view_op(_tape.alias(x), *args)
+    if view.grad_fn is not None:
+        _tape.check_inplace(x)
+        x.grad_fn = view.grad_fn
     x.shape, x._stride, x._offset = view.shape, view._stride, view._offset
     return x
 
 
 Tensor.fill_, Tensor.zero_, Tensor.copy_, Tensor.fill_diagonal_ = fill_, zero_, copy_, fill_diagonal_
-Tensor.unsqueeze_ = lambda x, dim: _relayout(x, _ops.unsqueeze(x, dim))
-Tensor.squeeze_ = lambda x, dim=None: _relayout(x, _ops.squeeze(x, dim))
-Tensor.transpose_ = lambda x, dim0, dim1: _relayout(x, _ops.transpose(x, dim0, dim1))
-Tensor.t_ = lambda x: _relayout(x, _ops.t(x))
+Tensor.unsqueeze_ = lambda x, dim: _relayout(x, _ops.unsqueeze, dim)
+Tensor.squeeze_ = lambda x, dim=None: _relayout(x, _ops.squeeze, dim)
+Tensor.transpose_ = lambda x, dim0, dim1: _relayout(x, _ops.transpose, dim0, dim1)
+Tensor.t_ = lambda x: _relayout(x, _ops.t)
+Tensor.swapaxes_ = Tensor.swapdims_ = Tensor.transpose_

@@ -28,7 +28,8 @@ __all__ = ["log1p", "expm1", "exp2", "log2", "log10", "tan", "asin", "acos", "at
            "histc", "bincount", "unique", "unique_consecutive", "signbit", "erfc", "erfinv", "lgamma", "digamma", "i0",
            "nextafter", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "cummax", "cummin",
            "logcumsumexp", "count_nonzero", "nanmedian", "addbmm", "addr", "inner", "chain_matmul", "renorm", "cov",
-           "corrcoef", "pdist", "histogram"]
+           "corrcoef", "pdist", "histogram", "deg2rad", "rad2deg", "fmax", "fmin", "float_power",
+           "frexp", "ldexp", "positive", "isreal"]
 
 
 log1p, expm1, exp2, log2, log10 = (_unary(n) for n in ("log1p", "expm1", "exp2", "log2", "log10"))
@@ -1008,6 +1009,97 @@ def count_nonzero(x, dim=None):
     nonzero = _ops.ne(x, 0)
     return _ops.sum(nonzero) if dim is None else _ops.sum(nonzero, dim)
 
+
+
+# -- torch._refs' compositions: angles, NaN-ignoring extremes, float64 powers, binary exponents ----------
+def _to_float(x):
+    return x if x.dtype.is_floating_point or x.dtype.is_complex else cast(x, dt.default_float)
+
+
+def deg2rad(x):
+    return mul(_to_float(x), math.pi / 180)
+
+
+def rad2deg(x):
+    return mul(_to_float(x), 180 / math.pi)
+
+
+def _nan_ignoring(a, b, keep_a):
+    """where a is kept (keep_a(a, b) or b is NaN), a; else b: the result is NaN only where both are. The
+    gradient goes to the kept operand, all of it on ties, as torch's fmax/fmin backward."""
+    if a.dtype.is_complex or b.dtype.is_complex:
+        raise RuntimeError("fmax/fmin not implemented for complex tensors.")
+    kind = dt.result_type(a, b)
+    a, b = cast(a, kind), cast(b, kind)
+    return where(_ops.logical_or(keep_a(a, b), _ops.isnan(b)), a, b)
+
+
+def fmax(input, other):
+    """The larger of the two, a NaN lost to a number."""
+    return _nan_ignoring(input, other, _ops.ge)
+
+
+def fmin(input, other):
+    """The smaller of the two, a NaN lost to a number."""
+    return _nan_ignoring(input, other, _ops.le)
+
+
+def _float64_of(x):
+    if not _is_tensor(x):
+        return x
+    return cast(x, dt.complex128 if x.dtype.is_complex else dt.float64)  # float32 on "webgpu", with its warning
+
+
+def float_power(input, exponent):
+    """pow in float64 (complex128 for a complex operand), whatever the operands' dtypes."""
+    if not _is_tensor(input) and not _is_tensor(exponent):
+        raise TypeError("float_power() received an invalid combination of arguments - got (number, number)")
+    return _ops.pow(_float64_of(input), _float64_of(exponent))
+
+
+def ldexp(input, other):
+    """input * 2**other, in a floating dtype."""
+    return mul(_to_float(input), _ops.pow(2.0, other))
+
+
+_Frexp = namedtuple("frexp", ["mantissa", "exponent"])
+
+
+def _times_power_of_two(x, exponent):
+    """x * 2**exponent in two factors, so that neither leaves x's range where the product does not
+    (2**-149 is a float32 denormal, 2**150 inf: a subnormal's exponent is about -140)."""
+    half = _ops.floor_divide(exponent, 2)
+    return mul(mul(x, _ops.pow(2.0, half)), _ops.pow(2.0, sub(exponent, half)))
+
+
+def frexp(input):
+    """(mantissa, exponent) with input = mantissa * 2**exponent, |mantissa| in [0.5, 1); (x, 0) for 0, inf
+    and NaN. The exponent is floor(log2|x|) + 1, corrected by one where log2 rounded across a power of two."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    with _tape.no_grad():
+        magnitude = _ops.abs(cast(input, dt.float32))
+        regular = _ops.logical_and(_ops.isfinite(magnitude), _ops.ne(magnitude, 0))
+        safe = where(regular, magnitude, 1.0)
+        exponent = cast(add(_ops.floor(log2(safe)), 1), dt.int32)
+        scaled = _times_power_of_two(safe, _ops.neg(exponent))
+        exponent = add(exponent, sub(cast(_ops.ge(scaled, 1.0), dt.int32), cast(_ops.lt(scaled, 0.5), dt.int32)))
+        exponent = where(regular, exponent, 0)
+    return _Frexp(_times_power_of_two(input, _ops.neg(exponent)), exponent)
+
+
+def positive(input):
+    """input itself (torch's unary +); refused for bool as torch does."""
+    if input.dtype is dt.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def isreal(input):
+    """True where the imaginary part is 0 (everywhere for a real tensor)."""
+    if not input.dtype.is_complex:
+        return _ops.full(input.shape, True, dtype=dt.bool_, device=input.device)
+    return _ops.eq(input.imag, 0)
 
 for _name in __all__:
     if _name not in ("isin", "bucketize", "searchsorted", "chain_matmul", "pdist"):

@@ -79,7 +79,7 @@ OUT = """
 EXACT = """
     abs absolute addbmm addmm addmv alias_copy amax amin argmax argmin as_strided_copy baddbmm bmm ceil
     conj_physical cross diag diagonal_copy diff dot expand_copy fix floor frac gather hardshrink heaviside
-    histc index_add index_copy index_reduce index_select inner inverse log_softmax logcumsumexp lu_solve masked_select
+    histc index_add index_copy index_reduce index_select inner inverse ldexp log_softmax logcumsumexp lu_solve masked_select
     matmul mm msort multinomial mv nan_to_num nanquantile narrow_copy neg negative nonzero norm ormqr
     permute_copy quantile renorm round scatter scatter_add scatter_reduce sgn sign slice_scatter softmax
     squeeze_copy t_copy take take_along_dim tensordot transpose_copy tril triu trunc unfold_copy unsqueeze_copy
@@ -211,7 +211,7 @@ def creation_with_out(fn, name):
         kwargs.setdefault("device", out.device)
         result = fn(*args, **kwargs)
         _check_differentiable(name, name, (), (result,), out)
-        if name in ("arange", "range") and out.numel() and out.numel() != result.numel():
+        if name == "arange" and out.numel() and out.numel() != result.numel():
             warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} is {out.numel()} which "
                           f"does not match the computed number of elements {result.numel()}. Note that this may occur "
                           "as a result of rounding error. The out tensor will be resized to a tensor of shape "

@@ -137,12 +137,11 @@ CALLABLES = {
         special.spherical_bessel_j0 special.xlog1py special.zeta Tensor.igamma Tensor.igamma_
         Tensor.igammac Tensor.igammac_ Tensor.mvlgamma Tensor.mvlgamma_ Tensor.polygamma Tensor.polygamma_""",
     INPLACE_ALIAS: """
-        addmv_ as_strided_ celu_ deg2rad_ detach_ embedding_renorm_ erfc_
-        fix_ gcd_ i0_ lcm_ ldexp_ logit_ rad2deg_ resize_as_
-        selu_ sinc_ threshold_ xlogy_ Tensor.as_strided_ Tensor.cauchy_
-        Tensor.deg2rad_ Tensor.detach_ Tensor.float_power_ Tensor.geometric_ Tensor.index_reduce_
-        Tensor.ldexp_ Tensor.log_normal_ Tensor.rad2deg_ Tensor.sgn_
-        Tensor.swapaxes_ Tensor.swapdims_""",
+        addmv_ as_strided_ detach_ embedding_renorm_
+        resize_as_
+        Tensor.as_strided_ Tensor.cauchy_
+        Tensor.detach_ Tensor.geometric_ Tensor.index_reduce_
+        Tensor.log_normal_""",
     COPY: """
         alias_copy as_strided_copy detach_copy diagonal_copy expand_copy narrow_copy permute_copy
         select_copy slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy transpose_copy
@@ -161,25 +160,22 @@ CALLABLES = {
         affine_grid_generator
         batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt batch_norm_gather_stats
         batch_norm_gather_stats_with_counts batch_norm_stats batch_norm_update_stats
-        binomial can_cast conv_tbc
-        ctc_loss deg2rad
-        embedding_bag empty_permuted empty_strided
-        fill float_power fmax fmin frexp get_device grid_sampler grid_sampler_2d grid_sampler_3d
+        binomial conv_tbc
+        ctc_loss
+        embedding_bag empty_permuted
+        grid_sampler grid_sampler_2d grid_sampler_3d
         gru histogramdd hsmm index_reduce
-        is_distributed is_inference is_nonzero is_same_size is_signed isreal ldexp
-        logspace lstm
+        is_distributed
+        lstm
         native_batch_norm native_channel_shuffle native_dropout native_group_norm native_layer_norm
-        native_norm norm_except_dim poisson positive rad2deg range
-        rnn_relu rnn_tanh scalar_tensor
+        native_norm norm_except_dim poisson
+        rnn_relu rnn_tanh
         slice_inverse Type
         nn.CrossMapLRN2d
         nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions
-        Tensor.deg2rad
-        Tensor.float_power Tensor.fmax Tensor.fmin Tensor.frexp
-        Tensor.get_device Tensor.index Tensor.index_reduce
-        Tensor.is_distributed Tensor.is_inference Tensor.is_nonzero Tensor.is_same_size Tensor.is_signed
-        Tensor.isreal Tensor.ldexp Tensor.narrow_copy Tensor.new
-        Tensor.new_empty_strided Tensor.positive Tensor.rad2deg
+        Tensor.index Tensor.index_reduce
+        Tensor.is_distributed
+        Tensor.narrow_copy
         Tensor.register_post_accumulate_grad_hook Tensor.slice_inverse
         Tensor.to_padded_tensor
         nn.functional.grouped_mm nn.functional.linear_cross_entropy""",

@@ -27,14 +27,14 @@ from .ops_table import ELEMENTWISE
 _ARGS_BY_KIND = {
     "TT": "atan2 arctan2 hypot maximum minimum logical_and logical_or logical_xor gcd lcm heaviside nextafter "
           "logaddexp logaddexp2 isclose allclose equal dist dot matmul mm bmm mv outer ger kron cross "
-          "masked_select masked_fill cdist take_along_dim lerp",
+          "masked_select masked_fill cdist take_along_dim lerp fmax fmin ldexp",
     "TTT": "addcmul addcdiv",
     "Tn": "eq ne lt le gt ge greater greater_equal less less_equal not_equal fmod copysign rsub clamp_min "
           "clamp_max searchsorted",
     "T": "clamp clip",
     "Ti": "max min repeat_interleave",
     "Tl": "tensor_split",
-    "nn": "pow remainder bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift xlogy isin",
+    "nn": "float_power pow remainder bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift xlogy isin",
     "nT": "bucketize",
     "To": "bincount",
     "*": "block_diag broadcast_tensors cartesian_prod",

@@ -36,6 +36,17 @@ def _new(dtype, args, device, alias=False):
 Tensor._legacy_new = staticmethod(lambda args, device: _new(dt.default_float, args, device, alias=True))
 
 
+def new(x, *args, device=None):
+    """Tensor.new: the legacy constructor of x's dtype, on x's device (a tensor given must have that dtype:
+    it is returned as it is, aliased)."""
+    if len(args) == 1 and isinstance(args[0], Tensor) and args[0].dtype is not x.dtype:
+        raise TypeError(f"expected {x.dtype} (got {args[0].dtype})")
+    return _new(x.dtype, args, device or x.device, alias=True)
+
+
+Tensor.new = new
+
+
 __all__ = [name for name, d in _NAMES.items() if d in dt.BY_NAME]
 for _name in __all__:
     globals()[_name] = _TensorType(_name, (), {"dtype": dt.BY_NAME[_NAMES[_name]], "__module__": "webtorch"})
