@@ -1329,6 +1329,18 @@ error("histogram-int", lambda T, d, a: T.histogram(a, 2), I((3,), I64), exc=NotI
 error("histogram-bad-range", lambda T, d, a: T.histogram(a, 2, range=(3.0, 1.0)), I((3,)))
 error("gradient-too-short", lambda T, d, a: T.gradient(a, edge_order=2), I((2,)))
 error("gradient-edge-order", lambda T, d, a: T.gradient(a, edge_order=3), I((5,)))
+case("index_reduce", lambda T, d, x, i, s, j: (T.index_reduce(x, 0, i, s, "mean"), x.index_reduce(0, i, s, "amax"),
+                                               x.index_reduce(0, i, s, "amin", include_self=False),
+                                               x.index_reduce(1, j, x[:, :4], "mean", include_self=False),
+                                               x.clone().index_reduce_(0, i, s, "amin")),
+     I((4, 3), kind="halves"), I((5,), I64, low=0, high=3), I((5, 3), kind="halves"), I((3,), I64, low=0, high=2))
+case("index_reduce-prod-int", lambda T, d, x, i, s: (T.index_reduce(x, 0, i, s, "prod"),
+                                                     x.index_reduce(0, i, s, "prod", include_self=False),
+                                                     x.index_reduce(0, i, s, "mean")),
+     I((4, 3), I64), I((5,), I64, low=0, high=3), I((5, 3), I64))
+error("index_reduce-sum", lambda T, d, x, i: T.index_reduce(x, 0, i, x, "sum"), I((3,)), I((3,), I64, low=0, high=2))
+error("index_reduce-out-of-range", lambda T, d, x, i: x.index_reduce(0, i, x, "amax"), I((3,)),
+      I((3,), I64, low=3, high=4), exc=IndexError)
 error("vsplit-1d", lambda T, d, a: T.vsplit(a, 1), I((3,)))
 error("hsplit-indivisible", lambda T, d, a: T.hsplit(a, 2), I((2, 3)))
 error("nanmedian-empty-dim", lambda T, d, a: a.nanmedian(1), I((3, 0)), exc=IndexError)

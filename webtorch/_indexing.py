@@ -30,7 +30,7 @@ from .backend import meta
 
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "index_add", "index_put",
            "index_put_", "masked_fill", "masked_select", "nonzero", "argwhere", "where", "take", "put", "index_fill",
-           "scatter_reduce", "index_copy", "masked_scatter", "nonzero_static"]
+           "scatter_reduce", "index_copy", "masked_scatter", "nonzero_static", "index_reduce"]
 
 
 def _iota(n, stride, pos, ndim, device_type):
@@ -630,6 +630,27 @@ def masked_select(x, mask):
     return getitem(expand(x, *shape), expand(mask, *shape))
 
 
+def index_reduce(x, dim, index, source, reduce, *, include_self=True):
+    """x's slices along dim named by index reduced with source's (prod, mean, amax, amin): scatter_reduce
+    with index spread over the other dims."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if index.dim() > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+                         f"{_TYPE_NAMES[index.dtype.name]} and size: {list(index.shape)}")
+    if index.dtype not in (dt.int32, dt.int64):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{_TYPE_NAMES[index.dtype.name]}")
+    d = _wrap_dim(dim, x.dim())
+    if source.dim() and index.numel() != source.shape[d]:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({source.shape[d]}), for dim: {d}")
+    if index.numel() and bool(_ops.logical_or(_ops.ge(index, x.shape[d] if x.dim() else 1), _ops.lt(index, 0)).any()):
+        raise IndexError("index out of range in self")  # torch takes no negative index here
+    spread = reshape(index, [-1 if k == d else 1 for k in range(source.dim())]) if source.dim() else index
+    return scatter_reduce(x, d, expand(spread, *source.shape), source, reduce, include_self=include_self)
+
+
 def masked_scatter(x, mask, source):
     """x (broadcast with mask) with its elements where mask is True taken from source's first ones, in order."""
     if mask.dtype is not dt.bool_:
@@ -697,7 +718,7 @@ def where(condition, input=None, other=None):
 _METHODS = ["gather", "take_along_dim", "scatter", "scatter_", "scatter_add", "scatter_add_", "index_select",
             "index_add", "index_add_", "index_put", "index_put_", "masked_fill", "masked_select", "nonzero",
             "argwhere", "take", "put", "put_", "index_fill", "index_fill_", "scatter_reduce", "scatter_reduce_",
-            "index_copy", "index_copy_", "masked_scatter", "nonzero_static"]
+            "index_copy", "index_copy_", "masked_scatter", "nonzero_static", "index_reduce"]
 for _name in _METHODS:
     setattr(Tensor, _name, globals()[_name])
 Tensor.__getitem__ = getitem

@@ -63,7 +63,7 @@ for _module, _names in [
                 "deg2rad rad2deg ldexp"),
     (_complex, "sgn"),
     (_shape_ops, "tril triu"),
-    (_indexing, "masked_fill masked_scatter"),
+    (_indexing, "masked_fill masked_scatter index_reduce"),
 ]:
     for _name in _names.split():
         _FROM[_name] = getattr(_module, _name)

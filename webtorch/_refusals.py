@@ -140,7 +140,7 @@ CALLABLES = {
         addmv_ as_strided_ detach_ embedding_renorm_
         resize_as_
         Tensor.as_strided_ Tensor.cauchy_
-        Tensor.detach_ Tensor.geometric_ Tensor.index_reduce_
+        Tensor.detach_ Tensor.geometric_
         Tensor.log_normal_""",
     COPY: """
         alias_copy as_strided_copy detach_copy diagonal_copy expand_copy narrow_copy permute_copy
@@ -164,7 +164,7 @@ CALLABLES = {
         ctc_loss
         embedding_bag empty_permuted
         grid_sampler grid_sampler_2d grid_sampler_3d
-        gru histogramdd hsmm index_reduce
+        gru histogramdd hsmm
         is_distributed
         lstm
         native_batch_norm native_channel_shuffle native_dropout native_group_norm native_layer_norm
@@ -173,7 +173,7 @@ CALLABLES = {
         slice_inverse Type
         nn.CrossMapLRN2d
         nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions
-        Tensor.index Tensor.index_reduce
+        Tensor.index
         Tensor.is_distributed
         Tensor.narrow_copy
         Tensor.register_post_accumulate_grad_hook Tensor.slice_inverse
