@@ -1306,6 +1306,8 @@ case("select-slice-diagonal-scatter", lambda T, d, a, r, c, dg: (T.select_scatte
 case("as_strided", lambda T, d, a: (T.as_strided(a, (3, 3), (1, 2)), a.as_strided((2, 2), (4, 1), 5),
                                     T.as_strided(a, (0, 3), (1, 1)), a[1:].as_strided((2,), (3,))), I((3, 4)))
 # input detached: torch 2.13's gradient for as_strided_scatter's input goes to the overwritten elements
+case("as_strided_", lambda T, d, a: (a.clone().as_strided_((2, 3), (1, 2), 1), T.as_strided_(a.clone(), (4,), (3,))),
+     I((3, 4)))
 case("as_strided_scatter", lambda T, d, a, s: (T.as_strided_scatter(a.detach(), s, (2, 2), (1, 4), 1),
                                                a.detach().as_strided_scatter(s.reshape(4), (4,), (3,))),
      I((3, 4)), I((2, 2)))

@@ -12,7 +12,7 @@ INPLACE_FUNCTIONS = ("abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan
                      "ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ erf_ exp2_ exp_ expm1_ fill_ floor_ frac_ "
                      "log10_ log1p_ log2_ log_ nan_to_num_ neg_ negative_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ "
                      "sin_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ zero_ deg2rad_ rad2deg_ sinc_ logit_ i0_ fix_ erfc_")
-BINARY_INPLACE_FUNCTIONS = "ldexp_ xlogy_ gcd_ lcm_"  # the same, with a second operand (tests/op_cases.py)
+BINARY_INPLACE_FUNCTIONS = "ldexp_ xlogy_ gcd_ lcm_ as_strided_"  # the same, with a second operand (tests/op_cases.py)
 # torch.X is nn.functional.X: the same positional signature
 FUNCTIONAL_FORMS = ("conv1d conv2d conv_transpose1d conv_transpose2d layer_norm group_norm rms_norm pixel_shuffle pixel_unshuffle "
                     "cosine_similarity pairwise_distance bilinear prelu selu celu threshold max_pool1d max_pool2d "

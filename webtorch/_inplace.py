@@ -151,4 +151,6 @@ Tensor.unsqueeze_ = lambda x, dim: _relayout(x, _ops.unsqueeze, dim)
 Tensor.squeeze_ = lambda x, dim=None: _relayout(x, _ops.squeeze, dim)
 Tensor.transpose_ = lambda x, dim0, dim1: _relayout(x, _ops.transpose, dim0, dim1)
 Tensor.t_ = lambda x: _relayout(x, _ops.t)
+Tensor.as_strided_ = lambda x, size, stride, storage_offset=None: _relayout(x, _shape_ops.as_strided, size, stride,
+                                                                            storage_offset)
 Tensor.swapaxes_ = Tensor.swapdims_ = Tensor.transpose_

@@ -137,9 +137,9 @@ CALLABLES = {
         special.spherical_bessel_j0 special.xlog1py special.zeta Tensor.igamma Tensor.igamma_
         Tensor.igammac Tensor.igammac_ Tensor.mvlgamma Tensor.mvlgamma_ Tensor.polygamma Tensor.polygamma_""",
     INPLACE_ALIAS: """
-        addmv_ as_strided_ detach_ embedding_renorm_
+        addmv_ detach_ embedding_renorm_
         resize_as_
-        Tensor.as_strided_ Tensor.cauchy_
+        Tensor.cauchy_
         Tensor.detach_ Tensor.geometric_
         Tensor.log_normal_""",
     COPY: """
