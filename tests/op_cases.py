@@ -1744,6 +1744,24 @@ error("legacy-matrix-power-not-square", lambda T, d, a: T.matrix_power(a, 2), I(
 error("legacy-matrix-exp-not-square", lambda T, d, a: T.matrix_exp(a), I((3, 4)))
 error("legacy-cholesky-not-square", lambda T, d, a: T.cholesky(a), I((3, 4)))
 
+# -- poisson (webtorch/_random.py): statistics of a seeded draw, reproducibility, errors ----------------------
+def _poisson_checks(T, d):
+    T.manual_seed(3)
+    rates = T.tensor([0.0, 0.5, 4.0, 30.0], device=d)
+    s = T.poisson(rates.repeat(500, 1))
+    mean, var = s.mean(0), s.var(0)
+    T.manual_seed(5)
+    a = T.poisson(rates)
+    T.manual_seed(5)
+    return ((s == s.floor()).all(), (s[:, 0] == 0).all(), ((mean - rates).abs() <= 5 * (rates / 500) ** 0.5).all(),
+            ((var - rates).abs() <= 0.25 * rates + 1e-6).all(), s.dtype == T.float32, tuple(s.shape),
+            (a == T.poisson(rates)).all(), tuple(T.poisson(T.zeros(0, 3, device=d)).shape))
+
+
+case("poisson-statistics", lambda T, d: _poisson_checks(T, d))
+error("poisson-negative-rate", lambda T, d, a: T.poisson(a), I((3,), kind="uniform", low=-2, high=-1))
+error("poisson-int", lambda T, d, a: T.poisson(a), I((3,), I64, low=0, high=3), exc=NotImplementedError)
+
 # -- float16 ------------------------------------------------------------------
 # Half precision: one ulp is ~1e-3 relative; PyTorch's CPU half kernels compute in float and
 # round each result (reductions and matmul accumulate in float), as webtorch does.

@@ -14,14 +14,14 @@ import math
 from . import _complex
 from . import _deferred, _ops, _tape
 from . import _dtypes as dt
-from ._math_ops import cumsum, erfinv, log1p, topk
+from ._math_ops import cumsum, erfinv, lgamma, log1p, topk
 from ._ops import _is_tensor, _shape_arg, _sized, cast
 from ._tensor import Tensor, backend
 from .backend import cpu
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
-           "bernoulli", "normal", "multinomial"]
+           "bernoulli", "poisson", "normal", "multinomial"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default seed
 
@@ -172,6 +172,61 @@ def bernoulli(input, p=None, generator=None):
     prob = input if p is None else p
     u = (generator or default_generator).draw("uniform", tuple(input.shape), input.device.type)
     return cast(_ops.lt(u, prob), input.dtype)
+
+
+def _until_accepted(gen, shape, device_type, active, step, rounds_per_check=4):
+    """Rounds of a vectorised sampler: step(active, draw) -> the elements still active; each round draws
+    uniforms for every element from the generator (the finished ones' unused), until none is active
+    (read back every few rounds: a round with none active changes nothing)."""
+    while bool(_ops.any(active)):
+        for _ in range(rounds_per_check):
+            active = step(active, lambda: gen.draw("uniform", shape, device_type))
+
+
+def poisson(input, generator=None):
+    """A Poisson draw per rate in input, torch's algorithms: for a rate below 10 Knuth's product of uniforms,
+    else Hormann's transformed rejection (PTRS). The gradient is zero, as torch's."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{_ops._tname(input.dtype).capitalize()}\'')
+    gen, shape, device_type = generator or default_generator, tuple(input.shape), input.device.type
+    lam = _ops.cast(input.detach(), dt.float32)
+    if input.numel() and not bool(_ops.all(_ops.logical_and(_ops.ge(lam, 0), _ops.lt(lam, math.inf)))):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative (and finite)")
+    count = _ops.zeros_like(lam)
+    product = _ops.ones_like(lam)
+    limit = _ops.exp(_ops.neg(lam))
+
+    def knuth(active, uniform):
+        nonlocal product, count
+        product = _ops.where(active, _ops.mul(product, uniform()), product)
+        active = _ops.logical_and(active, _ops.gt(product, limit))
+        count = _ops.add(count, cast(active, dt.float32))
+        return active
+    _until_accepted(gen, shape, device_type, _ops.logical_and(_ops.gt(lam, 0), _ops.lt(lam, 10)), knuth)
+
+    big = _ops.where(_ops.ge(lam, 10), lam, 10.0)  # PTRS's constants (from 10: the small rates' are unused)
+    slam, loglam = _ops.sqrt(big), _ops.log(big)
+    b = _ops.add(_ops.mul(slam, 2.53), 0.931)
+    a = _ops.add(_ops.mul(b, 0.02483), -0.059)
+    log_invalpha = _ops.log(_ops.add(_ops.div(1.1328, _ops.sub(b, 3.4)), 1.1239))
+    vr = _ops.sub(0.9277, _ops.div(3.6224, _ops.sub(b, 2)))
+
+    def ptrs(active, uniform):
+        nonlocal count
+        U, V = _ops.sub(uniform(), 0.5), uniform()
+        us = _ops.sub(0.5, _ops.abs(U))
+        k = _ops.floor(_ops.add(_ops.mul(_ops.add(_ops.div(_ops.mul(a, 2), us), b), U), _ops.add(big, 0.43)))
+        quick = _ops.logical_and(_ops.ge(us, 0.07), _ops.le(V, vr))
+        rejected = _ops.logical_or(_ops.lt(k, 0), _ops.logical_and(_ops.lt(us, 0.013), _ops.gt(V, us)))
+        log_ratio = _ops.sub(_ops.add(_ops.log(V), log_invalpha), _ops.log(_ops.add(_ops.div(a, _ops.mul(us, us)), b)))
+        target = _ops.sub(_ops.sub(_ops.mul(k, loglam), big), lgamma(_ops.add(_ops.where(_ops.lt(k, 0), 0.0, k), 1)))
+        accept = _ops.logical_and(active, _ops.logical_or(
+            quick, _ops.logical_and(_ops.logical_not(rejected), _ops.le(log_ratio, target))))
+        count = _ops.where(accept, k, count)
+        return _ops.logical_and(active, _ops.logical_not(accept))
+    _until_accepted(gen, shape, device_type, _ops.ge(lam, 10), ptrs)
+    count = cast(count, input.dtype)
+    return _ops.add(count, _ops.mul(input, 0)) if input.requires_grad and _tape.is_grad_enabled() else count
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None):

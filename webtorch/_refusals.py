@@ -168,7 +168,7 @@ CALLABLES = {
         is_distributed
         lstm
         native_batch_norm native_channel_shuffle native_dropout native_group_norm native_layer_norm
-        native_norm norm_except_dim poisson
+        native_norm norm_except_dim
         rnn_relu rnn_tanh
         slice_inverse Type
         nn.CrossMapLRN2d
