@@ -1520,6 +1520,19 @@ error("fill-1d-value", lambda T, d, a, b: T.fill(a, b), I((3,)), I((3,)))
 error("empty_strided-rank-mismatch", lambda T, d: T.empty_strided((2,), (1, 2), device=d))
 error("new-number", lambda T, d, a: a.new(2.5), I((3,)), exc=TypeError)
 error("new-other-dtype", lambda T, d, a, b: a.new(b), I((3,)), I((3,), I64), exc=TypeError)
+case("polygamma", lambda T, d, a, b, c: (T.polygamma(1, a), T.special.polygamma(2, a), a.polygamma(3), T.polygamma(0, a),
+                                         T.polygamma(1, b), T.polygamma(2, c), a.clone().polygamma_(1)),
+     I((3, 4), kind="positive", low=0.05, high=30), I((6,), values=[-0.5, -1.25, -2.7, -7.5, 0.0, NAN]),
+     I((5,), I64, low=1, high=9), rtol=1e-4, atol=1e-4)
+case("special-zeta", lambda T, d, q, s, q2: (T.special.zeta(s, q), T.special.zeta(3.0, q), T.special.zeta(s, q2),
+                                              T.special.zeta(s, 2.5)),
+     I((2, 5), kind="positive", low=0.1, high=20), I((5,), I64, low=0, high=6),
+     I((5,), values=[-1.5, -3.0, 0.0, -0.25, INF]), rtol=1e-4, atol=1e-4)
+case("mvlgamma-multigammaln", lambda T, d, a, b: (T.mvlgamma(a, 1), a.mvlgamma(3), T.special.multigammaln(a, 4),
+                                                  T.mvlgamma(b, 2), a.clone().mvlgamma_(2)),
+     I((3, 4), kind="positive", low=1.6, high=20), I((5,), I64, low=1, high=9), rtol=1e-4, atol=1e-4)
+error("polygamma-negative-n", lambda T, d, a: T.polygamma(-1, a), I((3,)))
+error("mvlgamma-p-0", lambda T, d, a: T.mvlgamma(a, 0), I((3,), kind="positive"))
 
 
 # -- issue 11: silently wrong results and crashes found by real and random programs -------------

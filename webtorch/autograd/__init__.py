@@ -668,6 +668,7 @@ BACKWARD.update({
     "erfinv": lambda grad, out, a: (grad * (math.sqrt(math.pi) / 2) * F.exp(out * out),),  # √π/2 e^(erfinv²)
     "lgamma": lambda grad, out, a: (grad * _math_ops.digamma(a),),            # d lnΓ = ψ
     "digamma": lambda grad, out, a: (grad * _trigamma(a),),                   # d ψ = ψ'
+    "zeta": lambda grad, out, x, q: (None, grad * -x * special.zeta(x + 1, q)),  # ∂q ζ(x, q) = -x ζ(x+1, q); ∂x: none, as torch
     "i0": lambda grad, out, a: (grad * special.i1(a),),                     # d I0 = I1
     "i1": lambda grad, out, a: (grad * _i1_derivative(a),),                   # d I1 = I0 - I1/a (½ at 0)
     "logaddexp": lambda grad, out, a, b: (grad / (1 + F.exp(b - a)), grad / (1 + F.exp(a - b))),  # softmax of (a, b)
