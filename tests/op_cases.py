@@ -1323,12 +1323,19 @@ case("histogram", lambda T, d, a, w, e: (T.histogram(a, 4), a.histogram(3, range
                                         T.histogram(a, e, density=True), T.histogram(a, 5, weight=w, density=True),
                                         T.histogram(a[:0], 2), T.histogram(a[:1], 2)),
      I((3, 5)), I((3, 5), kind="positive"), I((4,), values=[-1.5, -0.25, 0.5, 1.75]), **RED)
+case("histogramdd", lambda T, d, a, w: (T.histogramdd(a, [2, 3]),
+                                        T.histogramdd(a, 2, range=[-1.0, 1.0, 0.0, 2.0], weight=w),
+                                        T.histogramdd(a, [T.tensor([-2.0, 0.0, 0.5, 2.0], device=d),
+                                                         T.tensor([-1.0, 1.0], device=d)], density=True),
+                                        T.histogramdd(a.reshape(2, 4, 2), 3, weight=w.reshape(2, 4), density=True)),
+     I((8, 2)), I((8,), kind="positive"), **RED)
 case("gradient", lambda T, d, a, x, n: (T.gradient(a), T.gradient(a, spacing=2.0, dim=1, edge_order=2),
                                         T.gradient(a, spacing=[x, T.tensor([0.0, 1, 1.5, 4, 4.5], device=d)]),
                                         T.gradient(a, spacing=[x], dim=0, edge_order=2), T.gradient(n, spacing=(2,))),
      I((3, 5)), I((3,), values=[0.0, 1.0, 3.0]), I((4,), I64), **RED)
 error("histogram-int", lambda T, d, a: T.histogram(a, 2), I((3,), I64), exc=NotImplementedError)
 error("histogram-bad-range", lambda T, d, a: T.histogram(a, 2, range=(3.0, 1.0)), I((3,)))
+error("histogramdd-bins-count", lambda T, d, a: T.histogramdd(a, [2, 2, 2]), I((4, 2)))
 error("gradient-too-short", lambda T, d, a: T.gradient(a, edge_order=2), I((2,)))
 error("gradient-edge-order", lambda T, d, a: T.gradient(a, edge_order=3), I((5,)))
 case("index_reduce", lambda T, d, x, i, s, j: (T.index_reduce(x, 0, i, s, "mean"), x.index_reduce(0, i, s, "amax"),

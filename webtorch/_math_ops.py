@@ -28,7 +28,7 @@ __all__ = ["log1p", "expm1", "exp2", "log2", "log10", "tan", "asin", "acos", "at
            "histc", "bincount", "unique", "unique_consecutive", "signbit", "erfc", "erfinv", "lgamma", "digamma", "i0",
            "nextafter", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "cummax", "cummin",
            "logcumsumexp", "count_nonzero", "nanmedian", "addbmm", "addr", "inner", "chain_matmul", "renorm", "cov",
-           "corrcoef", "pdist", "histogram", "deg2rad", "rad2deg", "fmax", "fmin", "float_power",
+           "corrcoef", "pdist", "histogram", "histogramdd", "deg2rad", "rad2deg", "fmax", "fmin", "float_power",
            "frexp", "ldexp", "positive", "isreal"]
 
 
@@ -897,44 +897,77 @@ def _bin_sums(idx, bins, values):
 
 
 _Histogram = namedtuple("histogram", ["hist", "bin_edges"])
+_HistogramDD = namedtuple("histogramdd", ["hist", "bin_edges"])
 
 
 def histogram(input, bins, *, range=None, weight=None, density=False):
     """(hist, bin_edges): input's values (or their weights) counted into bins, an int number of equal bins
     over range (default: input's min to max) or a 1-D tensor of increasing edges; the last bin includes
     its right edge, values outside are left out; density divides by the total times each bin's width."""
+    hist, edges = histogramdd(_ops.reshape(input, -1, 1), [bins], range=range, weight=weight, density=density)
+    return _Histogram(hist, edges[0])
+
+
+def _bin_edges(column, bins, lo_hi, d):
+    """Dimension d's edges: bins (a tensor) as given, or bins + 1 equal steps over lo_hi or column's range."""
+    if _is_tensor(bins):
+        return bins
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension {d}")
+    if lo_hi is not None:
+        lo, hi = float(lo_hi[0]), float(lo_hi[1])
+    elif column.numel():
+        lo, hi = _ops.amin(column).item(), _ops.amax(column).item()
+    else:
+        lo, hi = 0.0, 1.0
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{lo}, {hi}] is not finite")
+    if lo > hi:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo} max {hi} for "
+                           f"dimension {d}")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return _ops.linspace(lo, hi, bins + 1, dtype=column.dtype, device=column.device)
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """(hist, bin_edges): the points of input (its last dim: their D coordinates) counted into a D-dim grid
+    of bins, each dim's as histogram's; a point outside any dim's edges is left out."""
     if input.dtype.category != 2:
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{_TYPE_NAMES[input.dtype.name]}'")
-    if _is_tensor(bins):
-        edges = bins
-    else:
-        if bins <= 0:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-        if range is not None:
-            lo, hi = float(range[0]), float(range[1])
-        elif input.numel():
-            lo, hi = _ops.amin(input).item(), _ops.amax(input).item()
-        else:
-            lo, hi = 0.0, 1.0
-        if not (math.isfinite(lo) and math.isfinite(hi)):
-            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo}, {hi}] is not finite")
-        if lo > hi:
-            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo} max {hi} for "
-                               "dimension 0")
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges = _ops.linspace(lo, hi, bins + 1, dtype=input.dtype, device=input.device)
-    n = edges.numel() - 1
-    flat = _ops.reshape(input, -1)
-    idx = sub(searchsorted(edges, flat, right=True), 1)
-    idx = where(_ops.eq(flat, edges[-1]), n - 1, idx)
-    inside = _ops.logical_and(_ops.ge(flat, edges[0]), _ops.le(flat, edges[-1]))
-    values = _ops.ones(flat.shape, dtype=input.dtype, device=input.device) if weight is None else \
+    if input.dim() < 2:
+        raise RuntimeError(f"torch.histogramdd: input tensor should have at least 2 dimensions, but got "
+                           f"{input.dim()}")
+    points = _ops.reshape(input, -1, input.shape[-1])
+    ndim = points.shape[1]
+    bins = [bins] * ndim if isinstance(bins, int) else list(bins)
+    if len(bins) != ndim:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None and len(range) != 2 * ndim:
+        raise RuntimeError(f"torch.histogramdd: for a {ndim}-dimensional histogram range should have {2 * ndim} "
+                           f"elements, but got {len(range)}")
+    edges, idx, inside = [], None, None
+    for d in builtins.range(ndim):
+        column = points[:, d]
+        e = _bin_edges(column, bins[d], None if range is None else range[2 * d:2 * d + 2], d)
+        n = e.numel() - 1
+        pos = where(_ops.eq(column, e[-1]), n - 1, sub(searchsorted(e, column, right=True), 1))
+        ok = _ops.logical_and(_ops.ge(column, e[0]), _ops.le(column, e[-1]))
+        idx = pos if idx is None else add(mul(idx, n), pos)
+        inside = ok if inside is None else _ops.logical_and(inside, ok)
+        edges.append(e)
+    sizes = [e.numel() - 1 for e in edges]
+    total = math.prod(sizes)
+    values = _ops.ones(points.shape[:1], dtype=input.dtype, device=input.device) if weight is None else \
         cast(_ops.reshape(weight, -1), input.dtype)
-    hist = _bin_sums(where(inside, idx, n), n, values)
+    hist = _ops.reshape(_bin_sums(where(inside, idx, total), total, values), sizes)
     if density:
-        hist = _ops.div(hist, mul(_ops.sum(hist), sub(edges[1:], edges[:-1])))
-    return _Histogram(hist, edges)
+        volume = None
+        for d, e in enumerate(edges):
+            width = _ops.reshape(sub(e[1:], e[:-1]), [-1 if k == d else 1 for k in builtins.range(ndim)])
+            volume = width if volume is None else mul(volume, width)
+        hist = _ops.div(hist, mul(_ops.sum(hist), volume))
+    return _HistogramDD(hist, tuple(edges))
 
 
 def bincount(x, weights=None, minlength=0):
@@ -1102,7 +1135,7 @@ def isreal(input):
     return _ops.eq(input.imag, 0)
 
 for _name in __all__:
-    if _name not in ("isin", "bucketize", "searchsorted", "chain_matmul", "pdist"):
+    if _name not in ("isin", "bucketize", "searchsorted", "chain_matmul", "pdist", "histogramdd"):
         setattr(Tensor, _name, globals()[_name])
 Tensor.__lshift__, Tensor.__rshift__ = bitwise_left_shift, bitwise_right_shift
 Tensor.__rlshift__ = lambda x, other: bitwise_left_shift(other, x)

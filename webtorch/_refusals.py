@@ -164,7 +164,7 @@ CALLABLES = {
         ctc_loss
         embedding_bag empty_permuted
         grid_sampler grid_sampler_2d grid_sampler_3d
-        gru histogramdd hsmm
+        gru hsmm
         is_distributed
         lstm
         native_batch_norm native_channel_shuffle native_dropout native_group_norm native_layer_norm
