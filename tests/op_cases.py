@@ -1782,6 +1782,21 @@ case("poisson-statistics", lambda T, d: _poisson_checks(T, d))
 error("poisson-negative-rate", lambda T, d, a: T.poisson(a), I((3,), kind="uniform", low=-2, high=-1))
 error("poisson-int", lambda T, d, a: T.poisson(a), I((3,), I64, low=0, high=3), exc=NotImplementedError)
 
+def _binomial_checks(T, d):
+    T.manual_seed(4)
+    n = T.tensor([0.0, 5.0, 20.0, 20.0, 100.0, 7.0], device=d)
+    p = T.tensor([0.3, 0.0, 0.1, 0.9, 0.5, 1.0], device=d)
+    s = T.binomial(n.repeat(400, 1), p.repeat(400, 1))
+    mean, var, expected_var = s.mean(0), s.var(0), n * p * (1 - p)
+    return ((s == s.floor()).all(), (s >= 0).all(), (s <= n).all(), ((mean - n * p).abs() <= 5 * (expected_var / 400) ** 0.5).all(),
+            ((var - expected_var).abs() <= 0.3 * expected_var + 1e-6).all(), s.dtype == T.float32,
+            T.binomial(n, T.full_like(p, float("nan"))).isnan(), T.binomial(n, p[5:]).shape == n.shape)
+
+
+case("binomial-statistics", lambda T, d: _binomial_checks(T, d))
+error("binomial-int", lambda T, d, a: T.binomial(a, a.float()), I((3,), I64, low=0, high=3), exc=ValueError)
+error("binomial-int-prob", lambda T, d, a: T.binomial(a.float(), a), I((3,), I64, low=0, high=3), exc=ValueError)
+
 # -- float16 ------------------------------------------------------------------
 # Half precision: one ulp is ~1e-3 relative; PyTorch's CPU half kernels compute in float and
 # round each result (reductions and matmul accumulate in float), as webtorch does.

@@ -21,7 +21,7 @@ from .backend import cpu
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
-           "bernoulli", "poisson", "normal", "multinomial"]
+           "bernoulli", "poisson", "binomial", "normal", "multinomial"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default seed
 
@@ -227,6 +227,82 @@ def poisson(input, generator=None):
     _until_accepted(gen, shape, device_type, _ops.ge(lam, 10), ptrs)
     count = cast(count, input.dtype)
     return _ops.add(count, _ops.mul(input, 0)) if input.requires_grad and _tape.is_grad_enabled() else count
+
+
+# log k! minus Stirling's approximation of it, k = 0..9 (from 10: the series below)
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k):
+    table = _ops.tensor(_STIRLING_TAIL, device=k.device)
+    small = table[_ops.cast(_ops.clamp(k, 0, 9), dt.int64)]
+    k1sq = _ops.square(_ops.add(k, 1))
+    series = _ops.div(_ops.sub(1 / 12, _ops.div(_ops.sub(1 / 360, _ops.div(1 / 1260, k1sq)), k1sq)), _ops.add(k, 1))
+    return _ops.where(_ops.le(k, 9), small, series)
+
+
+def binomial(count, prob, generator=None):
+    """A Binomial(count, prob) draw per element, torch's algorithms on the smaller of prob and 1 - prob: below
+    a mean of 10 inversion (counting geometric gaps until they pass count), else Kachitvichyanukul and
+    Schmeiser's BTRS transformed rejection; vectorised in rounds like poisson. prob NaN gives NaN (count > 0)."""
+    for name, t in (("count", count), ("prob", prob)):
+        if not t.dtype.is_floating_point:
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "
+                             f"{_ops._tname(t.dtype).capitalize()}")
+    n, p = _ops.broadcast_tensors(_ops.cast(count.detach(), dt.float32), _ops.cast(prob.detach(), dt.float32))
+    gen, shape, device_type = generator or default_generator, tuple(n.shape), n.device.type
+    flip = _ops.gt(p, 0.5)
+    q = _ops.where(flip, _ops.sub(1, p), p)
+    live = _ops.logical_and(_ops.gt(n, 0), _ops.logical_and(_ops.gt(q, 0), _ops.lt(p, 1)))
+    mean = _ops.mul(n, q)
+    drawn = _ops.zeros_like(n)
+
+    gaps = _ops.zeros_like(n)
+    log_q = log1p(_ops.neg(q))
+
+    def inversion(active, uniform):
+        nonlocal gaps, drawn
+        gaps = _ops.add(gaps, _ops.where(active, _ops.ceil(_ops.div(_ops.log(uniform()), log_q)), 0.0))
+        active = _ops.logical_and(active, _ops.le(gaps, n))
+        drawn = _ops.add(drawn, cast(active, dt.float32))
+        return active
+    _until_accepted(gen, shape, device_type, _ops.logical_and(live, _ops.lt(mean, 10)), inversion)
+
+    big_q = _ops.where(_ops.ge(mean, 10), q, 0.5)  # BTRS's constants (the others' are unused)
+    stddev = _ops.sqrt(_ops.mul(_ops.mul(n, big_q), _ops.sub(1, big_q)))
+    b = _ops.add(_ops.mul(stddev, 2.53), 1.15)
+    a = _ops.add(_ops.add(_ops.mul(b, 0.0248), _ops.mul(big_q, 0.01)), -0.0873)
+    c = _ops.add(_ops.mul(n, big_q), 0.5)
+    v_r = _ops.sub(0.92, _ops.div(4.2, b))
+    r = _ops.div(big_q, _ops.sub(1, big_q))
+    alpha = _ops.mul(_ops.add(_ops.div(5.1, b), 2.83), stddev)
+    m = _ops.floor(_ops.mul(_ops.add(n, 1), big_q))
+    mode_terms = _ops.add(_ops.add(_ops.mul(_ops.add(m, 0.5), _ops.log(_ops.div(_ops.add(m, 1), _ops.mul(r, _ops.add(_ops.sub(n, m), 1))))),
+                                   _stirling_tail(m)), _stirling_tail(_ops.sub(n, m)))
+
+    def btrs(active, uniform):
+        nonlocal drawn
+        U, V = _ops.sub(uniform(), 0.5), uniform()
+        us = _ops.sub(0.5, _ops.abs(U))
+        k = _ops.floor(_ops.add(_ops.mul(_ops.add(_ops.div(_ops.mul(a, 2), us), b), U), c))
+        sensible = _ops.logical_and(_ops.ge(k, 0), _ops.le(k, n))
+        quick = _ops.logical_and(_ops.ge(us, 0.07), _ops.le(V, v_r))
+        kc = _ops.where(sensible, k, 0.0)  # keeps the logs below finite where k is rejected anyway
+        log_v = _ops.log(_ops.div(_ops.mul(V, alpha), _ops.add(_ops.div(a, _ops.mul(us, us)), b)))
+        bound = _ops.add(mode_terms, _ops.add(
+            _ops.mul(_ops.add(n, 1), _ops.log(_ops.div(_ops.add(_ops.sub(n, m), 1), _ops.add(_ops.sub(n, kc), 1)))),
+            _ops.mul(_ops.add(kc, 0.5), _ops.log(_ops.div(_ops.mul(r, _ops.add(_ops.sub(n, kc), 1)), _ops.add(kc, 1))))))
+        bound = _ops.sub(bound, _ops.add(_stirling_tail(kc), _stirling_tail(_ops.sub(n, kc))))
+        accept = _ops.logical_and(_ops.logical_and(active, sensible), _ops.logical_or(quick, _ops.le(log_v, bound)))
+        drawn = _ops.where(accept, k, drawn)
+        return _ops.logical_and(active, _ops.logical_not(accept))
+    _until_accepted(gen, shape, device_type, _ops.logical_and(live, _ops.ge(mean, 10)), btrs)
+
+    drawn = _ops.where(_ops.isnan(p), math.nan, _ops.where(flip, _ops.sub(n, drawn), drawn))
+    drawn = _ops.where(_ops.logical_or(_ops.le(n, 0), _ops.le(p, 0)), 0.0, drawn)  # before NaN, as torch
+    return cast(drawn, count.dtype)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None):

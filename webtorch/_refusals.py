@@ -160,7 +160,7 @@ CALLABLES = {
         affine_grid_generator
         batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt batch_norm_gather_stats
         batch_norm_gather_stats_with_counts batch_norm_stats batch_norm_update_stats
-        binomial conv_tbc
+        conv_tbc
         ctc_loss
         embedding_bag empty_permuted
         grid_sampler grid_sampler_2d grid_sampler_3d
