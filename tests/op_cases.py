@@ -1540,6 +1540,15 @@ case("mvlgamma-multigammaln", lambda T, d, a, b: (T.mvlgamma(a, 1), a.mvlgamma(3
      I((3, 4), kind="positive", low=1.6, high=20), I((5,), I64, low=1, high=9), rtol=1e-4, atol=1e-4)
 error("polygamma-negative-n", lambda T, d, a: T.polygamma(-1, a), I((3,)))
 error("mvlgamma-p-0", lambda T, d, a: T.mvlgamma(a, 0), I((3,), kind="positive"))
+IGAMMA_A = [0.0, 0.0, 1.0, 2.5, 100.0, 0.5, -1.0, 3.0, INF, 2.0, 1e-3, 50.0, 0.3, 7.0, NAN, 1.0]
+IGAMMA_X = [0.0, 1.0, 0.0, 2.0, 90.0, 30.0, 1.0, -1.0, 1.0, INF, 5.0, 70.0, 0.01, 7.5, 1.0, NAN]
+case("igamma-igammac", lambda T, d, a, x, ea, ex: (T.igamma(a.detach(), x), T.igammac(a.detach(), x),  # no ∂a in torch
+                                                   T.special.gammainc(ea.detach(), ex.detach()), a.detach().igammac(x),
+                                                   T.special.gammaincc(ea.detach(), ex.detach()),
+                                                   a.detach().clone().igamma_(x)),
+     I((3, 4), kind="positive", low=0.2, high=12), I((4,), kind="positive", low=0.05, high=20),
+     I((16,), values=IGAMMA_A), I((16,), values=IGAMMA_X), rtol=1e-4, atol=1e-5)
+error("igamma-int", lambda T, d, a, b: T.igamma(a, b), I((3,), I64), I((3,), I64), exc=NotImplementedError)
 
 
 # -- issue 11: silently wrong results and crashes found by real and random programs -------------

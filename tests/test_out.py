@@ -127,6 +127,10 @@ OWN_CASES = {
     "mvlgamma": ([_t([5], low=2.0, high=9.0), 3], {}),
     "special.multigammaln": ([_t([5], low=2.0, high=9.0), 2], {}),
     "special.zeta": ([_t([5], low=1.5, high=5.0), _t([5], low=0.5, high=9.0, seed=1)], {}),
+    "igamma": ([_t([5], low=0.5, high=9.0), _t([5], low=0.1, high=12.0, seed=1)], {}),
+    "igammac": ([_t([5], low=0.5, high=9.0), _t([5], low=0.1, high=12.0, seed=1)], {}),
+    "special.gammainc": ([_t([5], low=0.5, high=9.0), _t([5], low=0.1, high=12.0, seed=1)], {}),
+    "special.gammaincc": ([_t([5], low=0.5, high=9.0), _t([5], low=0.1, high=12.0, seed=1)], {}),
 }
 # Results drawn at random or left uninitialised: their shapes and dtypes are compared, not their values.
 RANDOM = {"bernoulli": ([_t([4], low=0.0, high=1.0)], {}), "multinomial": ([_t([4], low=0.1, high=1.0), 2], {}),

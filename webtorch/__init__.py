@@ -38,7 +38,7 @@ from . import autograd, errors, webgpu, nn, optim, profiler, utils, safetensors,
 from . import serialization
 from .serialization import load, save
 from . import accelerator, amp, backends, cuda, distributed, distributions, fft, jit, random, special, version
-from .special import polygamma, multigammaln as mvlgamma  # torch.polygamma, torch.mvlgamma
+from .special import polygamma, multigammaln as mvlgamma, gammainc as igamma, gammaincc as igammac  # torch.X forms
 from ._spectral import *  # noqa: F401,F403  (window functions, stft, istft)
 from . import ao, compiler, fx, library, multiprocessing, onnx, types, _C, _custom_ops, _dynamo, _utils  # noqa: F401  (import-time surface)
 from . import cpu, func, futures, overrides, testing  # noqa: F401

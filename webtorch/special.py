@@ -95,3 +95,98 @@ _Tensor.polygamma, _Tensor.mvlgamma = _flipped(polygamma), multigammaln
 _Tensor.polygamma_ = _inplace_forms._inplace(_flipped(polygamma))
 _Tensor.mvlgamma_ = _inplace_forms._inplace(multigammaln)
 _Tensor.mvlgamma_.__name__ = "mvlgamma_"
+
+
+# -- the regularised incomplete gamma functions (cephes' igam / igamc, as torch's kernels) ---------------------
+_ROUNDS = 16       # iterations between convergence checks (one readback each)
+_MOST_ITERATIONS = 4096
+_RESCALE = 2.0 ** 32  # the continued fraction's numerators and denominators grow together: divided by it past it
+
+
+def _iterate(step, state, converged):
+    """Runs state = step(state) until converged(state) holds everywhere (checked every _ROUNDS steps)."""
+    for _ in range(_MOST_ITERATIONS // _ROUNDS):
+        for _ in range(_ROUNDS):
+            state = step(state)
+        if bool(_ops.all(converged(state))):
+            return state
+    raise NotImplementedError("webtorch: the incomplete gamma function did not converge in "
+                              f"{_MOST_ITERATIONS} terms (a of that size needs torch's asymptotic series)")
+
+
+def _lower_series(a, x, ax):
+    """P(a, x) = x^a e^-x / Γ(a+1) Σ_n x^n / ((a+1)...(a+n)), for x < a + 1 (or x <= 1)."""
+    eps = _dt.finfo(a.dtype).eps
+
+    def step(state):
+        r, c, total = state
+        r = _ops.add(r, 1)
+        c = _ops.mul(c, _ops.div(x, r))
+        return r, c, _ops.add(total, c)
+    _, _, total = _iterate(step, (a, _ops.ones_like(a), _ops.ones_like(a)),
+                           lambda s: _ops.logical_not(_ops.gt(_ops.abs(s[1]), _ops.mul(_ops.abs(s[2]), eps))))
+    return _ops.div(_ops.mul(total, ax), a)
+
+
+def _upper_fraction(a, x, ax):
+    """Q(a, x) by its continued fraction (Legendre's), for x > a + 1 and x > 1."""
+    eps = _dt.finfo(a.dtype).eps
+    y, z = _ops.sub(1, a), _ops.add(_ops.sub(x, a), 2)
+    p2, q2, p1, q1 = _ops.ones_like(x), x, _ops.add(x, 1), _ops.mul(z, x)
+    state = (0, y, z, p2, q2, p1, q1, _ops.div(p1, q1), _ops.ones_like(x))
+
+    def step(s):
+        c, y, z, p2, q2, p1, q1, ans, _ = s
+        c, y, z = c + 1, _ops.add(y, 1), _ops.add(z, 2)
+        yc = _ops.mul(y, c)
+        pk, qk = _ops.sub(_ops.mul(p1, z), _ops.mul(p2, yc)), _ops.sub(_ops.mul(q1, z), _ops.mul(q2, yc))
+        nonzero = _ops.ne(qk, 0)
+        r = _ops.div(pk, _ops.where(nonzero, qk, 1.0))
+        t = _ops.where(nonzero, _ops.abs(_ops.div(_ops.sub(ans, r), r)), 1.0)
+        ans = _ops.where(nonzero, r, ans)
+        big = _ops.gt(_ops.abs(pk), _RESCALE)
+        p2, p1, q2, q1 = (_ops.where(big, _ops.div(v, _RESCALE), v) for v in (p1, pk, q1, qk))
+        return c, y, z, p2, q2, p1, q1, ans, t
+    state = _iterate(step, state, lambda s: _ops.logical_not(_ops.gt(s[8], eps)))
+    return _ops.mul(state[7], ax)
+
+
+def _incomplete_gamma(a, x, upper):
+    kind = _dt.result_type(a, x)
+    if not kind.is_floating_point:
+        raise NotImplementedError(f"\"igamma{'c' if upper else ''}_cpu\" not implemented for "
+                                  f"'{_ops._tname(kind).capitalize()}'")
+    a, x = _ops.broadcast_tensors(_ops.cast(a, kind), _ops.cast(x, kind))
+    with _tape.no_grad():
+        regular = _ops.logical_and(_ops.logical_and(_ops.gt(a, 0), _ops.gt(x, 0)), _ops.isfinite(_ops.add(a, x)))
+        a_, x_ = _ops.where(regular, a, 1.0), _ops.where(regular, x, 1.0)
+        ax = _ops.exp(_ops.sub(_ops.sub(_ops.mul(a_, _ops.log(x_)), x_), lgamma(a_)))
+        by_fraction = _ops.logical_and(_ops.gt(x_, 1), _ops.gt(x_, a_))
+        lower = _lower_series(_ops.where(by_fraction, 1.0, a_), _ops.where(by_fraction, 0.5, x_), ax)
+        upper_ = _upper_fraction(_ops.where(by_fraction, a_, 1.0), _ops.where(by_fraction, x_, 2.0), ax)
+        value = _ops.where(by_fraction, upper_, _ops.sub(1, lower)) if upper else \
+            _ops.where(by_fraction, _ops.sub(1, upper_), lower)
+        # the edges, as cephes / torch: P(0, x > 0) = 1, P(a > 0, 0) = 0, P(a, inf) = 1, P(inf, x finite) = 0
+        one_at = _ops.logical_or(_ops.logical_and(_ops.eq(a, 0), _ops.gt(x, 0)),
+                                 _ops.logical_and(_ops.eq(x, math.inf), _ops.ge(a, 0)))
+        zero_at = _ops.logical_or(_ops.logical_and(_ops.gt(a, 0), _ops.eq(x, 0)),
+                                  _ops.logical_and(_ops.eq(a, math.inf), _ops.lt(x, math.inf)))
+        p_edge = _ops.where(one_at, 1.0, _ops.where(zero_at, 0.0, math.nan))
+        edge = _ops.where(one_at | zero_at, _ops.sub(1, p_edge) if upper else p_edge, math.nan)
+        out = _ops.where(regular, value, edge)
+    return _tape.record("igammac" if upper else "igamma", out, (a, x))
+
+
+def gammainc(input, other):
+    """P(a, x), the regularised lower incomplete gamma function."""
+    return _incomplete_gamma(input, other, False)
+
+
+def gammaincc(input, other):
+    """Q(a, x) = 1 - P(a, x), computed directly where it is small (the continued fraction)."""
+    return _incomplete_gamma(input, other, True)
+
+
+_Tensor.igamma, _Tensor.igammac = gammainc, gammaincc
+_Tensor.igamma_, _Tensor.igammac_ = _inplace_forms._inplace(gammainc), _inplace_forms._inplace(gammaincc)
+_Tensor.igamma_.__name__, _Tensor.igammac_.__name__ = "igamma_", "igammac_"

@@ -458,6 +458,11 @@ def _index_select_rule(grad, out, x, dim, indices, keepdim):
     return (F.where(F.eq(positions, idx), g, 0.0),)
 
 
+def _incomplete_gamma_density(a, x):
+    """x^(a-1) e^-x / Γ(a), the gamma density: the x-derivative of the regularised incomplete gamma P(a, x)."""
+    return F.exp((a - 1) * F.log(x) - x - _math_ops.lgamma(a))
+
+
 def _trigamma(x):
     """ψ'(x): reflection below ½, six steps of ψ'(z) = ψ'(z+1) + 1/z², then the asymptotic series."""
     small = F.lt(x, 0.5)
@@ -668,6 +673,8 @@ BACKWARD.update({
     "erfinv": lambda grad, out, a: (grad * (math.sqrt(math.pi) / 2) * F.exp(out * out),),  # √π/2 e^(erfinv²)
     "lgamma": lambda grad, out, a: (grad * _math_ops.digamma(a),),            # d lnΓ = ψ
     "digamma": lambda grad, out, a: (grad * _trigamma(a),),                   # d ψ = ψ'
+    "igamma": lambda grad, out, a, x: (None, grad * _incomplete_gamma_density(a, x)),    # ∂x P = x^(a-1) e^-x / Γ(a)
+    "igammac": lambda grad, out, a, x: (None, -grad * _incomplete_gamma_density(a, x)),  # ∂x Q = -∂x P; ∂a: none
     "zeta": lambda grad, out, x, q: (None, grad * -x * special.zeta(x + 1, q)),  # ∂q ζ(x, q) = -x ζ(x+1, q); ∂x: none, as torch
     "i0": lambda grad, out, a: (grad * special.i1(a),),                     # d I0 = I1
     "i1": lambda grad, out, a: (grad * _i1_derivative(a),),                   # d I1 = I0 - I1/a (½ at 0)
