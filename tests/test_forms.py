@@ -46,6 +46,7 @@ def _functional_case(name, T):
     cases = {
         "conv1d": lambda: T.conv1d(x3, w, None, 1, 1),
         "conv2d": lambda: T.conv2d(x4, w.reshape(3, 4, 3, 1), None, 1, (1, 0)),
+        "conv_transpose1d": lambda: T.conv_transpose1d(x3, w.reshape(4, 3, 3), None, 2, 1),
         "conv_transpose2d": lambda: T.conv_transpose2d(x4, w.reshape(4, 3, 3, 1), None, 2),
         "layer_norm": lambda: T.layer_norm(x4, [4], None, None, 1e-5),
         "group_norm": lambda: T.group_norm(x4, 2),
