@@ -535,6 +535,16 @@ float32_matmul_precision = "highest"
 
 def matmul(a, b, out_dtype):
     """a: (*batch, M, K), b: (*batch, K, N) with equal batch dims; returns a contiguous storage."""
+    if out_dtype is dt.float16 and kernels.STORAGE[dt.float16] == "f32":
+        # emulated float16 (no "shader-f16": stored as f32 holding half values): the float32 kernels (the same
+        # f32 loads) store unrounded, then one pass rounds to half. With the rounding store inside the
+        # register-tiled kernel, Chrome 156 on the H200 ran float16 matmuls 18x slower than float32
+        # (bench/results/chromium-gpu/README.md); the values are the same (one rounding of the f32 sums).
+        from ..ops_table import ELEMENTWISE
+        wide = matmul(a, b, dt.float32)
+        c = empty(dt.float16, wide.numel)
+        elementwise(ELEMENTWISE["copy"], type(a)(c, (c.numel,)), [type(a)(wide, (c.numel,))], [dt.float16])
+        return c
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = a.shape[:-2]
     n_batch = 1
