@@ -641,6 +641,9 @@ def index_reduce(x, dim, index, source, reduce, *, include_self=True):
     if index.dtype not in (dt.int32, dt.int64):
         raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
                            f"{_TYPE_NAMES[index.dtype.name]}")
+    if x.dim() == 0:  # a 0-d x (and source) as one element along dim 0
+        return reshape(index_reduce(reshape(x, 1), dim, index, reshape(source, 1) if source.dim() == 0 else source,
+                                    reduce, include_self=include_self), ())
     d = _wrap_dim(dim, x.dim())
     if source.dim() and index.numel() != source.shape[d]:
         raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "

@@ -77,10 +77,10 @@ OUT = """
 # Single-result functions whose out must have the result's dtype exactly (measured on torch 2.13 with
 # OpInfo's samples and an out of a wider dtype; tests/test_out.py checks each against torch).
 EXACT = """
-    abs absolute addbmm addmm addmv alias_copy amax amin argmax argmin as_strided_copy baddbmm bmm ceil
+    abs absolute addbmm addmm addmv alias_copy amax amin argmax argmin as_strided_copy baddbmm bmm ceil chain_matmul
     conj_physical cross diag diagonal_copy diff dot expand_copy fix floor frac gather hardshrink heaviside
     histc index_add index_copy index_reduce index_select inner inverse ldexp log_softmax logcumsumexp lu_solve masked_select
-    matmul mm msort multinomial mv nan_to_num nanquantile narrow_copy neg negative nonzero norm ormqr
+    matmul matrix_power mm msort multinomial mv nan_to_num nanquantile narrow_copy neg negative nonzero norm ormqr
     permute_copy quantile renorm round scatter scatter_add scatter_reduce sgn sign slice_scatter softmax
     squeeze_copy t_copy take take_along_dim tensordot transpose_copy tril triu trunc unfold_copy unsqueeze_copy
     vdot view_as_real_copy view_copy where
@@ -93,12 +93,13 @@ CASTING_TUPLES = "lstsq"
 TYPE_ERROR_CASTS = "cat concat concatenate stack hstack vstack dstack column_stack row_stack"
 # Which calls with an input (or out) that requires grad torch refuses: those of a differentiable function,
 # i.e. one with a floating result, except the functions below
-UNCHECKED_GRAD = ("conj_physical diag diff fft.ifft fft.ihfft linalg.matrix_norm linalg.norm log_softmax nanquantile "
+UNCHECKED_GRAD = ("conj_physical diag diff fft.ifft fft.ihfft inner linalg.matrix_norm linalg.norm "
+                  "log_softmax nanquantile slice_scatter "
                   "quantile softmax tensordot view_as_complex_copy fft.ihfftn")  # decomposed by torch before its check
-NOT_DIFFERENTIABLE = "floor_divide heaviside histc"  # a floating result without a gradient
+NOT_DIFFERENTIABLE = "floor_divide heaviside histc histogram"  # a floating result without a gradient
 CHECKED_INTEGER = "argsort"  # an integer result, refused all the same (torch computes it with sort's out=)
 # Functions that resize a differently shaped out without torch's deprecation warning
-SILENT_RESIZE = "bernoulli multinomial"
+SILENT_RESIZE = "addbmm bernoulli multinomial"
 # Reductions that compute in out's dtype where no dtype= is given (torch infers it from out).
 OUT_DTYPE_COMPUTES = "sum prod cumsum cumprod nansum"
 # Creation functions: out gives the dtype and device where they are not given; a dtype= that differs
