@@ -6,6 +6,7 @@ casts to the tensor's without changing category (no float into an integer tensor
 tensor must not be a broadcast view whose elements share memory, and an input may not partly
 overlap it (torch's memory-overlap checks).
 """
+import math
 from . import _complex, _indexing, _math_ops, _ops, _shape_ops, _tape
 from ._ops import _is_tensor, check_writable
 from . import _dtypes as dt
@@ -125,13 +126,14 @@ def fill_diagonal_(x, fill_value, wrap=False):
         raise RuntimeError("dimensions must larger than 1")
     if x.dim() > 2 and len(set(x.shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
-    import numpy as np
+    n = x.numel()  # (plain Python: webtorch runs without numpy, as in Pyodide)
     if x.dim() == 2 and wrap:
-        mask = np.arange(x.numel()).reshape(x.shape) % (x.shape[1] + 1) == 0
-    else:
-        index = np.indices(tuple(x.shape))
-        mask = (index == index[0]).all(axis=0)
-    return x.masked_fill_(_ops.tensor(mask, device=x.device), fill_value)
+        flags = [i % (x.shape[1] + 1) == 0 for i in range(n)]
+    else:  # flat positions k * (1 + d1 + d1 d2 + ...) of the contiguous layout
+        step = sum(math.prod(x.shape[d + 1:]) for d in range(x.dim()))
+        diagonal = set(range(0, step * min(x.shape), step)) if n else set()
+        flags = [i in diagonal for i in range(n)]
+    return x.masked_fill_(_ops.tensor(flags, dtype=dt.bool_, device=x.device).reshape(x.shape), fill_value)
 
 
 def _relayout(x, view_op, *args):

@@ -300,11 +300,11 @@ def sum_to_size(x, *size):
 
 def _triangle_indices(lower, row, col, offset, dtype, device):
     """The (row, col) coordinates of a row x col matrix's lower (upper) triangle from diagonal offset, row-major."""
-    import numpy as np
     if row < 0 or col < 0:
         raise RuntimeError(f"row must be non-negative, got{row}" if row < 0 else f"col must be non-negative, got{col}")
-    keep = (np.tril if lower else np.triu)(np.ones((row, col), dtype=bool), offset)
-    return _ops.tensor(np.stack(np.nonzero(keep)).reshape(2, -1), dtype=dtype, device=device)
+    # (plain Python: webtorch runs without numpy, as in Pyodide)
+    pairs = [(i, j) for i in range(row) for j in range(col) if (j - i <= offset if lower else j - i >= offset)]
+    return _ops.tensor([[i for i, _ in pairs], [j for _, j in pairs]], dtype=dtype, device=device).reshape(2, -1)
 
 
 def tril_indices(row, col, offset=0, *, dtype=dt.int64, device=None, layout=None, pin_memory=False):

@@ -191,8 +191,8 @@ class SparseTensor(Tensor):
 # a linear one (neg) to the entries as they are. The is*/signbit ones give a bool sparse tensor.
 VALUEWISE = tuple("""abs sin sinh tan tanh asin arcsin asinh arcsinh atan arctan atanh arctanh ceil floor round trunc
     fix frac sign log1p expm1 sqrt square erf erfinv relu isinf isposinf isneginf isnan signbit nan_to_num neg
-    negative sgn positive conj conj_physical""".split())
-LINEAR = ("neg", "negative")
+    negative sgn positive conj conj_physical deg2rad rad2deg""".split())
+LINEAR = ("neg", "negative", "deg2rad", "rad2deg")
 IDENTITIES = ("positive", "conj", "conj_physical")  # of a real tensor
 
 
