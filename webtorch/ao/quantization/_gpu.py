@@ -149,11 +149,7 @@ def _gemv(x, layers, biases=None, gated=False):
     per_set = 3 + (bits == 4) + (biases is not None)
     if x._storage.runtime.limits["max_storage_buffers_per_shader_stage"] < 2 + per_set * len(layers):
         return None
-    operands = []
-    for layer in layers:
-        tensors = [layer.weight_qdata.contiguous(), layer.weight_scale.contiguous()] + \
-            ([layer.weight_zero_point.contiguous()] if bits == 4 else [])
-        operands.append([t.clone() if t._offset else t for t in tensors])
+    operands = [_weight_operands(layer) for layer in layers]
     m = math.prod(x.shape[:-1])
     words = operands[0][0].shape[-1]
     vec = 4 if words % 4 == 0 and k % (4 * _KINDS[bits]["per"]) == 0 else 1
@@ -227,11 +223,8 @@ def linear(x, layer, bias=None):
         out = _gemv(x, (layer,), None if bias is None else [bias])
         if out is not None:
             return Tensor(out, (*lead, n))
-    qdata = layer.weight_qdata.contiguous()
-    scale = layer.weight_scale.contiguous()
-    operands = [qdata, scale] + ([layer.weight_zero_point.contiguous()] if layer.BITS == 4 else [])
-    if any(t._offset for t in operands):
-        operands = [t.clone() for t in operands]
+    operands = _weight_operands(layer)
+    qdata, scale = operands[:2]
     out = gpu.empty(x.dtype, m * n)
     meta = [m, n, k, qdata.shape[-1], getattr(layer, "group_size", 0), x._offset,
             0 if bias is None else 1 + bias._offset]
@@ -257,16 +250,22 @@ def _dequantize_kernel(bits, out_dtype, scale_dtype):
     return key, source, "wr" + ("rr" if bits == 4 else "")
 
 
+def _weight_operands(layer):
+    """The layer's packed W as the kernels bind it: qdata, scale (and int4's zero point), each contiguous
+    from element 0 of its buffer."""
+    tensors = [layer.weight_qdata.contiguous(), layer.weight_scale.contiguous()] + \
+        ([layer.weight_zero_point.contiguous()] if layer.BITS == 4 else [])
+    return [t.clone() if t._offset else t for t in tensors]
+
+
 def dequantized(layer, dtype):
     """The layer's W (N, K) on "webgpu" in dtype, for a prefill's float matmul: int4 q * scale + zero (the
     layer's dequantize() rounded to dtype), int8 q (torchao's weight-only int8 applies the scale after the
     product). One kernel instead of the reference's unpacking and casts."""
     from ...backend.webgpu import grid
     n, k = layer.out_features, layer.in_features
-    operands = [layer.weight_qdata.contiguous()] + (
-        [layer.weight_scale.contiguous(), layer.weight_zero_point.contiguous()] if layer.BITS == 4 else [])
-    if any(t._offset for t in operands):
-        operands = [t.clone() for t in operands]
+    operands = _weight_operands(layer)
+    operands = operands if layer.BITS == 4 else operands[:1]  # (int8: the scale applies after the product)
     words = operands[0].shape[-1]
     out = gpu.empty(dtype, n * k)
     scale_dtype = operands[1].dtype if layer.BITS == 4 else dt.float32
