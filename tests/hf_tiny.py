@@ -52,8 +52,10 @@ def saved(family, max_shard_size="20KB", **overrides):
     if not os.path.exists(os.path.join(path, "reference.npz")):
         tmp = f"{path}.{os.getpid()}"
         save_tiny(family, tmp, max_shard_size, **overrides)
-        shutil.rmtree(path, ignore_errors=True)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError:  # another test worker saved it meanwhile (the same bytes), maybe reading it now: keep it
+            shutil.rmtree(tmp)
     reference = np.load(os.path.join(path, "reference.npz"))
     return path, {k: reference[k] for k in reference.files}
 

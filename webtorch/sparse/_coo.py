@@ -192,7 +192,7 @@ class SparseTensor(Tensor):
 VALUEWISE = tuple("""abs sin sinh tan tanh asin arcsin asinh arcsinh atan arctan atanh arctanh ceil floor round trunc
     fix frac sign log1p expm1 sqrt square erf erfinv relu isinf isposinf isneginf isnan signbit nan_to_num neg
     negative sgn positive conj conj_physical deg2rad rad2deg""".split())
-LINEAR = ("neg", "negative", "deg2rad", "rad2deg")
+LINEAR = ("neg", "negative")
 IDENTITIES = ("positive", "conj", "conj_physical")  # of a real tensor
 
 
