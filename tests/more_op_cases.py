@@ -344,3 +344,33 @@ case("scatter-reduce-multiply-add", lambda T, d, x, i, s: (x.detach().scatter(1,
                                                            x.clone().scatter_reduce_(1, i, s, "amax")),
      I((3, 5), kind="uniform", low=0.5, high=2), I((3, 4), I64, low=0, high=4), I((3, 4), kind="uniform", low=0.5, high=2),
      **RED)
+
+# -- siblings of OpInfo's known failures (result dtypes of sums, split arguments, error types) --------
+case("tensor_split-negative-indices", lambda T, d, a: (  # slice bounds: -1 counts from the end
+    T.tensor_split(a, [-1]), a.tensor_split([3, -1], dim=1), T.hsplit(a, [2, 2, -2]), T.vsplit(a, [-9, 9]),
+    T.tensor_split(a, T.tensor([1, -2]), 1)), I((4, 6)))
+case("sum_to_size-to-scalar", lambda T, d, a, i, b: (  # torch's sum_to(()) is the whole sum: int64 for ints
+    a.sum_to_size(()), i.sum_to_size(()), i[0, 0].sum_to_size(()), b.sum_to_size(()), b.sum_to_size(1, 1),
+    i.sum_to_size(3, 4)), I((3, 4)), I((3, 4), I32), I((3, 4), BOOL), **RED)
+case("addbmm-int-keeps-dtype", lambda T, d, x, a, b: (T.addbmm(x, a, b), T.addbmm(x, a, b, beta=2, alpha=3),
+                                                      T.addbmm(x.short(), a.short(), b.short())),
+     I((2, 4), I32), I((3, 2, 5), I32), I((3, 5, 4), I32))
+case("all-any-uint8", lambda T, d, a: (a.to(T.uint8).all(), T.any(a.to(T.uint8), 0), a.to(T.uint8).all(1, True),
+                                       a.all(), a.int().any(0)), I((3, 4), I32, low=0, high=3))
+error("vsplit-0-sections", lambda T, d, a: T.vsplit(a, 0), I((2, 2)))
+error("hsplit-0-sections", lambda T, d, a: a.hsplit(0), I((2, 2)))
+error("tensor_split-0-sections", lambda T, d, a: T.tensor_split(a, 0), I((2, 2)))
+error("tensor_split-negative-sections", lambda T, d, a: T.tensor_split(a, -1), I((2, 2)))
+error("tensor_split-float-tensor", lambda T, d, a: T.tensor_split(a, a[0]), I((2, 2)))
+error("tensor_split-2d-tensor", lambda T, d, a: T.tensor_split(a, T.ones(1, 1, dtype=T.int64, device=d)), I((2, 2)))
+error("chunk-float", lambda T, d, a: T.chunk(a, 1.5), I((2, 2)), exc=TypeError)
+error("chunk-1d-tensor", lambda T, d, a: a.chunk(T.tensor([1], device=d)), I((2, 2)), exc=TypeError)
+error("igamma-number", lambda T, d, a: T.igamma(a, 2), I((3,)), exc=TypeError)
+error("special-gammaincc-number", lambda T, d, a: T.special.gammaincc(a, 2.0), I((3,)), exc=TypeError)
+error("igamma-int64", lambda T, d, a: T.igamma(a, a), I((3,), I64), exc=NotImplementedError)
+error("gradient-one-spacing-two-dims", lambda T, d, a: T.gradient(a, spacing=[0.1], dim=(1, 0)), I((3, 3)))
+error("gradient-spacing-list-without-dim", lambda T, d, a: T.gradient(a, spacing=(2.0,)), I((3, 3)))
+error("gradient-repeated-dim", lambda T, d, a: T.gradient(a, dim=(1, -1)), I((3, 3)))
+error("logcumsumexp-int", lambda T, d, a: T.logcumsumexp(a, 0), I((3,), I64), exc=NotImplementedError)
+error("mm-bool", lambda T, d, a: T.mm(a, a), I((2, 2), BOOL), exc=NotImplementedError)
+error("dot-bool", lambda T, d, a: T.dot(a, a), I((2,), BOOL), exc=NotImplementedError)

@@ -101,7 +101,6 @@ COMPLEX_TOL = {"__rpow__": (1e-4, 1.3e-5), "pow": (1e-4, 1.3e-5)}
 # the table of docs/compatibility.md regenerated: python scripts/conformance.py --write).
 KNOWN_FAILURES = {
     # names built in session 12 (gapsa/gapsb/gapsc), found by OpInfo at the session's end, not yet fixed:
-    ("addbmm", "int32", None): "addbmm of int32 gives int64 (its add promotes; torch keeps int32)",
     ("as_strided_scatter", "grad", None): "torch 2.13 sends the input's gradient to the overwritten elements "
                                           "(webtorch: to the others, which looks right); unresolved",
     ("cholesky_inverse", "grad", None): "cholesky_inverse of a 0x0 input: no grad_fn",
@@ -113,14 +112,6 @@ KNOWN_FAILURES = {
     ("matrix_exp", "grad", None): "matrix_exp's forward as above",
     ("polygamma.polygamma_n_0", "float32", None): "polygamma(0, x) near negative poles: 2e-5 relative off",
     ("polygamma.polygamma_n_0", "grad", None): "polygamma(0, x)'s forward as above",
-    ("sum_to_size", "bool", None): "sum_to_size of a bool keeps bool (torch's sum gives int64)",
-    ("sum_to_size", "int32", None): "sum_to_size of int32 keeps int32 (torch's sum gives int64)",
-    ("dsplit", "errors", None): "dsplit by 0 sections: ZeroDivisionError (torch: RuntimeError)",
-    ("hsplit", "errors", None): "hsplit by 0 sections: ZeroDivisionError (torch: RuntimeError)",
-    ("vsplit", "errors", None): "vsplit by 0 sections: ZeroDivisionError (torch: RuntimeError)",
-    ("igamma", "errors", None): "igamma of int64 inputs: NotImplementedError (torch: TypeError)",
-    ("igammac", "errors", None): "igammac of int64 inputs: NotImplementedError (torch: TypeError)",
-    ("gradient", "errors", None): "gradient with one spacing for two dims: accepted (torch: RuntimeError)",
 }
 
 

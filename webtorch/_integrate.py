@@ -117,11 +117,16 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     dim, or one tensor of sample coordinates per dim."""
     dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     dims = [_wrap_dim(d, input.dim()) for d in dims]
+    for i, d in enumerate(dims):
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     spacings = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
-    if len(spacings) == 1 and len(dims) > 1 and not _is_tensor(spacings[0]):
-        spacings *= len(dims)
+    if len(spacings) != len(dims) and dim is None:
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
+                           f"to 'self.dim() = {input.dim()}', since dim argument was not given, but got a list of "
+                           f"length {len(spacings)}")
     if len(spacings) != len(dims):
         raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
                            f"arguments to have the same length, but got a spacing argument of length "

@@ -53,7 +53,7 @@ def nextafter(a, b):
 def _integer_op(name, kernel_name, a, b):
     kind = dt.result_type(a, b)
     if kind.category != 1:
-        raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for '{_ops._tname(kind).capitalize()}'")
+        raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for '{_TYPE_NAMES[kind.name]}'")
     return _ops.elementwise(name, a, b)
 
 
@@ -142,8 +142,8 @@ def cummin(x, dim):
 def logcumsumexp(x, dim):
     """A scan whose combine is logaddexp (associative, so the parallel scan applies); its
     gradient is that of log(cumsum(exp(x))): Σ_{j≥i} g_j e^(x_i - out_j)."""
-    if not x.dtype.is_floating_point:
-        x = cast(x, dt.default_float)
+    if not x.dtype.is_floating_point and not x.dtype.is_complex:
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_TYPE_NAMES[x.dtype.name]}'")
     d = _wrap_dim(dim, max(x.dim(), 1))
     out = _last_dim_op(x, d, lambda m: [backend(m.device.type).scan("logaddexp", m)])[0]
     return _tape.record("logcumsumexp", out, (x,), dim=d)
@@ -358,7 +358,8 @@ def addbmm(input, batch1, batch2, beta=1, alpha=1):
     for name, batch in (("batch1", batch1), ("batch2", batch2)):
         if batch.dim() != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")
-    return _scaled_sum(input, _ops.sum(_ops.bmm(batch1, batch2), 0), beta, alpha)
+    product = _ops.bmm(batch1, batch2)
+    return _scaled_sum(input, _ops.sum(product, 0, dtype=product.dtype), beta, alpha)  # (an int sum stays int32)
 
 
 @autocast_op

@@ -1113,11 +1113,17 @@ def argmin(x, dim=None, keepdim=False):
 
 
 def all(x, dim=None, keepdim=False):
-    return _reduce("min", cast(x, dt.bool_), dim, keepdim, dt.bool_, dt.bool_)
+    return _truth_reduce("min", x, dim, keepdim)
 
 
 def any(x, dim=None, keepdim=False):
-    return _reduce("max", cast(x, dt.bool_), dim, keepdim, dt.bool_, dt.bool_)
+    return _truth_reduce("max", x, dim, keepdim)
+
+
+def _truth_reduce(name, x, dim, keepdim):
+    """all (min) or any (max) of x's truth values: bool, a uint8 input's as uint8 0/1 (torch's legacy form)."""
+    out = _reduce(name, cast(x, dt.bool_), dim, keepdim, dt.bool_, dt.bool_)
+    return cast(out, dt.uint8) if x.dtype is dt.uint8 else out
 
 
 def _correction(unbiased, correction):
@@ -1350,7 +1356,7 @@ def matmul(a, b):
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_tname(a.dtype)} != "
                            f"{_tname(b.dtype)}")
     if a.dtype is dt.bool_:
-        raise RuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if a.dtype.is_complex:
         return complex_forms.matmul(a, b)
     squeeze_a, squeeze_b = a.dim() == 1, b.dim() == 1

@@ -16,7 +16,7 @@ from . import _deferred, _ops, _tape
 from . import _dtypes as dt
 from ._math_ops import cumsum, erfinv, lgamma, log1p, topk
 from ._ops import _is_tensor, _shape_arg, _sized, cast
-from ._tensor import Tensor, backend
+from ._tensor import _TYPE_NAMES, Tensor, backend
 from .backend import cpu
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
@@ -187,7 +187,7 @@ def poisson(input, generator=None):
     """A Poisson draw per rate in input, torch's algorithms: for a rate below 10 Knuth's product of uniforms,
     else Hormann's transformed rejection (PTRS). The gradient is zero, as torch's."""
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{_ops._tname(input.dtype).capitalize()}\'')
+        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{_TYPE_NAMES[input.dtype.name]}\'')
     gen, shape, device_type = generator or default_generator, tuple(input.shape), input.device.type
     lam = _ops.cast(input.detach(), dt.float32)
     if input.numel() and not bool(_ops.all(_ops.logical_and(_ops.ge(lam, 0), _ops.lt(lam, math.inf)))):

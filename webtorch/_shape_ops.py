@@ -10,7 +10,7 @@ from . import _ops, _tape
 from ._autocast import autocast_op
 from ._indexing import _take
 from ._ops import _is_tensor, _shape_arg, _sized, _wrap_dim, cast, expand, narrow, permute, reshape, where
-from ._tensor import Tensor, check_size
+from ._tensor import _TYPE_NAMES, Tensor, check_size
 
 
 __all__ = ["split", "chunk", "tensor_split", "unbind", "select", "movedim", "moveaxis", "unflatten", "diagonal",
@@ -72,6 +72,10 @@ def split_with_sizes(x, split_sizes, dim=0):
 
 
 def chunk(x, chunks, dim=0):
+    if isinstance(chunks, Tensor) and chunks.dim() == 0 and not chunks.dtype.is_floating_point:
+        chunks = int(chunks)  # (torch's int arguments take a 0-d integer tensor)
+    if not isinstance(chunks, int) or isinstance(chunks, bool):
+        raise TypeError(f"chunk(): argument 'chunks' (position 2) must be int, not {type(chunks).__name__}")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if x.dim() == 0:
@@ -86,12 +90,21 @@ def tensor_split(x, indices_or_sections, dim=0):
     d = _wrap_dim(dim, x.dim())
     n = x.shape[d]
     if isinstance(indices_or_sections, Tensor):  # a 0-d count or 1-D indices, as PyTorch takes them
+        if indices_or_sections.dim() > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {indices_or_sections.dim()} dims")
+        if indices_or_sections.dtype is not dt.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{_TYPE_NAMES[indices_or_sections.dtype.name]}")
         indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
         bounds = [i * (n // k) + builtins.min(i, n % k) for i in range(k + 1)]
     else:
-        bounds = [0] + [builtins.min(builtins.max(i, 0), n) for i in indices_or_sections] + [n]
+        # each index read as a slice bound: a negative one counts from the end, then clamped to [0, n]
+        bounds = [0] + [builtins.min(builtins.max(i + n if i < 0 else i, 0), n) for i in indices_or_sections] + [n]
     return tuple(narrow(x, d, a, builtins.max(b - a, 0)) for a, b in zip(bounds, bounds[1:]))
 
 
@@ -262,7 +275,7 @@ def _split_along(name, x, indices_or_sections, dim, min_dims):
     if x.dim() < min_dims:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor with "
                            f"{x.dim()} dimensions!")
-    if isinstance(indices_or_sections, int) and indices_or_sections and x.shape[dim] % indices_or_sections:
+    if isinstance(indices_or_sections, int) and (not indices_or_sections or x.shape[dim] % indices_or_sections):
         raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
                            f"{x.shape[dim]} is not divisible by the split_size {indices_or_sections}!")
     return tensor_split(x, indices_or_sections, dim)
@@ -294,6 +307,8 @@ def sum_to_size(x, *size):
     lead = x.dim() - len(size)
     if lead < 0 or builtins.any(n != 1 and n != m for n, m in zip(size, x.shape[lead:])):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(x.shape)}}}.")
+    if not size:  # torch's sum_to: the whole sum (an int or bool input's sum is int64), a 0-d input's too
+        return _ops.sum(x)
     dims = list(range(lead)) + [lead + i for i, n in enumerate(size) if n == 1 and x.shape[lead + i] != 1]
     return reshape(_ops.sum(x, dims, keepdim=True), size) if dims else x
 

@@ -27,7 +27,7 @@ from .ops_table import ELEMENTWISE
 _ARGS_BY_KIND = {
     "TT": "atan2 arctan2 hypot maximum minimum logical_and logical_or logical_xor gcd lcm heaviside nextafter "
           "logaddexp logaddexp2 isclose allclose equal dist dot matmul mm bmm mv outer ger kron cross "
-          "masked_select masked_fill cdist take_along_dim lerp fmax fmin ldexp",
+          "masked_select masked_fill cdist take_along_dim lerp fmax fmin ldexp igamma igammac",
     "TTT": "addcmul addcdiv",
     "Tn": "eq ne lt le gt ge greater greater_equal less less_equal not_equal fmod copysign rsub clamp_min "
           "clamp_max searchsorted",

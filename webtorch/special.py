@@ -10,7 +10,8 @@ gammaln = lgamma
 
 # -- the Hurwitz zeta function and what is built on it (cephes' zeta, as torch's kernels) ----------------------
 from . import _dtypes as _dt, _inplace as _inplace_forms, _ops, _tape  # noqa: E402
-from ._tensor import Tensor as _Tensor  # noqa: E402
+from ._tensor import _TYPE_NAMES, Tensor as _Tensor  # noqa: E402
+from ._tensor_args import require_tensors as _require_tensors  # noqa: E402
 
 # (2j)! / B_2j for j = 1..12: the Euler-Maclaurin correction terms of cephes' zeta
 _EULER_MACLAURIN = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
@@ -155,7 +156,7 @@ def _incomplete_gamma(a, x, upper):
     kind = _dt.result_type(a, x)
     if not kind.is_floating_point:
         raise NotImplementedError(f"\"igamma{'c' if upper else ''}_cpu\" not implemented for "
-                                  f"'{_ops._tname(kind).capitalize()}'")
+                                  f"'{_TYPE_NAMES[kind.name]}'")
     a, x = _ops.broadcast_tensors(_ops.cast(a, kind), _ops.cast(x, kind))
     with _tape.no_grad():
         regular = _ops.logical_and(_ops.logical_and(_ops.gt(a, 0), _ops.gt(x, 0)), _ops.isfinite(_ops.add(a, x)))
@@ -186,6 +187,11 @@ def gammaincc(input, other):
     """Q(a, x) = 1 - P(a, x), computed directly where it is small (the continued fraction)."""
     return _incomplete_gamma(input, other, True)
 
+
+# torch has no Scalar overload of either (torch.igamma(t, 2) is a TypeError; the names torch.igamma and
+# Tensor.igamma are checked by webtorch._tensor_args's table)
+gammainc = _require_tensors(gammainc, "special_gammainc", "TT")
+gammaincc = _require_tensors(gammaincc, "special_gammaincc", "TT")
 
 _Tensor.igamma, _Tensor.igammac = gammainc, gammaincc
 _Tensor.igamma_, _Tensor.igammac_ = _inplace_forms._inplace(gammainc), _inplace_forms._inplace(gammaincc)
