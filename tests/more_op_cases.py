@@ -374,3 +374,9 @@ error("gradient-repeated-dim", lambda T, d, a: T.gradient(a, dim=(1, -1)), I((3,
 error("logcumsumexp-int", lambda T, d, a: T.logcumsumexp(a, 0), I((3,), I64), exc=NotImplementedError)
 error("mm-bool", lambda T, d, a: T.mm(a, a), I((2, 2), BOOL), exc=NotImplementedError)
 error("dot-bool", lambda T, d, a: T.dot(a, a), I((2,), BOOL), exc=NotImplementedError)
+# results that read none of an input's values stay on its graph with a zero gradient, as torch's
+case("matrix_power-0", lambda T, d, a: (T.linalg.matrix_power(a, 0), T.matrix_power(a[0], 0)), I((2, 3, 3)))
+case("fill-value-tensor", lambda T, d, a, v: (T.fill(a, v[0]), T.fill(a, 2.5), T.fill(a.detach(), v[0])), I((2, 3)), I((1,)))
+case("linalg-of-empty", lambda T, d, a, b: (T.cholesky_inverse(a), T.pinverse(a), T.pinverse(b), T.linalg.cholesky(a),
+                                            T.linalg.qr(a).Q, T.linalg.solve_triangular(a, b.mT, upper=True),
+                                            T.linalg.lu_factor(a).LU), I((2, 0, 0)), I((2, 3, 0)))

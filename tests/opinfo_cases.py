@@ -103,10 +103,6 @@ KNOWN_FAILURES = {
     # names built in session 12 (gapsa/gapsb/gapsc), found by OpInfo at the session's end, not yet fixed:
     ("as_strided_scatter", "grad", None): "torch 2.13 sends the input's gradient to the overwritten elements "
                                           "(webtorch: to the others, which looks right); unresolved",
-    ("cholesky_inverse", "grad", None): "cholesky_inverse of a 0x0 input: no grad_fn",
-    ("fill", "grad", None): "torch.fill's result has no grad_fn (torch: a gradient for the value)",
-    ("linalg.matrix_power", "grad", None): "matrix_power with n = 0 (the identity): no grad_fn",
-    ("pinverse", "grad", None): "pinverse of a 0x0 input: no grad_fn",
     ("matrix_exp", "float32", None): "matrix_exp of a 5x5 with entries to 9: 1.5e-6 relative off torch's (scaling "
                                      "and squaring in float32)",
     ("matrix_exp", "grad", None): "matrix_exp's forward as above",

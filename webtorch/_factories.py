@@ -60,12 +60,14 @@ def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
 
 def fill(input, value):
     """A new tensor of input's shape and dtype, every element value (a number or a 0-d tensor, whose
-    gradient is the sum of the result's)."""
+    gradient is the sum of the result's); input's gradient is zeros (where reads none of its values)."""
     if isinstance(value, Tensor):
         if value.dim():
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
                                "dimensions.")
-        return _ops.clone(_ops.expand(_ops.cast(value, input.dtype), input.shape))
+        return _ops.where(False, input, _ops.cast(value, input.dtype))
+    if input.requires_grad:
+        return _ops.where(False, input, _ops.full((), value, dtype=input.dtype, device=input.device))
     return _ops.full_like(input, value)
 
 

@@ -50,6 +50,15 @@ def _entry(a, i, j):
 _CholeskyEx = namedtuple("cholesky_ex", ["L", "info"])
 
 
+def _on_empty(out, *inputs):
+    """out (computed from no element: the inputs are empty) on the inputs' graph with a zero gradient, as
+    torch's outputs of an empty matrix are: + 0 * sum(x), exactly 0, for each input that requires grad."""
+    for x in inputs:
+        if x.requires_grad:
+            out = _ops.add(out, _ops.mul(_ops.sum(x), 0))
+    return out
+
+
 def cholesky_ex(A, *, upper=False, check_errors=False):
     """L with A = L Lᴴ, column by column (Cholesky–Crout), from A's lower triangle; info > 0 where a
     leading minor is not positive-definite (its order)."""
@@ -71,7 +80,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
             below = A[..., 1:, 0]
         d1 = unsqueeze(d, -1)
         cols.append(cat([_ops.zeros(*A.shape[:-2], j, dtype=A.dtype, device=A.device), d1, _ops.div(below, d1)], -1))
-    L = stack(cols, -1) if n else _ops.zeros(A.shape, dtype=A.dtype, device=A.device)
+    L = stack(cols, -1) if n else _on_empty(_ops.zeros(A.shape, dtype=A.dtype, device=A.device), A)
     diag = L.diagonal(0, -2, -1)
     bad = _ops.logical_not(_ops.gt(diag, 0))  # NaN from sqrt of a negative, or 0
     order = _ops.arange(1, n + 1, device=A.device)
@@ -117,7 +126,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             xs = stack([rows[k] for k in known], -2)  # (..., m, k)
             r = _ops.sub(r, squeeze(_ops.matmul(unsqueeze(coeffs, -2), xs), -2))
         rows[i] = r if unitriangular else _ops.div(r, unsqueeze(_entry(A, i, i), -1))
-    return stack(rows, -2) if n else _ops.clone(B)
+    return stack(rows, -2) if n else _on_empty(_ops.clone(B), A)
 
 
 # -- elimination: solve, inv, det, slogdet ----------------------------------------------------
@@ -213,8 +222,8 @@ def matrix_power(A, n):
                            f"{A.shape[-2] if A.dim() >= 2 else 1} by {A.shape[-1] if A.dim() else 1} matrices")
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
-    if n == 0:
-        return _ops.clone(_ops.expand(_ops.eye(A.shape[-1], dtype=A.dtype, device=A.device), *A.shape))
+    if n == 0:  # the identity, on A's graph with a zero gradient (as torch's); where reads none of A's values
+        return _ops.where(False, A, _ops.eye(A.shape[-1], dtype=A.dtype, device=A.device))
     base, result = (inv(A) if n < 0 else A), None
     n = abs(n)
     while True:
@@ -283,6 +292,8 @@ def qr(A, mode="reduced"):
         R = _ops.sub(R, _ops.mul(unsqueeze(tv, -1), unsqueeze(_ops.matmul(unsqueeze(v, -2), R), -2)[..., 0, :, :]))
         Q = _ops.sub(Q, _ops.mul(_ops.matmul(Q, unsqueeze(v, -1)), unsqueeze(tv, -2)))
     R = R.triu()
+    if not k:  # no reflection: Q is the identity, on A's graph all the same (torch's Q of an empty A)
+        Q = _on_empty(Q, A)
     if mode == "complete":
         return _QR(Q, R)
     if mode == "r":
@@ -510,7 +521,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
         M = _ops.sub(M, _ops.mul(multipliers, _ops.where(_ops.gt(cols, j), M[..., j:j + 1, :], 0.0)))
         M = _ops.where(_ops.logical_and(below, _ops.eq(cols, j)), multipliers, M)
     ipiv = _ops.cast(_ops.add(stack(swaps, -1), 1), _ops.dt.int32) if swaps else         _ops.zeros(*batch, 0, dtype=_ops.dt.int32, device=A.device)
-    zero = _ops.eq(stack(pivots, -1), 0) if pivots else _ops.zeros(*batch, 0, dtype=_ops.dt.bool, device=A.device)
+    zero = _ops.eq(stack(pivots, -1), 0) if pivots else _ops.zeros(*batch, 0, dtype=_ops.dt.bool_, device=A.device)
     first = _ops.add(_ops.argmax(_ops.cast(zero, _ops.dt.int32), -1), 1) if pivots else 0
     info = _ops.cast(_ops.where(_ops.any(zero, -1), first, 0), _ops.dt.int32) if pivots else         _ops.zeros(*batch, dtype=_ops.dt.int32, device=A.device)
     if check_errors and bool(_ops.any(_ops.ne(info, 0)).item()):
