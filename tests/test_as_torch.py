@@ -86,7 +86,7 @@ assert Tanh is webtorch.nn.Tanh and Parameter is webtorch.nn.Parameter
 assert importlib.metadata.version("torch") == "2.13.0" and torch.__version__ == "2.13.0"
 assert torch.__version__ >= "2.1" and torch.__version__ < (2, 14) and torch.__webtorch_version__ == "0.1.0"
 assert "torch" in importlib.metadata.packages_distributions()
-assert str(torch.float32) == "torch.float32" and repr(torch.Size([2, 3])) == "torch.Size([2, 3])"
+assert str(torch.float32) == "torch.float32" and repr(torch.Size([2, 3])) == "torch.Size([2, 3])" and torch.torch is torch
 assert str(torch.float32).replace("torch.", "") == "float32"
 assert Tanh.__module__ == "torch.nn.modules.activation" and torch.nn.Linear.__module__ == "torch.nn.modules.linear"
 assert torch.Tensor.__module__ == "torch" and Parameter.__module__ == "torch.nn.parameter"
@@ -180,3 +180,23 @@ def test_torchmetrics(tmp_path_factory):
 def test_sentence_transformers(tmp_path_factory):
     """encode() of all-MiniLM-L6-v2 (Transformer, mean pooling, Normalize; and without Normalize)."""
     run_library("lib_sentence", tmp_path_factory)
+
+
+@needs("peft", "transformers")
+def test_peft(tmp_path_factory):
+    """LoRA, DoRA and IA3 on a tiny Llama: logits, a training step, the adapter off, merge_and_unload."""
+    run_library("lib_peft:lora,dora,ia3", tmp_path_factory)
+
+
+@needs("diffusers")
+def test_diffusers(tmp_path_factory):
+    """UNet2DModel and UNet2DConditionModel from tiny configs (prediction, gradient), DDPM's add_noise and
+    step, a DDIM sampling loop."""
+    run_library("lib_diffusers", tmp_path_factory)
+
+
+@needs("kornia")
+def test_kornia(tmp_path_factory):
+    """Filters, color conversions, geometry (warps, homographies, resize, pyramids), augmentations with
+    fixed parameters, metrics; a gradient through warp_affine."""
+    run_library("lib_kornia", tmp_path_factory)

@@ -42,6 +42,11 @@ def _get_tracing_state():
     return None
 
 
+def _are_functorch_transforms_active():
+    """torch.func.grad here is reverse-mode autograd on real tensors (no functorch wrappers): never."""
+    return False
+
+
 def _jit_set_switch(*args):
     return False
 

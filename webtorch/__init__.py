@@ -26,6 +26,9 @@ from ._factories import *  # noqa: F401,F403  (logspace, range, scalar_tensor, f
 from ._inplace import *  # noqa: F401,F403  (in-place methods attach to Tensor)
 from ._random import *  # noqa: F401,F403
 from ._buffers import frombuffer, from_js, from_numpy
+from ._checks import (_assert, _assert_async, _assert_scalar, _check, _check_index, _check_is_size,  # noqa: F401
+                      _check_not_implemented, _check_tensor_all, _check_tensor_all_with, _check_type, _check_value,
+                      _check_with)
 from ._storage import UntypedStorage, asarray  # noqa: F401  (also attaches Tensor.untyped_storage/data_ptr)
 from ._tensor_types import *  # noqa: F401,F403  (FloatTensor, LongTensor, ...)
 from . import linalg
@@ -40,7 +43,7 @@ from .serialization import load, save
 from . import accelerator, amp, backends, cuda, distributed, distributions, fft, jit, random, special, version
 from .special import polygamma, multigammaln as mvlgamma, gammainc as igamma, gammaincc as igammac  # torch.X forms
 from ._spectral import *  # noqa: F401,F403  (window functions, stft, istft)
-from . import ao, compiler, fx, library, multiprocessing, onnx, types, _C, _custom_ops, _dynamo, _utils  # noqa: F401  (import-time surface)
+from . import ao, compiler, fx, library, multiprocessing, onnx, types, _C, _custom_ops, _dynamo, _subclasses, _utils  # noqa: F401  (import-time surface)
 from . import cpu, func, futures, overrides, testing  # noqa: F401
 from . import nested, quasirandom, storage  # noqa: F401  (refusals naming their gaps; storage.UntypedStorage)
 from .autograd import profiler as _autograd_profiler, profiler_legacy as _profiler_legacy  # noqa: F401,E402
@@ -71,11 +74,6 @@ newaxis = None
 
 def is_complex(x):
     return x.dtype.is_complex
-
-
-def _assert(condition, message):
-    """torch._assert: a traceable assert (an AssertionError with message where condition is false)."""
-    assert condition, message
 
 
 def is_tensor(x):

@@ -134,4 +134,5 @@ def install_as_torch():
     sys.meta_path.insert(0, TorchAliasFinder())
     _rename_classes()
     sys.modules[_ALIAS] = webtorch
+    webtorch.torch = webtorch  # torch.torch is torch (kornia annotates with torch.torch.Tensor)
     return webtorch

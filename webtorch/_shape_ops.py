@@ -509,9 +509,11 @@ def repeat(x, *sizes, repeats=None):
         raise RuntimeError(f"Trying to create tensor with negative dimension {builtins.min(sizes)}: {list(sizes)}")
     x = reshape(x, [1] * (len(sizes) - x.dim()) + list(x.shape))
     check_size([n * r for n, r in zip(x.shape, sizes)], x.dtype, x.device.type)
-    # each dim n as (1, n) expanded to (r, n): one copy, no index tensors to upload
+    # each dim n as (1, n) expanded to (r, n): one copy, no index tensors to upload. The copy is made
+    # explicitly: reshape alone returns a view of x (stride 0 where a repeated dim had size 1; x itself for
+    # repeats of 1), and torch's repeat always returns a new tensor
     split = expand(reshape(x, [v for n in x.shape for v in (1, n)]), *[v for n, r in zip(x.shape, sizes) for v in (r, n)])
-    return reshape(split, [n * r for n, r in zip(x.shape, sizes)])
+    return reshape(_ops.clone(split), [n * r for n, r in zip(x.shape, sizes)])
 
 
 def tile(x, *dims_args, dims=None):
@@ -540,7 +542,7 @@ def repeat_interleave(x, repeats=None, dim=None, *, output_size=None):
     if n and counts.count(counts[0]) == n:  # one count (grouped-query attention's heads): dim d as (n, 1) expanded
         shape = list(x.shape)
         split = expand(reshape(x, shape[:d + 1] + [1] + shape[d + 1:]), *shape[:d + 1], counts[0], *shape[d + 1:])
-        return reshape(split, shape[:d] + [n * counts[0]] + shape[d + 1:])
+        return reshape(_ops.clone(split), shape[:d] + [n * counts[0]] + shape[d + 1:])  # a copy, as repeat
     return _take_by_dims(x, [[i for i, c in enumerate(counts) for _ in range(c)] if k == d else list(range(s))
                              for k, s in enumerate(x.shape)])
 

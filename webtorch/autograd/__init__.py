@@ -788,5 +788,5 @@ NON_DIFFERENTIABLE = {"isnan", "isinf", "signbit", "gcd", "bitwise_left_shift", 
                       "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}
 
 from . import graph  # noqa: E402,F401  (torch.autograd.graph)
-from . import function, functional, variable  # noqa: E402,F401
+from . import forward_ad, function, functional, variable  # noqa: E402,F401
 from .variable import Variable  # noqa: E402,F401

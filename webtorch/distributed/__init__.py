@@ -1,5 +1,10 @@
 """torch.distributed is not available in webtorch (one process, one WebGPU device): is_available()
-is False, and setting up a process group raises."""
+is False, and setting up a process group raises. device_mesh holds the stubs torch builds without
+distributed define (annotations name DeviceMesh)."""
+import enum
+
+from . import device_mesh  # noqa: F401
+from .device_mesh import DeviceMesh, init_device_mesh  # noqa: F401
 
 
 def is_available():
@@ -24,3 +29,22 @@ def _no_group(*args, **kwargs):
 
 
 get_rank = get_world_size = _no_group
+
+
+class ProcessGroup:
+    """A stub as in torch built without distributed (annotations name it); none can be made."""
+    def __init__(self, *args, **kwargs):
+        _unavailable()
+
+
+class ReduceOp(enum.Enum):
+    """The reductions' names, for default arguments (op=ReduceOp.SUM); no collective runs them here."""
+    SUM = 0
+    AVG = 1
+    PRODUCT = 2
+    MIN = 3
+    MAX = 4
+    BAND = 5
+    BOR = 6
+    BXOR = 7
+    PREMUL_SUM = 8

@@ -1,0 +1,163 @@
+"""Gaps the libraries of tests/as_torch/ (peft, diffusers, kornia, torchdiffeq, ...) found in webtorch, closed:
+each probe runs the same code on torch 2.13 and webtorch and gets the same answer (values, exception types and
+messages)."""
+import warnings
+
+import pytest
+import torch
+
+import webtorch
+
+
+def _autograd_products(T):
+    """torch.autograd.functional's vjp, jvp, vhp, hvp and hessian (torchdiffeq's events call vjp)."""
+    F = T.autograd.functional
+    x, y = T.tensor([1.0, 2.0, 3.0]), T.tensor([0.5, -1.0, 2.0])
+
+    def cubic(a, b):
+        return (a ** 3 * b).sum()
+
+    def pair(a, b):
+        return a * b ** 2, (a + b).sum()
+
+    out = [F.vjp(lambda a: a ** 2, x, y), F.vjp(pair, (x, y), (y, T.tensor(2.0))),
+           F.vjp(lambda a: (a ** 2).sum(), x), F.jvp(lambda a: a ** 3, x, y), F.jvp(pair, (x, y), (y, x)),
+           F.vhp(cubic, (x, y), (y, x)), F.hvp(cubic, (x, y), (y, x)), F.hvp(lambda a: (a ** 3).sum(), x, y),
+           F.hessian(lambda a: (a ** 3).prod(), x), F.hessian(cubic, (x, y))]
+    with_graph = F.vjp(lambda a: a ** 3, x.clone().requires_grad_(), y, create_graph=True)[1]
+    errors = []
+    for call in (lambda: F.vjp(lambda a: a ** 2, x), lambda: F.jvp(lambda a: a, x),
+                 lambda: F.vjp(lambda a: a * 2, x, T.ones(2)), lambda: F.hvp(lambda a: a, x, y),
+                 lambda: F.vjp(lambda a: a * 2, (x, y), (y, y, y))):
+        try:
+            call()
+        except RuntimeError as e:
+            errors.append(str(e))
+    strict = F.vjp(lambda a, b: a * 2, (x, y), y)[1][1].tolist()
+    return _lists(out), with_graph.requires_grad, errors, strict
+
+
+def _lists(value):
+    if isinstance(value, (tuple, list)):
+        return [_lists(v) for v in value]
+    return value.tolist()
+
+
+def _checks(T):
+    """torch._check* and _assert_async (kornia asserts its value ranges with _assert_async)."""
+    got = []
+    for call in (lambda: T._check(False), lambda: T._check(False, lambda: "custom"), lambda: T._check_index(False),
+                 lambda: T._check_value(False, lambda: "bad value"), lambda: T._check_type(False),
+                 lambda: T._check_not_implemented(False), lambda: T._check(T.tensor(True)), lambda: T._check(1),
+                 lambda: T._check(True, "not callable"), lambda: T._check(False, "not callable"),
+                 lambda: T._check_tensor_all(T.tensor([True, False])), lambda: T._check_tensor_all(T.tensor([1])),
+                 lambda: T._assert_async(T.tensor(False)), lambda: T._assert_async(T.tensor(0.0), "zero"),
+                 lambda: T._assert_async(T.tensor([1, 1])), lambda: T._assert_scalar(False, "scalar"),
+                 lambda: T._check_with(UserWarning, False, None)):
+        try:
+            call()
+            got.append(None)
+        except Exception as e:  # noqa: BLE001 - compared
+            got.append((type(e).__name__, str(e)))
+    T._check(True), T._check_tensor_all(T.tensor([True, True])), T._assert_async(T.tensor(2))
+    return got
+
+
+def _init_fan(T):
+    w = T.empty(6, 4, 3, 3)
+    try:
+        T.nn.init._calculate_correct_fan(w, "fan_sideways")
+    except ValueError as e:
+        error = str(e)
+    try:
+        T.nn.init.kaiming_uniform_(w, mode="fan_sideways")
+    except ValueError as e:
+        kaiming = str(e)
+    return T.nn.init._calculate_correct_fan(w, "fan_in"), T.nn.init._calculate_correct_fan(w, "FAN_OUT"), error, kaiming
+
+
+def _repeat_is_a_copy(T):
+    """repeat / repeat_interleave return new tensors: writing into one changes neither its source nor its
+    other repeats (webtorch returned a stride-0 view where a repeated dim had size 1, x itself for repeats of 1)."""
+    eye = T.eye(3)[None]
+    batched = eye.repeat(2, 1, 1)
+    batched[:, :2, 2] = T.tensor([[8.0, 8.0], [6.0, 9.0]])  # kornia's get_rotation_matrix2d
+    row = T.ones(1, 3)
+    rows = row.repeat_interleave(2, dim=0)
+    rows[0] += 5
+    same = T.arange(3.0)
+    again = same.repeat(1)
+    again.add_(10)
+    tiled = T.ones(2, 1).tile(1, 1)
+    tiled.mul_(3)
+    return [t.tolist() for t in (eye, batched, row, rows, same, again, tiled)], batched.stride(), rows.stride()
+
+
+def _tracing_answers(T):
+    """Questions libraries ask before data-dependent work: nothing is fake, traced or transformed here."""
+    from importlib import import_module
+    fake = import_module(T.__name__ + "._subclasses.fake_tensor")
+    proxy = import_module(T.__name__ + ".fx.experimental.proxy_tensor")
+    x = T.ones(2)
+    unpacked = T.autograd.forward_ad.unpack_dual(x)
+    with T.autograd.forward_ad.dual_level():
+        inside = T.autograd.forward_ad.unpack_dual(x).tangent
+    return (fake.is_fake(x), proxy.get_proxy_mode(), T._C._are_functorch_transforms_active(),
+            unpacked.primal is x, unpacked.tangent, type(unpacked).__name__, unpacked._fields, inside,
+            isinstance(x, T._subclasses.FakeTensor))
+
+
+def _distributed_names(T):
+    """The names annotations and default arguments read (diffusers: DeviceMesh, ProcessGroup, ReduceOp)."""
+    import torch.distributed.device_mesh  # noqa: F401  (torch imports it lazily)
+    d = T.distributed
+    return (sorted(n for n in dir(d.ReduceOp) if n.isupper()), isinstance(d.ProcessGroup, type),
+            isinstance(d.DeviceMesh, type), d.device_mesh.DeviceMesh is d.DeviceMesh, callable(d.init_device_mesh))
+
+
+def _backend_flags(T):
+    """torch.backends' CPU libraries' flags: set and restored as torch's (their is_available differs: below)."""
+    b = T.backends
+    with b.mkldnn.flags(enabled=False, deterministic=True):
+        inside = (b.mkldnn.enabled, b.mkldnn.deterministic)
+    with b.nnpack.flags(enabled=False):
+        nnpack_flags = b.nnpack.set_flags(False), b.nnpack.set_flags(True)
+    with b.mkldnn.verbose(b.mkldnn.VERBOSE_OFF), b.mkl.verbose(b.mkl.VERBOSE_OFF):
+        pass
+    fastpath = b.mha.get_fastpath_enabled()
+    b.mha.set_fastpath_enabled(False)
+    off = b.mha.get_fastpath_enabled()
+    b.mha.set_fastpath_enabled(True)
+    return inside, (b.mkldnn.enabled, b.mkldnn.deterministic), nnpack_flags, b.nnpack.set_flags(True), fastpath, off
+
+
+PROBES = {name[1:]: fn for name, fn in list(globals().items()) if name.startswith("_") and callable(fn)
+          and fn.__module__ == __name__ and name != "_lists"}
+
+
+def _outcome(fn, T):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(T)
+    except Exception as e:  # noqa: BLE001 - compared
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.parametrize("name", list(PROBES))
+def test_library_gap_as_torch(name):
+    assert _outcome(PROBES[name], webtorch) == _outcome(PROBES[name], torch)
+
+
+def test_absent_cpu_libraries_and_refusals():
+    """webtorch's cpu is numpy: no oneDNN, MKL, OpenMP or NNPACK (torch's CPU build has them), so libraries take
+    their portable paths; making a fake tensor, a dual tensor or a proxy trace raises naming the gap."""
+    b = webtorch.backends
+    assert not any(m.is_available() for m in (b.mkldnn, b.mkl, b.openmp, b.nnpack))
+    assert not b.mkldnn.is_acl_available()
+    from webtorch.fx.experimental.proxy_tensor import make_fx
+    for make, gap in ((webtorch._subclasses.FakeTensorMode, "FakeTensorMode"), (lambda: make_fx(abs), "make_fx"),
+                      (lambda: webtorch.autograd.forward_ad.make_dual(webtorch.ones(1), webtorch.ones(1)),
+                       "forward-mode AD")):
+        with pytest.raises(NotImplementedError, match=gap):
+            make()
