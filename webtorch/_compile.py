@@ -27,6 +27,7 @@ plain values. fullgraph=True makes that an error instead.
 """
 import functools
 import gc
+import operator
 import types
 
 from . import autograd
@@ -112,15 +113,26 @@ class _Checked:
     (nn.module._Changes: attributes, parameters, buffers, submodules, training flags), the state
     locations are those found then, and the state signature holds as long as each location holds the
     same object, each tensor there the same storage and layout, and the arguments' signature (with
-    their storage sharing with that state) is the same. Anything else: the full guard decides."""
-    __slots__ = ("changes", "head", "locations", "ids", "tensors", "layouts", "state_storages", "entry")
+    their storage sharing with that state) is the same. Anything else: the full guard decides.
+
+    It runs at every replay (a decode step's hundreds of state tensors), so each test is one pass at C
+    speed: the locations read by one getter per run of neighbouring keys of a container, the objects
+    compared by identity, each tensor's layout taken by one attrgetter and compared with the one found
+    (its fields are the same objects while nothing changed: the comparison is by identity, element by
+    element), the int tensors' value ranges only where the recording has one. Their buffers are those
+    found then (a storage keeps its buffer)."""
+    __slots__ = ("changes", "head", "fetch", "values", "tensors", "layouts", "state_storages", "ranged",
+                 "state_buffers", "entry")
 
     def __init__(self, changes, head, locations, values, entry):
-        self.changes, self.head, self.locations, self.entry = changes, head, locations, entry
-        self.ids = list(map(id, values))
+        self.changes, self.head, self.entry = changes, head, entry
+        self.fetch, self.values = _fetcher(locations), values
         self.tensors = [v for v in values if isinstance(v, Tensor)]
-        self.layouts = _layouts(self.tensors)
+        self.layouts = list(map(_LAYOUT, self.tensors))
         self.state_storages = _first_of_each_storage(self.tensors)
+        # (index among the inputs and then the state tensors, the recorded range) where a range was recorded
+        self.ranged = [(i, r) for i, r in enumerate(entry.ranges) if r is not None]
+        self.state_buffers = [v._storage.buffer if isinstance(v, Tensor) else None for v in values]
 
     def replay(self, args, kwargs):
         """The replay's result, or None where the full guard must decide."""
@@ -129,12 +141,43 @@ class _Checked:
                 tuple(self.state_storages.get(id(t._storage)) for t in inputs))
         if head != self.head:
             return None
-        values = [_get(loc) for loc in self.locations]
-        if list(map(id, values)) != self.ids or _layouts(self.tensors) != self.layouts:
+        values = self.fetch()
+        if not all(map(operator.is_, values, self.values)) or list(map(_LAYOUT, self.tensors)) != self.layouts:
             return None
-        if not _within(self.entry.ranges, _ranges(inputs, values)):
-            return None
-        return _replay(self.entry, inputs, values)
+        if self.ranged:
+            tensors = inputs + self.tensors
+            for i, (lo, hi) in self.ranged:
+                now = tensors[i]._storage.buffer.value_range
+                if now is None or now[0] < lo or hi < now[1]:
+                    return None
+        return _replay(self.entry, inputs, values, self.state_buffers)
+
+
+# A tensor's layout as a fast guard compares it: the same fields as _layout's and the full guard's, taken at C speed
+_LAYOUT = operator.attrgetter("_storage", "shape", "_stride", "_offset", "dtype", "_requires_grad", "grad_fn")
+
+
+def _fetcher(locations):
+    """A function returning the objects at the locations (_get of each), in order: one itemgetter or
+    attrgetter for each run of neighbouring locations in one container."""
+    runs = []
+    for container, key, is_attr in locations:
+        if runs and runs[-1][0] is container and runs[-1][1] == is_attr:
+            runs[-1][2].append(key)
+        else:
+            runs.append((container, is_attr, [key]))
+    getters = [((operator.attrgetter if is_attr else operator.itemgetter)(*keys), container, len(keys) == 1)
+               for container, is_attr, keys in runs]
+
+    def fetch():
+        values = []
+        for get, container, single in getters:
+            if single:
+                values.append(get(container))
+            else:
+                values += get(container)
+        return values
+    return fetch
 
 
 def _first_of_each_storage(tensors):
@@ -143,10 +186,6 @@ def _first_of_each_storage(tensors):
     for i, t in enumerate(tensors):
         first.setdefault(id(t._storage), i)
     return first
-
-
-def _layouts(tensors):
-    return [(t._storage, t.shape, t._stride, t._offset, t.dtype, t._requires_grad, t.grad_fn is None) for t in tensors]
 
 
 class CompiledFunction:
@@ -315,9 +354,11 @@ def _output_slot(program, x):
     return ("value", x)
 
 
-def _replay(entry, inputs, values):
+def _replay(entry, inputs, values, state_buffers=None):
+    """state_buffers: the values' buffers (None where a value is no tensor), when the caller knows them."""
     rt = runtime()
-    state_buffers = [v._storage.buffer if isinstance(v, Tensor) else None for v in values]
+    if state_buffers is None:
+        state_buffers = [v._storage.buffer if isinstance(v, Tensor) else None for v in values]
     new = entry.program.replay(rt, [t._storage.buffer for t in inputs], state_buffers)
     storages = {}
 

@@ -194,17 +194,21 @@ class Program:
         """Runs the kernels again with these buffers bound; returns the "new" slots' buffers (those
         still allocated at the end: the results' and new state's; the others went back to the cache
         where the recorded call released them)."""
-        new = [None] * self.new_count
+        if self.pinned is None:
+            new = [None] * self.new_count
+        else:  # the intermediates' slots are bound to the program's own buffers
+            if self.pinned_buffers is None or self.pinned_buffers[0] is not runtime:
+                pinned, sizes = self.pinned
+                buffers = [runtime.alloc(size) for size in sizes]
+                bound_new = [None] * self.new_count  # the "new" slots with those filled in, copied at each replay
+                for k, i in pinned.items():
+                    bound_new[k] = buffers[i]
+                self.pinned_buffers = runtime, bound_new
+                self.encoded = None
+            new = self.pinned_buffers[1].copy()
         bound = {"input": input_buffers, "state": state_buffers, "new": new, "owned": _Owned(runtime)}
         alloc, release, run, upload = runtime.alloc, runtime.release, runtime.run, runtime.upload
-        if self.pinned is not None:  # the intermediates' slots are bound to the program's own buffers
-            pinned, sizes = self.pinned
-            if self.pinned_buffers is None or self.pinned_buffers[0] is not runtime:
-                self.pinned_buffers = runtime, [runtime.alloc(size) for size in sizes]
-                self.encoded = None
-            buffers = self.pinned_buffers[1]
-            for k, i in pinned.items():
-                new[k] = buffers[i]
+        if self.pinned is not None:
             if not runtime.hooks and self.encodable:
                 encoded = self.encoded
                 if encoded is None or not encoded.holds(state_buffers):
@@ -253,6 +257,7 @@ class _Encoded:
     def __init__(self, program, runtime, bound):
         from . import webgpu
         self.state = [b.id if b is not None else None for b in bound["state"]]
+        self.held = None
         steps = [step for step in program.replayed_steps if step[0] in ("run", "fused")]
         words, meta, patches, written = [], array.array("I"), [], set()
         align = runtime._align
@@ -275,7 +280,8 @@ class _Encoded:
                     words.append(bound[kind][i].id)
             meta += words_of_meta
             meta += array.array("I", bytes(4 * (-len(words_of_meta) % align)))
-            written.update([slots[0]] + [slots[i] for i in (step[5] if step[0] == "fused" else ())])
+            written.update(s for s in [slots[0]] + [slots[i] for i in (step[5] if step[0] == "fused" else ())]
+                           if s[0] != "new" or s[1] not in program.pinned[0])  # (no op sees an intermediate)
             self.kernels += 1
         runtime.upload(arena, meta)
         self.arena, self.words, self.patches, self.written = arena, array.array("I", words), patches, sorted(written)
@@ -285,7 +291,13 @@ class _Encoded:
                         if step[0] == "upload" and len(step[2])]
 
     def holds(self, state_buffers):
-        return [b.id if b is not None else None for b in state_buffers] == self.state
+        """Whether state_buffers (the list of the last replay that held, or an equal one) are those bound."""
+        if state_buffers is self.held:
+            return True
+        if [b.id if b is not None else None for b in state_buffers] != self.state:
+            return False
+        self.held = state_buffers  # a caller passing the same list again (compile's fast guard) is not compared
+        return True
 
     def submit(self, runtime, bound):
         new = bound["new"]
