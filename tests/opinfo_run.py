@@ -14,6 +14,8 @@ A spec:
    "tied_indices": bool              # sort/topk of an input with ties: index outputs are not
                                      # compared value by value (either order of equal values is right)
    "abs_outputs": [1]                # outputs compared by absolute value (eigenvectors: up to sign)
+   "normwise": 1e-5                  # atol at least this times the largest |expected| of each compared result
+                                     # (a matrix function's float32 error is relative to the matrix, not entry)
   }
 Values inside args/kwargs:
   {"tensor": dtype, "shape": [...], "values": [flat, "nan"/"inf"/"-inf" for non-finite],
@@ -210,18 +212,30 @@ def judge(T, spec, device, expected):
         expected = dict(expected, forward=_float64_as_float32(expected["forward"]))
     if spec.get("tied_indices"):
         actual["forward"], expected["forward"] = _without_indices(actual["forward"]), _without_indices(expected["forward"])
+    def atol(plain):
+        return max(spec["atol"], spec.get("normwise", 0) * _largest(plain))
     try:
-        assert_close(actual["forward"], expected["forward"], spec["atol"], spec["rtol"], "forward")
+        assert_close(actual["forward"], expected["forward"], atol(expected["forward"]), spec["rtol"], "forward")
         if any(d != device for d in actual["devices"]):
             return "wrong", "a result on %s, expected %s" % (actual["devices"], device)
         if "grads" in expected:
             if "grads" not in actual:
                 return "wrong", "no gradient"
             for i, (a, e) in enumerate(zip(actual["grads"], expected["grads"])):
-                assert_close(a, e, spec["atol"], spec["rtol"], "grad[%d]" % i)
+                assert_close(a, e, atol(e), spec["rtol"], "grad[%d]" % i)
     except AssertionError as e:
         return "wrong", str(e).splitlines()[0][:300]
     return "pass", ""
+
+
+def _largest(plain):
+    """The largest finite |value| of a plain result's float tensors (0 if none)."""
+    if plain["kind"] == "seq":
+        return max([_largest(p) for p in plain["items"]] + [0])
+    if plain["kind"] != "tensor" or not plain["dtype"].startswith("float"):
+        return 0
+    values = [abs(_dec_float(v)) for v in plain["values"]]
+    return max([v for v in values if v != float("inf")] + [0])
 
 
 def _without_indices(plain):
