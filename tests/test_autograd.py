@@ -153,3 +153,16 @@ def test_backward_inputs_accumulates_only_there(device):
         grads.append((a.grad, b.grad.tolist()))
     assert grads[0][0] is None and grads[1][0] is None
     assert grads[1][1] == grads[0][1]
+
+
+@pytest.mark.parametrize("size,stride,offset,n", [((), (), 0, 3), ((2,), (1,), 0, 4), ((2,), (2,), 1, 5)])
+def test_as_strided_scatter_gradient_is_the_numerical_one(size, stride, offset, n):
+    """d out / d input is 1 on the elements src leaves and 0 on those it overwrites (torch 2.13's backward
+    gives the complement: its gradcheck fails, docs/limits.md); d out / d src picks the overwritten ones."""
+    x = webtorch.arange(1.0, n + 1).requires_grad_()
+    src = webtorch.zeros(size, requires_grad=True)
+    g = webtorch.arange(10.0, 10 + n)
+    webtorch.as_strided_scatter(x, src, size, stride, offset).backward(g)
+    kept = torch.as_strided_scatter(torch.ones(n), torch.zeros(size), size, stride, offset)  # 1 where x survives
+    assert x.grad.tolist() == (torch.arange(10.0, 10 + n) * kept).tolist()
+    assert src.grad.tolist() == torch.arange(10.0, 10 + n).as_strided(size, stride, offset).tolist()
