@@ -116,19 +116,20 @@ class _Checked:
     their storage sharing with that state) is the same. Anything else: the full guard decides.
 
     It runs at every replay (a decode step's hundreds of state tensors), so each test is one pass at C
-    speed: the locations read by one getter per run of neighbouring keys of a container, the objects
-    compared by identity, each tensor's layout taken by one attrgetter and compared with the one found
-    (its fields are the same objects while nothing changed: the comparison is by identity, element by
-    element), the int tensors' value ranges only where the recording has one. Their buffers are those
+    speed: the locations read by one getter per container or attribute name (_fetcher), the objects
+    compared by identity, each tensor's layout compared with the one found (its fields are the same
+    objects while nothing changed: compared by identity, element by element), the int tensors' value
+    ranges only where the recording has one. Their buffers are those
     found then (a storage keeps its buffer)."""
-    __slots__ = ("changes", "head", "fetch", "values", "tensors", "layouts", "state_storages", "ranged",
+    __slots__ = ("changes", "head", "fetch", "values", "fetched", "tensors", "layouts", "state_storages", "ranged",
                  "state_buffers", "entry")
 
     def __init__(self, changes, head, locations, values, entry):
         self.changes, self.head, self.entry = changes, head, entry
-        self.fetch, self.values = _fetcher(locations), values
+        self.fetch, order = _fetcher(locations)
+        self.values, self.fetched = values, [values[i] for i in order]  # (fetch's order)
         self.tensors = [v for v in values if isinstance(v, Tensor)]
-        self.layouts = list(map(_LAYOUT, self.tensors))
+        self.layouts = _layouts(self.tensors)
         self.state_storages = _first_of_each_storage(self.tensors)
         # (index among the inputs and then the state tensors, the recorded range) where a range was recorded
         self.ranged = [(i, r) for i, r in enumerate(entry.ranges) if r is not None]
@@ -141,8 +142,11 @@ class _Checked:
                 tuple(self.state_storages.get(id(t._storage)) for t in inputs))
         if head != self.head:
             return None
-        values = self.fetch()
-        if not all(map(operator.is_, values, self.values)) or list(map(_LAYOUT, self.tensors)) != self.layouts:
+        try:
+            values = self.fetch()
+        except (KeyError, AttributeError):  # a location gone (a module's __dict__ written directly)
+            return None
+        if not all(map(operator.is_, values, self.fetched)) or _layouts(self.tensors) != self.layouts:
             return None
         if self.ranged:
             tensors = inputs + self.tensors
@@ -150,34 +154,44 @@ class _Checked:
                 now = tensors[i]._storage.buffer.value_range
                 if now is None or now[0] < lo or hi < now[1]:
                     return None
-        return _replay(self.entry, inputs, values, self.state_buffers)
-
-
-# A tensor's layout as a fast guard compares it: the same fields as _layout's and the full guard's, taken at C speed
-_LAYOUT = operator.attrgetter("_storage", "shape", "_stride", "_offset", "dtype", "_requires_grad", "grad_fn")
+        return _replay(self.entry, inputs, self.values, self.state_buffers)  # (the same objects)
 
 
 def _fetcher(locations):
-    """A function returning the objects at the locations (_get of each), in order: one itemgetter or
-    attrgetter for each run of neighbouring locations in one container."""
-    runs = []
-    for container, key, is_attr in locations:
-        if runs and runs[-1][0] is container and runs[-1][1] == is_attr:
-            runs[-1][2].append(key)
+    """(fetch, order): fetch() returns the objects at the locations (_get of each) in the order `order`
+    lists the locations' indices: one itemgetter call per container for its keys, one map of an
+    attrgetter per attribute name over the objects holding it (a parameter's .grad: one pass for all)."""
+    items, attrs = {}, {}
+    for i, (container, key, is_attr) in enumerate(locations):
+        if is_attr:
+            attrs.setdefault(key, ([], []))
+            attrs[key][0].append(container)
+            attrs[key][1].append(i)
         else:
-            runs.append((container, is_attr, [key]))
-    getters = [((operator.attrgetter if is_attr else operator.itemgetter)(*keys), container, len(keys) == 1)
-               for container, is_attr, keys in runs]
+            items.setdefault(id(container), (container, [], []))
+            items[id(container)][1].append(key)
+            items[id(container)][2].append(i)
+    by_container = [(operator.itemgetter(*keys), container, len(keys) == 1) for container, keys, _ in items.values()]
+    by_name = [(operator.attrgetter(name), holders) for name, (holders, _) in attrs.items()]
+    order = [i for *_, indices in items.values() for i in indices] + [i for _, indices in attrs.values() for i in indices]
 
     def fetch():
         values = []
-        for get, container, single in getters:
+        for get, container, single in by_container:
             if single:
                 values.append(get(container))
             else:
                 values += get(container)
+        for get, holders in by_name:
+            values += map(get, holders)
         return values
-    return fetch
+    return fetch, order
+
+
+def _layouts(tensors):
+    """The tensors' layouts as the fast guard compares them (a comprehension: its attribute reads are the
+    interpreter's specialised slot reads, twice as fast as an operator.attrgetter of the same fields)."""
+    return [(t._storage, t.shape, t._stride, t._offset, t.dtype, t._requires_grad, t.grad_fn is None) for t in tensors]
 
 
 def _first_of_each_storage(tensors):
