@@ -37,7 +37,8 @@ def test_decode_step_recorded_once_and_replayed():
     and of the next one (a shorter prompt: the position is a device tensor, not part of the step's
     signature): the tokens are torch's and those of the same step run eagerly (replay=False); a row
     that ends (eos) is padded while the other goes on, also when tokens are read back 3 at a time;
-    seeded top-k/top-p sampling draws the same tokens replayed as eagerly."""
+    seeded top-k/top-p sampling draws the same tokens replayed as eagerly. The step's rotary angles, cos
+    and sin are one kernel."""
     path, reference = saved("llama")
     expected = reference["generated"].tolist()
     model = hf.from_pretrained(path)
@@ -48,6 +49,8 @@ def test_decode_step_recorded_once_and_replayed():
     assert model.generate(ids, max_new_tokens=new).tolist() == expected
     assert model.generate(ids[:, :4], max_new_tokens=new).tolist() == shorter
     assert model._decoder.stats == {"captures": 1, "replays": 2 * (new - 1) - 1, "eager": 0}
+    steps = model._decoder.step._compiled_call.checked.entry.program.steps  # the rotary angles, cos, sin: one kernel
+    assert [["mul", "cos", "sin"] == [m[0] for m in s[1][0][3]] for s in steps if s[0] == "fused"].count(True) == 1
     eos = expected[0][len(hf_tiny.PROMPT[0]) + 1]  # row 0's second new token ends it; row 1 never makes it
     assert eos not in expected[1][len(hf_tiny.PROMPT[1]):]
     ended = expected[0][:len(hf_tiny.PROMPT[0]) + 2] + [0] * (new - 2)
