@@ -24,6 +24,8 @@ of failure remains) and printed as a Python program.
   python tests/fuzz.py --seed 17 --count 1 --show     # one program, printed
   python tests/fuzz.py --seed 1 --minutes 30 --wide   # also gather/index_add, conv, conv_transpose, pooling,
                                                       # interpolate, layer_norm, int64 sums/scans, in-place views
+  python tests/fuzz.py --seed 1 --minutes 30 --more   # also special.*, nan-reductions, scans, histc, bucketize,
+                                                      # scatter_reduce, index_reduce, cov/corrcoef, diff, quantile, ...
 
 tests/test_fuzz.py runs a fixed set of seeds in CI.
 """
@@ -65,6 +67,8 @@ KNOWN = [
     ("UNDEFINED", None, r"", "docs/limits.md: an in-place op whose operand overlaps the written tensor"),
     ("WRONG-VALUE", "webgpu", r"\.to\(torch\.int(32|64)\).*expected -(2147483648|9223372036854775808)$",
      "docs/limits.md: a float outside the integer range converts by clamping on webgpu"),
+    ("WRONG-VALUE", "webgpu", r"dtype float32, expected float64$",
+     "docs/limits.md: float64 on webgpu is float32 (WebGPU has no f64): float_power's result, a .double()"),
     ("WRONG-VALUE", None, r"(remainder|fmod| % ).*expected 'nan'",
      "docs/limits.md, float32 accuracy: torch's vectorised fmod/remainder give NaN where a/b overflows"),
     ("WRONG-VALUE", None, r"\b(add|sub|rsub)\(.*alpha=.*: actual -?[0-9][0-9.e+-]*, expected '-?inf'$",
@@ -187,9 +191,11 @@ def _pick(rng, pool, pred=lambda v: True):
     return rng.choice(cands) if cands else None
 
 
-def _step(rng, pool, wide=False):
+def _step(rng, pool, wide=False, more=False):
     """One statement's right-hand side over variables in pool (or None)."""
     bad = rng.random() < 0.06
+    if more and rng.random() < 0.4:
+        return _more_step(rng, pool, bad)
     if wide and rng.random() < 0.3:
         return _wide_step(rng, rng.choice(pool), bad)
     kind = rng.random()
@@ -371,7 +377,109 @@ def _wide_step(rng, a, bad):
     return "torch.nn.functional.interpolate(%s, size=(%d, %d), mode=%r)" % (x4, rng.randint(1, 5), rng.randint(1, 5), mode)
 
 
-def generate(seed, n_steps=None, wide=False):
+MORE_UNARY = ["deg2rad", "rad2deg", "lgamma", "digamma", "erfc", "erfinv", "i0", "sinc", "logit", "log10", "sgn",
+              "fix", "signbit", "isneginf", "isposinf", "positive", "asinh", "acosh", "atanh", "acos",
+              "special.expit", "special.i1", "special.gammaln", "special.psi",
+              "nn.functional.mish", "nn.functional.hardswish", "nn.functional.hardsigmoid", "nn.functional.selu",
+              "nn.functional.celu", "nn.functional.logsigmoid", "nn.functional.softsign",
+              "nn.functional.tanhshrink", "nn.functional.relu6", "nn.functional.leaky_relu"]
+MORE_BINARY = ["xlogy", "special.xlogy", "special.zeta", "logaddexp", "logaddexp2", "copysign", "nextafter",
+               "heaviside", "fmax", "fmin", "float_power", "true_divide", "ldexp", "igamma", "igammac", "isclose"]
+MORE_INTEGER = ["gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift"]  # drawn over integer operands
+MORE_DIM = ["nansum", "nanmean", "logcumsumexp", "count_nonzero", "cumulative_trapezoid", "trapezoid"]
+MORE_DIM_TUPLE = ["cummax", "cummin", "nanmedian", "median", "mode", "std_mean", "var_mean", "aminmax"]
+
+
+def _more_step(rng, pool, bad):
+    """--more: ops the steps above never draw (special functions, nan-reductions, scans, histograms and
+    buckets, scatter_reduce/index_reduce, cov/corrcoef, diff, lerp/addcdiv, polygamma), over any input
+    dtype (torch's refusals of int or bool inputs must be webtorch's too)."""
+    a = rng.choice(pool)
+    if rng.random() < 0.75:
+        a = _pick(rng, pool, lambda v: v.is_float) or a
+    nd, n = len(a.shape), math.prod(a.shape)
+    d = _dim(rng, a, bad)
+    r = rng.randrange(14)
+    if r < 3:
+        return "torch.%s(%s)" % (rng.choice(MORE_UNARY), a.name)
+    if r < 5:
+        op = rng.choice(MORE_BINARY + MORE_INTEGER)
+        if op in MORE_INTEGER and not bad:
+            a = _pick(rng, pool, lambda v: v.dtype in ("int64", "int32", "bool")) or a
+        b = _pick(rng, pool, lambda v: v is not a and (bad or _broadcastable(a.shape, v.shape)))
+        rhs = b.name if b is not None and rng.random() < 0.75 else _lit(rng.choice([2, -1, 0, 0.5, 3, float("inf")]))
+        if op == "ldexp" and rng.random() < 0.7:
+            rhs = "torch.tensor(%s, device=dev)" % _lit(rng.choice([2, -3, 10, 130, -150]))
+        return "torch.%s(%s, %s)" % (op, a.name, rhs)
+    if r == 5:
+        op = rng.choice(MORE_DIM)
+        if op == "count_nonzero" and rng.random() < 0.3:
+            return "torch.count_nonzero(%s)" % a.name
+        return "torch.%s(%s, dim=%d)" % (op, a.name, d)
+    if r == 6:
+        op = rng.choice(MORE_DIM_TUPLE)
+        part = rng.randrange(2)
+        if op == "aminmax":
+            return "torch.aminmax(%s%s)[%d]" % (a.name, ", dim=%d" % d if rng.random() < 0.6 else "", part)
+        if op in ("std_mean", "var_mean"):
+            return "torch.%s(%s, %d, correction=%d)[%d]" % (op, a.name, d, rng.choice([0, 1, 2]), part)
+        if op in ("nanmedian", "median") and rng.random() < 0.3:
+            return "torch.%s(%s)" % (op, a.name)
+        return "torch.%s(%s, %d)[%d]" % (op, a.name, d, part)
+    if r == 7:
+        q = rng.choice(["0.5", "0.0", "1.0", "0.3", "torch.tensor([0.25, 0.75], device=dev)", "1.5" if bad else "0.9"])
+        return "torch.%s(%s, %s, dim=%d, interpolation=%r)" % (rng.choice(["quantile", "nanquantile"]), a.name, q, d, rng.choice(
+            ["linear", "lower", "higher", "midpoint", "nearest"]))
+    if r == 8:
+        k = rng.randint(1, 3)
+        extra = ""
+        if nd and a.shape[d % nd] and rng.random() < 0.3:
+            extra = ", prepend=%s.narrow(%d, 0, 1)" % (a.name, d)
+        return "torch.diff(%s, n=%d, dim=%d%s)" % (a.name, k, d, extra)
+    if r == 9:
+        bounds = sorted(_values(rng, rng.randint(0, 5), "float32" if a.is_float or rng.random() < 0.5 else a.dtype),
+                        key=lambda v: (v != v, v))
+        dtype = "float32" if any(isinstance(v, float) for v in bounds) else "int64"
+        seq = "torch.tensor([%s], dtype=torch.%s, device=dev)" % (", ".join(_lit(v) for v in bounds), dtype)
+        right = rng.random() < 0.5
+        if rng.random() < 0.5:
+            return "torch.bucketize(%s, %s, right=%r)" % (a.name, seq, right)
+        return "torch.searchsorted(%s, %s, right=%r)" % (seq, a.name, right)
+    if r == 10:
+        lo, hi = rng.choice([(0, 0), (-1, 1), (0, 3), (-2.5, 1e4), (1, 1), (2, -2) if bad else (0, 1)])
+        return "torch.histc(%s, bins=%d, min=%s, max=%s)" % (a.name, rng.randint(1, 6), _lit(lo), _lit(hi))
+    if r == 11 and nd and a.shape[d % nd] > 0:
+        size = a.shape[d % nd]
+        include = rng.random() < 0.5
+        if rng.random() < 0.5:
+            idx = [rng.randrange(size) for _ in range(n)]
+            return ("torch.scatter_reduce(%s, %d, torch.tensor(%r, dtype=torch.int64, device=dev).reshape(%r), %s, %r, "
+                    "include_self=%r)") % (a.name, d, idx, a.shape, a.name, rng.choice(["sum", "prod", "mean", "amax", "amin"]),
+                                           include)
+        idx = [rng.randrange(size) for _ in range(size)]
+        return "%s.index_reduce(%d, torch.tensor(%r, dtype=torch.int64, device=dev), %s, %r, include_self=%r)" % (
+            a.name, d, idx, a.name, rng.choice(["prod", "mean", "amax", "amin"]), include)
+    if r == 12:
+        op = rng.choice(["cov", "corrcoef"])
+        x = a.name if nd <= 2 else "%s.reshape(%d, -1)" % (a.name, a.shape[0])
+        if op == "cov" and rng.random() < 0.5:
+            return "torch.cov(%s, correction=%d)" % (x, rng.choice([0, 1, 2]))
+        return "torch.%s(%s)" % (op, x)
+    b = _pick(rng, pool, lambda v: v is not a and (bad or _broadcastable(a.shape, v.shape)))
+    other = b.name if b is not None else _lit(rng.choice([2.0, -0.5]))
+    op = rng.choice(["lerp", "addcdiv", "addcmul", "polygamma", "mvlgamma", "clamp"])
+    if op == "lerp":
+        return "torch.lerp(%s, %s, %s)" % (a.name, other if b is not None else a.name, _lit(rng.choice([0.5, 2.0, -1.0])))
+    if op in ("addcdiv", "addcmul"):
+        return "torch.%s(%s, %s, %s, value=%s)" % (op, a.name, a.name, other, _lit(rng.choice([1, 0.5, -2])))
+    if op == "polygamma":
+        return "torch.polygamma(%d, %s)" % (rng.choice([0, 1, 2, 3]), a.name)
+    if op == "mvlgamma":
+        return "torch.mvlgamma(%s, p=%d)" % (a.name, rng.choice([1, 2, 3]))
+    return "torch.clamp(%s, min=%s, max=%s)" % (a.name, other, _lit(rng.choice([0.0, 1.0, float("nan")])))
+
+
+def generate(seed, n_steps=None, wide=False, more=False):
     """A program (list of statements) for a seed; runs torch while drawing it to know the shapes."""
     import torch
     rng = random.Random(seed)
@@ -386,7 +494,7 @@ def generate(seed, n_steps=None, wide=False):
         lines.append(line)
         pool.append(Var("x%d" % i, shape, dtype))
     for i in range(n_steps or rng.randint(1, 7)):
-        rhs = _step(rng, pool, wide)
+        rhs = _step(rng, pool, wide, more)
         name = "v%d" % i
         line = "%s = %s" % (name, rhs)
         try:
@@ -744,7 +852,7 @@ def repro(lines, device):
             "dev = %r\n%s\nprint(%s)" % (device, body, lines[-1].split(" = ", 1)[0]))
 
 
-def fuzz(seeds, deadline=None, verbose=True, known=known_reason, wide=False):
+def fuzz(seeds, deadline=None, verbose=True, known=known_reason, wide=False, more=False):
     """Run the programs of seeds (until deadline); returns (programs run, findings). A finding is a
     dict: seed, device, kind, statement, message, repro (minimised unless known(finding) names it)."""
     findings, ran = [], 0
@@ -752,7 +860,7 @@ def fuzz(seeds, deadline=None, verbose=True, known=known_reason, wide=False):
         if deadline is not None and time.time() > deadline:
             break
         ran += 1
-        lines = generate(seed, wide=wide)
+        lines = generate(seed, wide=wide, more=more)
         for device, kind, i, msg in check(lines):
             f = {"seed": seed, "device": device, "kind": kind, "message": msg, "program": "\n".join(lines),
                  "statement": lines[i] if i < len(lines) else "(the end)"}
@@ -777,6 +885,8 @@ def main(argv):
     p.add_argument("--minutes", type=float, default=None, help="stop after this long")
     p.add_argument("--show", action="store_true", help="print each program")
     p.add_argument("--wide", action="store_true", help="also draw the families of _wide_step (not in tests/test_fuzz.py's seeds)")
+    p.add_argument("--more", action="store_true", help="also draw the ops of _more_step (special functions, nan-reductions, "
+                   "scans, histc/bucketize, scatter_reduce/index_reduce, cov/corrcoef, diff, ...)")
     args = p.parse_args(argv)
     start = time.time()
     deadline = start + 60 * args.minutes if args.minutes else None
@@ -784,8 +894,8 @@ def main(argv):
     seeds = range(args.seed, args.seed + count)
     if args.show:
         for s in seeds:
-            print("# seed %d\n%s\n" % (s, "\n".join(generate(s, wide=args.wide))))
-    ran, findings = fuzz(seeds, deadline, wide=args.wide)
+            print("# seed %d\n%s\n" % (s, "\n".join(generate(s, wide=args.wide, more=args.more))))
+    ran, findings = fuzz(seeds, deadline, wide=args.wide, more=args.more)
     kinds = {}
     for f in findings:
         kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1

@@ -234,7 +234,38 @@ FINDINGS = [
         lambda x: T.linalg.vector_norm(x, 0), lambda x: T.norm(x, 0), lambda x: T.norm(x[:0], 0),
         lambda x: T.linalg.vector_norm(x, 0) + (2 * x).sum(), lambda x: T.linalg.vector_norm(x.reshape(2, 2), 0, dim=1).sum())],
      {}),
-]
+    # fuzz --more (seed 8900103): quantile's lower/higher/nearest read one element and midpoint always lerps at
+    # 0.5, as torch; webtorch lerped every mode (inf + 0 * (inf - inf): NaN where torch gives inf)
+    ("quantile-infinite-elements", lambda T, d: [f(T.tensor(v, device=d), q, interpolation=m)
+                                                 for f in (T.quantile, T.nanquantile)
+                                                 for m in ("linear", "lower", "higher", "midpoint", "nearest")
+                                                 for v in ([math.inf], [math.inf, math.inf, 1.0, -math.inf]) for q in (0.5, 0.9)],
+     {}),
+    # (probing the --more table's ops over dtypes) copysign's result is the operands' promoted floating dtype (an
+    # int magnitude with a float sign gave int; a bool one raised); logaddexp2 of a bool operand raised
+    ("copysign-promotes", lambda T, d: (T.copysign(_ints(T, d), _floats(T, d)), T.copysign(_bools(T, d), _floats(T, d)),
+                                        T.copysign(_ints(T, d).int(), -1)), {}),
+    ("logaddexp2-bool-operand", lambda T, d: (T.logaddexp2(_floats(T, d), _bools(T, d)),
+                                              T.logaddexp2(_bools(T, d), _floats(T, d))), {}),
+] + [(name, fn, {}) for name, fn in [  # torch's refusals (an exception of its type), where webtorch computed or raised another
+    ("logaddexp-int", lambda T, d: T.logaddexp(_ints(T, d), _ints(T, d))),
+    ("logaddexp2-int-bool", lambda T, d: T.logaddexp2(_ints(T, d), _bools(T, d))),
+    ("nextafter-int", lambda T, d: T.nextafter(_ints(T, d), _ints(T, d).int())),
+    ("logcumsumexp-int", lambda T, d: T.logcumsumexp(_ints(T, d), 0)),
+    ("diff-0d", lambda T, d: T.diff(_floats(T, d)[0])),
+    ("igamma-number", lambda T, d: T.igamma(_floats(T, d), 2)),
+    ("igammac-number", lambda T, d: T.igammac(0.5, _floats(T, d))),
+    ("histc-nan-range", lambda T, d: T.histc(T.tensor([1.0, math.nan], device=d), bins=2)),
+    ("histc-inf-range", lambda T, d: T.histc(_floats(T, d), bins=2, min=0, max=math.inf)),
+    ("nanmedian-bool", lambda T, d: T.nanmedian(_bools(T, d), 0)),
+    ("index_reduce-bool", lambda T, d: _bools(T, d).index_reduce(0, T.tensor([0, 0, 1], device=d), _bools(T, d), "amax")),
+    ("scatter_reduce-mean-bool", lambda T, d: T.scatter_reduce(_bools(T, d), 0, T.tensor([0, 0, 1], device=d),
+                                                               _bools(T, d), "mean")),
+    ("mvlgamma-bool", lambda T, d: T.mvlgamma(_bools(T, d), 1)),
+    ("lerp-int-float-end", lambda T, d: T.lerp(_ints(T, d), _floats(T, d), 2.0)),
+    ("ldexp-float-bool-exponent", lambda T, d: T.ldexp(_floats(T, d), _bools(T, d))),
+    ("addcmul-bool", lambda T, d: T.addcmul(_bools(T, d), _bools(T, d), _bools(T, d))),
+]]
 
 
 def _ord0_grad(T, d, fn):

@@ -397,6 +397,8 @@ def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     out = _ops.clone(x)  # contiguous from element 0: the offsets below index it and its likes
     offsets, src = _scatter_offsets("scatter_reduce", out, dim, index, src)
+    if reduce == "mean" and x.dtype is dt.bool_:
+        raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
     tracking = _tape.is_grad_enabled() and (x.requires_grad or src.requires_grad)
     if reduce == "prod" and tracking:
         raise NotImplementedError("webtorch: scatter_reduce(reduce='prod') has no gradient yet")
@@ -650,6 +652,9 @@ def index_reduce(x, dim, index, source, reduce, *, include_self=True):
                            f"source.size(dim): ({source.shape[d]}), for dim: {d}")
     if index.numel() and bool(_ops.logical_or(_ops.ge(index, x.shape[d] if x.dim() else 1), _ops.lt(index, 0)).any()):
         raise IndexError("index out of range in self")  # torch takes no negative index here
+    if x.dtype is dt.bool_:
+        raise NotImplementedError(f"\"{'index_func_' if include_self else 'index_reduce_func_exclude_input_init'}\" "
+                                  f"not implemented for 'Bool'")
     spread = reshape(index, [-1 if k == d else 1 for k in range(source.dim())]) if source.dim() else index
     return scatter_reduce(x, d, expand(spread, *source.shape), source, reduce, include_self=include_self)
 

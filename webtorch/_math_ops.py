@@ -44,7 +44,16 @@ log1p, expm1, log2, log10, tan, asin, acos, sinh, cosh, erfinv, atan2 = map(
     autocast_op, (log1p, expm1, log2, log10, tan, asin, acos, sinh, cosh, erfinv, atan2))
 
 
+def _floating_kernel(kernel_name, *operands):
+    """The operands' result dtype, after torch's refusal where it is not floating (a kernel for floats only)."""
+    kind = dt.result_type(*operands)
+    if not (kind.is_floating_point or kind.is_complex):
+        raise NotImplementedError(f"\"{kernel_name}\" not implemented for '{_TYPE_NAMES[kind.name]}'")
+    return kind
+
+
 def nextafter(a, b):
+    _floating_kernel("nextafter_cpu", a, b)
     if builtins.any(_is_tensor(t) and t.dtype is dt.float16 for t in (a, b)):
         raise NotImplementedError("webtorch: nextafter for float16 is not supported (float32 steps only)")
     return _ops.elementwise("nextafter", a, b)
@@ -142,8 +151,7 @@ def cummin(x, dim):
 def logcumsumexp(x, dim):
     """A scan whose combine is logaddexp (associative, so the parallel scan applies); its
     gradient is that of log(cumsum(exp(x))): Σ_{j≥i} g_j e^(x_i - out_j)."""
-    if not x.dtype.is_floating_point and not x.dtype.is_complex:
-        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_TYPE_NAMES[x.dtype.name]}'")
+    _floating_kernel("logcumsumexp_out_cpu", x)
     d = _wrap_dim(dim, max(x.dim(), 1))
     out = _last_dim_op(x, d, lambda m: [backend(m.device.type).scan("logaddexp", m)])[0]
     return _tape.record("logcumsumexp", out, (x,), dim=d)
@@ -494,12 +502,12 @@ def lerp(start, end, weight):
     """PyTorch's two-sided formula, each side one fused multiply-add (torch's kernels): exact at weight
     0 and 1, and no overflow of weight * (end - start) where the result is finite."""
     tensor_weight = _is_tensor(weight)
+    for name, t in (("end", end), ("weight", weight)):  # torch checks the dtypes before the kernel's
+        if _is_tensor(t) and t.dtype is not start.dtype:
+            raise RuntimeError(f"expected dtype {_tname(start.dtype)} for `{name}` but got dtype {_tname(t.dtype)}")
     if not start.dtype.is_floating_point:
         raise NotImplementedError(f'"lerp_kernel_{"tensor" if tensor_weight else "scalar"}" not implemented for '
                                   f"'{_TYPE_NAMES[start.dtype.name]}'")
-    for name, t in (("end", end), ("weight", weight)):
-        if _is_tensor(t) and t.dtype is not start.dtype:
-            raise RuntimeError(f"expected dtype {_tname(start.dtype)} for `{name}` but got dtype {_tname(t.dtype)}")
     diff = sub(end, start)
     small = _ops.lt(_ops.abs(weight) if _is_tensor(weight) else builtins.abs(weight), 0.5)
     return where(small, _ops.elementwise("addcmul", start, weight, diff),
@@ -510,6 +518,8 @@ def lerp(start, end, weight):
 def addcmul(input, tensor1, tensor2, value=1):
     """input + (value tensor1) tensor2, the last step one fused multiply-add (torch's kernel)."""
     dtype = dt.result_type(input, tensor1, tensor2)  # value takes no part (torch casts it to this dtype)
+    if dtype is dt.bool_:
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     scaled = tensor1 if value == 1 else mul(cast(tensor1, dtype), _ops._as_scalar_of(dtype, value))
     return _ops.elementwise("addcmul", input, scaled, tensor2)
 
@@ -541,10 +551,15 @@ def aminmax(x, *, dim=None, keepdim=False):
     return _AMinMax(_ops.amin(x, d, keepdim), _ops.amax(x, d, keepdim))
 
 
-logaddexp = _binary("logaddexp")  # max + log1p(e^-|a-b|); equal infinities give themselves
+def logaddexp(a, b):
+    """max + log1p(e^-|a-b|); equal infinities give themselves."""
+    _floating_kernel("logaddexp_cpu", a, b)
+    return _ops.elementwise("logaddexp", a, b)
 
 
 def logaddexp2(a, b):
+    kind = _floating_kernel("logaddexp2_cpu", a, b)
+    a, b = (cast(t, kind) if _is_tensor(t) else t for t in (a, b))  # a bool operand: no bool subtraction
     m = _ops.maximum(a, b)
     tail = mul(log1p(exp2(_ops.neg(_ops.abs(sub(a, b))))), 1.4426950408889634)  # log2(1 + 2^-|a-b|)
     return where(_ops.logical_and(_ops.isinf(m), _ops.eq(a, b)), m, add(m, tail))
@@ -576,10 +591,9 @@ def heaviside(x, values):
 
 def copysign(a, b):
     """|a| with b's sign bit (-0.0 and -NaN count as negative)."""
-    if not _is_tensor(a):
-        a = _ops.tensor(a, dtype=dt.default_float, device=b.device)
-    if not (a.dtype.is_floating_point or (_is_tensor(b) and b.dtype.is_floating_point)):
-        a = cast(a, dt.default_float)
+    kind = dt.result_type(a, b)
+    kind = kind if kind.is_floating_point else dt.default_float
+    a = cast(a, kind) if _is_tensor(a) else _ops.tensor(a, dtype=kind, device=b.device)
     negative = signbit(b) if _is_tensor(b) else math.copysign(1.0, b) < 0
     return where(negative, _ops.neg(_ops.abs(a)), _ops.abs(a))
 
@@ -722,12 +736,10 @@ def _quantile(x, q, dim, keepdim, interpolation, ignore_nan, name):
     elif interpolation == "nearest":
         pos = _ops.round(pos)
     lo_i = _ops.clamp(cast(_ops.floor(pos), dt.int64), 0, n - 1)
-    hi_i = _ops.clamp(cast(_ops.ceil(pos), dt.int64), 0, n - 1)
-    below, above = gather(ordered, -1, lo_i), gather(ordered, -1, hi_i)
-    if interpolation == "midpoint":
-        out = add(below, mul(sub(above, below), where(_ops.eq(lo_i, hi_i), 0.0, 0.5)))
-    else:
-        out = lerp(below, above, sub(pos, _ops.floor(pos)))
+    out = gather(ordered, -1, lo_i)
+    if interpolation in ("linear", "midpoint"):  # as torch, lerp even where both ends are one element (inf: NaN)
+        above = gather(ordered, -1, _ops.clamp(cast(_ops.ceil(pos), dt.int64), 0, n - 1))
+        out = lerp(out, above, 0.5 if interpolation == "midpoint" else sub(pos, _ops.floor(pos)))
     out = movedim(out, -1, 0)  # q's dim leads
     if keepdim:
         out = _ops.unsqueeze(out, d + 1) if dim is not None else _ops.reshape(out, [qs.shape[0]] + [1] * x.dim())
@@ -855,6 +867,8 @@ def vander(x, N=None, increasing=False):
 
 
 def diff(x, n=1, dim=-1, prepend=None, append=None):
+    if x.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, x.dim())
@@ -880,6 +894,8 @@ def histc(x, bins=100, min=0, max=0):
         lo, hi = _ops.amin(x).item(), _ops.amax(x).item()
     if lo == hi:
         lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):  # a NaN or infinite element, when the data give the range
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     flat = _ops.reshape(x, -1)
@@ -1093,6 +1109,9 @@ def float_power(input, exponent):
 
 def ldexp(input, other):
     """input * 2**other, in a floating dtype."""
+    # torch's kernel for a floating input dispatches on the exponent's dtype (no bool); others go by pow
+    if _is_tensor(other) and other.dtype is dt.bool_ and _is_tensor(input) and input.dtype.is_floating_point:
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     return mul(_to_float(input), _ops.pow(2.0, other))
 
 

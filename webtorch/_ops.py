@@ -144,7 +144,7 @@ DTYPE_REFUSALS = {
     "argmax": ("b", RuntimeError("argmax(): does not support bool input")),
     "argmin": ("b", RuntimeError("argmin(): does not support bool input")),
     "topk": ("b", RuntimeError("topk does not support bool dtypes on CPU")),
-    "median": ("b", "median_cpu"), "kthvalue": ("b", "kthvalue_cpu"),
+    "median": ("b", "median_cpu"), "nanmedian": ("b", "median_out"), "kthvalue": ("b", "kthvalue_cpu"),
     "trace": ("b", "trace"), "histc": ("bi", "histogram_cpu"), "bincount": ("bf", "bincount_cpu"),
     # nn.functional
     "elu": ("bi", "elu_cpu"), "selu": ("bi", "elu_cpu"), "celu": ("bi", "elu_cpu"),

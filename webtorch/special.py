@@ -75,6 +75,8 @@ def polygamma(n, input):
 
 def multigammaln(input, p):
     """log Γ_p(x) = p(p-1)/4 log π + Σ_{i<p} lgamma(x - i/2)."""
+    if input.dtype is _dt.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = _floating(input, input)
