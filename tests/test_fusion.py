@@ -227,3 +227,30 @@ def test_gpu_matmul_kernels_keep_their_own_store_by_default(monkeypatch):
     assert _fused_matmul_kernels(lambda *a: fn(webtorch, *a), *[_w(a) for a in args]) == []
     monkeypatch.setattr(gpu, "_on_cpu_adapter", lambda runtime: True)
     assert set(_fused_matmul_kernels(lambda *a: fn(webtorch, *a), *[_w(a) for a in args])) == {"matmul_registers"}
+
+
+def test_in_place_updates_of_state_fuse_in_place():
+    """An in-place update of a tensor the call reaches (x.add_(y): an op into a new buffer, then its copy
+    into x; a decode step's position) fuses into one kernel reading and writing x's elements in place;
+    a write through another view than the one the chain reads x through (x[1:] from x[:-1]: elements
+    another invocation reads) is not fused in place. Replays give eager's results and state."""
+    def run(shifted, **options):
+        state = webtorch.tensor([1.0, 2.0, 3.0, 4.0], device="webgpu")
+
+        def f(x):
+            state.add_(x)
+            if shifted:
+                state[1:].copy_(state[:-1] * 3)
+            return state * 2
+        compiled = webtorch.compile(f, **options)
+        x = webtorch.tensor([0.5], device="webgpu")
+        outs = [compiled(x).tolist()]
+        k0 = runtime().kernels_dispatched
+        outs.append(compiled(x).tolist())
+        return outs, state.tolist(), runtime().kernels_dispatched - k0
+
+    for shifted in (False, True):
+        eager = run(shifted, backend="eager")
+        fused, unfused = run(shifted), run(shifted, options=UNFUSED)
+        assert fused[:2] == unfused[:2] == eager[:2]
+        assert fused[2] == (4 if shifted else 1) < unfused[2]  # shifted: add+copy, then each op alone

@@ -10,8 +10,9 @@ dispatch, and no memory traffic for the intermediates.
 An op joins the chain before it when it has the same number of elements and iteration shape, reads
 every buffer the chain wrote through the very view the chain wrote it (element i of its own from
 element i of the chain's: anything else, a broadcast read, needs the whole buffer written first),
-writes no buffer the chain reads or wrote, and the fused kernel stays within the adapter's storage
-bindings and the params window. A value is still stored where something else needs it: a result or
+writes no buffer the chain wrote, nor one it reads unless through the very view it writes (an
+in-place update, x.add_(1): element i read, then written, by one invocation), and the fused kernel
+stays within the adapter's storage bindings and the params window. A value is still stored where something else needs it: a result or
 new state (live at the end of the call), an argument's or a state tensor's buffer (in-place ops), a
 buffer any other kernel or upload of the program uses (saved for backward, read by a matmul). Those
 intermediates that nothing else uses get no buffer at all.
@@ -156,7 +157,7 @@ class _Chain:
             reads.add(ref[0])
             loads.add((ref, kernels.STORAGE[d]))
         slot = op.out[0]
-        if slot in self.read or slot in reads or slot in self.written:
+        if slot in self.written or (slot in self.read or slot in reads) and not self._in_place(op, loads):
             return False
         waiting = {s: n - (s in consumed) for s, n in self.waiting.items() if n - (s in consumed)}
         n = math.inf if slot[0] != "new" or slot[1] in self.live_new else len(self.users[slot] - {op.index})
@@ -180,6 +181,19 @@ class _Chain:
         self.numel, self.shape = op.numel, self.shape or op.shape
         self.ops.append(op)
         return True
+
+
+    def _in_place(self, op, loads):
+        """Whether op may write the buffer the chain reads from memory: an in-place update (x.add_(1): an op
+        into a new buffer, then a copy of it into x). Each index then loads x's element before it stores
+        it, in the same invocation, when every load of x is through the very view op writes (same
+        offset and strides, same storage type), that view maps each index to an element of its own (no
+        broadcast), and no matmul's A or B is involved; the fused kernel binds x once, read-write."""
+        store = (op.out, kernels.STORAGE[op.out_dtype])
+        views = {view for view in self.loads | loads if view[0][0] == op.out[0]}
+        strides = op.out[2]
+        return self.matmul is None and views == {store} and \
+            (strides is None or all(st or size == 1 for st, size in zip(strides, op.shape)))
 
 
 def fuse(steps, live_new, max_bindings):
