@@ -38,7 +38,8 @@ def test_decode_step_recorded_once_and_replayed():
     signature): the tokens are torch's and those of the same step run eagerly (replay=False); a row
     that ends (eos) is padded while the other goes on, also when tokens are read back 3 at a time;
     seeded top-k/top-p sampling draws the same tokens replayed as eagerly. The step's rotary angles, cos
-    and sin are one kernel."""
+    and sin are one kernel; a later generate() with the same settings changes no module (its steps
+    replay under the fast guard)."""
     path, reference = saved("llama")
     expected = reference["generated"].tolist()
     model = hf.from_pretrained(path)
@@ -47,7 +48,9 @@ def test_decode_step_recorded_once_and_replayed():
     assert model.generate(ids, max_new_tokens=new, replay=False).tolist() == expected
     shorter = model.generate(ids[:, :4], max_new_tokens=new, replay=False).tolist()
     assert model.generate(ids, max_new_tokens=new).tolist() == expected
+    checked = model._decoder.step._compiled_call.checked
     assert model.generate(ids[:, :4], max_new_tokens=new).tolist() == shorter
+    assert model._decoder.step._compiled_call.checked is checked  # no module changed: the fast guard throughout
     assert model._decoder.stats == {"captures": 1, "replays": 2 * (new - 1) - 1, "eager": 0}
     steps = model._decoder.step._compiled_call.checked.entry.program.steps  # the rotary angles, cos, sin: one kernel
     assert [["mul", "cos", "sin"] == [m[0] for m in s[1][0][3]] for s in steps if s[0] == "fused"].count(True) == 1

@@ -63,8 +63,12 @@ class DecodeStep(torch.nn.Module):
         self.sample(sampling.Sampler())
 
     def sample(self, sampler):
-        self.do_sample, self.temperature, self.top_k, self.top_p = \
-            sampler.do_sample, sampler.temperature, sampler.top_k, sampler.top_p
+        """The sampler's settings, set where they differ: setting a module's attribute counts as a change
+        (nn.module._Changes), which makes the compiled step's next call walk every module (its full guard)."""
+        for name in ("do_sample", "temperature", "top_k", "top_p"):
+            value = getattr(sampler, name)
+            if self.__dict__.get(name, sampler) != value or type(self.__dict__[name]) is not type(value):
+                setattr(self, name, value)
 
     def caches(self):
         layers = range(self.model.config.num_hidden_layers)
