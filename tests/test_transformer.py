@@ -168,3 +168,29 @@ def test_sdpa_fully_masked_rows_give_zeros_and_zero_gradients(boolean, device):
     for a, e in zip(*grads):
         assert torch.tensor(a).isfinite().all()
         torch.testing.assert_close(torch.tensor(a), torch.tensor(e), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", ["causal", "bool rows", "float broadcast", "causal L < S", "gqa"])
+def test_sdpa_in_chunks_of_query_rows(case, device, monkeypatch):
+    """scaled_dot_product_attention whose scores pass its budget (lowered here to 1 KiB; 32 MiB: a long
+    prefill's scores would not fit one WebGPU buffer) runs a few query rows at a time: outputs and
+    gradients equal torch's, with the causal mask and an attn_mask's rows sliced to each chunk."""
+    from webtorch.nn import functional as wF
+    monkeypatch.setattr(wF, "_SDPA_SCORES_BYTES", 1024)
+    L, S = (7, 11) if case == "causal L < S" else (9, 9)
+    g = torch.Generator().manual_seed(1)
+    qkv = [torch.randn(2, 4, L, 8, generator=g), torch.randn(2, 2 if case == "gqa" else 4, S, 8, generator=g),
+           torch.randn(2, 2 if case == "gqa" else 4, S, 8, generator=g)]
+    masks = {"bool rows": torch.rand(L, S, generator=g) > 0.3, "float broadcast": torch.randn(2, 1, 1, S, generator=g)}
+    results = []
+    for T, dev in ((torch, "cpu"), (webtorch, device)):
+        q, k, v = (T.tensor(t.tolist(), device=dev, requires_grad=True) for t in qkv)
+        m = masks.get(case)
+        m = None if m is None else T.tensor(m.tolist(), device=dev)
+        out = T.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=case.startswith("causal"),
+                                                           enable_gqa=case == "gqa")
+        (out * T.arange(8.0, device=dev)).sum().backward()
+        results.append([out.tolist()] + [t.grad.tolist() for t in (q, k, v)])
+    for a, e in zip(*results):
+        torch.testing.assert_close(torch.tensor(a), torch.tensor(e), rtol=1e-4, atol=1e-5)

@@ -589,11 +589,29 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         key = _shape_ops.repeat_interleave(key, heads // key.size(-3), -3)
         value = _shape_ops.repeat_interleave(value, heads // value.size(-3), -3)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    L, S = query.shape[-2], key.shape[-2]
+    rows = max(1, _SDPA_SCORES_BYTES // max(1, 4 * S * math.prod(F.broadcast_shapes(query.shape[:-2], key.shape[:-2]))))
+    if L <= rows:
+        return _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, 0)
+    # the scores of a few query rows at a time: each row's softmax is its own, so the result is the same
+    masked_rows = attn_mask is not None and attn_mask.dim() >= 2 and attn_mask.shape[-2] == L
+    return F.cat([_attend(query[..., i:i + rows, :], key, value, attn_mask[..., i:i + rows, :] if masked_rows
+                          else attn_mask, dropout_p, is_causal, scale, i) for i in range(0, L, rows)], -2)
+
+
+# Most bytes of attention scores (as float32) that scaled_dot_product_attention holds at once: torch's math
+# backend holds all (batch x heads x L x S), which past the device's binding limit (128 MiB on many
+# devices) cannot be one WebGPU buffer: a 2048-token prefill of a 32-head model is 512 MiB of them
+_SDPA_SCORES_BYTES = 1 << 25
+
+
+def _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, first_row):
+    """scaled_dot_product_attention of the query rows first_row.. of the whole (for the causal mask)."""
     scores = F.matmul(query, key.transpose(-2, -1)) * scale
     L, S = query.shape[-2], key.shape[-2]
     if is_causal:
-        causal = F.le(F.arange(S, device=query.device), F.unsqueeze(F.arange(L, device=query.device), 1))
-        scores = F.where(causal, scores, -math.inf)
+        rows = F.arange(first_row, first_row + L, device=query.device)
+        scores = F.where(F.le(F.arange(S, device=query.device), F.unsqueeze(rows, 1)), scores, -math.inf)
     if attn_mask is not None:
         scores = F.where(attn_mask, scores, -math.inf) if attn_mask.dtype is dt.bool_ else scores + attn_mask
     weights = _safe_softmax(scores)
