@@ -216,6 +216,30 @@ case("nn-embedding_bag", lambda T, d, i, o, w, p: (NF(T).embedding_bag(i, w, o),
                                                    NF(T).embedding_bag(i.reshape(2, 4), w, mode="sum")),
      I((8,), I64, values=[1, 2, 4, 2, 0, 5, 5, 3]), I((3,), I64, values=[0, 3, 5]), I((6, 4)), I((8,)),
      atol=1e-5, rtol=1e-4)
+case("nn-embedding_bag-options", lambda T, d, i, o, w, p: (
+    NF(T).embedding_bag(i, w, o, mode="mean", padding_idx=2), NF(T).embedding_bag(i, w, o, mode="max", padding_idx=-1),
+    NF(T).embedding_bag(i, w, T.cat([o, T.tensor([8], device=d)]), mode="sum", include_last_offset=True,
+                        per_sample_weights=p),
+    NF(T).embedding_bag(i, w, T.tensor([0, 0, 3, 3, 8], device=d), mode="max"),   # empty bags: zeros
+    NF(T).embedding_bag(i, w.detach().clone(), o, max_norm=1.0, mode="sum"),
+    NF(T).embedding_bag(i.reshape(4, 2), w, mode="max"), NF(T).embedding_bag(i[:0], w, T.tensor([0, 0], device=d)),
+    T.nn.EmbeddingBag.from_pretrained(w, mode="sum", padding_idx=5)(i.reshape(2, 4)),
+    T.embedding_bag(w, i, o, False, 2, False, None, False, 2), T.embedding_bag(w, i, o, False, 1),
+    T.embedding_bag(w, i.int(), o.int(), False, 0)),
+     I((8,), I64, values=[1, 2, 4, 2, 0, 5, 5, 3]), I((3,), I64, values=[0, 3, 5]), I((6, 4)), I((8,)),
+     atol=1e-5, rtol=1e-4)
+error("nn-embedding_bag-offsets-start", lambda T, d, i, w: NF(T).embedding_bag(i, w, T.tensor([1], device=d)),
+      I((3,), I64, values=[0, 1, 2]), I((4, 2)))
+error("nn-embedding_bag-index-range", lambda T, d, i, w: NF(T).embedding_bag(i, w, T.tensor([0], device=d)),
+      I((3,), I64, values=[0, 4, 2]), I((4, 2)))
+error("nn-embedding_bag-mode", lambda T, d, i, w: NF(T).embedding_bag(i, w, T.tensor([0], device=d), mode="min"),
+      I((3,), I64, values=[0, 1, 2]), I((4, 2)), exc=ValueError)
+error("nn-embedding_bag-weights-shape", lambda T, d, i, w: NF(T).embedding_bag(
+    i, w, T.tensor([0], device=d), mode="sum", per_sample_weights=w[0]), I((3,), I64, values=[0, 1, 2]), I((4, 2)),
+      exc=ValueError)
+error("nn-embedding_bag-max-scale-grad", lambda T, d, i, w: NF(T).embedding_bag(
+    i, w, T.tensor([0], device=d), mode="max", scale_grad_by_freq=True), I((3,), I64, values=[0, 1, 2]), I((4, 2)),
+      exc=ValueError)
 case("nn-losses-pairs", lambda T, d, a, b, t: (NF(T).cosine_embedding_loss(a, b, t, margin=0.2),
                                                NF(T).margin_ranking_loss(a[:, 0], b[:, 0], t, 0.1, reduction="sum"),
                                                NF(T).triplet_margin_loss(a, b, a.flip(0), swap=True)),

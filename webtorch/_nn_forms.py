@@ -4,7 +4,7 @@ reduction as an int), and the recurrent cells torch.lstm_cell & co. Each is the 
 nn.rnn's step) with its arguments reordered, so values, dtypes, errors and gradients are that op's.
 _forms.py holds the forms whose signature is nn.functional's own."""
 from .nn import functional as F
-from .nn import rnn
+from .nn import _embedding_bag, rnn
 
 # A loss's reduction as torch's C++ functions take it (at::Reduction::Reduction). Where their schema says
 # reduction=Mean, torch's Python binding defaults it to 0, "none" (torch.kl_div(a, b) is elementwise): so here
@@ -94,6 +94,16 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                        scale_grad_by_freq, sparse)
 
 
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """torch's C++ embedding_bag: mode 0 sum, 1 mean, 2 max, a negative padding_idx none; (output, offset2bag,
+    bag_size, max_indices) as its CPU kernel gives them."""
+    return _embedding_bag.embedding_bag_parts(
+        lambda ids: F.embedding(ids, weight, None, None, 2.0, scale_grad_by_freq), indices, weight, offsets,
+        scale_grad_by_freq, _embedding_bag.MODES[mode], sparse, per_sample_weights, include_last_offset,
+        padding_idx if padding_idx is None or padding_idx >= 0 else None)
+
+
 def kl_div(input, target, reduction=0, *, log_target=False):
     return F.kl_div(input, target, _reduction(reduction), log_target)
 
@@ -170,7 +180,7 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 
 NAMES = ("dropout dropout_ feature_dropout feature_dropout_ alpha_dropout alpha_dropout_ feature_alpha_dropout "
-         "feature_alpha_dropout_ rrelu rrelu_ batch_norm instance_norm embedding kl_div poisson_nll_loss "
+         "feature_alpha_dropout_ rrelu rrelu_ batch_norm instance_norm embedding embedding_bag kl_div poisson_nll_loss "
          "binary_cross_entropy_with_logits triplet_margin_loss margin_ranking_loss hinge_embedding_loss "
          "cosine_embedding_loss convolution constant_pad_nd max_pool1d_with_indices adaptive_max_pool1d "
          "rnn_tanh_cell rnn_relu_cell lstm_cell gru_cell")

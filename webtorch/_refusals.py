@@ -161,7 +161,7 @@ CALLABLES = {
         batch_norm_gather_stats_with_counts batch_norm_stats batch_norm_update_stats
         conv_tbc
         ctc_loss
-        embedding_bag empty_permuted
+        empty_permuted
         grid_sampler grid_sampler_2d grid_sampler_3d
         gru hsmm
         is_distributed

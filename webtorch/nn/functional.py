@@ -22,6 +22,7 @@ from .._math_ops import log1p, vector_norm
 from .._random import rand
 from .._conv_ops import _conv2d_input_grad, _conv2d_weight_grad, _windows, col2im, pad, transposed_conv  # noqa: F401
 from ..autograd import no_grad
+from . import _embedding_bag
 from ._grid import affine_grid, cubic_taps, grid_sample, keys_far, keys_near  # noqa: F401
 from ._fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: F401
                                fractional_max_pool3d, fractional_max_pool3d_with_indices)
@@ -1350,54 +1351,15 @@ def bilinear(input1, input2, weight, bias=None):
 @autocast_op
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
-    """Sums, means or maxes of bags of embedding rows: a 2-D input is one bag per row; a 1-D input
-    is cut into bags at `offsets`."""
+    """Sums, means or maxima of bags of embedding rows (a 2-D input is one bag per row; a 1-D input is cut into bags
+    at `offsets`): nn._embedding_bag. sparse=True gives the same dense gradient, as embedding's."""
     if weight.dtype in (dt.int32, dt.int64) and input.dtype.is_floating_point:
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
                       "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.")
         input, weight = weight, input
-    if max_norm is not None or sparse or scale_grad_by_freq:
-        raise NotImplementedError("embedding_bag: max_norm, scale_grad_by_freq and sparse are not supported")
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
-                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
-                                  "GitHub.")
-    if input.dim() == 2:
-        if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             "fixed length sequences. However, found offsets of type Tensor")
-        bags = [(i * input.shape[1], (i + 1) * input.shape[1]) for i in range(input.shape[0])]
-        flat, weights = input.reshape(-1), (per_sample_weights.reshape(-1) if per_sample_weights is not None else
-                                            None)
-    else:
-        if offsets is None:
-            raise ValueError("offsets has to be a 1D Tensor but got None")
-        starts = offsets.tolist()
-        ends = starts[1:] + ([] if include_last_offset else [input.shape[0]])
-        bags = list(zip(starts, ends))
-        flat, weights = input, per_sample_weights
-    rows = embedding(flat, weight)
-    if weights is not None:
-        rows = rows * F.unsqueeze(weights, -1)
-    keep = F.unsqueeze(F.cast(F.ne(flat, padding_idx), rows.dtype), -1) if padding_idx is not None else None
-    out = []
-    for start, end in bags:
-        part = rows[start:end]
-        if keep is not None:  # padding rows add nothing: zeros for sum/mean, -inf for max
-            part = part * keep[start:end] if mode != "max" else F.where(F.gt(keep[start:end], 0), part, -math.inf)
-        if end <= start:
-            out.append(F.zeros(weight.shape[1], dtype=weight.dtype, device=weight.device))
-        elif mode == "sum":
-            out.append(F.sum(part, 0))
-        elif mode == "mean":
-            count = F.sum(keep[start:end]) if keep is not None else end - start
-            out.append(F.sum(part, 0) / (F.clamp(count, min=1) if keep is not None else count))
-        elif mode == "max":
-            top = F.amax(part, 0)
-            out.append(F.where(F.isinf(top) & F.lt(top, 0), 0.0, top) if keep is not None else top)
-        else:
-            raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
-    return F.stack(out) if out else F.zeros(0, weight.shape[1], dtype=weight.dtype, device=weight.device)
+    return _embedding_bag.embedding_bag_parts(
+        lambda ids: embedding(ids, weight, None, max_norm, norm_type, scale_grad_by_freq), input, weight, offsets,
+        scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)[0]
 
 
 # -- more losses -----------------------------------------------------------------------------
@@ -1757,3 +1719,4 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
 for _name, _fn in list(globals().items()):
     if _name in F.DTYPE_REFUSALS and getattr(_fn, "__module__", None) == __name__:
         globals()[_name] = _refusing_dtypes(_name, _fn)
+

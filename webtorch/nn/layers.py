@@ -452,6 +452,16 @@ class EmbeddingBag(Module):
     def reset_parameters(self):
         _normal_rows(self.weight, self.padding_idx)
 
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                        mode="mean", sparse=False, include_last_offset=False, padding_idx=None):
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        bag = cls(*embeddings.shape, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings,
+                  include_last_offset, padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
+
     def forward(self, input, offsets=None, per_sample_weights=None):
         return fn.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
                                 self.mode, self.sparse, per_sample_weights, self.include_last_offset,
