@@ -18,7 +18,7 @@ import warnings
 from . import _dtypes as dt
 from . import _ops
 from . import _tape
-from ._tensor import Tensor
+from ._tensor import Tensor, versions
 from .backend import complex as complex_storage
 
 
@@ -415,7 +415,7 @@ def _set_part(part):
     def setter(x, value):
         with _tape.no_grad():
             _ops._copy_into(part(x), value)
-        x._storage.version += 1
+        versions(x).version += 1
     return setter
 
 

@@ -25,7 +25,7 @@ from . import _ops
 from ._autocast import autocast_op
 from ._ops import (_device_of, _empty, _getitem, _is_tensor, _setitem, _wrap_dim, add, broadcast_shapes,
                    cast, elementwise, expand, mul, remainder, reshape, tensor, where)
-from ._tensor import _TYPE_NAMES, Tensor, backend
+from ._tensor import _TYPE_NAMES, Tensor, backend, versions
 from .backend import meta
 
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "index_add", "index_put",
@@ -124,7 +124,7 @@ def _put(x, offsets, src, accumulate=False):
         src = src if _is_tensor(src) else _ops.full((), src, dtype=x.dtype, device=x.device)
         _put(_complex.pairs(x), _pair_offsets(offsets), _complex.pairs(_ops.contiguous(cast(src, x.dtype))),
              accumulate)
-        x._storage.version += 1
+        versions(x).version += 1
         return x
     if _is_tensor(src):
         if src.device.type != x.device.type:
@@ -144,7 +144,7 @@ def _put(x, offsets, src, accumulate=False):
                                       "not supported; write into a .contiguous() copy")
         old = _tape.alias(owner)
     backend(x.device.type).put(x, offsets, src, accumulate)
-    x._storage.version += 1
+    versions(x).version += 1
     if tracking:
         owner.grad_fn = _tape.Node("put", (old, src), owner, dict(offsets=offsets, accumulate=accumulate),
                                       _tape.BACKWARD["put"])

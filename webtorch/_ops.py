@@ -12,7 +12,7 @@ from . import _buffers, _deferred
 from . import _autocast
 from ._autocast import autocast_op
 from ._tensor import (_TYPE_NAMES, Tensor, Size, _empty, _from_host_values, _transfer, _wrap_dim, backend,
-                      check_size, contiguous_strides, device)
+                      check_size, contiguous_strides, device, versions)
 from .backend import meta
 from .ops_table import ELEMENTWISE
 from . import _tape
@@ -297,7 +297,7 @@ def write_(x, value):
     storage's version counter, and x's autograd history rebased onto value."""
     _tape.check_inplace(x)
     _copy_into(x, value)
-    x._storage.version += 1
+    versions(x).version += 1
     _tape.rebase(x, value)
     return x
 

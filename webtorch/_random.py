@@ -16,7 +16,7 @@ from . import _deferred, _ops, _tape
 from . import _dtypes as dt
 from ._math_ops import cumsum, erfinv, lgamma, log1p, topk
 from ._ops import _is_tensor, _shape_arg, _sized, cast
-from ._tensor import _TYPE_NAMES, Tensor, backend
+from ._tensor import _TYPE_NAMES, Tensor, backend, versions
 from .backend import cpu
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
@@ -387,7 +387,7 @@ def _fill_drawn(x, kind, fn, generator):
         n = x._storage.numel
         cpu.defer(x._storage, _Draw(kind, n, gen._seed, gen.offset, fn, x.dtype))
         gen.offset += n
-        x._storage.version += 1
+        versions(x).version += 1
         return x
     return _fill_from(x, fn(gen.draw(kind, tuple(x.shape), x.device.type)))
 

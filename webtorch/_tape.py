@@ -6,7 +6,7 @@ autograd.py, which fills BACKWARD; the ops import only this module.
 import contextlib
 import copy
 
-from ._tensor import Tensor
+from ._tensor import Tensor, versions
 
 # name -> rule(grad, out, *inputs, **ctx): filled by autograd.py (the one table of backward rules)
 BACKWARD = {}
@@ -84,6 +84,12 @@ def is_grad_enabled():
 
 
 # -- the tape --------------------------------------------------------------------------------
+def _saved_version(x):
+    """(x's version counter, its count now): the backward compares the counter's count then."""
+    counter = versions(x)
+    return counter, counter.version
+
+
 class Node:
     """One recorded primitive.
 
@@ -93,7 +99,7 @@ class Node:
             (which replaces its grad_fn) does not reroute this node
     out     a grad-free alias of the result (same storage), so the result and its node form no
             reference cycle and GPU memory frees promptly
-    versions  storage versions of the tensor operands and of out when recorded: a rule that
+    versions  (version counter, count) of the tensor operands and of out when recorded: a rule that
             reads values refuses to run on storage modified in place since
     """
     __slots__ = ("name", "inputs", "edges", "out", "ctx", "rule", "versions", "hooks", "retained")
@@ -103,8 +109,8 @@ class Node:
         self.hooks = self.retained = None  # Tensor.register_hook / retain_grad on the result
         self.edges = [(x, x.grad_fn) if _needs_grad(x) else None for x in inputs]
         self.out = Tensor(out._storage, out.shape, out._stride, out._offset) if out is not None else None
-        self.versions = [x._storage.version if isinstance(x, Tensor) else None for x in self.inputs]
-        self.versions.append(out._storage.version if out is not None else None)
+        self.versions = [_saved_version(x) if isinstance(x, Tensor) else None for x in self.inputs]
+        self.versions.append(_saved_version(out) if out is not None else None)
 
     def __repr__(self):
         return f"<{self.name.capitalize()}Backward>"

@@ -107,12 +107,28 @@ def contiguous_strides(shape):
 _LEGACY_UNGIVEN = (None, None, None, None, False)
 
 
+class VersionCounter:
+    """Counts in-place writes (autograd refuses to use a saved tensor written since it was saved)."""
+    __slots__ = ("version",)
+
+    def __init__(self):
+        self.version = 0
+
+
+def versions(t):
+    """The counter of t's in-place writes: its storage's, shared by its views and detach() as in torch,
+    except for a tensor made by .data (and its views), which counts apart."""
+    root = t._base if t._base is not None else t
+    own = root._own_versions
+    return t._storage if own is None else own
+
+
 class Tensor:
     __array_priority__ = 1000  # numpy scalars defer to our reflected operators
     # The layout and autograd fields as slots: a tensor's __dict__ holds only what code sets on it, empty
     # as torch's (accelerate's init_empty_weights rebuilds a Parameter as cls(p.to("meta"), **p.__dict__)).
     __slots__ = ("_storage", "shape", "_stride", "_offset", "dtype", "grad_fn", "_base", "_requires_grad", "grad",
-                 "__dict__", "__weakref__")
+                 "_own_versions", "__dict__", "__weakref__")
 
     def __init__(self, storage=None, shape=None, stride=None, offset=None, requires_grad=False, *sizes, device=None):
         if shape.__class__ is not Size:
@@ -132,6 +148,7 @@ class Tensor:
         self.dtype = storage.dtype
         self.grad_fn = None  # the autograd Node that produced this tensor; None for leaves
         self._base = None  # for a view: the tensor it views (in-place writes rebase its history)
+        self._own_versions = None  # a .data tensor's own version counter (versions() below)
         self._requires_grad = False
         if requires_grad:
             self.requires_grad = True
@@ -164,11 +181,16 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._storage.version
+        return versions(self).version
 
     @property
     def data(self):
-        return Tensor(self._storage, self.shape, self._stride, self._offset)
+        """The same storage outside autograd, with a version counter of its own (as torch's): writes
+        through it (and its views) are not seen by the saved-tensor check of self's graph; torchdiffeq
+        fills its Runge-Kutta scratch tensor this way."""
+        t = Tensor(self._storage, self.shape, self._stride, self._offset)
+        t._own_versions = VersionCounter()
+        return t
 
     @data.setter
     def data(self, other):  # (the slots themselves: a subclass may define shape or dtype as properties)

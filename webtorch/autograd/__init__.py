@@ -170,11 +170,11 @@ def _check_versions(node):
         reads.append(len(node.inputs))
     for i in reads:
         x, saved = (node.inputs + (node.out,))[i], node.versions[i]
-        if isinstance(x, F.Tensor) and x._storage.version != saved:
+        if isinstance(x, F.Tensor) and saved[0].version != saved[1]:
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: [torch.{_tape._TYPE_NAMES[x.dtype.name]} {list(x.shape)}], which is output 0 of "
-                f"{node!r}, is at version {x._storage.version}; expected version {saved} instead. Hint: "
+                f"{node!r}, is at version {saved[0].version}; expected version {saved[1]} instead. Hint: "
                 "the backtrace further above shows the operation that failed to compute its gradient.")
 
 

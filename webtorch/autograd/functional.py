@@ -74,6 +74,17 @@ def _scalar_output(func, inputs, fn):
     return out
 
 
+def _gradient_of_scalar(func, inputs, v, create_graph, fn):
+    """vhp's and hvp's common start: the leaves, v checked against them, func's one-element output and its
+    gradient (with a graph, for the second derivative)."""
+    with enable_grad():
+        inputs, single_in = _as_tuple(inputs, "inputs", fn)
+        inputs = _leaves(inputs, create_graph)
+        v = _vector(v, inputs, single_in, fn, "the input to the user-provided function is")
+        out = _scalar_output(func, inputs, fn)
+        return inputs, single_in, v, out, _grad((out,), inputs, create_graph=True)
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J): the gradient of <func(inputs), v> with respect to the inputs."""
     with enable_grad():
@@ -105,12 +116,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T H) of a scalar func: the vjp of its gradient."""
-    with enable_grad():
-        inputs, single_in = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _leaves(inputs, create_graph)
-        v = _vector(v, inputs, single_in, "vhp", "the input to the user-provided function is")
-        out = _scalar_output(func, inputs, "vhp")
-        jac = _grad((out,), inputs, create_graph=True)
+    inputs, single_in, v, out, jac = _gradient_of_scalar(func, inputs, v, create_graph, "vhp")
     with set_grad_enabled(create_graph or is_grad_enabled()):
         grads = _grad(jac, inputs, v, create_graph)
         grads = _zeros_for_none(grads, inputs, strict, "The jacobian of the user-provided function is independent of "
@@ -120,12 +126,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), H v) of a scalar func: the double-backward trick applied to its gradient."""
+    inputs, single_in, v, out, jac = _gradient_of_scalar(func, inputs, v, create_graph, "hvp")
     with enable_grad():
-        inputs, single_in = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _leaves(inputs, create_graph)
-        v = _vector(v, inputs, single_in, "hvp", "the input to the user-provided function is")
-        out = _scalar_output(func, inputs, "hvp")
-        jac = _grad((out,), inputs, create_graph=True)
         cotangents = tuple(F.zeros_like(x).requires_grad_(True) for x in inputs)
         double_back = _grad(jac, inputs, cotangents, create_graph=True)
     with set_grad_enabled(create_graph or is_grad_enabled()):

@@ -11,7 +11,7 @@ import functools
 import struct
 from string import Template
 
-from .._tensor import Tensor
+from .._tensor import Tensor, versions
 from ..backend import gpu, kernels
 
 
@@ -52,8 +52,8 @@ def write_rows(cache_k, k, cache_v, v, position, cos, sin):
     capacity, d = cache_k.shape[-2], cache_k.shape[-1]
     _run(cache_k._storage.buffer, cache_k._offset, capacity * d, k, cos, sin, position, 2 | 4,
          (cache_v._storage.buffer, cache_v._offset, v))
-    cache_k._storage.version += 1
-    cache_v._storage.version += 1
+    versions(cache_k).version += 1
+    versions(cache_v).version += 1
 
 
 def attends(head_dim):

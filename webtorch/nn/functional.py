@@ -17,6 +17,7 @@ from .._autocast import autocast_op
 from .. import _ops as F
 from .._ops import gelu, linear, log_softmax, sigmoid, softmax, tanh  # noqa: F401
 from .._inplace import _inplace
+from .._tensor import versions
 from .._indexing import _check_bounds, _gather, _known_in_range
 from .._math_ops import log1p, vector_norm
 from .._random import rand
@@ -574,7 +575,7 @@ def _embedding_renorm_(weight, ids, max_norm, norm_type):
     norms = _math_ops.vector_norm(rows, norm_type, dim=1, keepdim=True)
     scale = F.where(F.gt(norms, max_norm), max_norm / (norms + 1e-7), 1.0)
     F.backend(weight.device.type).put_along(weight, 0, ids, F.cast(rows * scale, weight.dtype), False)
-    weight._storage.version += 1
+    versions(weight).version += 1
 
 
 @autocast_op

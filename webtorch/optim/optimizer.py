@@ -6,6 +6,7 @@ from itertools import chain
 from .. import _ops as F
 from ..autograd import no_grad
 from ..backend import recording
+from .._tensor import versions
 
 
 def _fusable(p, grad):
@@ -75,7 +76,7 @@ class Optimizer:
                     if p.grad is not None:
                         state = self.state.setdefault(p, {})
                         if _fusable(p, p.grad) and self._fused_update(p, _dense(p.grad), state, group):
-                            p._storage.version += 1
+                            versions(p).version += 1
                         else:
                             recording.unreplayable(f"{type(self).__name__}.step() updates a parameter with separate "
                                                    "ops, whose scalars (learning rate, step count) a replay would "

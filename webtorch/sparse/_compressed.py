@@ -14,7 +14,7 @@ sparse_compressed_tensor (values -> tensor), compressed_values, compressed_to_co
 """
 from .. import _dtypes as dt, _math_ops, _ops as F, _shape_ops, _tape
 from .._memory_format import sparse_coo, sparse_csc, sparse_csr
-from .._tensor import Size, Tensor, to_targets
+from .._tensor import Size, Tensor, to_targets, versions
 from . import _coo
 from ._coo import SparseTensor
 
@@ -40,7 +40,7 @@ class CompressedTensor(Tensor):
         self._stride = (0,) * len(shape)
         self._offset = 0
         self.dtype = values.dtype
-        self.grad_fn = self._base = self.grad = None
+        self.grad_fn = self._base = self.grad = self._own_versions = None
         self._requires_grad = False
         self._cs_compressed, self._cs_plain, self._cs_values, self._cs_layout = compressed, plain, values, layout
 
@@ -249,7 +249,7 @@ def assign(x, result):
     else:
         x._sp_indices, x._sp_values, x._sp_coalesced = result._sp_indices, F.detach(result._sp_values), \
             result._sp_coalesced
-    x._storage.version += 1
+    versions(x).version += 1
     return x
 
 

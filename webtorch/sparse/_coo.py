@@ -50,7 +50,7 @@ class SparseTensor(Tensor):
         self._stride = (0,) * len(shape)  # torch 2.13's answer to a sparse tensor's stride()
         self._offset = 0
         self.dtype = values.dtype
-        self.grad_fn = self._base = self.grad = None
+        self.grad_fn = self._base = self.grad = self._own_versions = None
         self._requires_grad = False
         self._sp_indices, self._sp_values, self._sp_coalesced = indices, values, coalesced
 
