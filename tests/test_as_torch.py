@@ -42,27 +42,47 @@ def compare(got, expected, where, rtol=1e-5):
 
 
 _reference = {}
+_grouped = set()  # programs of GROUP already run under webtorch in this session
 
 
 def run_library(program, tmp_path_factory, devices=("cpu", "webgpu"), rtol=None):
     """The program under real torch (once per session), then under webtorch-as-torch on each device (one
-    process for all: the libraries import once). rtol: {device: tolerance} where 1e-5 cannot hold."""
+    process for all: the libraries import once). A program of GROUP runs with the group's other installed
+    programs in one torch and one webtorch process, once per session. rtol: {device: tolerance} where 1e-5
+    cannot hold."""
     name = program.partition(":")[0]
+    members = [p for p, modules in GROUP.items() if not _missing(modules)] if program in GROUP else [program]
     if program not in _reference:
         workdir = str(tmp_path_factory.mktemp(name))
-        _python([RUN, "torch", program, "cpu", workdir])
-        with open(os.path.join(workdir, f"{name}-torch-cpu.pkl"), "rb") as f:
-            _reference[program] = workdir, pickle.load(f)
+        _python([RUN, "torch", "+".join(members), "cpu", workdir])
+        for member in members:
+            with open(os.path.join(workdir, f"{member.partition(':')[0]}-torch-cpu.pkl"), "rb") as f:
+                _reference[member] = workdir, pickle.load(f)
     workdir, expected = _reference[program]
-    _python([RUN, "webtorch", program, ",".join(devices), workdir])
+    if program not in _grouped:
+        _python([RUN, "webtorch", "+".join(members), ",".join(devices), workdir])
+        _grouped.update(members if program in GROUP else [])
     for device in devices:
         with open(os.path.join(workdir, f"{name}-webtorch-{device}.pkl"), "rb") as f:
-            compare(pickle.load(f), expected, f"{program} on {device}", (rtol or {}).get(device, 1e-5))
+            got = pickle.load(f)
+        assert "error" not in got or "error" in expected, f"{program} on {device} raised:\n{got['error']}"
+        compare(got, expected, f"{program} on {device}", (rtol or {}).get(device, 1e-5))
+
+
+def _missing(modules):
+    return [m for m in modules if importlib.util.find_spec(m) is None]
 
 
 def needs(*modules):
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    missing = _missing(modules)
     return pytest.mark.skipif(bool(missing), reason=f"not installed: {missing} (scripts/setup.sh)")
+
+
+# Libraries whose programs run together (one torch and one webtorch process for all; the tests stay on one
+# xdist worker): {program: the modules it needs}
+GROUP = {"lib_peft:lora,dora,ia3": ("peft", "transformers"), "lib_diffusers": ("diffusers",), "lib_kornia": ("kornia",),
+         "lib_torchdiffeq": ("torchdiffeq",), "lib_lucidrains": ("x_transformers", "vit_pytorch")}
+grouped = pytest.mark.xdist_group("as_torch_group")
 
 
 @needs("einops")
@@ -182,12 +202,14 @@ def test_sentence_transformers(tmp_path_factory):
     run_library("lib_sentence", tmp_path_factory)
 
 
+@grouped
 @needs("peft", "transformers")
 def test_peft(tmp_path_factory):
     """LoRA, DoRA and IA3 on a tiny Llama: logits, a training step, the adapter off, merge_and_unload."""
     run_library("lib_peft:lora,dora,ia3", tmp_path_factory)
 
 
+@grouped
 @needs("diffusers")
 def test_diffusers(tmp_path_factory):
     """UNet2DModel and UNet2DConditionModel from tiny configs (prediction, gradient), DDPM's add_noise and
@@ -195,6 +217,7 @@ def test_diffusers(tmp_path_factory):
     run_library("lib_diffusers", tmp_path_factory)
 
 
+@grouped
 @needs("kornia")
 def test_kornia(tmp_path_factory):
     """Filters, color conversions, geometry (warps, homographies, resize, pyramids), augmentations with
@@ -202,10 +225,20 @@ def test_kornia(tmp_path_factory):
     run_library("lib_kornia", tmp_path_factory)
 
 
+@grouped
 @needs("torchdiffeq")
 def test_torchdiffeq(tmp_path_factory):
-    """A neural ODE by euler, midpoint, rk4, dopri5, bosh3, adaptive_heun; gradients through the solver
-    and by the adjoint method; an event-terminated solve. On webgpu within 1e-4: torchdiffeq's adaptive solvers
-    keep time in float64, which WebGPU stores as float32 (docs/limits.md), so their step sizes differ slightly
-    (the fixed-step solves agree within 3e-8)."""
+    """A neural ODE by euler, midpoint, rk4, dopri5, bosh3; gradients through the solver and by the adjoint
+    method; an event-terminated solve. On webgpu within 1e-4: torchdiffeq's adaptive solvers keep time in
+    float64, which WebGPU stores as float32 (docs/limits.md), so their step sizes differ slightly (the
+    fixed-step solves agree within 3e-8)."""
     run_library("lib_torchdiffeq", tmp_path_factory, rtol={"webgpu": 1e-4})
+
+
+@grouped
+@needs("x_transformers", "vit_pytorch")
+def test_lucidrains(tmp_path_factory):
+    """x-transformers (a decoder LM with rotary embeddings, RMSNorm, GLU: logits, loss, gradient, greedy
+    generate; an encoder with masks and memory key-values; ViTransformerWrapper) and vit-pytorch's ViT and
+    SimpleViT (logits, a loss's gradient)."""
+    run_library("lib_lucidrains", tmp_path_factory)

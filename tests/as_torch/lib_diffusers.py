@@ -43,7 +43,7 @@ def run(ctx):
     step = ddpm.step(inputs["noise"], 500, noisy[1:])
     ctx.out("ddpm/pred_original", step.pred_original_sample)
     ddim = diffusers.DDIMScheduler(num_train_timesteps=1000, beta_schedule="scaled_linear", clip_sample=False)
-    ddim.set_timesteps(4)
+    ddim.set_timesteps(3)
     ctx.out("ddim/timesteps", ddim.timesteps)
     sample = inputs["noise"]
     with torch.no_grad():

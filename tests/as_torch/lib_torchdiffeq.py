@@ -1,5 +1,5 @@
 """torchdiffeq under torch and webtorch-as-torch: a small neural ODE solved by fixed-step (euler,
-midpoint, rk4) and adaptive (dopri5, bosh3, adaptive_heun) solvers, gradients by backpropagation
+midpoint, rk4) and adaptive (dopri5, bosh3) solvers, gradients by backpropagation
 through the solver and by the adjoint method, and an event-terminated solve."""
 import torch
 from torchdiffeq import odeint, odeint_adjoint, odeint_event
@@ -18,19 +18,20 @@ def run(ctx):
     torch.manual_seed(0)
     field = ctx.same_weights(Field()).to(ctx.device)
     y0 = torch.tensor([[1.0, -0.5], [0.3, 0.8]], device=ctx.device)
-    t = torch.linspace(0.0, 1.0, 4, device=ctx.device)
-    for method, options in [("euler", dict(step_size=0.1)), ("midpoint", dict(step_size=0.1)),
-                            ("rk4", dict(step_size=0.1)), ("dopri5", {}), ("bosh3", {}), ("adaptive_heun", {})]:
-        y = odeint(field, y0, t, method=method, options=options, rtol=1e-5, atol=1e-6)
+    t = torch.linspace(0.0, 1.0, 3, device=ctx.device)
+    tolerances = dict(rtol=1e-4, atol=1e-5)
+    for method, options in [("euler", dict(step_size=0.25)), ("midpoint", dict(step_size=0.25)),
+                            ("rk4", dict(step_size=0.25)), ("dopri5", {}), ("bosh3", {})]:
+        y = odeint(field, y0, t, method=method, options=options, **tolerances)
         ctx.out(f"{method}", y)
     y0_grad = y0.clone().requires_grad_()
-    loss = odeint(field, y0_grad, t, method="dopri5", rtol=1e-5, atol=1e-6)[-1].pow(2).sum()
+    loss = odeint(field, y0_grad, t, method="dopri5", **tolerances)[-1].pow(2).sum()
     loss.backward()
     ctx.out("backprop/grad_y0", y0_grad.grad)
     ctx.out("backprop/grad_w", field.net[0].weight.grad)
     field.zero_grad()
     y0_adj = y0.clone().requires_grad_()
-    loss = odeint_adjoint(field, y0_adj, t, method="dopri5", rtol=1e-5, atol=1e-6)[-1].pow(2).sum()
+    loss = odeint_adjoint(field, y0_adj, t, method="bosh3", **tolerances)[-1].pow(2).sum()
     loss.backward()
     ctx.out("adjoint/loss", loss)
     ctx.out("adjoint/grad_y0", y0_adj.grad)
@@ -44,6 +45,6 @@ def run(ctx):
 
     event_t, states = odeint_event(falling, torch.tensor([10.0, 0.0], device=ctx.device),
                                    torch.tensor(0.0, device=ctx.device), event_fn=hits_ground, method="rk4",
-                                   options=dict(step_size=0.05))
+                                   options=dict(step_size=0.1))
     ctx.out("event/t", event_t)
     ctx.out("event/state", states[-1])

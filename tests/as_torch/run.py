@@ -1,9 +1,11 @@
 """Runs one library program of tests/as_torch/ in this process, under real torch or under webtorch
 aliased as torch (real torch hidden by a meta-path blocker, then only webtorch.install_as_torch()):
 
-    python tests/as_torch/run.py torch|webtorch PROGRAM[:ARG,ARG...] DEVICE[,DEVICE] WORKDIR
+    python tests/as_torch/run.py torch|webtorch PROGRAM[:ARG,ARG...][+PROGRAM...] DEVICE[,DEVICE] WORKDIR
 
-PROGRAM (lib_<name>.py) defines run(ctx); ctx.args are the ARGs (say, model families). ctx.same_weights(model, key) makes both runs start from the
+PROGRAM (lib_<name>.py) defines run(ctx); several joined by "+" run in one process (torch, webtorch and
+the libraries import once), each to its own results, where an exception is recorded as the result
+"error" (its traceback) and the next program runs; ctx.args are the ARGs (say, model families). ctx.same_weights(model, key) makes both runs start from the
 same weights (the torch run saves its initial state_dict in WORKDIR with torch.save, the webtorch run
 loads it), ctx.out(name, value) records a result; the results go to WORKDIR/<program>-<mode>-<device>.pkl
 as numpy arrays and plain values (tests/test_as_torch.py compares them)."""
@@ -12,6 +14,7 @@ import os
 import pickle
 import runpy
 import sys
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -82,8 +85,7 @@ def define_torchvision_ops():
 
 
 def main():
-    mode, spec, devices, workdir = sys.argv[1:5]
-    program, _, args = spec.partition(":")
+    mode, specs, devices, workdir = sys.argv[1:5]
     if mode == "webtorch":
         sys.meta_path.insert(0, HideRealTorch())
         import webtorch
@@ -91,12 +93,19 @@ def main():
     else:
         define_torchvision_ops()
     sys.path.insert(0, HERE)
-    run = runpy.run_path(os.path.join(HERE, f"{program}.py"))["run"]
-    for device in devices.split(","):  # one process for all devices: the libraries import once
-        ctx = Context(mode, device, workdir, program, args.split(",") if args else [])
-        run(ctx)
-        with open(os.path.join(workdir, f"{program}-{mode}-{device}.pkl"), "wb") as f:
-            pickle.dump(ctx.results, f)
+    grouped = "+" in specs
+    for spec in specs.split("+"):
+        program, _, args = spec.partition(":")
+        for device in devices.split(","):  # one process for all devices: the libraries import once
+            ctx = Context(mode, device, workdir, program, args.split(",") if args else [])
+            try:
+                runpy.run_path(os.path.join(HERE, f"{program}.py"))["run"](ctx)
+            except Exception:
+                if not grouped:
+                    raise
+                ctx.results = {"error": traceback.format_exc()}
+            with open(os.path.join(workdir, f"{program}-{mode}-{device}.pkl"), "wb") as f:
+                pickle.dump(ctx.results, f)
 
 
 if __name__ == "__main__":
