@@ -137,6 +137,29 @@ def test_errors(tmp_path):
         hf.from_pretrained(str(bad))
 
 
+def test_greedy_pick_of_float16_logits_is_that_of_their_float32():
+    """The greedy pick reads float16 logits as they are (the decode step widens no vocabulary-long row
+    first): the index torch's argmax gives on them widened to float32, with ties (the first), infinities,
+    NaN, and a long row whose maximum ties across the reduction's partial blocks."""
+    import torch
+    from webtorch.hf import sampling
+    inf, nan = float("inf"), float("nan")
+    rows = [[1.0, 3.0, 3.0, -1.0], [-inf, -2.0, -2.0, -inf], [0.5, nan, 7.0, 7.0], [65504.0, inf, 1.0, inf]]
+    long = np.random.default_rng(0).standard_normal((2, 3000)).astype(np.float16)
+    long[:, [100, 2900]] = 9.0
+    for values in (rows, long.tolist()):
+        logits = webtorch.tensor(values, dtype=webtorch.float16, device="webgpu")
+        want = torch.tensor(values, dtype=torch.float16).float().argmax(dim=-1).tolist()
+        assert sampling.Sampler()(logits).tolist() == want
+        rt = webtorch.backend.webgpu.runtime()
+        counts = []
+        for pick in (sampling.Sampler(), lambda x: x.argmax(dim=-1)):  # no widening copy: argmax's kernels only
+            k0 = rt.kernels_dispatched
+            pick(logits)
+            counts.append(rt.kernels_dispatched - k0)
+        assert counts[0] == counts[1]
+
+
 def test_warpers_match_transformers():
     """temperature, top-k, top-p as transformers' logits warpers (same -inf set, same values)."""
     torch, transformers = hf_tiny._transformers()

@@ -67,9 +67,9 @@ class Sampler:
     def __call__(self, logits, uniform=None):
         """uniform: the draws in [0, 1) to use, logits' shape (a captured decode step takes them as an
         argument: a replay does not draw); drawn here with the generator when None."""
-        logits = logits.float()
-        if not self.do_sample:
+        if not self.do_sample:  # float16 logits' own argmax: widening is exact and keeps their order (a kernel less)
             return logits.argmax(dim=-1)
+        logits = logits.float()
         logits = warp(logits, self.temperature, self.top_k, self.top_p)
         if uniform is None:
             uniform = self.uniform(logits.shape, logits.device)
