@@ -380,3 +380,9 @@ case("fill-value-tensor", lambda T, d, a, v: (T.fill(a, v[0]), T.fill(a, 2.5), T
 case("linalg-of-empty", lambda T, d, a, b: (T.cholesky_inverse(a), T.pinverse(a), T.pinverse(b), T.linalg.cholesky(a),
                                             T.linalg.qr(a).Q, T.linalg.solve_triangular(a, b.mT, upper=True),
                                             T.linalg.lu_factor(a).LU), I((2, 0, 0)), I((2, 3, 0)))
+case("linalg-multi_dot", lambda T, d, a, b, c, v, i: (  # torch's multiplication order: 2, 3 and 4 matrices
+    T.linalg.multi_dot([a, b]), T.linalg.multi_dot([a, b, c]), T.linalg.multi_dot((v[:2], a, b, c, v)),
+    T.linalg.multi_dot([v, c.mT, v[:4]]), T.linalg.multi_dot([i, i.mT, i])),
+     I((2, 3)), I((3, 4)), I((4, 5)), I((5,)), I((2, 2), I64), atol=1e-4, rtol=1e-4)
+error("linalg-multi_dot-shapes", lambda T, d, a, b: T.linalg.multi_dot([a, b]), I((2, 3)), I((4, 2)))
+error("linalg-multi_dot-middle-vector", lambda T, d, a, b: T.linalg.multi_dot([a, b, b]), I((2, 3)), I((3,)))

@@ -118,7 +118,7 @@ CALLABLES = {
         nuclear_norm orgqr ormqr
         linalg.cond linalg.diagonal linalg.householder_product linalg.inv_ex linalg.ldl_factor
         linalg.ldl_factor_ex linalg.ldl_solve linalg.matmul linalg.matrix_rank
-        linalg.multi_dot linalg.pinv linalg.solve_ex linalg.tensorinv linalg.tensorsolve linalg.vander
+        linalg.pinv linalg.solve_ex linalg.tensorinv linalg.tensorsolve linalg.vander
         linalg.vecdot Tensor.eig
         Tensor.geqrf Tensor.lstsq
         Tensor.orgqr Tensor.ormqr Tensor.solve

@@ -235,6 +235,66 @@ def matrix_power(A, n):
         base = _ops.matmul(base, base)
 
 
+def multi_dot(tensors):
+    """The product of 2-D matrices (the first may be a row, the last a column vector) in the order of fewest
+    multiplications: torch's (two orders compared for 3, the matrix-chain dynamic programme beyond, the first
+    best split on ties)."""
+    if isinstance(tensors, _ops.Tensor):
+        raise TypeError("linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for i, t in enumerate(tensors):
+        end = "first" if i == 0 else "last" if i == len(tensors) - 1 else None
+        if end and t.dim() not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {end} tensor must be 1D or 2D but got {t.dim()}D")
+        if not end and t.dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_ops._tname(tensors[0].dtype)} and tensor {i} {_ops._tname(t.dtype)}")
+    row, column = tensors[0].dim() == 1, tensors[-1].dim() == 1
+    mats = [unsqueeze(tensors[0], 0) if row else tensors[0]] + tensors[1:-1] + \
+        [unsqueeze(tensors[-1], 1) if column else tensors[-1]]
+    for i in range(len(mats) - 1):
+        if mats[i].shape[1] != mats[i + 1].shape[0]:
+            shape = lambda k: list(tensors[k].shape)  # noqa: E731
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {shape(i)} and {shape(i + 1)} "
+                               "cannot be multiplied")
+    dims = [m.shape[0] for m in mats] + [mats[-1].shape[1]]
+    split = _chain_order(dims)
+
+    def product(i, j):
+        return mats[i] if i == j else _ops.mm(product(i, split[i][j]), product(split[i][j] + 1, j))
+    result = product(0, len(mats) - 1)
+    if row:
+        result = squeeze(result, 0)
+    if column:
+        result = squeeze(result, -1)
+    return result
+
+
+def _chain_order(dims):
+    """split[i][j]: where the product of matrices i..j (matrix k is dims[k] x dims[k+1]) splits in the order of
+    fewest scalar multiplications (torch's matrix_chain_order; for 3 matrices its two costs compared)."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    if n == 3:  # torch's own comparison: (AB)C unless A(BC) costs strictly less
+        a, b, c, d = dims
+        split[0][1], split[1][2], split[0][2] = 0, 1, 0 if a * c * (b + d) > b * d * (a + c) else 1
+        return split
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
 # torch's matrix exponential (ATen's mexp, after Bader, Blanes and Casas, "Computing the matrix exponential with an
 # optimized Taylor polynomial approximation", 2019): Taylor polynomials of degree 1, 2, 4, 8, 12 or 18, each
 # evaluated in few products, the degree picked by the 1-norm (the largest within which its error is below the
