@@ -386,3 +386,8 @@ case("linalg-multi_dot", lambda T, d, a, b, c, v, i: (  # torch's multiplication
      I((2, 3)), I((3, 4)), I((4, 5)), I((5,)), I((2, 2), I64), atol=1e-4, rtol=1e-4)
 error("linalg-multi_dot-shapes", lambda T, d, a, b: T.linalg.multi_dot([a, b]), I((2, 3)), I((4, 2)))
 error("linalg-multi_dot-middle-vector", lambda T, d, a, b: T.linalg.multi_dot([a, b, b]), I((2, 3)), I((3,)))
+error("cumsum_-bool", lambda T, d, a: a.clone().cumsum_(0), I((3,), BOOL), exc=NotImplementedError)
+error("cumprod-dtype-bool", lambda T, d, a: T.cumprod(a, 0, dtype=T.bool), I((3,)), exc=NotImplementedError)
+error("gradient-uint8", lambda T, d, a: T.gradient(a.to(T.uint8)), I((3,), I32, low=0, high=5))
+case("cumsum_-int32-in-place", lambda T, d, a, b: (a.clone().cumsum_(0), b.clone().cumprod_(-1), b.cumsum(0)),
+     I((5,), I32), I((2, 3)), **RED)

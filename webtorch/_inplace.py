@@ -59,7 +59,7 @@ for _module, _names in [
            "logical_not add sub mul div pow fmod remainder floor_divide clamp clamp_min clamp_max clip bitwise_and "
            "bitwise_or bitwise_xor bitwise_not logical_and logical_or logical_xor eq ne lt le gt ge"),
     (_math_ops, "log1p expm1 exp2 log2 log10 tan asin acos atan sinh cosh asinh acosh atanh frac atan2 hypot lerp "
-                "addcmul addcdiv nan_to_num addmm baddbmm addmv cumsum cumprod erfc erfinv lgamma digamma i0 logit sinc xlogy "
+                "addcmul addcdiv nan_to_num addmm baddbmm addmv erfc erfinv lgamma digamma i0 logit sinc xlogy "
                 "copysign heaviside nextafter gcd lcm bitwise_left_shift bitwise_right_shift addbmm addr renorm "
                 "deg2rad rad2deg ldexp"),
     (_complex, "sgn"),
@@ -71,6 +71,18 @@ for _module, _names in [
 for _name, _fn in _FROM.items():
     setattr(Tensor, _name + "_", _inplace(_fn))
 _float_power_ = _inplace(_math_ops.float_power)
+
+
+def cumsum(x, dim, *, dtype=None):
+    """x.cumsum_(dim): the scan in x's own dtype (torch's cumsum(dtype=self.dtype): none for bool)."""
+    return _math_ops.cumsum(x, dim, dtype or x.dtype)
+
+
+def cumprod(x, dim, *, dtype=None):
+    return _math_ops.cumprod(x, dim, dtype or x.dtype)
+
+
+Tensor.cumsum_, Tensor.cumprod_ = _inplace(cumsum), _inplace(cumprod)
 
 
 def float_power_(x, exponent):

@@ -120,6 +120,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     for i, d in enumerate(dims):
         if d in dims[:i]:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if input.dtype is dt.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     spacings = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)

@@ -99,6 +99,8 @@ def _last_dim_op(x, dim, run):
 
 
 def _scan(op, x, dim, dtype):
+    if dtype is dt.bool_:  # (torch's kernels have no bool accumulation; cumsum_ of a bool tensor asks for one)
+        raise NotImplementedError(f"\"cum{op}_out_cpu\" not implemented for 'Bool'")
     if dtype is not None:
         x = cast(x, dtype)
     elif x.dtype.category < 2:
