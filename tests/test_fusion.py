@@ -234,7 +234,7 @@ def test_in_place_updates_of_state_fuse_in_place():
     into x; a decode step's position) fuses into one kernel reading and writing x's elements in place;
     a write through another view than the one the chain reads x through (x[1:] from x[:-1]: elements
     another invocation reads) is not fused in place. Replays give eager's results and state."""
-    def run(shifted, **options):
+    def run(shifted, options=None):
         state = webtorch.tensor([1.0, 2.0, 3.0, 4.0], device="webgpu")
 
         def f(x):
@@ -242,7 +242,7 @@ def test_in_place_updates_of_state_fuse_in_place():
             if shifted:
                 state[1:].copy_(state[:-1] * 3)
             return state * 2
-        compiled = webtorch.compile(f, **options)
+        compiled = webtorch.compile(f, options=options) if options != "eager" else f
         x = webtorch.tensor([0.5], device="webgpu")
         outs = [compiled(x).tolist()]
         k0 = runtime().kernels_dispatched
@@ -250,7 +250,6 @@ def test_in_place_updates_of_state_fuse_in_place():
         return outs, state.tolist(), runtime().kernels_dispatched - k0
 
     for shifted in (False, True):
-        eager = run(shifted, backend="eager")
-        fused, unfused = run(shifted), run(shifted, options=UNFUSED)
+        eager, fused, unfused = run(shifted, "eager"), run(shifted), run(shifted, UNFUSED)
         assert fused[:2] == unfused[:2] == eager[:2]
         assert fused[2] == (4 if shifted else 1) < unfused[2]  # shifted: add+copy, then each op alone
