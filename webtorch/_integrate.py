@@ -44,8 +44,14 @@ def _check(name, y, x, dx, dim):
         raise TypeError(f"{name}(): argument 'x' (position 2) must be Tensor, not {type(x).__name__}")
     if dx is not None and (isinstance(dx, (bool, complex)) or not isinstance(dx, numbers.Real)):
         raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+    if name == "trapezoid":  # torch's order: trapezoid wraps dim first, its cumulative form after the dtype check
+        if y.dim() == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        _wrap_dim(dim, y.dim())
     if y.dtype is dt.bool_:
         raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    if y.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     return _wrap_dim(dim, y.dim())
 
 

@@ -694,9 +694,12 @@ def mode(x, dim=-1, keepdim=False):
     with _tape.no_grad():
         rank = argsort(argsort(moved, -1), -1)
         key = sub(mul(counts, n), rank)
-        value = gather(moved, -1, _ops.argmax(key, -1, keepdim=True))
+        best = _ops.argmax(key, -1, keepdim=True)
+        value = gather(moved, -1, best)
         positions = _ops.arange(n, device=x.device)
         last = _ops.amax(where(_ops.eq(moved, value), positions, -1), -1, keepdim=True)
+        # a NaN mode (a row of NaN only) equals no element: the first, as torch (its sort leaves NaNs in place)
+        last = where(_ops.isnan(value), best, last)
     last = movedim(last, -1, d)
     value = gather(x, d, last)  # differentiable: the gradient goes to that element
     if not keepdim:
