@@ -81,7 +81,8 @@ def needs(*modules):
 # Libraries whose programs run together (one torch and one webtorch process for all; the tests stay on one
 # xdist worker): {program: the modules it needs}
 GROUP = {"lib_peft:lora,dora,ia3": ("peft", "transformers"), "lib_diffusers": ("diffusers",), "lib_kornia": ("kornia",),
-         "lib_torchdiffeq": ("torchdiffeq",), "lib_lucidrains": ("x_transformers", "vit_pytorch")}
+         "lib_torchdiffeq": ("torchdiffeq",), "lib_lucidrains": ("x_transformers", "vit_pytorch"),
+         "lib_torch_optimizer": ("torch_optimizer",)}
 grouped = pytest.mark.xdist_group("as_torch_group")
 
 
@@ -242,3 +243,11 @@ def test_lucidrains(tmp_path_factory):
     generate; an encoder with masks and memory key-values; ViTransformerWrapper) and vit-pytorch's ViT and
     SimpleViT (logits, a loss's gradient)."""
     run_library("lib_lucidrains", tmp_path_factory)
+
+
+@grouped
+@needs("torch_optimizer")
+def test_torch_optimizer(tmp_path_factory):
+    """AdaBound, Lamb, Yogi, DiffGrad, AdaBelief, QHAdam, MADGRAD, NovoGrad, Ranger (torch 1.x's deprecated
+    addcmul_(value, t1, t2) overloads), Lookahead: three steps each, the parameters after them."""
+    run_library("lib_torch_optimizer", tmp_path_factory)

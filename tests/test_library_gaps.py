@@ -42,6 +42,11 @@ def _lists(value):
     return value.tolist()
 
 
+def _rounded(value):
+    """Floats to 6 significant digits (torch's and webtorch's exp and log differ in the last bits)."""
+    return [_rounded(v) for v in value] if isinstance(value, list) else float(f"{value:.6g}")
+
+
 def _checks(T):
     """torch._check* and _assert_async (kornia asserts its value ranges with _assert_async)."""
     got = []
@@ -153,16 +158,6 @@ def _backend_flags(T):
     return inside, (b.mkldnn.enabled, b.mkldnn.deterministic), nnpack_flags, b.nnpack.set_flags(True), fastpath, off
 
 
-PROBES = {name[1:]: fn for name, fn in list(globals().items()) if name.startswith("_") and callable(fn)
-          and fn.__module__ == __name__ and name != "_lists"}
-
-
-@pytest.mark.parametrize("name", list(PROBES))
-@pytest.mark.filterwarnings("ignore::FutureWarning")  # torch._check_is_size's deprecation
-def test_library_gap_as_torch(name):
-    assert _outcome(PROBES[name], webtorch) == _outcome(PROBES[name], torch)
-
-
 def test_absent_cpu_libraries_and_refusals():
     """webtorch's cpu is numpy: no oneDNN, MKL, OpenMP or NNPACK (torch's CPU build has them), so libraries take
     their portable paths; making a fake tensor, a dual tensor or a proxy trace raises naming the gap."""
@@ -175,3 +170,68 @@ def test_absent_cpu_libraries_and_refusals():
                        "forward-mode AD")):
         with pytest.raises(NotImplementedError, match=gap):
             make()
+
+
+def _unique_slices(T):
+    """unique / unique_consecutive with dim= (zuko's MaskedMLP dedupes its adjacency rows): whole slices
+    compared, sorted lexicographically, with inverse and counts (were refused)."""
+    a = T.tensor([[1, 0, 1], [0, 1, 1], [1, 0, 1], [0, 0, 0], [0, 1, 1], [0, 1, 1]])
+    out = []
+    for dim in (0, 1, -1):
+        out.append(_lists(T.unique(a, dim=dim, return_inverse=True, return_counts=True)))
+        out.append(_lists(T.unique_consecutive(a, dim=dim, return_inverse=True, return_counts=True)))
+        out.append(a.unique(dim=dim).tolist())
+    out.append(_lists(T.unique(T.tensor([[2.5, 1.0], [0.5, 3.0], [2.5, 1.0]]), dim=0, return_inverse=True)))
+    out.append(list(T.unique(T.zeros(0, 3), dim=0).shape))
+    try:
+        T.unique(T.zeros(3, 0), dim=0)
+    except RuntimeError as e:
+        out.append(str(e))
+    return out
+
+
+def _deprecated_number_first_overloads(T):
+    """addcmul_(value, t1, t2), add(alpha, other), sub_(alpha, other), addcdiv(value, t1, t2): torch 1.x's
+    order, still accepted by torch with a UserWarning (pytorch_ranger's optimizers call them)."""
+    x, y, z = T.ones(3), T.arange(3.0), T.full((3,), 2.0)
+    e = x.clone()
+    e.add_(2, y)
+    return _lists([x.clone().addcmul_(0.5, y, z), T.addcdiv(x, 0.5, y, z), x.add(2, y), T.sub(x, 3, y), e,
+                   x.clone().sub_(1, z), x.addcmul(y, z, value=2), T.add(x, y, alpha=3)])
+
+
+def _distribution_utils_and_required(T):
+    """torch.distributions.utils (zuko imports _sum_rightmost), a subclass's _get_checked_instance, and
+    torch.optim.optimizer.required (pytorch_ranger's defaults)."""
+    from importlib import import_module
+    u = import_module(T.__name__ + ".distributions.utils")
+    m = T.arange(9.0).reshape(3, 3)
+    a, b = u.broadcast_all(T.ones(2, 1), 3.0)
+
+    class Lazy:
+        @u.lazy_property
+        def twice(self):
+            return T.ones(1) * 2
+    lazy = Lazy()
+    normal = T.distributions.Normal(T.zeros(2), T.ones(2))
+    same = normal._get_checked_instance(T.distributions.Normal)
+    try:
+        T.distributions.Independent(normal, 1)._get_checked_instance(T.distributions.Normal)
+    except NotImplementedError as e:
+        refused = str(e)
+    return (_rounded(_lists([a, b, u.logits_to_probs(T.tensor([0.0, 1.0])), u.logits_to_probs(T.tensor([0.0]), True),
+                    u.probs_to_logits(T.tensor([0.25, 0.75])), u.probs_to_logits(T.tensor([0.25]), True),
+                    u.clamp_probs(T.tensor([0.0, 1.0])), u.tril_matrix_to_vec(m), u.tril_matrix_to_vec(m, -1),
+                    u.vec_to_tril_matrix(T.arange(6.0)), u._sum_rightmost(m, 1), u._sum_rightmost(m, 0)])),
+            u.euler_constant, lazy.twice.tolist(), "twice" in vars(lazy), type(same).__name__, refused,
+            repr(import_module(T.__name__ + ".optim.optimizer").required))
+
+
+PROBES = {name[1:]: fn for name, fn in list(globals().items()) if name.startswith("_") and callable(fn)
+          and fn.__module__ == __name__ and name not in ("_lists", "_rounded")}
+
+
+@pytest.mark.parametrize("name", list(PROBES))
+@pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::UserWarning")  # deprecations probed
+def test_library_gap_as_torch(name):
+    assert _outcome(PROBES[name], webtorch) == _outcome(PROBES[name], torch)

@@ -1041,9 +1041,40 @@ def _unique_result(out, inverse, counts, shape, return_inverse, return_counts):
     return tuple(result) if len(result) > 1 else out
 
 
+def _unique_slices(x, dim, consecutive, return_inverse, return_counts):
+    """unique(dim=) / unique_consecutive(dim=): x's slices along dim compared whole (read to the host):
+    the distinct ones in lexicographic order (unique), or each run of equal neighbours once."""
+    d = _wrap_dim(dim, x.dim())
+    if x.numel() == 0 and x.shape[d]:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    rows = [tuple(r) for r in _ops.reshape(movedim(x.detach(), d, 0), (x.shape[d], -1)).tolist()] if x.numel() else []
+    if consecutive:
+        keys = [r for i, r in enumerate(rows) if i == 0 or r != rows[i - 1]]
+        inverse = []
+        for i, r in enumerate(rows):
+            inverse.append(inverse[-1] + (r != rows[i - 1]) if inverse else 0)
+    else:
+        keys = builtins.sorted(set(rows))
+        position = {k: i for i, k in enumerate(keys)}
+        inverse = [position[r] for r in rows]
+    first = {}
+    for i, g in enumerate(inverse):
+        first.setdefault(g, i)
+    index = _ops.tensor([first[g] for g in range(len(keys))], dtype=dt.int64, device=x.device)
+    result = [x.detach().index_select(d, index)]
+    if return_inverse:
+        result.append(_ops.tensor(inverse, dtype=dt.int64, device=x.device))
+    if return_counts:
+        counts = [0] * len(keys)
+        for g in inverse:
+            counts[g] += 1
+        result.append(_ops.tensor(counts, dtype=dt.int64, device=x.device))
+    return tuple(result) if len(result) > 1 else result[0]
+
+
 def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
     if dim is not None:
-        raise NotImplementedError("webtorch: unique(dim=...) is not supported; unique over all elements is")
+        return _unique_slices(x, dim, False, return_inverse, return_counts)
     flat = _ops.reshape(x, -1)
     values, order = sort(flat, 0)
     with _tape.no_grad():
@@ -1053,7 +1084,7 @@ def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
 
 def unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
     if dim is not None:
-        raise NotImplementedError("webtorch: unique_consecutive(dim=...) is not supported")
+        return _unique_slices(x, dim, True, return_inverse, return_counts)
     with _tape.no_grad():
         out, inverse, counts = _unique_flat(_ops.reshape(x, -1).detach(), return_inverse, return_counts)
     return _unique_result(out, inverse, counts, x.shape, return_inverse, return_counts)

@@ -148,6 +148,31 @@ def _operator(fn, name):
     return functools.wraps(fn)(dunder)
 
 
+# torch's deprecated overloads that old code (optimizers written for torch 1.x) still calls: a number
+# before the tensors, where torch now takes it as a keyword. torch accepts them with a UserWarning.
+_DEPRECATED = {"add": ("alpha", "other"), "sub": ("alpha", "other"),
+               "addcmul": ("value", "tensor1", "tensor2"), "addcdiv": ("value", "tensor1", "tensor2")}
+
+
+def accept_deprecated(fn, name, keyword, tensors):
+    """fn also taking (self, number, *tensors): the number moved to its keyword, with torch's warning."""
+    n = 2 + len(tensors)
+
+    @functools.wraps(fn)
+    def deprecated_too(*args, **kwargs):
+        if (len(args) == n and isinstance(args[1], numbers.Number) and not isinstance(args[1], Tensor)
+                and all(isinstance(t, Tensor) for t in args[2:])):
+            import warnings
+            old = ", ".join([f"Number {keyword}"] + [f"Tensor {t}" for t in tensors])
+            new = ", ".join(f"Tensor {t}" for t in tensors)
+            warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of the "
+                          f"following signatures instead:\n\t{name}({new}, *, Number {keyword} = 1)", UserWarning,
+                          stacklevel=2)
+            return fn(args[0], *args[2:], **{keyword: args[1]}, **kwargs)
+        return fn(*args, **kwargs)
+    return deprecated_too
+
+
 def apply(namespace):
     """Wrap the op functions in namespace (webtorch's) and the Tensor methods of the same names.
     Unary elementwise ops take a Tensor too (torch.exp(2) is a TypeError); their methods need no
@@ -172,3 +197,7 @@ def apply(namespace):
             bound = Tensor.__dict__.get(method)
             if callable(bound):
                 setattr(Tensor, method, require_tensors(bound, method, kind))
+    for name, (keyword, *tensors) in _DEPRECATED.items():
+        namespace[name] = accept_deprecated(namespace[name], name, keyword, tensors)
+        for method in (name, name + "_"):
+            setattr(Tensor, method, accept_deprecated(Tensor.__dict__[method], method, keyword, tensors))

@@ -17,6 +17,8 @@ from .._random import multinomial, rand, randn
 from .._tensor import Size, Tensor
 from .._dtypes import finfo
 from ..autograd import no_grad
+from . import utils  # noqa: F401  (torch.distributions.utils)
+from .utils import broadcast_all as _as_tensors, clamp_probs as _clamp_probs
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "MultivariateNormal", "Laplace",
            "OneHotCategorical", "LogNormal", "Independent", "TransformedDistribution", "Transform",
@@ -26,17 +28,6 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Mul
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
-def _as_tensors(*values):
-    """torch's broadcast_all: numbers become tensors of the default dtype on the tensors' device."""
-    ref = next((v for v in values if isinstance(v, Tensor)), None)
-    kwargs = dict(dtype=ref.dtype, device=ref.device) if ref is not None else {}
-    tensors = [v if isinstance(v, Tensor) else _ops.tensor(float(v), **kwargs) for v in values]
-    return _ops.broadcast_tensors(*tensors)
-
-
-def _clamp_probs(probs):
-    eps = finfo(probs.dtype).eps
-    return _ops.clamp(probs, min=eps, max=1 - eps)
 
 
 class Distribution:
@@ -91,6 +82,25 @@ class Distribution:
 
     def rsample(self, sample_shape=Size()):
         raise NotImplementedError(f"{type(self).__name__} has no reparameterized sampling (rsample)")
+
+    has_enumerate_support = False
+
+    def _abstract(self, *args, **kwargs):
+        """torch's base class: a subclass defines it (libraries' own distributions subclass this one)."""
+        raise NotImplementedError
+
+    log_prob = cdf = icdf = entropy = enumerate_support = _abstract
+
+    def expand(self, batch_shape, _instance=None):
+        raise NotImplementedError(f"webtorch: {type(self).__name__}.expand (torch.distributions' batch expansion) "
+                                  "is not implemented")
+
+    def _get_checked_instance(self, cls, _instance=None):
+        """The instance a subclass's expand() fills: a new one of type(self) where its __init__ is cls's."""
+        if _instance is None and type(self).__init__ != cls.__init__:
+            raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
+                                      "__init__ method must also define a custom .expand() method.")
+        return self.__new__(type(self)) if _instance is None else _instance
 
     def sample_n(self, n):
         return self.sample(Size((n,)))

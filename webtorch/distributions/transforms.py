@@ -7,13 +7,10 @@ import math
 from .. import _ops
 from ..nn import functional as F
 from . import constraints
+from .utils import _sum_rightmost
 
 __all__ = ["Transform", "ComposeTransform", "ExpTransform", "AffineTransform", "SigmoidTransform",
            "TanhTransform", "identity_transform"]
-
-
-def _sum_rightmost(value, dims):
-    return value.reshape(value.shape[:value.dim() - dims] + (-1,)).sum(-1) if dims > 0 else value
 
 
 class Transform:

@@ -9,6 +9,15 @@ from ..backend import recording
 from .._tensor import versions
 
 
+class _RequiredParameter:
+    """The default of an optimizer argument that has none (torch.optim.optimizer.required)."""
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
 def _fusable(p, grad):
     """A fused update needs float32 tensors on webgpu, each one dense from its buffer's start."""
     return (p._storage.device_type == "webgpu" and p.dtype is F.dt.float32 and grad.dtype is F.dt.float32
