@@ -4,6 +4,7 @@ repeat, tile, repeat_interleave, pad), or elementwise masks (tril, triu). einsum
 permute + reshape + matmul.
 """
 import builtins
+import operator
 
 from . import _dtypes as dt
 from . import _ops, _tape
@@ -72,10 +73,12 @@ def split_with_sizes(x, split_sizes, dim=0):
 
 
 def chunk(x, chunks, dim=0):
-    if isinstance(chunks, Tensor) and chunks.dim() == 0 and not chunks.dtype.is_floating_point:
-        chunks = int(chunks)  # (torch's int arguments take a 0-d integer tensor)
-    if not isinstance(chunks, int) or isinstance(chunks, bool):
+    if isinstance(chunks, bool) or isinstance(chunks, Tensor) and (chunks.dim() or chunks.dtype.is_floating_point):
         raise TypeError(f"chunk(): argument 'chunks' (position 2) must be int, not {type(chunks).__name__}")
+    try:  # an int, a numpy integer or a 0-d integer tensor, as torch's int arguments take
+        chunks = operator.index(chunks)
+    except TypeError:
+        raise TypeError(f"chunk(): argument 'chunks' (position 2) must be int, not {type(chunks).__name__}") from None
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if x.dim() == 0:
