@@ -258,6 +258,9 @@ FINDINGS = [
     # fuzz --more (seed 8910681): mode of a row of NaN only raised (the index of its value: none equals NaN);
     # torch gives NaN at index 0 (its sort leaves NaNs in place; rows with other values: see the triage)
     ("mode-nan-row", lambda T, d: T.mode(T.tensor([[math.nan] * 3, [1.0, 2.0, 2.0]], device=d), -1), {}),
+    # fuzz --more (seed 8920320): ldexp by an integer exponent is exact in torch; webtorch multiplied by 2^130 (inf)
+    ("ldexp-integer-exponent-exact", lambda T, d: T.ldexp(T.tensor([0.1573, 0.0, 2.0 ** -140, 1e-45, 3e38, -1.5], device=d),
+                                                        T.tensor([130, 1000, 200, 277, -300, -149], device=d)), {}),
 ] + [(name, fn, {}) for name, fn in [  # torch's refusals (an exception of its type), where webtorch computed or raised another
     ("logaddexp-int", lambda T, d: T.logaddexp(_ints(T, d), _ints(T, d))),
     ("logaddexp2-int-bool", lambda T, d: T.logaddexp2(_ints(T, d), _bools(T, d))),

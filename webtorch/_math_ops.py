@@ -1148,7 +1148,15 @@ def ldexp(input, other):
     # torch's kernel for a floating input dispatches on the exponent's dtype (no bool); others go by pow
     if _is_tensor(other) and other.dtype is dt.bool_ and _is_tensor(input) and input.dtype.is_floating_point:
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
-    return mul(_to_float(input), _ops.pow(2.0, other))
+    if not (_is_tensor(other) and other.dtype.category == 1):
+        return mul(_to_float(input), _ops.pow(2.0, other))
+    # an integer exponent is exact, as torch's kernel: infinite only where the result is (0.16 * 2^130 is
+    # 2.1e38, though 2^130 is inf in float32). Clamped to +-300 (a float32 spans 2^-149..2^128: beyond, 0 or
+    # inf either way), applied in three steps of at most 2^100, each exact: only the last may round.
+    e = _ops.clamp(other, -300, 300)
+    third = _ops.trunc(_ops.div(e, 3))
+    step = _ops.pow(2.0, third)
+    return mul(mul(mul(_to_float(input), step), step), _ops.pow(2.0, sub(e, mul(third, 2))))
 
 
 _Frexp = namedtuple("frexp", ["mantissa", "exponent"])
