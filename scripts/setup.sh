@@ -38,7 +38,7 @@ fi
 "$PY" -m pip install -q einops==0.8.2 transformers==5.24.0 timm==1.0.31 sentence-transformers==6.2.0 \
   torchmetrics==1.9.0 lightning-utilities==0.15.3 pillow==13.0.0
 "$PY" -m pip install -q peft==0.21.2 accelerate==1.15.0 diffusers==0.42.1 kornia==0.9.0 kornia_rs==0.2.0 torchdiffeq==0.2.5 \
-  x-transformers==2.31.10 vit-pytorch==1.26.14 torch-optimizer==0.3.0 pytorch-ranger==0.1.1
+  x-transformers==2.31.10 vit-pytorch==1.26.14 torch-optimizer==0.3.0 pytorch-ranger==0.1.1 zuko==1.6.0
 # torchao's weight-only quantization arithmetic, the reference of tests/test_quantization.py (its Python runs on
 # the CPU torch; --no-deps: it names no torch, and its CUDA extensions are optional)
 "$PY" -m pip install -q --no-deps torchao==0.18.0

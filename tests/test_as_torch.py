@@ -82,7 +82,7 @@ def needs(*modules):
 # xdist worker): {program: the modules it needs}
 GROUP = {"lib_peft:lora,dora,ia3": ("peft", "transformers"), "lib_diffusers": ("diffusers",), "lib_kornia": ("kornia",),
          "lib_torchdiffeq": ("torchdiffeq",), "lib_lucidrains": ("x_transformers", "vit_pytorch"),
-         "lib_torch_optimizer": ("torch_optimizer",)}
+         "lib_torch_optimizer": ("torch_optimizer",), "lib_zuko": ("zuko",)}
 grouped = pytest.mark.xdist_group("as_torch_group")
 
 
@@ -251,3 +251,11 @@ def test_torch_optimizer(tmp_path_factory):
     """AdaBound, Lamb, Yogi, DiffGrad, AdaBelief, QHAdam, MADGRAD, NovoGrad, Ranger (torch 1.x's deprecated
     addcmul_(value, t1, t2) overloads), Lookahead: three steps each, the parameters after them."""
     run_library("lib_torch_optimizer", tmp_path_factory)
+
+
+@grouped
+@needs("zuko")
+def test_zuko(tmp_path_factory):
+    """Conditional normalizing flows (MAF, NSF's rational-quadratic splines, NICE): log_prob, its gradient,
+    the sample path (the inverse transform of given base draws); BoxUniform, DiagNormal."""
+    run_library("lib_zuko", tmp_path_factory)

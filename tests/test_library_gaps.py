@@ -227,6 +227,30 @@ def _distribution_utils_and_required(T):
             repr(import_module(T.__name__ + ".optim.optimizer").required))
 
 
+def _indexing_expanded_tensors_with_grad(T):
+    """gather / take / advanced indexing of an expanded (stride 0) tensor that requires grad: each element
+    its own gradient, summed by expand's backward (zuko's splines gather from expanded knots; was refused)."""
+    out = []
+    for index in (lambda t: t.gather(-1, T.tensor([[0, 2], [1, 1], [2, 0]])), lambda t: t[:, [0, 2, 2]],
+                  lambda t: t.take(T.tensor([0, 4, 8, 4]))):
+        w = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = index(w.expand(3, 3))
+        (y * T.arange(1.0, y.numel() + 1).reshape(y.shape)).sum().backward()
+        out.append((y.tolist(), w.grad.tolist()))
+    return out
+
+
+def _distribution_expand(T):
+    """Distribution.expand of Normal, Uniform and Independent (zuko expands its flows' base distributions)."""
+    d = T.distributions
+    normal = d.Normal(T.tensor([0.0, 1.0]), T.tensor([1.0, 2.0])).expand((3, 2))
+    box = d.Independent(d.Uniform(T.zeros(2), T.ones(2)), 1).expand((4,))
+    x = T.tensor([0.5, 0.25])
+    return (list(normal.batch_shape), _lists(normal.log_prob(x)), list(normal.loc.shape),
+            list(box.batch_shape), list(box.event_shape), list(box.base_dist.batch_shape), _lists(box.log_prob(x)),
+            type(box).__name__)
+
+
 PROBES = {name[1:]: fn for name, fn in list(globals().items()) if name.startswith("_") and callable(fn)
           and fn.__module__ == __name__ and name not in ("_lists", "_rounded")}
 

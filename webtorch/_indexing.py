@@ -89,6 +89,14 @@ def _pair_offsets(offsets):
     return add(mul(reshape(offsets, *offsets.shape, 1), 2), tensor([0, 1], device=offsets.device))
 
 
+def _gradable(x):
+    """x, or where it requires grad and is expanded (stride 0 over a dim of more than one) a contiguous copy:
+    offsets into x's storage would merge the gradients of the elements that share a storage element."""
+    if _tape.is_grad_enabled() and x.requires_grad and any(st == 0 and n > 1 for n, st in zip(x.shape, x._stride)):
+        return _ops.contiguous(x)
+    return x
+
+
 def _take(x, offsets):
     """x's storage elements at offsets (a tensor of storage offsets), shaped like offsets."""
     if x.dtype.is_complex:
@@ -249,6 +257,7 @@ def getitem(x, index):
     v, adv = _parse(x, index)
     if not adv:
         return v
+    v = _gradable(v)
     return _take(v, _advanced_offsets(v, adv))
 
 
@@ -330,6 +339,7 @@ def gather(x, dim, index):
 
 def _gather(x, d, index):
     """gather along dim d of an index already checked."""
+    x = _gradable(x)
     if x.dim() == 0:
         return _take(x, _sum_offsets(x._offset, [mul(index, 0)], index.shape))
     return _take(x, _along_offsets(x, index.shape, d, index))
@@ -590,6 +600,7 @@ def _flat_offsets(x, index):
 
 
 def take(x, index):
+    x = _gradable(x)
     return _take(x, _flat_offsets(x, index))
 
 

@@ -9,7 +9,7 @@ import operator
 from . import _dtypes as dt
 from . import _ops, _tape
 from ._autocast import autocast_op
-from ._indexing import _take
+from ._indexing import _gradable, _take
 from ._ops import _is_tensor, _shape_arg, _sized, _wrap_dim, cast, expand, narrow, permute, reshape, where
 from ._tensor import _TYPE_NAMES, Tensor, check_size
 
@@ -26,8 +26,7 @@ __all__ = ["split", "chunk", "tensor_split", "unbind", "select", "movedim", "mov
 def _take_by_dims(x, sources):
     """out[i0, i1, ...] = x[sources[0][i0], sources[1][i1], ...]; sources: one list per dim of x."""
     shape = [len(s) for s in sources]
-    if x.requires_grad and any(st == 0 and n > 1 for n, st in zip(x.shape, x._stride)):
-        x = _ops.contiguous(x)  # offsets into an expanded tensor would merge its elements' gradients
+    x = _gradable(x)
     offsets = None
     for d, src in enumerate(sources):
         axis = [1] * len(shape)

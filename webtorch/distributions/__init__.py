@@ -91,9 +91,21 @@ class Distribution:
 
     log_prob = cdf = icdf = entropy = enumerate_support = _abstract
 
+    _batch_params = ()  # the parameter tensors, of the batch shape: expand() broadcasts them
+
     def expand(self, batch_shape, _instance=None):
-        raise NotImplementedError(f"webtorch: {type(self).__name__}.expand (torch.distributions' batch expansion) "
-                                  "is not implemented")
+        """The distribution with its parameters broadcast (as views) to batch_shape."""
+        if not self._batch_params:
+            raise NotImplementedError(f"webtorch: {type(self).__name__}.expand (torch.distributions' batch "
+                                      "expansion) is not implemented")
+        owner = next(c for c in type(self).__mro__ if "_batch_params" in vars(c))
+        new = self._get_checked_instance(owner, _instance)
+        batch_shape = Size(batch_shape)
+        for name in self._batch_params:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
 
     def _get_checked_instance(self, cls, _instance=None):
         """The instance a subclass's expand() fills: a new one of type(self) where its __init__ is cls's."""
@@ -115,6 +127,7 @@ class Distribution:
 class _LocationScale(Distribution):
     """A real loc and a positive scale (Normal, Laplace)."""
     has_rsample = True
+    _batch_params = ("loc", "scale")
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = _as_tensors(loc, scale)
@@ -150,6 +163,7 @@ class Normal(_LocationScale):
 
 class Uniform(Distribution):
     has_rsample = True
+    _batch_params = ("low", "high")
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = _as_tensors(low, high)

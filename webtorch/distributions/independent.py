@@ -18,6 +18,16 @@ class Independent(Distribution):
         super().__init__(Size(shape[:cut]), Size(shape[cut:]), validate_args=False)
         self._validate_args = base_distribution._validate_args if validate_args is None else validate_args
 
+    def expand(self, batch_shape, _instance=None):
+        """The base distribution expanded to batch_shape and the dims this one reads as events."""
+        new = self._get_checked_instance(Independent, _instance)
+        batch_shape = Size(batch_shape)
+        new.base_dist = self.base_dist.expand(batch_shape + self.event_shape[:self.reinterpreted_batch_ndims])
+        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     has_rsample = property(lambda self: self.base_dist.has_rsample)
     mean = property(lambda self: self.base_dist.mean)
     mode = property(lambda self: self.base_dist.mode)
