@@ -81,7 +81,7 @@ KNOWN = [
     ("WRONG-VALUE", None, r"functional\.(layer_norm|group_norm|batch_norm|instance_norm)\(.*expected 'nan'$",
      "docs/limits.md: normalisations beyond float32's variance (webtorch gives float64's finite values, torch's "
      "float32 NaN)", _NEAR_LIMIT),
-    ("WRONG-VALUE", None, r"torch\.(sum|mean|prod|cumsum|cumprod|logsumexp|std|var|norm)\(",
+    ("WRONG-VALUE", None, r"torch\.(sum|mean|prod|cumsum|cumprod|logsumexp|std|var|norm|nansum|nanmean|std_mean|var_mean|logcumsumexp)\(",
      "docs/limits.md: the order of accumulation (sums that cancel or overflow near the float32 limit)",
      _NEAR_LIMIT),
 ]

@@ -261,6 +261,10 @@ FINDINGS = [
     # fuzz --more (seed 8920320): ldexp by an integer exponent is exact in torch; webtorch multiplied by 2^130 (inf)
     ("ldexp-integer-exponent-exact", lambda T, d: T.ldexp(T.tensor([0.1573, 0.0, 2.0 ** -140, 1e-45, 3e38, -1.5], device=d),
                                                         T.tensor([130, 1000, 200, 277, -300, -149], device=d)), {}),
+    # fuzz --more (seeds 8920514, 8920569): igamma/igammac at huge x (1e30: the continued fraction overflowed, NaN
+    # times a factor 0; torch 1 / 0) and at cephes' edges in its order (a NaN with x = 0, a = inf with x < 0 or NaN)
+    ("igamma-edges", lambda T, d: [f(T.tensor([a for a in _IGAMMA_EDGES[:9] for _ in _IGAMMA_EDGES], device=d),
+                                     T.tensor(_IGAMMA_EDGES * 9, device=d)) for f in (T.igamma, T.igammac)], {}),
 ] + [(name, fn, {}) for name, fn in [  # torch's refusals (an exception of its type), where webtorch computed or raised another
     ("logaddexp-int", lambda T, d: T.logaddexp(_ints(T, d), _ints(T, d))),
     ("logaddexp2-int-bool", lambda T, d: T.logaddexp2(_ints(T, d), _bools(T, d))),
@@ -279,9 +283,13 @@ FINDINGS = [
     ("lerp-int-float-end", lambda T, d: T.lerp(_ints(T, d), _floats(T, d), 2.0)),
     ("ldexp-float-bool-exponent", lambda T, d: T.ldexp(_floats(T, d), _bools(T, d))),
     ("addcmul-bool", lambda T, d: T.addcmul(_bools(T, d), _bools(T, d), _bools(T, d))),
+    ("gcd-float-shapes-first", lambda T, d: T.gcd(_floats(T, d), T.ones(2, device=d))),
     ("trapezoid-0d-bool", lambda T, d: T.trapezoid(T.tensor(True, device=d), dim=0)),
     ("trapezoid-bool-bad-dim", lambda T, d: T.trapezoid(_bools(T, d), dim=3)),
 ]]
+
+
+_IGAMMA_EDGES = [math.inf, -math.inf, math.nan, 0.0, -0.0, 1.0, 2.5, -1.0, 100.0, 1e30, 3e38]  # a: the first 9
 
 
 def _ord0_grad(T, d, fn):

@@ -60,6 +60,7 @@ def nextafter(a, b):
 
 
 def _integer_op(name, kernel_name, a, b):
+    _ops.broadcast_shapes(*(t.shape for t in (a, b) if _is_tensor(t)))  # torch checks the shapes first
     kind = dt.result_type(a, b)
     if kind.category != 1:
         raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for '{_TYPE_NAMES[kind.name]}'")

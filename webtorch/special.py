@@ -207,13 +207,20 @@ def _incomplete_gamma(a, x, upper):
         by_fraction = _ops.logical_and(_ops.gt(x_, 1), _ops.gt(x_, a_))
         lower = _lower_series(_ops.where(by_fraction, 1.0, a_), _ops.where(by_fraction, 0.5, x_), ax)
         upper_ = _upper_fraction(_ops.where(by_fraction, a_, 1.0), _ops.where(by_fraction, x_, 2.0), ax)
+        # a factor x^a e^-x / Γ(a) that underflows makes either 0, however its sum or fraction overflowed (x = 1e30)
+        vanishing = _ops.eq(ax, 0)
+        lower, upper_ = _ops.where(vanishing, 0.0, lower), _ops.where(vanishing, 0.0, upper_)
         value = _ops.where(by_fraction, upper_, _ops.sub(1, lower)) if upper else \
             _ops.where(by_fraction, _ops.sub(1, upper_), lower)
-        # the edges, as cephes / torch: P(0, x > 0) = 1, P(a > 0, 0) = 0, P(a, inf) = 1, P(inf, x finite) = 0
+        # the edges, in cephes' (torch's) order: P(0, x > 0) = 1, P(a > 0 or NaN, 0) = 0, P(inf, inf) = NaN,
+        # P(inf, x >= 0 finite or NaN) = 0, P(a >= 0 finite or NaN, inf) = 1
+        a_not_negative = _ops.logical_not(_ops.lt(a, 0))  # NaN passes cephes' a < 0 test
         one_at = _ops.logical_or(_ops.logical_and(_ops.eq(a, 0), _ops.gt(x, 0)),
-                                 _ops.logical_and(_ops.eq(x, math.inf), _ops.ge(a, 0)))
-        zero_at = _ops.logical_or(_ops.logical_and(_ops.gt(a, 0), _ops.eq(x, 0)),
-                                  _ops.logical_and(_ops.eq(a, math.inf), _ops.lt(x, math.inf)))
+                                 _ops.logical_and(_ops.logical_and(_ops.eq(x, math.inf), a_not_negative),
+                                                  _ops.ne(a, math.inf)))
+        zero_at = _ops.logical_or(_ops.logical_and(_ops.logical_and(a_not_negative, _ops.ne(a, 0)), _ops.eq(x, 0)),
+                                  _ops.logical_and(_ops.eq(a, math.inf),
+                                                   _ops.logical_not(_ops.logical_or(_ops.lt(x, 0), _ops.eq(x, math.inf)))))
         p_edge = _ops.where(one_at, 1.0, _ops.where(zero_at, 0.0, math.nan))
         edge = _ops.where(one_at | zero_at, _ops.sub(1, p_edge) if upper else p_edge, math.nan)
         out = _ops.where(regular, value, edge)
