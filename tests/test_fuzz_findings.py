@@ -257,6 +257,9 @@ FINDINGS = [
         T.polygamma(1, T.tensor([math.inf, -math.inf, 3.0], device=d))), {}),
     # fuzz --more (seed 8910681): mode of a row of NaN only raised (the index of its value: none equals NaN);
     # torch gives NaN at index 0 (its sort leaves NaNs in place; rows with other values: see the triage)
+    # fuzz --more (seed 8921414): histc of one value v with v +- 1 == v (1e30) divided by zero; torch: the middle bin
+    ("histc-one-huge-value", lambda T, d: [T.histc(T.tensor([v], device=d), bins=b) for v in (1e30, -2e30)
+                                           for b in (1, 4, 5)], {}),
     ("mode-nan-row", lambda T, d: T.mode(T.tensor([[math.nan] * 3, [1.0, 2.0, 2.0]], device=d), -1), {}),
     # fuzz --more (seed 8920320): ldexp by an integer exponent is exact in torch; webtorch multiplied by 2^130 (inf)
     ("ldexp-integer-exponent-exact", lambda T, d: T.ldexp(T.tensor([0.1573, 0.0, 2.0 ** -140, 1e-45, 3e38, -1.5], device=d),
@@ -284,6 +287,8 @@ FINDINGS = [
     ("ldexp-float-bool-exponent", lambda T, d: T.ldexp(_floats(T, d), _bools(T, d))),
     ("addcmul-bool", lambda T, d: T.addcmul(_bools(T, d), _bools(T, d), _bools(T, d))),
     ("gcd-float-shapes-first", lambda T, d: T.gcd(_floats(T, d), T.ones(2, device=d))),
+    ("quantile-empty", lambda T, d: T.quantile(T.zeros(0, 2, device=d), 0.5, dim=1)),
+    ("nanquantile-empty-dim", lambda T, d: T.nanquantile(T.zeros(0, device=d), T.tensor([0.25], device=d), dim=0)),
     ("trapezoid-0d-bool", lambda T, d: T.trapezoid(T.tensor(True, device=d), dim=0)),
     ("trapezoid-bool-bad-dim", lambda T, d: T.trapezoid(_bools(T, d), dim=3)),
 ]]

@@ -723,8 +723,8 @@ def _quantile(x, q, dim, keepdim, interpolation, ignore_nan, name):
     else:
         d = _wrap_dim(dim, x.dim())
         rows = x if x.dim() else _ops.reshape(x, 1)
-    if rows.shape[d] == 0:
-        raise IndexError(f"{name}() input tensor cannot be empty")
+    if x.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
     moved = movedim(rows, d, -1)
     ordered = sort(moved, -1).values  # NaN last
     nan_count = _ops.sum(_ops.isnan(moved), -1, keepdim=True)
@@ -905,8 +905,11 @@ def histc(x, bins=100, min=0, max=0):
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     flat = _ops.reshape(x, -1)
-    idx = cast(_ops.floor(mul(sub(flat, lo), bins / (hi - lo))), dt.int64)
-    idx = where(_ops.eq(flat, hi), bins - 1, idx)
+    if lo == hi:  # one value v with v +- 1 == v (1e30): torch's edges put it in the middle bin, as v - 1 < v < v + 1 does
+        idx = _ops.full(flat.shape, bins // 2, dtype=dt.int64, device=x.device)
+    else:
+        idx = cast(_ops.floor(mul(sub(flat, lo), bins / (hi - lo))), dt.int64)
+        idx = where(_ops.eq(flat, hi), bins - 1, idx)
     inside = _ops.logical_and(_ops.ge(flat, lo), _ops.le(flat, hi))
     return _bin_sums(where(inside, idx, bins), bins, _ops.ones(flat.shape, dtype=x.dtype, device=x.device))
 
