@@ -259,3 +259,11 @@ PROBES = {name[1:]: fn for name, fn in list(globals().items()) if name.startswit
 @pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::UserWarning")  # deprecations probed
 def test_library_gap_as_torch(name):
     assert _outcome(PROBES[name], webtorch) == _outcome(PROBES[name], torch)
+
+
+def test_compiled_module_class_at_torch_path():
+    """torch._dynamo.eval_frame.OptimizedModule is compile(module)'s class (accelerate's is_compiled_module,
+    which transformers' save_pretrained calls once accelerate is installed, read a missing name)."""
+    compiled = webtorch.compile(webtorch.nn.Linear(2, 2))
+    assert isinstance(compiled, webtorch._dynamo.eval_frame.OptimizedModule)
+    assert not isinstance(webtorch.nn.Linear(2, 2), webtorch._dynamo.eval_frame.OptimizedModule)

@@ -31,6 +31,7 @@ import operator
 import types
 
 from . import autograd
+from ._dynamo import eval_frame
 from ._tensor import Tensor
 from .backend import gpu, recording
 from .backend.webgpu import runtime
@@ -631,3 +632,6 @@ class OptimizedModule(Module):
             return super().__getattr__(name)
         except AttributeError:
             return getattr(self.__dict__["_modules"]["_orig_mod"], name)
+
+
+eval_frame.OptimizedModule = OptimizedModule  # torch._dynamo.eval_frame's name for it

@@ -1,6 +1,6 @@
 """torch._dynamo: webtorch has no Dynamo. Nothing is ever being compiled by it (is_compiling() is
 False), and its decorators (disable, allow_in_graph, ...) return what they are given."""
-from . import _trace_wrapped_higher_order_op, utils  # noqa: F401
+from . import _trace_wrapped_higher_order_op, eval_frame, utils  # noqa: F401
 from ..compiler import allow_in_graph, assume_constant_result, disable, is_compiling, reset  # noqa: F401
 
 __all__ = ["allow_in_graph", "assume_constant_result", "disable", "is_compiling", "reset", "mark_dynamic",
