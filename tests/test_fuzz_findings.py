@@ -260,6 +260,13 @@ FINDINGS = [
     # fuzz --more (seed 8921414): histc of one value v with v +- 1 == v (1e30) divided by zero; torch: the middle bin
     ("histc-one-huge-value", lambda T, d: [T.histc(T.tensor([v], device=d), bins=b) for v in (1e30, -2e30)
                                            for b in (1, 4, 5)], {}),
+    # fuzz --more (seeds 8922529, 8924585, 8932670): cumulative_trapezoid of an empty int tensor is float (webtorch
+    # kept int); zeta's edges in cephes' order (a pole before the NaN of a negative q with a non-integer x); histc
+    # over a range of subnormals (bins / (hi - lo) overflows) indexed past its bins on webgpu
+    ("cumulative_trapezoid-empty-int", lambda T, d: T.cumulative_trapezoid(T.zeros(0, dtype=T.int32, device=d)), {}),
+    ("zeta-pole-order", lambda T, d: T.special.zeta(T.tensor([0.5, 2.0, 2.5, 1.0, 3.5], device=d),
+                                                     T.tensor([-1.0, -1.0, -1.0, -1.0, -2.5], device=d)), {}),
+    ("histc-subnormal-range", lambda T, d: T.histc(T.tensor([1e-45, 0.0, 1e-45], device=d), bins=3), {}),
     ("mode-nan-row", lambda T, d: T.mode(T.tensor([[math.nan] * 3, [1.0, 2.0, 2.0]], device=d), -1), {}),
     # fuzz --more (seed 8920320): ldexp by an integer exponent is exact in torch; webtorch multiplied by 2^130 (inf)
     ("ldexp-integer-exponent-exact", lambda T, d: T.ldexp(T.tensor([0.1573, 0.0, 2.0 ** -140, 1e-45, 3e38, -1.5], device=d),
@@ -289,6 +296,9 @@ FINDINGS = [
     ("gcd-float-shapes-first", lambda T, d: T.gcd(_floats(T, d), T.ones(2, device=d))),
     ("quantile-empty", lambda T, d: T.quantile(T.zeros(0, 2, device=d), 0.5, dim=1)),
     ("nanquantile-empty-dim", lambda T, d: T.nanquantile(T.zeros(0, device=d), T.tensor([0.25], device=d), dim=0)),
+    ("histc-bool-bad-range", lambda T, d: T.histc(_bools(T, d), bins=2, min=2, max=-2)),
+    ("median-bool-bad-dim", lambda T, d: T.median(_bools(T, d), 2)),
+    ("logcumsumexp-int-bad-dim", lambda T, d: T.logcumsumexp(_ints(T, d), 3)),
     ("trapezoid-0d-bool", lambda T, d: T.trapezoid(T.tensor(True, device=d), dim=0)),
     ("trapezoid-bool-bad-dim", lambda T, d: T.trapezoid(_bools(T, d), dim=3)),
 ]]

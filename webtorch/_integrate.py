@@ -71,8 +71,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     dim = _check("cumulative_trapezoid", y, x, dx, dim)
-    if y.shape[dim] == 0:
-        return _ops.zeros_like(y)
+    if y.shape[dim] == 0:  # float, as its sum (trapezoid's keeps an integer dtype)
+        return _ops.zeros_like(y, dtype=y.dtype if y.dtype.is_floating_point or y.dtype.is_complex else dt.default_float)
     spacing = (1 if dx is None else dx) if x is None else _spacing("cumulative_trapezoid", y, x, dim)
     return cumsum(spacing / 2.0 * _pairs(y, dim), dim)
 

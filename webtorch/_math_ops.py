@@ -154,8 +154,8 @@ def cummin(x, dim):
 def logcumsumexp(x, dim):
     """A scan whose combine is logaddexp (associative, so the parallel scan applies); its
     gradient is that of log(cumsum(exp(x))): Σ_{j≥i} g_j e^(x_i - out_j)."""
+    d = _wrap_dim(dim, max(x.dim(), 1))  # torch checks dim first
     _floating_kernel("logcumsumexp_out_cpu", x)
-    d = _wrap_dim(dim, max(x.dim(), 1))
     out = _last_dim_op(x, d, lambda m: [backend(m.device.type).scan("logaddexp", m)])[0]
     return _tape.record("logcumsumexp", out, (x,), dim=d)
 
@@ -237,6 +237,8 @@ def nanmedian(x, dim=None, keepdim=False):
 
 
 def _median(name, x, dim, keepdim):
+    if dim is not None:
+        _wrap_dim(dim, x.dim())  # torch checks dim before the dtype
     _ops.check_dtype(name, x.dtype)
     if dim is None:
         if x.numel() == 0:
@@ -894,7 +896,6 @@ def diff(x, n=1, dim=-1, prepend=None, append=None):
 
 # -- counting -----------------------------------------------------------------------------------
 def histc(x, bins=100, min=0, max=0):
-    _ops.check_dtype("histc", x.dtype)
     lo, hi = float(min), float(max)
     if lo == hi and x.numel():
         lo, hi = _ops.amin(x).item(), _ops.amax(x).item()
@@ -904,6 +905,7 @@ def histc(x, bins=100, min=0, max=0):
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
+    _ops.check_dtype("histc", x.dtype)  # after the range checks, as torch
     flat = _ops.reshape(x, -1)
     if lo == hi:  # one value v with v +- 1 == v (1e30): torch's edges put it in the middle bin, as v - 1 < v < v + 1 does
         idx = _ops.full(flat.shape, bins // 2, dtype=dt.int64, device=x.device)
@@ -911,6 +913,7 @@ def histc(x, bins=100, min=0, max=0):
         idx = cast(_ops.floor(mul(sub(flat, lo), bins / (hi - lo))), dt.int64)
         idx = where(_ops.eq(flat, hi), bins - 1, idx)
     inside = _ops.logical_and(_ops.ge(flat, lo), _ops.le(flat, hi))
+    idx = _ops.clamp(idx, 0, bins - 1)  # bins / (hi - lo) may overflow float32 (a range of subnormals): inf * 0
     return _bin_sums(where(inside, idx, bins), bins, _ops.ones(flat.shape, dtype=x.dtype, device=x.device))
 
 

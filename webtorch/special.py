@@ -72,8 +72,10 @@ def _zeta(x, q):
         total = _ops.add(total, _ops.div(term, a))
         term = _ops.div(_ops.mul(term, _ops.add(x, k + 1)), w)
         k += 2
+    # cephes' order: x < 1 is NaN, then x = 1 or a pole inf, then a negative q with a non-integer x NaN
+    total = _ops.where(_ops.logical_and(_ops.lt(q, 0), _ops.ne(x, _ops.floor(x))), math.nan, total)
     total = _ops.where(_ops.logical_or(_ops.eq(x, 1), non_positive_integer), math.inf, total)
-    return _ops.where(undefined, math.nan, total)
+    return _ops.where(_ops.lt(x, 1), math.nan, total)
 
 
 def polygamma(n, input):
