@@ -80,12 +80,14 @@ def needs(*modules):
 
 # Libraries whose programs run together (one torch and one webtorch process for all; the tests stay on one
 # xdist worker): {program: the modules it needs}
-GROUP = {"lib_peft:lora,dora,ia3": ("peft", "transformers"), "lib_diffusers": ("diffusers",), "lib_kornia": ("kornia",),
+GROUP = {"lib_einops": ("einops",), "lib_transformers:bert,gpt2,llama,qwen2,t5,bart": ("transformers",),
+         "lib_metrics": ("torchmetrics",), "lib_peft:lora,dora,ia3": ("peft", "transformers"), "lib_diffusers": ("diffusers",), "lib_kornia": ("kornia",),
          "lib_torchdiffeq": ("torchdiffeq",), "lib_lucidrains": ("x_transformers", "vit_pytorch"),
          "lib_torch_optimizer": ("torch_optimizer",), "lib_zuko": ("zuko",)}
 grouped = pytest.mark.xdist_group("as_torch_group")
 
 
+@grouped
 @needs("einops")
 def test_einops(tmp_path_factory):
     run_library("lib_einops", tmp_path_factory)
@@ -168,6 +170,7 @@ def test_alias_refuses_after_real_torch_and_env_opt_in():
     assert result.returncode == 0, result.stderr[-4000:]
 
 
+@grouped
 @needs("transformers")
 def test_transformers(tmp_path_factory):
     """BERT, GPT-2, Llama, Qwen2 (grouped-query attention), T5 and BART from tiny configs: logits,
@@ -188,6 +191,7 @@ def test_vision_classifiers(tmp_path_factory):
                 "timm:test_byobnet,timm:test_nfnet,tv:squeezenet1_1,tv:vit", tmp_path_factory)
 
 
+@grouped
 @needs("torchmetrics")
 def test_torchmetrics(tmp_path_factory):
     """Accuracy, F1, Precision, Recall, ConfusionMatrix, AUROC (multiclass, binary), AveragePrecision,
