@@ -1,5 +1,6 @@
 """Repros of issue 11 that do not fit the op tables: module state, gradients that must be zeros
 (not None), exception types. Each compares webtorch (webgpu on lavapipe, and cpu) with torch 2.13."""
+import math
 import os
 
 import pytest
@@ -114,3 +115,19 @@ def test_index_fill_with_an_index_on_another_device_raises_like_torch():
     assert x.sum().item() == 0
     got = x.index_fill(1, webtorch.tensor([0, 2], device="webgpu"), 5.0)
     assert got.cpu().tolist() == torch.zeros(3, 4).index_fill(1, torch.tensor([0, 2]), 5.0).tolist()
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_x_log_y_at_x_zero(name):
+    """special.xlogy / xlog1py at x = 0: value 0 (unless y is NaN), and torch's gradients: to x log(y), but 0
+    where log(y) is NaN or -inf (was NaN: 0 * NaN through the masking where); to y x / y (NaN at 0 / 0).
+    (x = 0, y = inf: torch's gradient to x is inf, webtorch's NaN: not covered.)"""
+    x, y = [0.0, 0.0, 0.0, 1.0, 1.0, 2.0, 0.0, 0.5, 0.0], [0.0, -1.0, 2.0, 0.0, -1.0, 3.0, math.nan, -0.5, -3.0]
+    got = []
+    for T in (torch, webtorch):
+        a, b = T.tensor(x, requires_grad=True), T.tensor(y, requires_grad=True)
+        out = getattr(T.special, name)(a, b)
+        out.sum().backward()
+        got.append([torch.tensor(t.tolist()) for t in (out, a.grad, b.grad)])
+    for w, t in zip(*got):
+        torch.testing.assert_close(w, t, equal_nan=True)

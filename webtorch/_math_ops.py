@@ -606,10 +606,24 @@ def copysign(a, b):
 @autocast_op
 def xlogy(x, y):
     """x log y, 0 where x == 0 (unless y is NaN)."""
-    out = mul(x, _ops.log(y))
-    # 0 where x == 0 would give 0 * log(y) = NaN (y <= 0, where torch's gradient is 0 too)
-    undefined = _ops.logical_and(_ops.eq(x, 0), _ops.isnan(out))
-    return where(_ops.isnan(y) if _is_tensor(y) else math.isnan(y), math.nan, where(undefined, 0.0, out))
+    return _x_times_log(x, y, _ops.log, 0)
+
+
+def _x_times_log(x, y, log, pole):
+    """x log(y) (log: log, or log1p for xlog1py), 0 where x == 0 unless y is NaN. torch's gradient to x is
+    log(y) but 0 where x == 0 and y <= pole (log(y) NaN or -inf there): the log is masked to 0 there,
+    not 0 * NaN afterwards; to y it stays torch's x / y (0 / 0 = NaN at x == 0, y == pole, as torch)."""
+    if not _is_tensor(y):
+        y = _ops.full((), float(y), dtype=x.dtype if x.dtype.is_floating_point else dt.default_float, device=x.device)
+    logged = log(y)
+    out = mul(x, where(_ops.logical_and(_ops.eq(x, 0), _ops.le(y, pole)), 0.0, logged))
+    undefined = _ops.logical_and(_ops.eq(x, 0), _ops.isnan(out))  # 0 * inf (y = inf)
+    return where(_ops.isnan(y), math.nan, where(undefined, 0.0, out))
+
+
+def xlog1py(x, y):
+    """x log(1 + y), 0 where x == 0 (unless y is NaN)."""
+    return _x_times_log(x, y, log1p, -1)
 
 
 def sinc(x):

@@ -95,7 +95,7 @@ TYPE_ERROR_CASTS = "cat concat concatenate stack hstack vstack dstack column_sta
 # i.e. one with a floating result, except the functions below
 UNCHECKED_GRAD = ("conj_physical diag diff fft.ifft fft.ihfft inner linalg.matrix_norm linalg.norm "
                   "log_softmax nanquantile slice_scatter "
-                  "quantile softmax tensordot view_as_complex_copy fft.ihfftn")  # decomposed by torch before its check
+                  "quantile softmax special.ndtr tensordot view_as_complex_copy fft.ihfftn")  # decomposed by torch before its check
 NOT_DIFFERENTIABLE = "floor_divide heaviside histc histogram"  # a floating result without a gradient
 CHECKED_INTEGER = "argsort"  # an integer result, refused all the same (torch computes it with sort's out=)
 # Functions that resize a differently shaped out without torch's deprecation warning

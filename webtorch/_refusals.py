@@ -130,11 +130,11 @@ CALLABLES = {
         special.hermite_polynomial_h special.hermite_polynomial_he
         special.i0e special.i1e special.laguerre_polynomial_l special.legendre_polynomial_p
         special.log_ndtr special.modified_bessel_i0 special.modified_bessel_i1 special.modified_bessel_k0
-        special.modified_bessel_k1 special.ndtr special.ndtri
+        special.modified_bessel_k1 special.ndtri
         special.round special.scaled_modified_bessel_k0 special.scaled_modified_bessel_k1
         special.shifted_chebyshev_polynomial_t special.shifted_chebyshev_polynomial_u
         special.shifted_chebyshev_polynomial_v special.shifted_chebyshev_polynomial_w
-        special.spherical_bessel_j0 special.xlog1py""",
+        special.spherical_bessel_j0""",
     INPLACE_ALIAS: """
         addmv_ detach_ embedding_renorm_
         resize_as_

@@ -1,11 +1,18 @@
 """torch.special: the special functions under their scipy-style names."""
 import math
 
-from ._math_ops import _i1 as i1, digamma, erfc, erfinv, i0, lgamma, log1p, logit, sinc, xlogy, expm1, exp2  # noqa: F401
+from ._math_ops import _i1 as i1, digamma, erfc, erfinv, i0, lgamma, log1p, logit, sinc, xlogy, xlog1py, expm1, exp2  # noqa: F401,E501
 from ._ops import erf, logsumexp, sigmoid as expit, softmax, log_softmax  # noqa: F401
 
 psi = digamma
 gammaln = lgamma
+
+
+def ndtr(input):
+    """The standard normal distribution's CDF, (1 + erf(x / sqrt 2)) / 2 = erfc(-x / sqrt 2) / 2."""
+    if not input.dtype.is_floating_point:
+        input = _ops.cast(input, _dt.default_float)
+    return erfc(input * -math.sqrt(0.5)) * 0.5
 
 
 # -- the Hurwitz zeta function and what is built on it (cephes' zeta, as torch's kernels) ----------------------
@@ -243,6 +250,7 @@ def gammaincc(input, other):
 # Tensor.igamma are checked by webtorch._tensor_args's table)
 gammainc = _require_tensors(gammainc, "special_gammainc", "TT")
 gammaincc = _require_tensors(gammaincc, "special_gammaincc", "TT")
+xlog1py = _require_tensors(xlog1py, "special_xlog1py", "nn")  # a Scalar overload for either, not both
 
 _Tensor.igamma, _Tensor.igammac = gammainc, gammaincc
 _Tensor.igamma_, _Tensor.igammac_ = _inplace_forms._inplace(gammainc), _inplace_forms._inplace(gammaincc)
