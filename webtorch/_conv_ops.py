@@ -33,12 +33,24 @@ def pad(x, pad, mode="constant", value=0.0):
     return out
 
 
+# Windows of up to this many taps are stacked slices (one copy kernel per tap; their gradients are slices');
+# larger ones (a global pool over a whole image or sequence) one strided view of x, copied once
+_SLICED_TAPS = 64
+
+
 def _windows(x, kernel, stride, dilation):
     """x (N, C, *spatial) -> (N, C, prod(kernel), *out_spatial): every kernel offset's strided slice."""
     spatial = x.shape[2:]
     out_sizes = [(s - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i, s in enumerate(spatial)]
     if any(o <= 0 for o in out_sizes):
         raise RuntimeError(f"Calculated output size: {out_sizes}. Output size is too small")
+    if math.prod(kernel) > _SLICED_TAPS:  # one strided view of every window, copied once
+        nd, strides = len(kernel), x._stride[2:]
+        view = _shape_ops._strided_view(
+            x, [*x.shape[:2], *kernel, *out_sizes],
+            [*x._stride[:2], *(dilation[i] * strides[i] for i in range(nd)), *(stride[i] * strides[i] for i in range(nd))],
+            x._offset)
+        return view.reshape(*x.shape[:2], math.prod(kernel), *out_sizes), out_sizes
     slices = []
     for flat in range(math.prod(kernel)):
         offsets, rem = [], flat
