@@ -188,13 +188,15 @@ def metrics(fw):
         m[f"{name} float32"] = (r["ms_float32"], "ms", False)
         m[f"{name} float16 ({r['float16']})"] = (r["ms_float16"], "ms", False)
         m[f"{name}: float16 ({r['float16']}) time / float32 time"] = (r["float16_over_float32"], "×", False)
-    decode = fw.get("decode")
-    if isinstance(decode, dict) and "greedy" in decode:
-        name = f"{decode['model']} {decode['quant']} {decode['dtype']}"
-        m[f"{name}: prefill {decode['context']} tokens"] = (decode["prefill_tokens_per_s"], "tokens/s", True)
+    for d in fw.get("decode", []) if isinstance(fw.get("decode"), list) else []:
+        name = f"{d['model']} {d['quant']} {d['dtype']}"
+        m[f"{name}: prefill {d['context']} tokens"] = (d["prefill_tokens_per_s"], "tokens/s", True)
         for key, how in (("greedy", "a readback per token"), ("greedy_readback_every_8", "a readback per 8 tokens")):
-            if key in decode:
-                m[f"{name}: greedy decode, {how}"] = (decode[key]["decode_tokens_per_s"], "tokens/s", True)
+            if key in d:
+                m[f"{name}: greedy decode at {d['context']} context, {how}"] = (
+                    d[key]["decode_tokens_per_s"], "tokens/s", True)
+        m[f"{name}: GPU memory / (weights + KV cache) at {d['context']} context"] = (
+            d["gpu_memory"]["allocated_ratio"], "×", False)
     item = fw.get("item")
     if isinstance(item, dict) and "us_sum_then_item" in item:
         m["sum + .item() round trip"] = (item["us_sum_then_item"], "µs", False)

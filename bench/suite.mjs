@@ -23,7 +23,7 @@ export const CONFIGS = {
     build: {"encoder block 384/6/1536": [1, 384, 6, 1536, 0]},
     f16_matmul: [256], f16_add: 1 << 18, f16_mlp: [64, 64, 256],
     // bench/hf_decode.py's tiny model (2 layers, 64 wide) stands in for the GPU's Llama shape
-    decode: {model: "tiny", quant: "int4", context: 16, new: 16},
+    decode: [{model: "tiny", quant: "int4", contexts: [16], new: 16}],
   },
   dawn: {
     matmul: [[128, 128, 128], [256, 256, 256], [512, 512, 512], [1024, 1024, 1024], [2048, 2048, 2048],
@@ -43,8 +43,10 @@ export const CONFIGS = {
     gpt_size: "large", gpt_steps: 100, sample_chars: 300, search_subset: 1,
     build: {"encoder block 384/6/1536": [1, 384, 6, 1536, 0], "GPT-2-small shape (12 x 768, 50257 vocab)": [12, 768, 12, 3072, 50257]},
     f16_matmul: [4096], f16_add: 16 << 20, f16_mlp: [4096, 1024, 4096],
-    // issue 27's target shape: Llama-3.2-1B (bench/hf_decode.py's SHAPES), int4 group 64, a 128-token prompt
-    decode: {model: "llama-3.2-1b", quant: "int4", context: 128, new: 64},
+    // issue 27's target shapes (bench/hf_decode.py's SHAPES), int4 group 64: Llama-3.2-1B's decode at 128 and
+    // 2048 tokens of context and its prefill of 512 tokens, Qwen2.5-0.5B's decode at 128
+    decode: [{model: "llama-3.2-1b", quant: "int4", contexts: [128, 512, 2048], new: 64},
+             {model: "qwen2.5-0.5b", quant: "int4", contexts: [128], new: 64}],
   },
 };
 // headless Chromium on the GPU machine (scripts/gpu_chrome_run.sh): Node + Dawn's sizes and heat, so that the

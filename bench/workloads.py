@@ -306,22 +306,29 @@ def float16_speed(cfg):
 
 
 def decode(cfg):
-    """Issue 27's decode in this browser: bench/hf_decode.py's model (webtorch.hf's Llama-family model at
-    cfg["decode"]["model"]'s shape, random weights built on "webgpu", quantized by webtorch.ao: int4, group 64)
-    with float16 activations where the adapter offers shader-f16 and float32 otherwise; hf_decode.measure's
-    prefill tokens/s and greedy decode tokens/s, one readback per token and one per 8."""
+    """Issue 27's decode in this browser: per entry of cfg["decode"], bench/hf_decode.py's model (webtorch.hf's
+    Llama-family model at the entry's shape, random weights built on "webgpu", quantized by webtorch.ao: int4,
+    group 64) with float16 activations where the adapter offers shader-f16 and float32 otherwise, built once
+    and measured at each of the entry's contexts: hf_decode.measure's prefill tokens/s of that many tokens,
+    greedy decode tokens/s after it (one readback per token and one per 8) and the GPU memory. A row per
+    (model, context)."""
     import hf_decode
-    spec = cfg["decode"]
     dtype = torch.float16 if torch.webgpu.has_float16() else torch.float32
-    t0 = now()
-    model = hf_decode.build(spec["model"], dtype, spec["quant"])
-    sync()
-    row = {"model": spec["model"], "quant": spec["quant"], "dtype": str(dtype).split(".")[-1],
-           "context": spec["context"], "new": spec["new"], "build_s": now() - t0,
-           "weight_bytes": hf_decode.weight_bytes(model)}
-    row.update(hf_decode.measure(model, spec["context"], spec["new"], readback_every=8, modes=("greedy",),
-                                 heat_s=_cfg.get("heat_ms", 0) / 1e3))
-    return row
+    rows = []
+    for spec in cfg["decode"]:
+        t0 = now()
+        model = hf_decode.build(spec["model"], dtype, spec["quant"])
+        sync()
+        built = {"model": spec["model"], "quant": spec["quant"], "dtype": str(dtype).split(".")[-1],
+                 "new": spec["new"], "build_s": now() - t0, "weight_bytes": hf_decode.weight_bytes(model)}
+        for context in spec["contexts"]:
+            row = dict(built, context=context)
+            row.update(hf_decode.measure(model, context, spec["new"], readback_every=8, modes=("greedy",),
+                                         heat_s=_cfg.get("heat_ms", 0) / 1e3))
+            rows.append(row)
+        del model
+        torch.webgpu.empty_cache()
+    return rows
 
 
 def _kernel_seconds(fn, calls=5):

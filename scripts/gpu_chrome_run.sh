@@ -13,7 +13,7 @@
 #                                       (the bench runs with the f16 toggle), dawn.json (Node + Dawn's run)
 # Env: GC (the unpacked state, kept between calls: /tmp/gpuchrome), OUT, PYTHON3 (python3: the device's 3.12),
 #      LOCAL=1 (a rehearsal on a CPU machine: no debs, no NVIDIA ICD, SwiftShader's adapter, bench's small sizes),
-#      TESTS_T (seconds: 230), BUDGET_T (the whole stage 3: 530), TEST_GROUPS (ops,grads,pages),
+#      TESTS_T (seconds: 230), BUDGET_T (the whole stage 3: 530), TEST_GROUPS (ops,grads,pages; none: no tests),
 #      KSEL (pytest -k for every group, instead of the deselection below), BENCH_PARTS (bench runs, as below; empty:
 #      none; a run ending in :f16 has the f16 toggle and writes chromium-gpu-f16, one ending in :dawn runs
 #      bench/dawn.mjs instead), PROBE=0 (no adapter probe),
@@ -182,6 +182,7 @@ stage3() {
   rm -rf "$W"; mkdir -p "$W"
   [ "${PROBE:-1}" = 0 ] || probe
   [ -n "${DIAG:-}" ] && diagnose
+  if [ "${TEST_GROUPS:-}" = none ]; then say "TEST_GROUPS=none: no browser tests"; else
   local t; t=$(upto "${TESTS_T:-230}")
   say "browser tests, $t s at most: with and without $F16_FLAGS, groups ${TEST_GROUPS:-ops,grads,pages}, in parallel"
   local pids=""
@@ -192,6 +193,7 @@ stage3() {
   grep -h -E "^(FAILED|ERROR)|passed|failed|^exit" "$W"/tests-*.log | tail -n 60
   summarise_tests
   (cd "$W" && tar -czf "$OUT/tests.tar.gz" tests-* $(ls diag-* 2>/dev/null))
+  fi
   # bench/: Chrome on the GPU beside Node + Dawn (bench/results/dawn.md), heated; runs (frameworks:sections:seconds,
   # :f16 for a run with the f16 toggle, written as target chromium-gpu-f16, :dawn for one in Node + Dawn) merged into
   # one result per target, so that a run cut short loses only its own sections. Without the toggle float16 is
