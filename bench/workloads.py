@@ -704,7 +704,8 @@ async def demos(cfg):
 async def run(cfg):
     _cfg.update(cfg)
     torch.webgpu.synchronize()  # initialise the device first
-    res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features)}
+    res = {"adapter": torch.webgpu.adapter_info(), "features": list(rt_mod.runtime().driver.features),
+           "limits": dict(rt_mod.runtime().limits)}
     for name in cfg["sections"]:
         if name in ("matmul", "chain", "bandwidth", "transfer", "item", "models", "minilm", "weights", "demos",
                     "compile_check", "build", "complex", "reductions", "matmul_f16", "float16_speed", "decode"):

@@ -383,6 +383,30 @@ def test_parts_gemv_is_each_layer(dtype):
             np.testing.assert_array_equal(_np(out), _np(layer(x)))
 
 
+def test_parts_gemv_fits_the_binding_limit_exactly():
+    """The q/k/v GEMV with biases binds params, out, x and per int4 layer its words, scales, zero points
+    and bias: 15 storage buffers. An adapter allowing exactly 15 (Chrome's on an H200 allows fewer than
+    17, which the old count asked for: Qwen2's q/k/v then took three kernels) gets the one kernel; one
+    allowing 14 gets None (the caller's per-layer kernels)."""
+    from webtorch.ao.quantization import _gpu
+    config = Int4WeightOnlyConfig(group_size=32)
+    layers = [_layer(_weights(torch.float32, n=n, seed=n), config, "webgpu", torch.randn(n) * 0.1) for n in (32, 16, 16)]
+    x = _wt(torch.randn(1, 128, generator=torch.Generator().manual_seed(1)), "webgpu")
+    limits = webtorch.backend.webgpu.runtime().limits
+    saved = limits["max_storage_buffers_per_shader_stage"]
+    try:
+        with webtorch.no_grad():
+            limits["max_storage_buffers_per_shader_stage"] = 15
+            got = _gpu.parts(x, layers)
+            assert got is not None
+            for out, layer in zip(got, layers):
+                np.testing.assert_array_equal(_np(out), _np(layer(x)))
+            limits["max_storage_buffers_per_shader_stage"] = 14
+            assert _gpu.parts(x, layers) is None
+    finally:
+        limits["max_storage_buffers_per_shader_stage"] = saved
+
+
 # The GEMV kernels' layouts (webtorch/ao/quantization/_gpu.py's _gemv): (bits, group size, K, rows of x, x's
 # offset): W read as vec4 loads of words where K allows (int4 always; int8 K a multiple of 16), else word
 # by word (int8 K = 100: the row's last word padded); x read as vec4s where its rows start at multiples of

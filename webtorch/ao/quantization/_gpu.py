@@ -146,14 +146,16 @@ def _gemv(x, layers, biases=None, gated=False):
     None. None where the adapter cannot bind the buffers."""
     first = layers[0]
     bits, k = first.BITS, first.in_features
-    per_set = 3 + (bits == 4) + (biases is not None)
-    if x._storage.runtime.limits["max_storage_buffers_per_shader_stage"] < 2 + per_set * len(layers):
+    words = first.weight_qdata.shape[-1]
+    vec = 4 if words % 4 == 0 and k % (4 * _KINDS[bits]["per"]) == 0 else 1
+    x_vec = x._offset % 4 == 0 and k % 4 == 0
+    kernel = _gemv_kernel(bits, len(layers), gated, biases is not None, vec, x_vec, x.dtype, first.weight_scale.dtype,
+                          gpu.subgroup_min(x._storage.runtime))
+    # the kernel's storage bindings: its params, then those of its access string (out, x, each set's buffers)
+    if x._storage.runtime.limits["max_storage_buffers_per_shader_stage"] < 1 + len(kernel[2]):
         return None
     operands = [_weight_operands(layer) for layer in layers]
     m = math.prod(x.shape[:-1])
-    words = operands[0][0].shape[-1]
-    vec = 4 if words % 4 == 0 and k % (4 * _KINDS[bits]["per"]) == 0 else 1
-    x_vec = x._offset % 4 == 0 and k % 4 == 0
     sizes = [layer.out_features for layer in layers]
     total = sizes[0] if gated else sum(sizes)
     out = gpu.empty(x.dtype, m * total)
@@ -165,8 +167,6 @@ def _gemv(x, layers, biases=None, gated=False):
         buffers += [t._storage.buffer for t in tensors]
         if biases is not None:
             buffers.append((bias if bias is not None else x)._storage.buffer)
-    kernel = _gemv_kernel(bits, len(layers), gated, biases is not None, vec, x_vec, x.dtype, first.weight_scale.dtype,
-                          gpu.subgroup_min(out.runtime))
     out.runtime.run(kernel, buffers, meta, (-(-total // 8), m, 1))
     return out
 
