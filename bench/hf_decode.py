@@ -156,6 +156,25 @@ def gpu_memory(model):
             "reserved_bytes": rt.reserved_bytes, "allocated_ratio": rt.allocated_bytes / (weights + cache)}
 
 
+def step_kernels(model, steps):
+    """The GPU time per token by kernel of the model's replayed decode step (a generate() made it), over
+    `steps` steps after 3 untimed ones, under webtorch.profiler (timestamp queries where the adapter has
+    them, each kernel in a pass of its own: short kernels look longer than inside the step's one pass)."""
+    step = model._decoder.step
+    token = torch.zeros(1, 1, dtype=torch.int64, device="webgpu")
+    with torch.no_grad():
+        for _ in range(3):
+            token = step(token)[:, None]
+        torch.webgpu.synchronize()
+        with torch.profiler.profile() as prof:
+            for _ in range(steps):
+                token = step(token)[:, None]
+            torch.webgpu.synchronize()
+    kernels = sorted((a for a in prof.key_averages() if a.is_kernel), key=lambda a: -a.gpu_time_total)
+    return {"gpu_timing": prof.gpu_timing, "gpu_ms_per_token": sum(a.gpu_time_total for a in kernels) / steps / 1e3,
+            "kernels_per_token": [(a.key, a.count // steps, round(a.gpu_time_total / steps / 1e3, 4)) for a in kernels]}
+
+
 MODES = {"greedy": {}, "sampled": dict(do_sample=True, temperature=0.8, top_k=40, top_p=0.95)}
 
 

@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import webtorch as torch  # noqa: E402
-from hf_decode import SHAPES, build  # noqa: E402
+from hf_decode import SHAPES, build, step_kernels  # noqa: E402
 
 STEPS = 8
 
@@ -28,20 +28,14 @@ def main(argv=None):
     ids = torch.randint(0, model.config.vocab_size, (1, 128), device="webgpu")
     with torch.no_grad():
         model.generate(ids, max_new_tokens=8, eos_token_id=[])  # the step recorded and replayed
-        step = model._decoder.step
-        token = torch.zeros(1, 1, dtype=torch.int64, device="webgpu")
-        for _ in range(3):
-            token = step(token)[:, None]
-        torch.webgpu.synchronize()
-        with torch.profiler.profile() as prof:
-            for _ in range(STEPS):
-                token = step(token)[:, None]
-            torch.webgpu.synchronize()
+        result = {"model": args.model, **step_kernels(model, STEPS)}
         # the step's kernels in its one pass, timed by one timestamp pair around it (the native driver's
         # time_passes): the per-kernel figures above each have a pass of their own, which inflates short ones
         driver = torch.backend.webgpu.runtime().driver
         pass_ms = None
-        if hasattr(driver, "time_passes") and prof.gpu_timing == "timestamp-query":
+        if hasattr(driver, "time_passes") and result["gpu_timing"] == "timestamp-query":
+            step = model._decoder.step
+            token = torch.zeros(1, 1, dtype=torch.int64, device="webgpu")
             driver.read_timings()
             driver.time_passes = True
             for _ in range(STEPS):
@@ -50,11 +44,7 @@ def main(argv=None):
             driver.time_passes = False
             stamps = driver.read_timings()
             pass_ms = sum(end - begin for begin, end in zip(stamps[::2], stamps[1::2])) / STEPS / 1e6
-    kernels = sorted((a for a in prof.key_averages() if a.is_kernel), key=lambda a: -a.gpu_time_total)
-    result = {"model": args.model, "gpu_timing": prof.gpu_timing,
-              "gpu_ms_per_token_one_pass": pass_ms,
-              "gpu_ms_per_token": sum(a.gpu_time_total for a in kernels) / STEPS / 1e3,
-              "kernels_per_token": [(a.key, a.count // STEPS, round(a.gpu_time_total / STEPS / 1e3, 4)) for a in kernels]}
+    result["gpu_ms_per_token_one_pass"] = pass_ms
     text = json.dumps(result, indent=1)
     print(text)
     if args.out:

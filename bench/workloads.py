@@ -310,8 +310,8 @@ def decode(cfg):
     Llama-family model at the entry's shape, random weights built on "webgpu", quantized by webtorch.ao: int4,
     group 64) with float16 activations where the adapter offers shader-f16 and float32 otherwise, built once
     and measured at each of the entry's contexts: hf_decode.measure's prefill tokens/s of that many tokens,
-    greedy decode tokens/s after it (one readback per token and one per 8) and the GPU memory. A row per
-    (model, context)."""
+    greedy decode tokens/s after it (one readback per token and one per 8), the GPU memory and the step's
+    GPU time by kernel (hf_decode.step_kernels). A row per (model, context)."""
     import hf_decode
     dtype = torch.float16 if torch.webgpu.has_float16() else torch.float32
     rows = []
@@ -325,6 +325,7 @@ def decode(cfg):
             row = dict(built, context=context)
             row.update(hf_decode.measure(model, context, spec["new"], readback_every=8, modes=("greedy",),
                                          heat_s=_cfg.get("heat_ms", 0) / 1e3))
+            row["step_kernels"] = hf_decode.step_kernels(model, 4)
             rows.append(row)
         del model
         torch.webgpu.empty_cache()
