@@ -356,7 +356,61 @@ def test_decode_attention_kernel(dtype, capacity, position, key_offset):
     def on_gpu(t):
         return webtorch.tensor(t.float().tolist(), device="webgpu").to(wd)
     cache_k = on_gpu(torch.cat([torch.zeros(key_offset, dtype=td), keys.flatten()]))[key_offset:].view(keys.shape)
-    got = _gpu.decode_attention(on_gpu(q), on_gpu(cos), on_gpu(sin), cache_k, on_gpu(values),
-                                webtorch.tensor([float(position)], device="webgpu"), d ** -0.5)
+    at = webtorch.tensor([float(position)], device="webgpu")
+    got = _gpu.decode_attention(on_gpu(q), on_gpu(cos), on_gpu(sin), cache_k, on_gpu(values), at, d ** -0.5)
     tolerance = 2e-3 if dtype == "float16" else 1e-5
     torch.testing.assert_close(torch.tensor(got.float().tolist()).to(td), expected, rtol=tolerance, atol=tolerance)
+    # the token's key and value written by the kernel itself: write_rows + the kernel's bits, rows and output
+    k, v = (on_gpu(torch.randn(b, kv_heads, 1, d, generator=g).to(td)) for _ in range(2))
+    caches = [(cache_k, on_gpu(values)), (on_gpu(torch.cat([torch.zeros(key_offset, dtype=td), keys.flatten()]))
+                                           [key_offset:].view(keys.shape), on_gpu(values))]
+    _gpu.write_rows(caches[0][0], k, caches[0][1], v, at, on_gpu(cos), on_gpu(sin))
+    two_kernels = _gpu.decode_attention(on_gpu(q), on_gpu(cos), on_gpu(sin), *caches[0], at, d ** -0.5)
+    one_kernel = _gpu.decode_attention(on_gpu(q), on_gpu(cos), on_gpu(sin), *caches[1], at, d ** -0.5, k, v)
+    assert one_kernel.tolist() == two_kernels.tolist()
+    assert [t.tolist() for t in caches[1]] == [t.tolist() for t in caches[0]]
+
+
+@pytest.mark.parametrize("family,dtype,quantized,binding_limit", [
+    ("llama", "float32", False, None), ("llama", "float16", True, None), ("qwen2", "float32", True, None),
+    ("qwen2", "float16", False, None), ("qwen2", "float32", False, 8)])
+def test_decode_attention_writes_the_cache_row(family, dtype, quantized, binding_limit, monkeypatch):
+    """A decode step's attention writes the token's key (rotated) and value into the static cache itself,
+    one kernel per layer instead of write_rows' and the attention's: the logits of every position, 0 to
+    the cache's last row, and the caches are bit for bit those of the two kernels (hf/_gpu.py's
+    WRITES_IN_ATTENTION off), for the tiny Llama and a Qwen2 (q/k/v biases, two query heads per key/value
+    head), float32 and float16, float and int4 layers (whose q, k and v are views of one buffer). Where the
+    adapter cannot bind the kernel's 10 buffers (8 storage buffers per stage) the step keeps the two kernels."""
+    from webtorch.ao.quantization import Int4WeightOnlyConfig, quantize_
+    from webtorch.hf import _gpu
+    from webtorch.hf.decoding import DevicePosition
+
+    config = hf.LlamaConfig.from_dict(dict(hf_tiny.COMMON, model_type=family, **hf_tiny.FAMILIES[family][2]))
+    webtorch.manual_seed(0)
+    with webtorch.no_grad():
+        model = hf.LlamaForCausalLM(config, device="webgpu", dtype=getattr(webtorch, dtype))
+        for p in model.parameters():
+            p.normal_(0, 0.3)
+        if quantized:
+            quantize_(model.model, Int4WeightOnlyConfig(group_size=32))
+    runtime = webtorch.backend.webgpu.runtime()
+    if binding_limit:
+        monkeypatch.setitem(runtime.limits, "max_storage_buffers_per_shader_stage", binding_limit)
+    capacity = 5
+
+    def steps(writes):
+        monkeypatch.setattr(_gpu, "WRITES_IN_ATTENTION", writes)
+        caches = model.new_cache(2, capacity)
+        rows = webtorch.arange(capacity, dtype=webtorch.float32, device="webgpu")
+        token, logits = webtorch.tensor([[3], [7]], device="webgpu"), []
+        kernels = runtime.kernels_dispatched
+        with webtorch.no_grad():
+            for position in range(capacity):
+                at = DevicePosition(webtorch.tensor([float(position)], device="webgpu"), rows)
+                out = model(token, caches, at, last_only=True)
+                logits.append(out.tolist())
+                token = out.argmax(-1)
+        return logits, [t.tolist() for kv in caches for t in kv], runtime.kernels_dispatched - kernels
+    one, two = steps(True), steps(False)
+    assert one[:2] == two[:2]
+    assert two[2] - one[2] == (0 if binding_limit else capacity * config.num_hidden_layers)

@@ -5,8 +5,9 @@ Composed from ops, rotating q or k is four kernels (q * cos; rotate_half's negat
 concatenation's second copy; * sin and the sum), writing k and v into the static cache's row at the
 device's position three (two masked where()s over the whole cache and a copy), and attending the
 cache five more (q k^T and its scale, the mask, softmax, weights v): per layer and token, one kernel
-writes the key (rotated) and the value, and one attends (rotating q on the way). The arithmetic is the
-ops' (each product and the sum rounded to the dtype as they round it; sums in f32 in another order)."""
+attends, rotating q on the way, and writes the key (rotated) and the value into the cache (or, where
+the adapter cannot bind that many buffers, one kernel writes them first). The arithmetic is the ops'
+(each product and the sum rounded to the dtype as they round it; sums in f32 in another order)."""
 import functools
 import struct
 from string import Template
@@ -56,31 +57,68 @@ def write_rows(cache_k, k, cache_v, v, position, cos, sin):
     versions(cache_v).version += 1
 
 
+# decode_attention writes the token's key and value itself where it can (False: write_rows writes them
+# first, two kernels: the reference the tests compare it with)
+WRITES_IN_ATTENTION = True
+
+
 def attends(head_dim):
     """Whether decode_attention takes this head size (its workgroup shares 256 invocations among whole rows)."""
     return head_dim <= 256 and 256 % head_dim == 0
 
 
-# decode_attention.wgsl's dot product of the query with a key row: element by element, or in vec4s
-_KEY_DOTS = {False: "  for (var k = 0u; k < D; k = k + 1u) { sum = fma(qs[k], f32(cache_k[row + k]), sum); }",
-             True: """  for (var k = 0u; k < D; k = k + 4u) {
-    sum = sum + dot(vec4<f32>(qs[k], qs[k + 1u], qs[k + 2u], qs[k + 3u]), vec4<f32>(cache_k[(row + k) / 4u]));
-  }"""}
+# decode_attention.wgsl's dot products of the query with a key row, element by element or in vec4s: a cache
+# row's (cache_k) and the token's own (ks), in the same arithmetic
+_KEY_DOTS = {False: "  for (var k = 0u; k < D; k = k + 1u) {{ sum = fma(qs[k], {key}, sum); }}",
+             True: """  for (var k = 0u; k < D; k = k + 4u) {{
+    sum = sum + dot(vec4<f32>(qs[k], qs[k + 1u], qs[k + 2u], qs[k + 3u]), {key});
+  }}"""}
+_KEYS = {False: ("f32(cache_k[row + k])", "ks[k]"),
+         True: ("vec4<f32>(cache_k[(row + k) / 4u])", "vec4<f32>(ks[k], ks[k + 1u], ks[k + 2u], ks[k + 3u])")}
+# where the kernel writes the token's row: new_k and new_v bound, ks and vs filled (by the invocations
+# li < D, partner its rotate_half source), and stored (by the first query head of each key/value head)
+_NEW_INPUTS = """@group(0) @binding(8) var<storage, read> new_k: array<$S>;
+@group(0) @binding(9) var<storage, read> new_v: array<$S>;"""
+_NEW_ROWS = """    let krow = params[10] + kv_head * D;
+    ks[li] = rotary(f32(new_k[krow + li]), f32(new_k[krow + partner]), li);
+    vs[li] = f32(new_v[params[11] + kv_head * D + li]);"""
+_STORE_KEY = {False: "    if (li < D) { cache_k[k0 + p * D + li] = wt_store(ks[li]); }",
+              True: """    if (li < D / 4u) {
+      let e = 4u * li;
+      cache_k[(k0 + p * D) / 4u + li] = vec4<$S>(wt_store(ks[e]), wt_store(ks[e + 1u]), wt_store(ks[e + 2u]),
+                                                 wt_store(ks[e + 3u]));
+    }"""}
+_STORE_VALUE = "    if (li < D) { cache_v[v0 + p * D + li] = new_v[params[11] + kv_head * D + li]; }"
 
 
 @functools.lru_cache(maxsize=None)
-def _attention_kernel(dtype, vec4, head_dim):
-    """vec4: cache_k read as vec4s (its rows start at multiples of 4 elements)."""
+def _attention_kernel(dtype, vec4, head_dim, writes):
+    """vec4: cache_k read as vec4s (its rows start at multiples of 4 elements); writes: the kernel writes the
+    token's key and value into the caches."""
     storage = kernels.STORAGE[dtype]
-    source = kernels.wgsl("prelude") + kernels.store_fn("f32", dtype) + Template(kernels.wgsl("decode_attention")).substitute(
-        S=storage, K=f"vec4<{storage}>" if vec4 else storage, dot=_KEY_DOTS[vec4], D=head_dim)
-    return ("decode_attention", dtype.name, kernels.stored(dtype), vec4, head_dim), source, "wrrrrrr"
+    snippets = dict(dot=_KEY_DOTS[vec4].format(key=_KEYS[vec4][0]), new_dot=_KEY_DOTS[vec4].format(key=_KEYS[vec4][1]),
+                    new_inputs="", new_rows="", store_rows="")
+    if writes:
+        snippets.update(new_inputs=_NEW_INPUTS, new_rows=_NEW_ROWS, store_rows=_STORE_VALUE + "\n" + _STORE_KEY[vec4])
+    template = Template(Template(kernels.wgsl("decode_attention")).safe_substitute(snippets))  # they name $S too
+    source = kernels.wgsl("prelude") + kernels.store_fn("f32", dtype) + template.substitute(
+        S=storage, K=f"vec4<{storage}>" if vec4 else storage, D=head_dim, writes=str(writes).lower(),
+        cache="read_write" if writes else "read")
+    access = "wr" + ("ww" if writes else "rr") + "rrr" + ("rr" if writes else "")
+    return ("decode_attention", dtype.name, kernels.stored(dtype), vec4, head_dim, writes), source, access
 
 
-def decode_attention(q, cos, sin, cache_k, cache_v, position, scale):
+def decode_attention(q, cos, sin, cache_k, cache_v, position, scale, k=None, v=None):
     """softmax((rotary(q) k^T) * scale over the cache rows 0 ..= position) v for one token per row: q (b,
-    heads, 1, head_dim) not yet rotated, caches (b, kv_heads, capacity, head_dim) contiguous with this
-    token's key and value written (write_rows), heads a multiple of kv_heads. (b, heads, 1, head_dim)."""
+    heads, 1, head_dim) not yet rotated, caches (b, kv_heads, capacity, head_dim) contiguous, heads a
+    multiple of kv_heads. k and v (b, kv_heads, 1, head_dim), k not yet rotated: the token's key and value,
+    written into the caches' row `position` by this kernel as write_rows writes them (and attended as
+    written), where the adapter may bind 10 storage buffers; None where it may not. Without k and v,
+    write_rows has written them. (b, heads, 1, head_dim)."""
+    runtime = q._storage.runtime
+    writes = k is not None
+    if writes and runtime.limits["max_storage_buffers_per_shader_stage"] < 10:
+        return None
     q, cos, sin = q.contiguous(), cos.contiguous(), sin.contiguous()
     b, heads, _, d = q.shape
     kv_heads, capacity = cache_k.shape[1], cache_k.shape[2]
@@ -89,6 +127,13 @@ def decode_attention(q, cos, sin, cache_k, cache_v, position, scale):
                cos._storage.buffer, sin._storage.buffer, position._storage.buffer]
     meta = [d, heads, kv_heads, capacity, q._offset, cos._offset, sin._offset,
             struct.unpack("<I", struct.pack("<f", scale))[0], cache_k._offset, cache_v._offset]
+    if writes:
+        k, v = k.contiguous(), v.contiguous()
+        buffers += [k._storage.buffer, v._storage.buffer]
+        meta += [k._offset, v._offset]
     vec4 = d % 4 == 0 and cache_k._offset % 4 == 0
-    q._storage.runtime.run(_attention_kernel(q.dtype, vec4, d), buffers, meta, (heads, b, 1))
+    runtime.run(_attention_kernel(q.dtype, vec4, d, writes), buffers, meta, (heads, b, 1))
+    if writes:
+        versions(cache_k).version += 1
+        versions(cache_v).version += 1
     return Tensor(out, q.shape)

@@ -188,18 +188,23 @@ class Attention(nn.Module):
     def decode_attention(self, q, k, v, cos, sin, cache, position):
         """One token (q, k, v: (b, heads or kv_heads, 1, head_dim), q and k not yet rotated) against the
         whole static cache, with no Python int in it: k and v go to the cache row at the device's
-        position (on webgpu one kernel, rotating k on the way, and one kernel attends, rotating q:
-        hf/_gpu.py; elsewhere masked where()s), and the rows up to it (position.visible) are attended,
+        position and the rows up to it (position.visible) are attended (on webgpu one kernel for both,
+        rotating q and k on the way, or where the adapter cannot bind its buffers one writing the row and
+        one attending: hf/_gpu.py; elsewhere masked where()s),
         the rest masked out. The query heads sharing a key/value head are that head's query rows ((b, kv_heads,
         group, head_dim): heads are grouped in order), so the cache is read as it is, not repeated per
         query head. scaled_dot_product_attention's arithmetic, less its guard for rows with nothing
         visible (three kernels): row 0 is always visible here."""
         cache_k, cache_v = cache
         if q.device.type == "webgpu":
+            attends, scale = _gpu.attends(self.head_dim), 1.0 / math.sqrt(self.head_dim)
+            if attends and _gpu.WRITES_IN_ATTENTION:
+                out = _gpu.decode_attention(q, cos, sin, cache_k, cache_v, position.value, scale, k, v)
+                if out is not None:
+                    return out
             _gpu.write_rows(cache_k, k, cache_v, v, position.value, cos, sin)
-            if _gpu.attends(self.head_dim):
-                out = _gpu.decode_attention(q, cos, sin, cache_k, cache_v, position.value, 1.0 / math.sqrt(self.head_dim))
-                return out
+            if attends:
+                return _gpu.decode_attention(q, cos, sin, cache_k, cache_v, position.value, scale)
             q = _gpu.rotary(q, cos, sin)
         else:
             q = apply_rotary(q, cos, sin)
