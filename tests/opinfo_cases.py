@@ -20,6 +20,7 @@ import itertools
 import os
 import sys
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
@@ -309,11 +310,30 @@ def _dropout(op, sample):
     return bool(bound.get("dropout_p")) and bound.get("training", True) is not False
 
 
+def _on_a_fresh_stack(fn, *args):
+    """fn(*args), run on a thread of its own: the same result (torch's, random's and numpy's RNGs are the process's),
+    but the stack under it is a few frames deep instead of pytest-xdist's ~60. OpInfo's sample and error iterators
+    walk the whole stack, with source lines, at every step: they look for a running unittest test (inspect.stack())
+    and re-seed torch before each sample (torch.manual_seed queues a traceback.format_stack() for each of CUDA, XPU
+    and MTIA while they are not initialised). Under pytest golden() took 115 s instead of 9 s on a fresh stack."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(fn, *args).result()
+
+
 def _draw(op, dtype, requires_grad, n):
-    torch.manual_seed(zlib.crc32(key(op).encode()))
+    def draw():
+        torch.manual_seed(zlib.crc32(key(op).encode()))
+        try:
+            return list(itertools.islice(op.sample_inputs("cpu", dtype, requires_grad=requires_grad), n))
+        except Exception:  # noqa: BLE001 - a generator that needs CUDA etc.: no samples
+            return []
+    return _on_a_fresh_stack(draw)
+
+
+def _error_inputs(op):
     try:
-        return list(itertools.islice(op.sample_inputs("cpu", dtype, requires_grad=requires_grad), n))
-    except Exception:  # noqa: BLE001 - a generator that needs CUDA etc.: no samples
+        return list(itertools.islice(op.error_inputs("cpu"), MAX_ERROR_INPUTS))
+    except Exception:  # noqa: BLE001
         return []
 
 
@@ -354,11 +374,7 @@ def _cases(op_key, column, first_only=False):
     elif column == "grad":
         makes, strided = [lambda s=s: _spec(op, s, grad=True) for s in _draw(op, torch.float32, True, MAX_GRAD_SAMPLES)], []
     else:
-        try:
-            errors = list(itertools.islice(op.error_inputs("cpu"), MAX_ERROR_INPUTS))
-        except Exception:  # noqa: BLE001
-            errors = []
-        makes, strided = [lambda e=e: _spec(op, e.sample_input) for e in errors], []
+        makes, strided = [lambda e=e: _spec(op, e.sample_input) for e in _on_a_fresh_stack(_error_inputs, op)], []
     for make in makes:
         case = made(make)
         if case:
@@ -520,6 +536,10 @@ def _sparse_drawn(op, layout):
 def sparse_samples(op_key, layout):
     """[(spec, expected)] of OpInfo's first SPARSE_MAX_SAMPLES sparse samples of the op in layout ("coo", "csr"),
     float32, that webtorch can build; drawn lazily (mul's generator goes on to large tensors)."""
+    return _on_a_fresh_stack(_sparse_samples, op_key, layout)
+
+
+def _sparse_samples(op_key, layout):
     import warnings
     op = ops()[op_key]
     kind, name = webtorch_call(op)
