@@ -270,6 +270,30 @@ case("lgamma-digamma", lambda T, d, a, e: (T.lgamma(a), a.digamma(), T.special.g
 case("i0-i1", lambda T, d, a, e: (T.i0(a), a.i0(), T.special.i0(e), T.special.i1(a), T.special.i1(e)),
      I((3, 5), kind="uniform", low=-8, high=8), I((8,), values=[0.0, -0.0, 3.75, -3.75, 20.0, float("nan"), 0.5, -60.0]),
      atol=1e-5, rtol=2e-4)
+# the Bessel and Airy functions (no gradient in torch: their results require none), over each form's ranges
+case("special-bessel", lambda T, d, a, p: (
+    T.special.bessel_j0(a), T.special.bessel_j1(a), T.special.bessel_y0(p), T.special.bessel_y1(p),
+    T.special.modified_bessel_i0(a), T.special.modified_bessel_i1(a), T.special.modified_bessel_k0(p),
+    T.special.modified_bessel_k1(p), T.special.scaled_modified_bessel_k0(p), T.special.scaled_modified_bessel_k1(p),
+    T.special.spherical_bessel_j0(a), T.special.airy_ai(a)),
+     I((3, 6), kind="uniform", low=-12, high=12),
+     I((10,), values=[0.0, 0.3, 1.9, 2.1, 4.9, 5.1, 7.9, 8.1, 40.0, float("inf")]), **TRANS)
+# the normal distribution's functions, entr, the scaled I0/I1 and round (gradients as torch's)
+case("special-normal", lambda T, d, a, u: (
+    T.special.erfcx(a), T.special.log_ndtr(a), T.special.i0e(a), T.special.i1e(a), T.special.entr(u),
+    T.special.ndtri(u), T.special.round(a), T.special.round(a, decimals=1)),
+     I((3, 6), kind="uniform", low=-9, high=9), I((3, 6), kind="uniform", low=0.01, high=0.99), **TRANS)
+# the orthogonal polynomials: (x, n) broadcast, a number for either, n past the trigonometric forms' thresholds
+case("special-polynomials", lambda T, d, x, n: tuple(
+    f(x, n) for f in (T.special.chebyshev_polynomial_t, T.special.chebyshev_polynomial_u,
+                      T.special.chebyshev_polynomial_v, T.special.chebyshev_polynomial_w,
+                      T.special.shifted_chebyshev_polynomial_t, T.special.shifted_chebyshev_polynomial_u,
+                      T.special.shifted_chebyshev_polynomial_v, T.special.shifted_chebyshev_polynomial_w,
+                      T.special.hermite_polynomial_h, T.special.hermite_polynomial_he,
+                      T.special.laguerre_polynomial_l, T.special.legendre_polynomial_p)) + (
+    T.special.legendre_polynomial_p(0.3, n), T.special.hermite_polynomial_he(x, 3)),
+     I((4, 1), kind="uniform", low=-1.1, high=1.1), I((7,), values=[-1.0, 0.0, 1.0, 2.0, 5.0, 9.0, 12.0]),
+     atol=1e-4, rtol=1e-4)
 case("nextafter", lambda T, d, a, b: (T.nextafter(a.detach(), b), a.detach().nextafter(T.zeros_like(a))),
      I((8,), values=[0.0, 1.0, -1.0, 1e-30, float("inf"), float("nan"), -2.5, 3.0]),
      I((8,), values=[1.0, 2.0, -2.0, 0.0, 0.0, 1.0, 5.0, -3.0]), atol=0, rtol=0)

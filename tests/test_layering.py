@@ -23,7 +23,7 @@ LAYERS = [
     ("tensor", ["_tensor", "_buffers"]),
     ("tape", ["_tape", "_autocast", "_deferred"]),
     ("ops", ["_ops", "_complex", "_indexing", "_shape_ops", "_math_ops", "_inplace", "_random", "_factories", "_conv_ops", "_tensor_types",
-             "_tensor_args", "special", "_storage", "sparse",
+             "_tensor_args", "special", "_cephes", "_orthogonal_polynomials", "_storage", "sparse",
              "_torch_function"]),
     ("autograd", ["autograd"]),
     ("libraries", ["linalg", "_linalg_legacy", "random", "_foreach", "fft", "_spectral", "nn", "optim", "amp", "cuda", "cpu", "distributions", "utils", "serialization", "safetensors",

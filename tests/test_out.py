@@ -92,7 +92,7 @@ ALIAS_OF = {"absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "
             "special.digamma": "digamma", "special.erf": "erf", "special.erfc": "erfc", "special.erfinv": "erfinv",
             "special.exp2": "exp2", "special.expit": "sigmoid", "special.expm1": "expm1", "special.gammaln": "lgamma",
             "special.i0": "i0", "special.log1p": "log1p", "special.logit": "logit", "special.logsumexp": "logsumexp",
-            "special.psi": "digamma", "special.sinc": "sinc", "special.xlogy": "xlogy"}
+            "special.psi": "digamma", "special.round": "round", "special.sinc": "sinc", "special.xlogy": "xlogy"}
 _PIVOTS = {"tensor": "int32", "shape": [3], "values": [2, 3, 3]}  # lu_factor's 1-based row interchanges
 OWN_CASES = {
     "argsort": ([_t([3, 4])], {"dim": 1, "stable": True}),

@@ -86,7 +86,7 @@ EXACT = """
     vdot view_as_real_copy view_copy where
     linalg.cholesky linalg.cross linalg.det linalg.eigvalsh linalg.inv linalg.ldl_solve linalg.lu_solve
     linalg.matrix_norm linalg.multi_dot linalg.norm linalg.solve linalg.solve_triangular linalg.svdvals
-    linalg.vecdot linalg.vector_norm"""
+    linalg.vecdot linalg.vector_norm special.round"""
 # Multi-result functions whose outs may take any dtype their results cast to (the rest: exact).
 CASTING_TUPLES = "lstsq"
 # Functions that refuse an out of a lower category with TypeError (torch's argument check), not RuntimeError
@@ -96,7 +96,15 @@ TYPE_ERROR_CASTS = "cat concat concatenate stack hstack vstack dstack column_sta
 UNCHECKED_GRAD = ("conj_physical diag diff fft.ifft fft.ihfft inner linalg.matrix_norm linalg.norm "
                   "log_softmax nanquantile slice_scatter "
                   "quantile softmax special.ndtr tensordot view_as_complex_copy fft.ihfftn")  # decomposed by torch before its check
-NOT_DIFFERENTIABLE = "floor_divide heaviside histc histogram"  # a floating result without a gradient
+NOT_DIFFERENTIABLE = ("floor_divide heaviside histc histogram "  # a floating result without a gradient
+                      "special.airy_ai special.bessel_j0 special.bessel_j1 special.bessel_y0 special.bessel_y1 "
+                      "special.modified_bessel_i0 special.modified_bessel_i1 special.modified_bessel_k0 "
+                      "special.modified_bessel_k1 special.scaled_modified_bessel_k0 special.scaled_modified_bessel_k1 "
+                      "special.spherical_bessel_j0 special.chebyshev_polynomial_t special.chebyshev_polynomial_u "
+                      "special.chebyshev_polynomial_v special.chebyshev_polynomial_w special.hermite_polynomial_h "
+                      "special.hermite_polynomial_he special.laguerre_polynomial_l special.legendre_polynomial_p "
+                      "special.shifted_chebyshev_polynomial_t special.shifted_chebyshev_polynomial_u "
+                      "special.shifted_chebyshev_polynomial_v special.shifted_chebyshev_polynomial_w")
 CHECKED_INTEGER = "argsort"  # an integer result, refused all the same (torch computes it with sort's out=)
 # Functions that resize a differently shaped out without torch's deprecation warning
 SILENT_RESIZE = "addbmm bernoulli multinomial"

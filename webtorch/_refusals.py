@@ -33,7 +33,6 @@ STREAMS = "streams and events: webtorch's single queue orders all work"
 SETTINGS = "a process-wide setting not built yet"
 THREED = "the 3-d convolution, pooling and normalisation family: issue 22"
 LINALG = "a linear-algebra routine not built yet"
-SPECIAL = "a special function not built yet"
 INPLACE_ALIAS = "an in-place or function form not built yet"
 COPY = "a *_copy form not built yet"
 DATAPIPES = "DataPipes (deprecated in torch) not built"
@@ -123,18 +122,6 @@ CALLABLES = {
         Tensor.geqrf Tensor.lstsq
         Tensor.orgqr Tensor.ormqr Tensor.solve
         Tensor.symeig""",
-    SPECIAL: """
-        special.airy_ai special.bessel_j0 special.bessel_j1
-        special.bessel_y0 special.bessel_y1 special.chebyshev_polynomial_t special.chebyshev_polynomial_u
-        special.chebyshev_polynomial_v special.chebyshev_polynomial_w special.entr special.erfcx
-        special.hermite_polynomial_h special.hermite_polynomial_he
-        special.i0e special.i1e special.laguerre_polynomial_l special.legendre_polynomial_p
-        special.log_ndtr special.modified_bessel_i0 special.modified_bessel_i1 special.modified_bessel_k0
-        special.modified_bessel_k1 special.ndtri
-        special.round special.scaled_modified_bessel_k0 special.scaled_modified_bessel_k1
-        special.shifted_chebyshev_polynomial_t special.shifted_chebyshev_polynomial_u
-        special.shifted_chebyshev_polynomial_v special.shifted_chebyshev_polynomial_w
-        special.spherical_bessel_j0""",
     INPLACE_ALIAS: """
         addmv_ detach_ embedding_renorm_
         resize_as_

@@ -255,3 +255,52 @@ xlog1py = _require_tensors(xlog1py, "special_xlog1py", "nn")  # a Scalar overloa
 _Tensor.igamma, _Tensor.igammac = gammainc, gammaincc
 _Tensor.igamma_, _Tensor.igammac_ = _inplace_forms._inplace(gammainc), _inplace_forms._inplace(gammaincc)
 _Tensor.igamma_.__name__, _Tensor.igammac_.__name__ = "igamma_", "igammac_"
+
+
+# -- the Bessel, Airy and normal-distribution functions (_cephes) and the orthogonal polynomials ------------------
+from . import _cephes  # noqa: E402
+from ._orthogonal_polynomials import (  # noqa: E402,F401
+    chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v, chebyshev_polynomial_w,
+    hermite_polynomial_h, hermite_polynomial_he, laguerre_polynomial_l, legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u, shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w)
+
+
+def _elementwise_special(name, compute, halves=False):
+    """torch.special.<name>(input): integers and bools computed in the default float dtype; float16 and
+    bfloat16 through float32 where torch's kernel takes them (`halves`), refused as torch's otherwise.
+    Recorded as "special_<name>": the functions with a row in autograd.BACKWARD have gradients, the others
+    return a tensor that requires none, as torch's."""
+    def fn(input):
+        x = input if input.dtype.is_floating_point else _ops.cast(input, _dt.default_float)
+        if x.dtype in (_dt.float16, _dt.bfloat16) and halves:
+            with _tape.no_grad():
+                out = _ops.cast(compute(_ops.cast(x, _dt.float32)), x.dtype)
+        elif x.dtype in (_dt.float32, _dt.float64):
+            with _tape.no_grad():
+                out = compute(x)
+        else:
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_TYPE_NAMES[x.dtype.name]}'")
+        return _tape.record("special_" + name, out, (x,))
+    fn.__name__ = name
+    return _require_tensors(fn, "special_" + name, "T")
+
+
+for _name in ("airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 modified_bessel_i0 modified_bessel_i1 "
+              "modified_bessel_k0 modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1 "
+              "spherical_bessel_j0 erfcx log_ndtr ndtri").split():
+    globals()[_name] = _elementwise_special(_name, getattr(_cephes, _name))
+entr, i0e, i1e = (_elementwise_special(_name, getattr(_cephes, _name), halves=True) for _name in ("entr", "i0e", "i1e"))
+for _name in ("chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w "
+              "hermite_polynomial_h hermite_polynomial_he laguerre_polynomial_l legendre_polynomial_p "
+              "shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v "
+              "shifted_chebyshev_polynomial_w").split():  # (x, n): a number for one of them, not both
+    globals()[_name] = _require_tensors(globals()[_name], "special_" + _name, "nn")
+del _name
+
+
+def round(input, *, decimals=0):
+    """torch.round for floating tensors (torch's special.round has no integer kernel)."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"round_vml_cpu\" not implemented for '{_TYPE_NAMES[input.dtype.name]}'")
+    return _ops.round(input, decimals)

@@ -11,7 +11,7 @@ engine, so rules work at the broadcast shape.
 import weakref
 import math
 
-from .. import _autocast, _complex, _conv_ops, _indexing, _math_ops, _shape_ops, _tape, special
+from .. import _autocast, _complex, _dtypes, _conv_ops, _indexing, _math_ops, _shape_ops, _tape, special
 from .. import _ops as F
 from ..sparse import _compressed as compressed, _coo as sparse
 from .._tape import (BACKWARD, Node, _needs_grad, alias, check_inplace, enable_grad, inference_mode,  # noqa: F401
@@ -516,6 +516,14 @@ def _i1_derivative(a):
     return F.where(F.eq(a, 0), 0.5, _math_ops.i0(a) - special.i1(a) / safe)
 
 
+def _i1e_derivative(a, out):
+    """torch's: at |a| <= eps, where 1/a would blow up, the limit ½."""
+    eps = _dtypes.finfo(a.dtype).eps
+    tiny = F.le(F.abs(a), eps)
+    safe = F.where(tiny, eps, a)
+    return F.where(tiny, 0.5, special.i0e(safe) - out * (F.sign(safe) + 1 / safe))
+
+
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
@@ -681,6 +689,12 @@ BACKWARD.update({
     "zeta": lambda grad, out, x, q: (None, grad * -x * special.zeta(x + 1, q)),  # ∂q ζ(x, q) = -x ζ(x+1, q); ∂x: none, as torch
     "i0": lambda grad, out, a: (grad * special.i1(a),),                     # d I0 = I1
     "i1": lambda grad, out, a: (grad * _i1_derivative(a),),                   # d I1 = I0 - I1/a (½ at 0)
+    "special_entr": lambda grad, out, a: (grad * -(F.log(a) + 1),),            # d(-a log a) = -(1 + log a)
+    "special_erfcx": lambda grad, out, a: (grad * (2 * a * out - 2 / math.sqrt(math.pi)),),  # 2a erfcx - 2/√π
+    "special_i0e": lambda grad, out, a: (grad * (special.i1e(a) - F.sign(a) * out),),  # e^-|a| (I1 - sgn I0)
+    "special_i1e": lambda grad, out, a: (grad * _i1e_derivative(a, out),),    # i0e - i1e (sgn + 1/a), ½ at 0
+    "special_log_ndtr": lambda grad, out, a: (grad * _INV_SQRT_2PI * F.exp(-(out + a * a / 2)),),  # φ(a) / Φ(a)
+    "special_ndtri": lambda grad, out, a: (grad * math.sqrt(2 * math.pi) * F.exp(out * out / 2),),  # 1 / φ(ndtri a)
     "logaddexp": lambda grad, out, a, b: (grad / (1 + F.exp(b - a)), grad / (1 + F.exp(a - b))),  # softmax of (a, b)
     "nextafter": lambda grad, out, a, b: (grad, grad * 0),                    # as torch: identity in a, 0 in b
     "atan2": _atan2_rule,                                                     # (b, -a)/(a²+b²), 0 at (0, 0)
