@@ -114,6 +114,7 @@ OWN_CASES = {
     "fft.fftfreq": ([5], {}),
     "fft.rfftfreq": ([6], {}),
     "chain_matmul": ([_t([2, 3]), _t([3, 4], seed=1), _t([4, 2], seed=2)], {}),
+    "linalg.matmul": ([_t([2, 3]), _t([3, 4], seed=1)], {}),
     "linalg.multi_dot": ([[_t([2, 3]), _t([3, 4], seed=1), _t([4], seed=2)]], {}),
     "matrix_power": ([_t([3, 3]), 3], {}),
     # (OpInfo's sample is n = 0, where torch copies into out and so takes an out of a wider dtype; webtorch

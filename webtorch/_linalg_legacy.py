@@ -49,14 +49,8 @@ def logdet(input):
 
 
 def pinverse(input, rcond=1e-15):
-    """V diag(1/s) U^H over the singular values above rcond * the largest (the others count as 0)."""
-    if input.numel() == 0:
-        return linalg._on_empty(_ops.zeros(*input.shape[:-2], input.shape[-1], input.shape[-2], dtype=input.dtype,
-                                           device=input.device), input)
-    U, S, Vh = linalg.svd(input, full_matrices=False)
-    keep = _ops.gt(S, _ops.mul(_ops.amax(S, -1, keepdim=True), rcond))
-    inverse = _ops.where(keep, _ops.reciprocal(_ops.where(keep, S, 1.0)), 0.0)
-    return _ops.matmul(Vh.mH, _ops.mul(_ops.unsqueeze(inverse, -1), U.mH))
+    """linalg.pinv with the singular values below rcond * the largest counted as 0."""
+    return linalg.pinv(input, rcond)
 
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):

@@ -85,15 +85,16 @@ EXACT = """
     squeeze_copy t_copy take take_along_dim tensordot transpose_copy tril triu trunc unfold_copy unsqueeze_copy
     vdot view_as_real_copy view_copy where
     linalg.cholesky linalg.cross linalg.det linalg.eigvalsh linalg.inv linalg.ldl_solve linalg.lu_solve
-    linalg.matrix_norm linalg.multi_dot linalg.norm linalg.solve linalg.solve_triangular linalg.svdvals
-    linalg.vecdot linalg.vector_norm special.round"""
+    linalg.matmul linalg.matrix_norm linalg.multi_dot linalg.norm linalg.solve linalg.solve_triangular
+    linalg.svdvals linalg.vecdot linalg.vector_norm special.round"""
 # Multi-result functions whose outs may take any dtype their results cast to (the rest: exact).
 CASTING_TUPLES = "lstsq"
 # Functions that refuse an out of a lower category with TypeError (torch's argument check), not RuntimeError
 TYPE_ERROR_CASTS = "cat concat concatenate stack hstack vstack dstack column_stack row_stack"
 # Which calls with an input (or out) that requires grad torch refuses: those of a differentiable function,
 # i.e. one with a floating result, except the functions below
-UNCHECKED_GRAD = ("conj_physical diag diff fft.ifft fft.ihfft inner linalg.matrix_norm linalg.norm "
+UNCHECKED_GRAD = ("conj_physical diag diff fft.ifft fft.ihfft inner linalg.cond linalg.matrix_norm linalg.norm "
+                  "linalg.tensorinv linalg.tensorsolve "
                   "log_softmax nanquantile slice_scatter "
                   "quantile softmax special.ndtr tensordot view_as_complex_copy fft.ihfftn")  # decomposed by torch before its check
 NOT_DIFFERENTIABLE = ("floor_divide heaviside histc histogram "  # a floating result without a gradient

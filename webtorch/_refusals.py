@@ -33,6 +33,8 @@ STREAMS = "streams and events: webtorch's single queue orders all work"
 SETTINGS = "a process-wide setting not built yet"
 THREED = "the 3-d convolution, pooling and normalisation family: issue 22"
 LINALG = "a linear-algebra routine not built yet"
+LDL = ("LAPACK sytrf's Bunch-Kaufman LDLᴴ factorization: its compact LD and pivots depend on the blocked pivoting "
+       "order, which is not reproduced; solve with linalg.solve or linalg.cholesky")
 INPLACE_ALIAS = "an in-place or function form not built yet"
 COPY = "a *_copy form not built yet"
 DATAPIPES = "DataPipes (deprecated in torch) not built"
@@ -115,13 +117,12 @@ CALLABLES = {
     LINALG: """
         frobenius_norm geqrf lobpcg svd_lowrank
         nuclear_norm orgqr ormqr
-        linalg.cond linalg.diagonal linalg.householder_product linalg.inv_ex linalg.ldl_factor
-        linalg.ldl_factor_ex linalg.ldl_solve linalg.matmul linalg.matrix_rank
-        linalg.pinv linalg.solve_ex linalg.tensorinv linalg.tensorsolve linalg.vander
-        linalg.vecdot Tensor.eig
+        Tensor.eig
         Tensor.geqrf Tensor.lstsq
         Tensor.orgqr Tensor.ormqr Tensor.solve
         Tensor.symeig""",
+    LDL: """
+        linalg.ldl_factor linalg.ldl_factor_ex linalg.ldl_solve""",
     INPLACE_ALIAS: """
         addmv_ detach_ embedding_renorm_
         resize_as_

@@ -4,15 +4,17 @@ batch over leading dims and are differentiable through the ops they are made of 
 analytic rule; svd has no gradient). They suit the small matrices of distributions and models:
 n steps of Python per call (eigh and svd: 10 Jacobi sweeps of n - 1 rounds) make large n slow.
 """
+import functools
 import math
 from collections import namedtuple
 
-from . import _math_ops, _ops
+from . import _math_ops, _ops, _shape_ops
 from ._autocast import autocast_op
 from . import autograd as _autograd
 from ._math_ops import vector_norm  # noqa: F401
 from ._ops import cat, narrow, squeeze, stack, unsqueeze
 from ._shape_ops import tril, triu
+from ._tensor import _TYPE_NAMES
 
 
 class LinAlgError(RuntimeError):
@@ -40,7 +42,7 @@ def _check_square(a, name):
                            f"{a.shape[-1]} matrices")
     if not a.dtype.is_floating_point:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{_ops._tname(a.dtype).capitalize()}")
+                           f"{_TYPE_NAMES[a.dtype.name]}")
 
 
 def _entry(a, i, j):
@@ -160,39 +162,88 @@ def _eliminate(A, B=None):
     return (M[..., n:] if B is not None else None), sign, piv
 
 
-def _check_invertible(pivots, name):
-    """torch's errors for a singular matrix (the first zero pivot is LU's zero diagonal element)."""
-    if not pivots.numel() or not bool(_ops.any(_ops.eq(pivots, 0)).item()):
+def _pivot_info(pivots):
+    """LAPACK getrf's info from the pivots (..., n) of an elimination: the 1-based index of the first zero pivot
+    (a zero on U's diagonal), 0 where there is none; int32 of the batch shape."""
+    if not pivots.shape[-1]:
+        return _ops.zeros(pivots.shape[:-1], dtype=_ops.dt.int32, device=pivots.device)
+    zero = _ops.eq(pivots, 0)
+    first = _ops.add(_ops.argmax(_ops.cast(zero, _ops.dt.int32), -1), 1)
+    return _ops.cast(_ops.where(_ops.any(zero, -1), first, 0), _ops.dt.int32)
+
+
+def _raise_singular(info, name, batched):
+    """torch's LinAlgError for the first nonzero info of an inversion ("linalg.inv...") or a solve: the batch
+    element named where A is a batch."""
+    if not info.numel() or not bool(_ops.any(_ops.ne(info, 0)).item()):
         return
-    if name == "linalg.inv":
-        first = _ops.argmax(_ops.cast(_ops.eq(_ops.reshape(pivots, -1, pivots.shape[-1]), 0), _ops.dt.int32), -1)
-        raise LinAlgError(f"linalg.inv: The diagonal element {int(_ops.amin(first).item()) + 1} is zero, the inversion "
+    flat = info.reshape(-1)
+    element = int(_ops.argmax(_ops.cast(_ops.ne(flat, 0), _ops.dt.int32), -1).item())
+    where = f"(Batch element {element}): " if batched else ""
+    if "inv" in name:
+        raise LinAlgError(f"{name}: {where}The diagonal element {int(flat[element].item())} is zero, the inversion "
                           "could not be completed because the input matrix is singular.")
-    raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+    raise LinAlgError(f"{name}: {where}The solver failed because the input matrix is singular.")
 
 
-@autocast_op
-def solve(A, B, *, left=True):
+def _own_batch(t, batch):
+    """t (*broadcast, k), computed on a batch broadcast from `batch`: the entries of batch's own elements (one of
+    each broadcast copy)."""
+    extra = t.dim() - 1 - len(batch)
+    if extra:
+        t = t[(0,) * extra]
+    for d, size in enumerate(batch):
+        if size == 1 and t.shape[d] != 1:
+            t = narrow(t, d, 0, 1)
+    return t
+
+
+_SolveEx = namedtuple("linalg_solve_ex", ["result", "info"])
+_InvEx = namedtuple("linalg_inv_ex", ["inverse", "info"])
+
+
+@functools.partial(autocast_op, name="solve")
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """X with A X = B (left) or X A = B, and getrf's info of A (nonzero where A is singular; of A's own batch
+    shape, as torch's); X's values are undefined where info is nonzero."""
     if not left:
-        return solve(A.mT, B.mT).mT
+        X, info = solve_ex(A.mT, B.mT, check_errors=check_errors)
+        return _SolveEx(X.mT, info)
     _check_square(A, "linalg.solve")
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and B.shape == A.shape[:-1])
     rhs = unsqueeze(B, -1) if vector else B
     batch = _ops.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
     n = A.shape[-1]
-    A = _ops.expand(A, *batch, n, n)
-    rhs = _ops.expand(rhs, *batch, *rhs.shape[-2:])
-    X, _, pivots = _eliminate(A, rhs)
-    _check_invertible(pivots, "solve")
-    return squeeze(X, -1) if vector else X
+    X, _, pivots = _eliminate(_ops.expand(A, *batch, n, n), _ops.expand(rhs, *batch, *rhs.shape[-2:]))
+    info = _pivot_info(_own_batch(pivots, A.shape[:-2]))
+    if check_errors:
+        _raise_singular(info, "torch.linalg.solve_ex", A.dim() > 2)
+    return _SolveEx(squeeze(X, -1) if vector else X, info)
+
+
+@autocast_op
+def solve(A, B, *, left=True):
+    X, info = solve_ex(A, B, left=left)
+    _raise_singular(info, "torch.linalg.solve", A.dim() > 2)
+    return X
+
+
+@functools.partial(autocast_op, name="inv")
+def inv_ex(A, *, check_errors=False):
+    """A⁻¹ and getrf's info (nonzero where A is singular; the inverse's values are undefined there)."""
+    _check_square(A, "linalg.inv")
+    eye = _ops.expand(_ops.eye(A.shape[-1], dtype=A.dtype, device=A.device), *A.shape)
+    X, _, pivots = _eliminate(A, eye)
+    info = _pivot_info(pivots)
+    if check_errors:
+        _raise_singular(info, "linalg.inv_ex", A.dim() > 2)
+    return _InvEx(X, info)
 
 
 @autocast_op
 def inv(A):
-    _check_square(A, "linalg.inv")
-    eye = _ops.expand(_ops.eye(A.shape[-1], dtype=A.dtype, device=A.device), *A.shape)
-    X, _, pivots = _eliminate(A, eye)
-    _check_invertible(pivots, "linalg.inv")
+    X, info = inv_ex(A)
+    _raise_singular(info, "linalg.inv", A.dim() > 2)
     return X
 
 
@@ -479,24 +530,15 @@ def _jacobi_pairs(n):
     rounds = []
     for _ in range(len(players) - 1):
         pairs = [(players[i], players[-1 - i]) for i in range(len(players) // 2)]
-        rounds.append([(min(p, q), max(p, q)) for p, q in pairs if p is not None and q is not None])
+        pairs = [(min(p, q), max(p, q)) for p, q in pairs if p is not None and q is not None]
+        if pairs:  # (a single column has no pair: no round)
+            rounds.append(pairs)
         players = [players[0], players[-1]] + players[1:-1]
     return rounds
 
 
 _EigH = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
 _JACOBI_SWEEPS = 10
-
-
-def _set4(J, p, q, c, s):
-    n = J.shape[-1]
-    rows = _ops.arange(n, device=J.device).reshape(n, 1)
-    cols = _ops.arange(n, device=J.device)
-    c, s = unsqueeze(unsqueeze(c, -1), -1), unsqueeze(unsqueeze(s, -1), -1)
-    J = _ops.where(_ops.logical_and(_ops.eq(rows, p), _ops.eq(cols, p)), c, J)
-    J = _ops.where(_ops.logical_and(_ops.eq(rows, q), _ops.eq(cols, q)), c, J)
-    J = _ops.where(_ops.logical_and(_ops.eq(rows, p), _ops.eq(cols, q)), s, J)
-    return _ops.where(_ops.logical_and(_ops.eq(rows, q), _ops.eq(cols, p)), _ops.neg(s), J)
 
 
 def _jacobi_eigh(S):
@@ -529,11 +571,20 @@ def _jacobi_rotation(app, aqq, apq):
 
 
 def _set_rotations(n, pairs, c, s, like):
-    batch = like.shape[:-2]
-    J = _ops.expand(_ops.eye(n, dtype=like.dtype, device=like.device), *batch, n, n)
+    """J (..., n, n): the identity with the rotation of pair k = (p, q) in rows and columns p and q:
+    J[p, p] = J[q, q] = c_k, J[p, q] = s_k, J[q, p] = -s_k (c, s: (..., len(pairs))). Built at once: each row's pair
+    (rows in none take an appended cos 1), and a constant sign pattern placing its sine."""
+    row_pair = [len(pairs)] * n
+    sign = [[0.0] * n for _ in range(n)]
     for k, (p, q) in enumerate(pairs):
-        J = _set4(J, p, q, c[..., k], s[..., k])
-    return J
+        row_pair[p] = row_pair[q] = k
+        sign[p][q], sign[q][p] = 1.0, -1.0
+    batch = like.shape[:-2]
+    index = _ops.tensor(row_pair, device=like.device)
+    cos = cat([c, _ops.ones(*batch, 1, dtype=like.dtype, device=like.device)], -1).index_select(-1, index)
+    sin = cat([s, _ops.zeros(*batch, 1, dtype=like.dtype, device=like.device)], -1).index_select(-1, index)
+    sign = _ops.tensor(sign, dtype=like.dtype, device=like.device)
+    return _ops.where(_ops.ne(sign, 0), _ops.mul(sign, unsqueeze(sin, -1)), _shape_ops.diag_embed(cos))
 
 
 @autocast_op
@@ -596,7 +647,10 @@ def svd(A, full_matrices=True):
 
 @autocast_op
 def svdvals(A):
-    return svd(A, full_matrices=False).S
+    """The singular values, differentiable by torch's rule (U diag(gS) Vᴴ) where svd is not."""
+    with _autograd.no_grad():
+        U, S, Vh = svd(A.detach(), full_matrices=False)
+    return _autograd.record("svdvals", S, (A,), U=U, Vh=Vh)
 
 
 @autocast_op
@@ -655,9 +709,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
         M = _ops.sub(M, _ops.mul(multipliers, _ops.where(_ops.gt(cols, j), M[..., j:j + 1, :], 0.0)))
         M = _ops.where(_ops.logical_and(below, _ops.eq(cols, j)), multipliers, M)
     ipiv = _ops.cast(_ops.add(stack(swaps, -1), 1), _ops.dt.int32) if swaps else         _ops.zeros(*batch, 0, dtype=_ops.dt.int32, device=A.device)
-    zero = _ops.eq(stack(pivots, -1), 0) if pivots else _ops.zeros(*batch, 0, dtype=_ops.dt.bool_, device=A.device)
-    first = _ops.add(_ops.argmax(_ops.cast(zero, _ops.dt.int32), -1), 1) if pivots else 0
-    info = _ops.cast(_ops.where(_ops.any(zero, -1), first, 0), _ops.dt.int32) if pivots else         _ops.zeros(*batch, dtype=_ops.dt.int32, device=A.device)
+    info = _pivot_info(stack(pivots, -1)) if pivots else _ops.zeros(*batch, dtype=_ops.dt.int32, device=A.device)
     if check_errors and bool(_ops.any(_ops.ne(info, 0)).item()):
         raise LinAlgError(f"torch.linalg.lu_factor_ex: U[{int(_ops.amax(info).item())},"
                           f"{int(_ops.amax(info).item())}] is zero and using it on lu_solve would result in a "
@@ -719,6 +771,184 @@ def _lu_legacy(A, pivot=True, get_infos=False):
 def _lu_solve_legacy(b, LU_data, LU_pivots):
     """torch.lu_solve(b, LU_data, LU_pivots) / Tensor.lu_solve: linalg.lu_solve's argument order."""
     return lu_solve(LU_data, LU_pivots, b)
+
+
+# -- routines torch derives from the ones above -------------------------------------------------
+def matmul(input, other):
+    return input.matmul(other)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return A.diagonal(offset, dim1, dim2)
+
+
+def vecdot(x, y, *, dim=-1):
+    """Σ conj(x) y along dim, x and y broadcast."""
+    if x.dtype is not y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{_TYPE_NAMES[x.dtype.name]} and y of type {_TYPE_NAMES[y.dtype.name]} "
+                           "instead")
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError("linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+                           f"{_TYPE_NAMES[x.dtype.name]}")
+    return _ops.sum(_ops.mul(x.conj() if x.dtype.is_complex else x, y), dim)
+
+
+def _check_floating_matrix(A, name):
+    if A.dim() < 2 or not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype in (_ops.dt.float16,
+                                                                                           _ops.dt.bfloat16):
+        raise RuntimeError(f"{name}({_TYPE_NAMES[A.dtype.name]}{{{list(A.shape)}}}): expected a tensor with 2 or "
+                           "more dimensions of float, double, cfloat or cdouble types")
+
+
+def _tolerance(A, atol, rtol, largest):
+    """torch's cut-off for the singular values (or |eigenvalues|) that count, max(atol, rtol * largest), with its
+    defaults: atol 0; rtol max(m, n) eps of A's dtype, unless atol > 0 was given (then 0). atol and rtol are
+    numbers or tensors of A's batch shape; largest (..., 1)."""
+    def column(t):  # a tensor of the batch shape against largest's (..., 1)
+        return unsqueeze(_ops.cast(t, largest.dtype), -1) if isinstance(t, _ops.Tensor) else t
+    if rtol is None:
+        rtol = _ops.dt.finfo(A.dtype).eps * max(A.shape[-2:])
+        if isinstance(atol, _ops.Tensor):
+            rtol = _ops.where(_ops.gt(atol, 0), 0.0, rtol)
+        elif atol is not None and atol > 0:
+            rtol = 0.0
+    tol = _ops.mul(largest, column(rtol))
+    if atol is None:
+        return tol
+    return _ops.maximum(tol, column(atol)) if isinstance(atol, _ops.Tensor) else _ops.clamp_min(tol, atol)
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
+    """The Moore-Penrose pseudo-inverse V diag(1/s) Uᴴ over the singular values above torch's tolerance (see
+    _tolerance; the deprecated rcond is rtol with atol 0), by the SVD, or by eigh where A is Hermitian. The
+    gradient is torch's rule (of a constant rank)."""
+    _check_floating_matrix(A, "linalg.pinv")
+    if rcond is not None:
+        atol, rtol = 0.0, rcond
+    if not A.numel():
+        return _on_empty(_ops.zeros(*A.shape[:-2], A.shape[-1], A.shape[-2], dtype=A.dtype, device=A.device), A)
+    with _autograd.no_grad():
+        if hermitian:  # A = U diag(λ) Uᴴ: its singular values are |λ|
+            values, U = eigh(A.detach())
+            size, V, Uh = _ops.abs(values), U, U.mH
+        else:
+            U, size, Vh = svd(A.detach(), full_matrices=False)
+            values, V, Uh = size, Vh.mH, U.mH
+        keep = _ops.gt(size, _tolerance(A, atol, rtol, _ops.amax(size, -1, keepdim=True)))
+        inverse = _ops.where(keep, _ops.reciprocal(_ops.where(keep, values, 1.0)), 0.0)
+        P = _ops.matmul(_ops.mul(V, unsqueeze(inverse, -2)), Uh)
+    return _autograd.record("pinv", P, (A,))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """The number of singular values (|eigenvalues| where hermitian) above torch's tolerance (see _tolerance; the
+    deprecated tol is atol with rtol 0)."""
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    if not A.numel():
+        return _ops.zeros(A.shape[:-2], dtype=_ops.dt.int64, device=A.device)
+    with _autograd.no_grad():
+        size = _ops.abs(eigvalsh(A.detach())) if hermitian else svdvals(A.detach())
+        return _ops.sum(_ops.gt(size, _tolerance(A, atol, rtol, _ops.amax(size, -1, keepdim=True))), -1)
+
+
+_COND_ORDERS = (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc")
+
+
+def cond(A, p=None):
+    """The condition number: by the singular values for p None (2) and -2 (s_max / s_min, its inverse), else
+    matrix_norm(A, p) matrix_norm(A⁻¹, p), inf where A is singular (0 for an empty A, as torch's)."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p not in _COND_ORDERS or isinstance(p, bool):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if not A.numel():
+        return _ops.zeros(A.shape[:-2], dtype=A.dtype, device=A.device)
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        largest, smallest = s[..., 0], s[..., -1]
+        return _ops.div(smallest, largest) if p == -2 else _ops.div(largest, smallest)
+    shown = p if isinstance(p, str) else str(p) if math.isinf(p) else str(int(p))  # torch's "ord=1", "ord=-inf"
+    _check_square(A, f"linalg.cond(ord={shown})")
+    inverse, info = inv_ex(A)
+    inverse = _ops.where(unsqueeze(unsqueeze(_ops.gt(info, 0), -1), -1), math.inf, inverse)
+    result = _ops.mul(matrix_norm(A, p), matrix_norm(inverse, p))
+    return _math_ops.nan_to_num(result, math.inf, math.inf, -math.inf)  # 0 * inf: inf, as torch's
+
+
+def vander(x, *, N=None):
+    """The Vandermonde matrix of x's last dim: columns x^0 .. x^(N-1), as torch by a cumulative product (integers
+    in int64)."""
+    if x.dtype is _ops.dt.bool_ or x.dtype in (_ops.dt.float16, _ops.dt.bfloat16):
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, but got "
+                           f"{_TYPE_NAMES[x.dtype.name]}")
+    x = unsqueeze(x, -1) if x.dim() == 0 else x
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = _math_ops.cumprod(_ops.expand(unsqueeze(x, -1), *x.shape, n - 1), -1)
+    return cat([_ops.ones(*x.shape, 1, dtype=powers.dtype, device=x.device), powers], -1)
+
+
+def tensorinv(A, ind=2):
+    """The inverse of A read as a matrix of prod(shape[:ind]) rows and prod(shape[ind:]) columns, shaped
+    shape[ind:] + shape[:ind]."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = A.shape[:ind], A.shape[ind:]
+    if math.prod(cols) != math.prod(rows):
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), "
+                           f"but got {math.prod(cols)} != {math.prod(rows)}")
+    inverse, info = inv_ex(A.reshape(math.prod(cols), math.prod(rows)))
+    _raise_singular(info, "inv", False)
+    return inverse.reshape(*cols, *rows)
+
+
+def tensorsolve(A, B, dims=None):
+    """X with tensordot(A, X, X.dim()) = B: A (its dims moved to the end) read as a square matrix."""
+    if dims is not None:
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        A = _shape_ops.movedim(A, dims, list(range(A.dim() - len(dims), A.dim())))
+    shape = A.shape[B.dim():]
+    if math.prod(shape) != B.numel():
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {math.prod(shape)} != {B.numel()}")
+    return solve(A.reshape(B.numel(), B.numel()), B.reshape(-1)).reshape(shape)
+
+
+def householder_product(A, tau):
+    """The first n columns of H_1 ... H_k (A m x n, tau k), H_i = I - tau_i v_i v_iᴴ with v_i A's column i below
+    the diagonal, 1 on it and 0 above (LAPACK's orgqr): the reflections applied to I's columns, last first."""
+    name = "torch.linalg.householder_product"
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    m, n = A.shape[-2:]
+    k = tau.shape[-1] if tau.dim() else 0
+    if m < n:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if n < k:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if tau.dim() != A.dim() - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{tau.dim()} and input.ndim is equal to {A.dim()}")
+    if tau.shape[:-1] != A.shape[:-2]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+                           f"{list(tau.shape[:-1])}")
+    if tau.dtype is not A.dtype:
+        raise RuntimeError(f"{name}: tau dtype {_TYPE_NAMES[tau.dtype.name]} does not match input dtype "
+                           f"{_TYPE_NAMES[A.dtype.name]}")
+    Q = _ops.expand(_ops.eye(m, n, dtype=A.dtype, device=A.device), *A.shape)
+    rows = _ops.arange(m, device=A.device)
+    for i in range(k - 1, -1, -1):
+        v = _ops.where(_ops.lt(rows, i), 0.0, _ops.where(_ops.eq(rows, i), 1.0, A[..., :, i]))  # (..., m)
+        vh_Q = _ops.matmul(unsqueeze(v.conj() if v.dtype.is_complex else v, -2), Q)  # (..., 1, n)
+        Q = _ops.sub(Q, _ops.mul(unsqueeze(unsqueeze(tau[..., i], -1), -1), _ops.mul(unsqueeze(v, -1), vh_Q)))
+    return Q if k else _on_empty(_ops.clone(Q), A, tau)
 
 
 _ops.Tensor.det, _ops.Tensor.slogdet, _ops.Tensor.inverse = det, slogdet, inv

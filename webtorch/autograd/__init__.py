@@ -497,6 +497,16 @@ def _eigh_rule(values_part):
     return rule
 
 
+def _pinv_rule(grad, out, A):
+    # torch's pinv_backward, the derivative of P = A⁺ at a constant rank (Golub and Pereyra):
+    # dP = -P dA P + P Pᴴ dAᴴ (I - A P) + (I - P A) dAᴴ Pᴴ P, so with G = grad
+    # gA = -Pᴴ G Pᴴ + (I - A P) Gᴴ P Pᴴ + Pᴴ P Gᴴ (I - P A)
+    P, Ph, Gh = out, out.mH, grad.mH
+    left = Gh @ P @ Ph
+    right = Ph @ P @ Gh
+    return (-(Ph @ grad @ Ph) + left - A @ (P @ left) + right - (right @ P) @ A,)
+
+
 def _logcumsumexp_rule(grad, out, x, dim):
     # in log space, the positive and negative parts of grad apart (torch's way: no e^-out overflow). The
     # reversed scan runs on log g - out less its row's largest finite value and adds it back once: a
@@ -742,9 +752,11 @@ BACKWARD.update({
     "sort": lambda grad, out, x, dim, indices: (                              # grad back to the sorted positions
         _indexing.scatter(F.zeros(x.shape, dtype=grad.dtype, device=grad.device), dim, indices, grad),),
     "diagonal": _diagonal_rule,                                               # zeros, grad on the diagonal
-    # linalg.eigh (Jacobi iterations run without a graph): the analytic gradient
+    # linalg.eigh, svdvals and pinv (Jacobi iterations run without a graph): the analytic gradients
     "eigh_values": _eigh_rule(True),                                          # V diag(gλ) Vᵀ
     "eigh_vectors": _eigh_rule(False),                                        # V (F ∘ Vᵀ gV) Vᵀ, symmetrized
+    "svdvals": lambda grad, out, A, U, Vh: ((U * grad.unsqueeze(-2)) @ Vh,),  # U diag(gS) Vᴴ
+    "pinv": _pinv_rule,                                                       # torch's pinv_backward
     # gathers and scatters (webtorch._indexing): by storage offsets, or slices along a dim by an index
     "take": _take_rule,                                                       # scatter-add grad to the offsets
     "take_along": _take_along_rule,                                           # index_add grad into zeros
