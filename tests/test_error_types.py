@@ -1,16 +1,22 @@
 """Two classes of error inputs, each checked row by row against torch:
-- Python numbers where torch requires a Tensor (webtorch/_tensor_args.py): for every op of its table
-  and every exported unary elementwise op, torch.X and Tensor.X with numbers in each operand position
-  must raise what torch raises (TypeError) or compute as torch does;
+- Python numbers where torch requires a Tensor: for every op of webtorch/_tensor_args.py's table, torch.X
+  and Tensor.X with numbers in each operand position must raise what torch raises (TypeError) or compute
+  as torch does; every function of the generated webtorch/_tensor_first.py raises torch's TypeError for a
+  float or None as its first argument;
 - dtypes torch does not implement an op for (_ops.DTYPE_REFUSALS): the same exception type as torch,
   on both devices (never a kernel that fails to compile or a number torch does not give)."""
+import os
+import sys
 import warnings
 
 import pytest
 import torch
 
 import webtorch
-from webtorch import _tensor_args
+from webtorch import _refusals, _tensor_args, _tensor_first
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+import tensor_first  # noqa: E402
 
 DTYPES = ("float32", "int64", "bool")
 
@@ -109,15 +115,59 @@ def test_tensor_list_ops_reject_numbers(name):
     assert _outcome(lambda: getattr(webtorch, name)([t, t])) == lists
 
 
-def test_unary_ops_reject_numbers():
-    names = [n for n, op in webtorch.ops_table.ELEMENTWISE.items() if op.arity == 1 and hasattr(torch, n)
-             and callable(getattr(webtorch, n, None))]
-    assert len(names) > 30
-    for name in names:
-        with pytest.raises(TypeError):
-            getattr(torch, name)(2.0)
-        with pytest.raises(TypeError, match=r"argument '\w+' \(position 1\) must be Tensor, not float"):
-            getattr(webtorch, name)(2.0)
+def _resolve(module, path):
+    for part in path.split(".")[1:]:
+        module = getattr(module, part, None)
+    return module
+
+
+# torch's functions whose first argument must be a Tensor (webtorch/_tensor_first.py), those webtorch implements
+FIRST = [(path, name, param) for path, (name, param) in _tensor_first.FIRST.items()
+         if callable(_resolve(webtorch, path)) and not hasattr(_resolve(webtorch, path), _refusals.MARK)]
+
+
+def test_tensor_first_table_is_current():
+    assert len(FIRST) > 500
+    assert open(tensor_first.MODULE, encoding="utf-8").read() == tensor_first.text(), \
+        "run: python scripts/tensor_first.py --write"
+
+
+@pytest.mark.parametrize("path,name,param", FIRST, ids=[p for p, _, _ in FIRST])
+def test_first_argument_must_be_a_tensor(path, name, param):
+    """A float or None where torch takes only a Tensor: torch's TypeError, before any kernel."""
+    for bad in (1.5, None):
+        assert _outcome(lambda: _resolve(torch, path)(bad)) == "TypeError"
+        with pytest.raises(TypeError) as info:
+            _resolve(webtorch, path)(bad)
+        assert str(info.value) == f"{name}(): argument '{param}' (position 1) must be Tensor, not {type(bad).__name__}"
+
+
+def test_first_argument_checks_keep_what_torch_takes():
+    t = webtorch.tensor([1.0, 2.0])
+    cond = webtorch.tensor([True, False])
+    with pytest.raises(TypeError, match=r"^abs\(\): argument 'input' must be Tensor, not float$"):
+        webtorch.abs(input=1.5)
+    assert webtorch.abs(input=-t).tolist() == [1.0, 2.0]
+    with pytest.raises(TypeError, match=r"must be Tensor, not numpy.ndarray|not ndarray"):
+        webtorch.sum(__import__("numpy").ones(2))
+    # numbers where torch has an overload for them (not in the table)
+    assert webtorch.pow(2, t).tolist() == [2.0, 4.0]
+    assert webtorch.where(cond, 1.0, t).tolist() == [1.0, 2.0]
+    assert webtorch.full((2,), 1.5).tolist() == [1.5, 1.5] and webtorch.tensor(1.5).item() == 1.5
+    assert webtorch.clamp(t, 1.5, 3.0).tolist() == [1.5, 2.0]
+    assert webtorch.normal(0.0, webtorch.zeros(2)).tolist() == [0.0, 0.0]
+    assert webtorch.special.xlogy(0.0, t).tolist() == [0.0, 0.0]
+    assert webtorch.add(t, 2).tolist() == [3.0, 4.0]
+    # Tensor subclasses pass; a class with a __torch_function__ of its own is dispatched on, as torch does
+    assert webtorch.exp(webtorch.nn.Parameter(webtorch.zeros(1))).tolist() == [1.0]
+
+    class Wrapper:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return "handled", func
+    for T in (torch, webtorch):
+        assert T.arccos(Wrapper()) == ("handled", T.arccos)
+        assert T.special.digamma(Wrapper()) == ("handled", T.special.digamma)
 
 
 def test_keyword_and_in_place_forms():

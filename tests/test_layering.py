@@ -15,7 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "webtorch"
 
 # Bottom to top; a module's layer is that of the longest prefix listed.
 LAYERS = [
-    ("base", ["_dtypes", "errors", "ops_table", "_checkpoint_zip", "_refusals", "_C", "_memory_format"]),
+    ("base", ["_dtypes", "errors", "ops_table", "_tensor_first", "_checkpoint_zip", "_refusals", "_C", "_memory_format"]),
     ("drivers", ["backend.kernels", "backend.driver_browser", "backend.driver_native"]),
     ("runtime", ["backend.webgpu"]),
     ("kernel sequence", ["backend.recording", "backend.fusion"]),

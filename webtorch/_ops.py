@@ -335,15 +335,15 @@ def clone(x, *, memory_format=None):
 
 
 def _unary(name):
-    def fn(x):
-        return elementwise(name, x)
+    def fn(input):  # noqa: A002  (torch's parameter names: torch.exp(input=t))
+        return elementwise(name, input)
     fn.__name__ = name
     return fn
 
 
 def _binary(name):
-    def fn(x, other):
-        return elementwise(name, x, other)
+    def fn(input, other):  # noqa: A002
+        return elementwise(name, input, other)
     fn.__name__ = name
     return fn
 

@@ -6,7 +6,8 @@ where it has a Scalar overload (eq(Tensor, Scalar), pow(Scalar, Tensor), ...), a
 overload of numbers alone: torch.maximum(t, 2), torch.eq(2, t) and torch.pow(2, 3) raise
 TypeError. The same holds for the Tensor methods, where self is the first argument. webtorch's op
 functions take numbers anywhere (its own code relies on that); the public names (webtorch.X and
-Tensor.X) are these functions wrapped by `require_tensors` with their row of ARGS.
+Tensor.X) are these functions wrapped by `require_tensors` with their row of ARGS. The first argument
+alone is checked for every function by the generated table webtorch/_tensor_first.py (torch.exp(2)).
 """
 import functools
 import inspect
@@ -14,7 +15,6 @@ import numbers
 
 from . import _buffers, _dtypes as dt, _ops
 from ._tensor import Tensor
-from .ops_table import ELEMENTWISE
 
 # One letter per leading positional argument:
 #   T  a Tensor (torch has no Scalar overload there)
@@ -31,7 +31,6 @@ _ARGS_BY_KIND = {
     "TTT": "addcmul addcdiv",
     "Tn": "eq ne lt le gt ge greater greater_equal less less_equal not_equal fmod copysign rsub clamp_min "
           "clamp_max searchsorted",
-    "T": "clamp clip",
     "Ti": "max min repeat_interleave",
     "Tl": "tensor_split",
     "nn": "float_power pow remainder bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift xlogy isin",
@@ -174,9 +173,9 @@ def accept_deprecated(fn, name, keyword, tensors):
 
 
 def apply(namespace):
-    """Wrap the op functions in namespace (webtorch's) and the Tensor methods of the same names.
-    Unary elementwise ops take a Tensor too (torch.exp(2) is a TypeError); their methods need no
-    check (self is a Tensor)."""
+    """Wrap the op functions in namespace (webtorch's) and the Tensor methods of the same names. (A
+    function whose first argument alone must be a Tensor, torch.exp(2) refused, is _tensor_first's:
+    _torch_function's wrapper checks it; the methods need no check, self is a Tensor.)"""
     for name in _OPERATORS:
         for form in ("__{}__", "__r{}__", "__i{}__"):
             dunder = form.format(name)
@@ -184,11 +183,7 @@ def apply(namespace):
                 setattr(Tensor, dunder, _operator(Tensor.__dict__[dunder], dunder))
     for name in _COMPARISONS:
         setattr(Tensor, f"__{name}__", _operator(Tensor.__dict__[f"__{name}__"], f"__{name}__"))
-    rows = dict(ARGS)
-    for name, op in ELEMENTWISE.items():
-        if op.arity == 1 and callable(namespace.get(name)):
-            rows.setdefault(name, "T")
-    for name, kind in rows.items():
+    for name, kind in ARGS.items():
         fn = namespace[name]
         namespace[name] = require_tensors(fn, name, kind)
         if len(kind) < 2:   # "T", "*" or "[": self is a Tensor

@@ -24,7 +24,7 @@ import inspect
 import sys
 import types as _types
 
-from . import _C
+from . import _C, _tensor_first
 from ._tensor import Tensor, _SLOT
 
 
@@ -327,6 +327,33 @@ def _function(func, where):
     return function
 
 
+def _tensor_first_function(func, where, name, param):
+    """_function's form for torch's functions whose first argument must be a Tensor (_tensor_first.FIRST):
+    anything else there, unless it dispatches, is torch's TypeError (torch.arccos(1.5), F.relu(None))."""
+    @functools.wraps(func)
+    def function(*args, **kwargs):
+        if _state.dispatching and not _state.subclass_off and _any_dispatching(args, kwargs):
+            return _dispatch(function, func, args, kwargs, where)
+        if args:
+            if not isinstance(args[0], Tensor):
+                return _not_a_tensor(function, func, args, kwargs, where, f"{name}(): argument '{param}' (position 1)",
+                                     args[0])
+        elif param in kwargs and not isinstance(kwargs[param], Tensor):
+            return _not_a_tensor(function, func, args, kwargs, where, f"{name}(): argument '{param}'", kwargs[param])
+        return func(*args, **kwargs)
+    return function
+
+
+def _not_a_tensor(function, func, args, kwargs, where, argument, value):
+    """An object with a __torch_function__ of its own is dispatched on (torch does, before any class of
+    webtorch's has turned dispatching on); anything else is refused."""
+    if not _state.subclass_off and _any_dispatching(args, kwargs):
+        return _dispatch(function, func, args, kwargs, where)
+    cls = type(value)
+    named = cls.__name__ if cls.__name__ != "Tensor" else f"{cls.__module__}.{cls.__qualname__}"  # torch's own
+    raise TypeError(f"{argument} must be Tensor, not {named}")
+
+
 # torch functions that take tensors but are not dispatched (torch.overrides.get_ignored_functions)
 _IGNORED = {"is_tensor", "is_storage", "save", "load", "typename", "compile", "install_as_torch"}
 
@@ -353,15 +380,17 @@ def attach(namespaces, plain_subclasses):
     for cls in plain_subclasses:
         cls.__torch_function__ = _disabled_torch_function_impl
         _fit_init(cls)
-    wrapped = {}  # function -> its dispatching form (aliases such as torch.absolute stay one object)
+    wrapped = {}  # (function, its _tensor_first row) -> its dispatching form (aliases stay one object)
     for module in namespaces:
         prefix = "torch" + module.__name__[len("webtorch"):] + "."
         for name, value in list(vars(module).items()):
             if isinstance(value, _types.FunctionType) and not name.startswith("_") and name not in _IGNORED \
                     and not inspect.iscoroutinefunction(value):
-                if value not in wrapped:
-                    wrapped[value] = _function(value, prefix + name)
-                setattr(module, name, wrapped[value])
+                first = _tensor_first.FIRST.get(prefix + name)
+                if (value, first) not in wrapped:
+                    wrapped[value, first] = _function(value, prefix + name) if first is None else \
+                        _tensor_first_function(value, prefix + name, *first)
+                setattr(module, name, wrapped[value, first])
     _rebind_defaults(wrapped)
 
 
@@ -370,7 +399,7 @@ def _rebind_defaults(wrapped):
     wrapped forms, so `layer.activation is F.relu` holds as in torch (nn.TransformerEncoder's fast-path
     check reads it)."""
     public = {}  # each function under a public form (through functools.wraps layers: sparse's F.relu) -> that form
-    for inner, outer in wrapped.items():
+    for (inner, _), outer in wrapped.items():
         while isinstance(inner, _types.FunctionType):
             public.setdefault(inner, outer)
             inner = getattr(inner, "__wrapped__", None)
