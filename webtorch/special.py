@@ -268,11 +268,12 @@ from ._orthogonal_polynomials import (  # noqa: E402,F401
 
 def _elementwise_special(name, compute, halves=False):
     """torch.special.<name>(input): integers and bools computed in the default float dtype; float16 and
-    bfloat16 through float32 where torch's kernel takes them (`halves`), refused as torch's otherwise.
+    bfloat16 through float32 where torch's kernel takes them (`halves`), refused as torch's otherwise (and
+    complex, which no such kernel takes).
     Recorded as "special_<name>": the functions with a row in autograd.BACKWARD have gradients, the others
     return a tensor that requires none, as torch's."""
     def fn(input):
-        x = input if input.dtype.is_floating_point else _ops.cast(input, _dt.default_float)
+        x = input if input.dtype.is_floating_point or input.dtype.is_complex else _ops.cast(input, _dt.default_float)
         if x.dtype in (_dt.float16, _dt.bfloat16) and halves:
             with _tape.no_grad():
                 out = _ops.cast(compute(_ops.cast(x, _dt.float32)), x.dtype)
