@@ -295,6 +295,45 @@ def test_weights_above_a_lowered_binding_limit(family):
         limits["max_storage_buffer_binding_size"] = saved_limit
 
 
+# (family, activations, bits, the adapter's storage buffers per stage lowered to (None: as it is), norms
+# folded per layer, generate() too): qwen2's q/k/v projections have biases (15 bindings at int4), so at 15
+# only the post-attention norm folds (into the gate/up GEMV: 9 bindings + its weight, residual and sum);
+# llama's MLP has biases too (mlp_bias: the parts GEMV, then silu *)
+FOLD_CASES = [("llama", "float32", 4, None, 2, True), ("llama", "float16", 8, None, 2, False),
+              ("qwen2", "float16", 4, None, 2, False), ("qwen2", "float32", 8, None, 2, False),
+              ("qwen2", "float32", 4, 15, 1, False)]
+
+
+@pytest.mark.parametrize("family,dtype,bits,storage_buffers,folded,generate", FOLD_CASES)
+def test_norms_folded_into_the_projections_change_no_bit(family, dtype, bits, storage_buffers, folded, generate,
+                                                        monkeypatch):
+    """A quantized model's RMSNorms computed inside the GEMVs after them (hf/_gpu.py fold, gemv_norm.wgsl)
+    give the logits of the norm kernels bit for bit: a 3-token prompt (3 rows of x), then one token at a
+    time through the KV cache (one row: a decode step), and generate()'s replayed steps the same tokens;
+    two norm kernels fewer per layer, fewer where the bindings do not fit (the norm kernel then)."""
+    from webtorch.ao.quantization import Int4WeightOnlyConfig, Int8WeightOnlyConfig
+    path, _ = saved(family)
+    rt = webtorch.backend.webgpu.runtime()
+    if storage_buffers:
+        monkeypatch.setitem(rt.limits, "max_storage_buffers_per_shader_stage", storage_buffers)
+    ids = webtorch.tensor(hf_tiny.PROMPT[:1], device="webgpu")
+    results = {}
+    for fold in (True, False):
+        monkeypatch.setattr(hf._gpu, "FOLD_NORMS", fold)
+        model = hf.from_pretrained(path, quantization_config=Int4WeightOnlyConfig(group_size=32) if bits == 4 else
+                                   Int8WeightOnlyConfig(), dtype=getattr(webtorch, dtype))
+        with webtorch.no_grad():
+            before = rt.kernels_dispatched
+            logits = [model(ids[:, :3]).tolist()]
+            kernels = rt.kernels_dispatched - before
+            caches = model.new_cache(1, 8)
+            logits += [model(ids[:, i:i + 1], caches, start=i).tolist() for i in range(4)]
+        tokens = model.generate(ids, max_new_tokens=3).tolist() if generate else None
+        results[fold] = logits, tokens, kernels
+    assert results[True][:2] == results[False][:2]
+    assert results[False][2] - results[True][2] == folded * model.config.num_hidden_layers
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_rotary_and_cache_row_kernels(dtype):
     """hf/_gpu.py's rotary.wgsl against torch's composed rotary (x * cos + rotate_half(x) * sin, each op

@@ -1303,6 +1303,17 @@ def _moments(x, dims):
     return stats[0], stats[1], detach(stats[2])
 
 
+def _rms_norm_in_one_kernel(x, n_dims, weight, residual=None):
+    """Whether _rms_norm computes this norm as one kernel (a GEMV that folds it in computes the same
+    arithmetic: ao/quantization/_gpu.py's RowNorm)."""
+    operands = [t for t in (x, weight, residual) if t is not None]
+    return not (residual is not None and residual.shape != x.shape or x._storage.device_type != "webgpu" or
+                _autocast.enabled["webgpu"] or not 0 < n_dims <= x.dim() or x.numel() == 0 or
+                x.dtype not in (dt.float32, dt.float16) or builtins.any(
+                    t.dtype is not x.dtype or t._storage.device_type != "webgpu" for t in operands) or
+                _tape.is_grad_enabled() and builtins.any(t.requires_grad for t in operands))
+
+
 def _rms_norm(x, n_dims, weight, eps, weight_after_rounding=False, residual=None):
     """rms_norm over x's last n_dims dims as one kernel, on webgpu for float32 or float16 operands of one
     dtype (computed in f32) that need no gradient, outside autocast (whose policies its composed ops
@@ -1311,13 +1322,7 @@ def _rms_norm(x, n_dims, weight, eps, weight_after_rounding=False, residual=None
     h.to(dtype)), not the f32 one (torch's rms_norm: rounded once); residual (x's shape): the norm of
     s = x + residual (a residual add before the norm, in the same kernel), returned as (norm, s). None
     where the composed form applies."""
-    if residual is not None and residual.shape != x.shape:
-        return None
-    operands = [t for t in (x, weight, residual) if t is not None]
-    if x._storage.device_type != "webgpu" or _autocast.enabled["webgpu"] or not 0 < n_dims <= x.dim() or x.numel() == 0 or \
-            x.dtype not in (dt.float32, dt.float16) or builtins.any(
-            t.dtype is not x.dtype or t._storage.device_type != "webgpu" for t in operands) or \
-            _tape.is_grad_enabled() and builtins.any(t.requires_grad for t in operands):
+    if not _rms_norm_in_one_kernel(x, n_dims, weight, residual):
         return None
     n = math.prod(x.shape[x.dim() - n_dims:])
     if residual is not None and residual._stride != x._stride:

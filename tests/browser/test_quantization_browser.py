@@ -48,3 +48,30 @@ def test_quantized_linear_in_the_browser(py):
                 expected = _reference(wd, config, xs, bias.to(getattr(torch, dtype)))
                 torch.testing.assert_close(got, expected, rtol=tol, atol=tol, msg=f"{name} {dtype} {rows}")
         assert r[name + "-again"] == r[name + "-direct"]  # the checkpoint round trip, on "cpu"
+
+
+def test_norm_folded_into_the_gemv_in_the_browser(py):
+    """An RMSNorm computed inside the GEMV after it (gemv_norm.wgsl, as a decode step folds it) equals the
+    norm kernel then the GEMV bit for bit under the browser's WGSL compiler (float16 emulated on
+    SwiftShader): int4 after a plain norm, int8 after a residual add and norm (whose sum is the add's),
+    each within the 8 storage buffers SwiftShader binds."""
+    r = py.run(
+        "import webtorch as torch\n"
+        "from webtorch.ao.quantization import quantize_, Int4WeightOnlyConfig, Int8WeightOnlyConfig, _gpu\n"
+        "torch.manual_seed(0)\n"
+        "same = []\n"
+        "for config, residual in ((Int4WeightOnlyConfig(group_size=32), False), (Int8WeightOnlyConfig(), True)):\n"
+        "    for dtype in (torch.float32, torch.float16):\n"
+        "        layer = quantize_(torch.nn.Linear(96, 40, bias=False).to(dtype).to('webgpu'), config)\n"
+        "        with torch.no_grad():\n"
+        "            x, d = (torch.randn(1, 1, 96, device='webgpu').to(dtype) for _ in range(2))\n"
+        "            d = d if residual else None\n"
+        "            w = (torch.rand(96, device='webgpu') + 0.5).to(dtype)\n"
+        "            h = torch._ops._rms_norm(x, 1, w, 1e-6, weight_after_rounding=True, residual=d)\n"
+        "            h, s = h if residual else (h, x)\n"
+        "            norm = _gpu.RowNorm(w, 1e-6, d)\n"
+        "            got = _gpu.parts(x, [layer], norm=norm)\n"
+        "            same.append(got is not None and [got[0].tolist() == _gpu.parts(h, [layer])[0].tolist(),\n"
+        "                                              norm.sum.tolist() == s.tolist()])\n"
+        "same")
+    assert r == [[True, True]] * 4

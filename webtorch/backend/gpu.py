@@ -903,12 +903,19 @@ def _last_dim_rows(x):
     x's shape and dtype, the params words up to tpr, and the workgroup count."""
     row_len = x.shape[-1]
     n_rows = math.prod(x.shape[:-1])
+    tpr = row_threads(n_rows, row_len)
+    meta = [n_rows, row_len, x.dim() - 1, 1, x._offset, *x.shape[:-1], *x._stride[:-1], row_len, x._stride[-1], tpr]
+    return empty(x.dtype, n_rows * row_len), meta, -(-n_rows // (256 // tpr)) if row_len else 0
+
+
+def row_threads(n_rows, row_len):
+    """The threads per row (tpr) softmax.wgsl / layer_norm.wgsl give n_rows rows of row_len (a GEMV that
+    folds a norm in computes it with the same lanes: gemv_norm.wgsl)."""
     tpr = _threads_per_row(row_len)
     if 0 < n_rows * tpr < 256:  # the rows fit in one workgroup: over all of its threads, each loading fewer (a decode
         # step's one-row norm: one workgroup, bound by its threads' loads one after another)
         tpr = min(1 << ((256 // n_rows).bit_length() - 1), 1 << (row_len - 1).bit_length())
-    meta = [n_rows, row_len, x.dim() - 1, 1, x._offset, *x.shape[:-1], *x._stride[:-1], row_len, x._stride[-1], tpr]
-    return empty(x.dtype, n_rows * row_len), meta, -(-n_rows // (256 // tpr)) if row_len else 0
+    return tpr
 
 
 def softmax(x, log):

@@ -1,5 +1,5 @@
 """A decode step's rotary embedding, KV-cache writes and attention as few kernels on "webgpu"
-(rotary.wgsl, decode_attention.wgsl).
+(rotary.wgsl, decode_attention.wgsl), and its norms folded into the quantized projections after them.
 
 Composed from ops, rotating q or k is four kernels (q * cos; rotate_half's negation and its
 concatenation's second copy; * sin and the sum), writing k and v into the static cache's row at the
@@ -12,6 +12,7 @@ import functools
 import struct
 from string import Template
 
+from .. import _ops
 from .._tensor import Tensor, versions
 from ..backend import gpu, kernels
 
@@ -137,3 +138,40 @@ def decode_attention(q, cos, sin, cache_k, cache_v, position, scale, k=None, v=N
         versions(cache_k).version += 1
         versions(cache_v).version += 1
     return Tensor(out, q.shape)
+
+
+# Whether fold computes a layer's RMSNorm inside the quantized GEMV after it (False: a norm kernel, then
+# the GEMV; the same values bit for bit)
+FOLD_NORMS = True
+
+
+def fold(norm, x, delta, layers, gated=False):
+    """(x + delta, the layers' outputs of h = norm(x + delta)) from one GEMV kernel that computes the norm
+    itself (ao/quantization/_gpu.py's RowNorm: the norm kernel's values bit for bit), without a norm kernel
+    before it: a decode step's input norm and q, k, v projections (their outputs), its post-attention norm,
+    residual add and gate and up projections (gated: silu(gate(h)) * up(h)), quantized layers (webtorch.ao)
+    as projections takes them. norm: an RMSNorm; delta: None (norm(x), x its own sum) or x's shape. Each of
+    the GEMV's workgroups reads the whole row again (from the cache), cheaper than a norm kernel's launch
+    and its wait in a decode step's chain of kernels. None where it does not fold: FOLD_NORMS off, the norm
+    not one kernel (_ops._rms_norm_in_one_kernel: cpu, bfloat16, gradients, autocast) or no GEMV for it
+    (rows, bindings, workgroup memory)."""
+    if not (FOLD_NORMS and _ops._rms_norm_in_one_kernel(x, 1, norm.weight, delta)):
+        return None
+    from ..ao.quantization import _gpu as quantized
+    row_norm = quantized.RowNorm(norm.weight, norm.eps, delta)
+    out = projections(x, layers, gated, row_norm)
+    return None if out is None else (row_norm.sum, out)
+
+
+def projections(x, layers, gated=False, norm=None):
+    """The quantized layers' outputs of few rows of x (parts: side by side) from one GEMV kernel, or (gated)
+    silu(first(x)) * second(x): the gated kernel, or where it does not apply (biases) the parts kernel and
+    the ops after; norm: a RowNorm of x computed inside (ao/quantization/_gpu.py). None where no GEMV
+    applies."""
+    from ..ao.quantization import _gpu as quantized
+    out = quantized.gated(x, *layers, norm=norm) if gated else None
+    if out is None:
+        out = quantized.parts(x, layers, norm=norm)
+        if gated and out is not None:
+            out = _ops.silu(out[0]) * out[1]
+    return out

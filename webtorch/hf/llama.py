@@ -139,6 +139,33 @@ class RMSNorm(nn.Module):
         return x, self(x)
 
 
+class NormedInput:
+    """norm(x + delta) (norm(x) where delta is None), the input of a layer's projections, computed as they
+    read it: a decode step's quantized projections compute it inside their own GEMV (_gpu.fold: no norm
+    kernel before them), anything else after RMSNorm.add. sum: x + delta (the residual stream after the
+    add), once either has run."""
+
+    def __init__(self, norm, x, delta=None):
+        self.norm, self.x, self.delta, self.sum = norm, x, delta, None
+        self.shape = x.shape
+
+    def project(self, layers, gated=False):
+        """[layer(h) for layer in layers] of h = norm(x + delta), or (gated: an MLP's gate and up)
+        silu(first(h)) * second(h); one GEMV kernel where the layers are quantized (webtorch.ao) and few
+        rows (a decode step: hf/_gpu.py projections), the norm inside it where it folds (fold)."""
+        quantized = hasattr(layers[0], "BITS")
+        folded = _gpu.fold(self.norm, self.x, self.delta, layers, gated) if quantized else None
+        if folded is not None:
+            self.sum, out = folded
+            return out
+        self.sum, h = self.norm.add(self.x, self.delta)
+        out = _gpu.projections(h, layers, gated) if quantized else None
+        if out is not None:
+            return out
+        outs = [layer(h) for layer in layers]  # (gated: both first: a recording fuses silu and * into one kernel)
+        return F.silu(outs[0]) * outs[1] if gated else outs
+
+
 class Attention(nn.Module):
     def __init__(self, c, device=None, dtype=None):
         super().__init__()
@@ -153,16 +180,11 @@ class Attention(nn.Module):
             self.k_norm = RMSNorm(self.head_dim, c.rms_norm_eps, **kw)
 
     def forward(self, x, cos, sin, cache=None, start=0):
-        """x: (b, n, hidden); cos, sin: (n, head_dim) of positions start..start+n; cache: (k, v) tensors
-        (b, kv_heads, capacity, head_dim) written at [start, start+n) and attended up to start+n; start
-        an int, or a DevicePosition (one token at a position the device holds: see decode_attention)."""
+        """x: a NormedInput (b, n, hidden); cos, sin: (n, head_dim) of positions start..start+n; cache: (k, v)
+        tensors (b, kv_heads, capacity, head_dim) written at [start, start+n) and attended up to start+n;
+        start an int, or a DevicePosition (one token at a position the device holds: see decode_attention)."""
         b, n, _ = x.shape
-        projections = (self.q_proj, self.k_proj, self.v_proj)
-        qkv = None
-        if hasattr(self.q_proj, "BITS"):  # quantized (webtorch.ao): the three projections in one kernel
-            from ..ao.quantization import _gpu as quantized
-            qkv = quantized.parts(x, projections)
-        q, k, v = qkv if qkv is not None else (proj(x) for proj in projections)
+        q, k, v = x.project((self.q_proj, self.k_proj, self.v_proj))
         q = q.view(b, n, self.heads, self.head_dim)
         k = k.view(b, n, self.kv_heads, self.head_dim)
         v = v.view(b, n, self.kv_heads, self.head_dim).transpose(1, 2)
@@ -180,7 +202,7 @@ class Attention(nn.Module):
                 cache_v[:, :, start:start + n] = v
                 k, v = cache_k[:, :, :start + n], cache_v[:, :, :start + n]
                 if start and n > 1:  # a chunk after earlier tokens: row i sees columns <= start + i
-                    mask = torch.ones(n, start + n, dtype=torch.bool, device=x.device).tril(start)
+                    mask = torch.ones(n, start + n, dtype=torch.bool, device=q.device).tril(start)
                     causal = False
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=True)
         return self.o_proj(out.transpose(1, 2).reshape(b, n, self.heads * self.head_dim))
@@ -226,13 +248,8 @@ class MLP(nn.Module):
         self.down_proj = nn.Linear(c.intermediate_size, c.hidden_size, **kw)
 
     def forward(self, x):
-        if hasattr(self.gate_proj, "BITS"):  # quantized (webtorch.ao): both projections and silu * in one kernel
-            from ..ao.quantization import _gpu as quantized
-            h = quantized.gated(x, self.gate_proj, self.up_proj)
-            if h is not None:
-                return self.down_proj(h)
-        gate, up = self.gate_proj(x), self.up_proj(x)  # both first: a recording fuses silu and * into one kernel
-        return self.down_proj(F.silu(gate) * up)
+        """x: a NormedInput."""
+        return self.down_proj(x.project((self.gate_proj, self.up_proj), gated=True))
 
 
 class DecoderLayer(nn.Module):
@@ -245,10 +262,13 @@ class DecoderLayer(nn.Module):
 
     def forward(self, x, cos, sin, cache=None, start=0, delta=None):
         """x: the residual stream, delta: what the layer before adds to it (None: nothing); returns this
-        layer's (x, delta). Each add is done by the norm after it (RMSNorm.add: one kernel for both)."""
-        x, h = self.input_layernorm.add(x, delta)
-        x, h = self.post_attention_layernorm.add(x, self.self_attn(h, cos, sin, cache, start))
-        return x, self.mlp(h)
+        layer's (x, delta). Each add is done by the norm after it (RMSNorm.add: one kernel for both), and
+        the norm by the projections after it where they can (NormedInput)."""
+        h = NormedInput(self.input_layernorm, x, delta)
+        attended = self.self_attn(h, cos, sin, cache, start)
+        h = NormedInput(self.post_attention_layernorm, h.sum, attended)
+        out = self.mlp(h)
+        return h.sum, out
 
 
 class LlamaModel(nn.Module):

@@ -8,13 +8,15 @@
 // read neighbouring loads), x read as vec4s where its rows start at a multiple of 4 elements; the lanes'
 // partial sums (acc.x, and acc.y for the second set on the same outputs) are added by lanes_sum
 // (gemv_lanes.wgsl). workgroup_id.y is the row of x. Each product is rounded to $O as its layer stores
-// it, its bias then added and rounded as the layer's add does.
+// it, its bias then added and rounded as the layer's add does. With a norm folded in (gemv_norm.wgsl: $$norm),
+// x is the norm's input, each workgroup normalises its row into xs first, and x4 reads xs.
 // params: M, total N, K, words per row of W, group size (int4), x's offset, then per set its N and
 // 1 + its bias's offset (0: none).
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<$O>;
 @group(0) @binding(2) var<storage, read> x: array<$XV>;
 $bindings
+$norm
 
 // x's elements i .. i + 3 (i: their index in x's buffer)
 fn x4(i: u32) -> vec4<f32> {
@@ -51,7 +53,8 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: ve
   let GS = params[4];
   let lane = li % LANES;
   let row = wid.x * ROWS + li / LANES;
-  let xrow = params[5] + wid.y * K;
+$norm_row
+  let xrow = $xrow;
   var acc = vec2<f32>(0.0f);
   var start = 0u;  // the first output of the set walked
   var n = 0u;  // the output's index in its set

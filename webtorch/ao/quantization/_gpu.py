@@ -88,10 +88,30 @@ def _gemv_finish(bits, s, c):
     return _KINDS[bits]["finish"].format(total=f"total.{c}", s=s)
 
 
+def _norm_source(norm, X, at, p):
+    """gemv_norm.wgsl for norm (None: no norm folded in; else (residual, xs): whether the row is x + residual,
+    the elements of workgroup memory xs), its bindings from `at`, its params from word p: (WGSL at module
+    scope, the call starting main, the access string of its bindings)."""
+    if norm is None:
+        return "", "", ""
+    residual, xs = norm
+    load = "  return f32(x[i]);"
+    bindings, store_sum = "", ""
+    if residual:
+        bindings = (f"@group(0) @binding({at + 1}) var<storage, read> norm_residual: array<{X}>;\n"
+                    f"@group(0) @binding({at + 2}) var<storage, read_write> sum_out: array<{X}>;")
+        load = f"  return f32(wt_store(f32(x[i]) + f32(norm_residual[i + params[{p + 3}u]])));"
+        store_sum = "      if (wid.x == 0u) { sum_out[wid.y * len + r] = wt_store(v); }"
+    source = kernels.wgsl("row_threads") + Template(kernels.wgsl("gemv_norm")).substitute(
+        X=X, weight_at=at, residual_bindings=bindings, XS=xs, load=load, P=f"{p}u", store_sum=store_sum)
+    return source, "  norm_row(li, wid);", "r" + "rw" * residual
+
+
 @functools.lru_cache(maxsize=None)
-def _gemv_kernel(bits, sets, gated, biases, vec, x_vec, x_dtype, scale_dtype, subgroup_min):
+def _gemv_kernel(bits, sets, gated, biases, vec, x_vec, x_dtype, scale_dtype, subgroup_min, norm=None):
     """quantized_gemv.wgsl for `sets` weight sets of `bits` side by side (gated: two on the same outputs,
-    silu(first) * second), with bias bindings or not; W read in loads of vec words, x as vec4s or not."""
+    silu(first) * second), with bias bindings or not; W read in loads of vec words, x as vec4s or not;
+    norm: None, or a norm of x's rows folded in (_norm_source)."""
     S, O, X = kernels.STORAGE[scale_dtype], kernels.STORAGE[x_dtype], kernels.STORAGE[x_dtype]
     bindings, at = [], 3
     for s in range(sets):
@@ -99,6 +119,7 @@ def _gemv_kernel(bits, sets, gated, biases, vec, x_vec, x_dtype, scale_dtype, su
                 [("zero", S)] * (bits == 4) + [("bias", O)] * biases:
             bindings.append(f"@group(0) @binding({at}) var<storage, read> {name}{s}: array<{kind}>;")
             at += 1
+    norm_source, norm_row, norm_access = _norm_source(norm, X, at, 6 + 2 * sets)
     if gated:
         walk = f"""  let Ns = params[6];
   n = row;
@@ -126,32 +147,80 @@ def _gemv_kernel(bits, sets, gated, biases, vec, x_vec, x_dtype, scale_dtype, su
     }}""")
         walk = "\n".join(walk)
         store = "\n".join(store + ["    out[wid.y * total_n + row] = v;"])
-    if x_vec:
+    if norm is not None:
+        x4 = "  return vec4<f32>(xs[i], xs[i + 1u], xs[i + 2u], xs[i + 3u]);"
+    elif x_vec:
         x4 = "  return vec4<f32>(x[i / 4u]);"
     else:
         x4 = "  return vec4<f32>(f32(x[i]), f32(x[i + 1u]), f32(x[i + 2u]), f32(x[i + 3u]));"
     source = Template(kernels.wgsl("quantized_gemv")).substitute(
-        O=O, XV=f"vec4<{X}>" if x_vec else X, bindings="\n".join(bindings), x4=x4, walk=walk, store=store)
+        O=O, XV=f"vec4<{X}>" if x_vec else X, bindings="\n".join(bindings), x4=x4, walk=walk, store=store,
+        norm=norm_source, norm_row=norm_row, xrow="params[5] + wid.y * K" if norm is None else "0u")
     source = (kernels.wgsl("prelude") + kernels.store_fn("f32", x_dtype) + kernels.subgroup_helpers(subgroup_min) +
               f"const PER = {_KINDS[bits]['per']}u;\nconst VEC = {vec}u;\n" + kernels.wgsl("gemv_lanes") + source)
     key = ("quantized_gemv", bits, sets, gated, biases, vec, x_vec, x_dtype.name, scale_dtype.name,
-           kernels.stored(x_dtype), subgroup_min)
-    return key, source, "w" + "r" * (1 + (len(bindings)))
+           kernels.stored(x_dtype), subgroup_min, norm)
+    return key, source, "w" + "r" * (1 + (len(bindings))) + norm_access
 
 
-def _gemv(x, layers, biases=None, gated=False):
+class RowNorm:
+    """An RMSNorm of x's rows that the GEMV after it computes itself (gemv_norm.wgsl) instead of a norm kernel
+    before it: torch._ops._rms_norm's arithmetic with weight_after_rounding (transformers' Llama RMSNorm),
+    of x, or of x + residual (x's shape, dtype and layout). weight: (K,) of x's dtype. After the GEMV, sum
+    holds x + residual (x without a residual): the residual stream the model goes on with."""
+
+    def __init__(self, weight, eps, residual=None):
+        self.weight, self.eps, self.residual, self.sum = weight, eps, residual, None
+
+    def key(self, x):
+        """The kernel's norm (_norm_source) for contiguous x: (with a residual, the elements of workgroup
+        memory xs); None where gemv_norm.wgsl cannot fold it (x not float32/float16, operands of another
+        dtype, shape or runtime, too long a row for workgroup memory)."""
+        k = x.shape[-1]
+        rt = x._storage.runtime
+        residual = self.residual
+        operands = [self.weight] + ([residual] if residual is not None else [])
+        xs = -(-k // 32) * 32  # (int8 loads read up to 16 elements past K: zeros)
+        if x.dtype not in (dt.float32, dt.float16) or self.weight.shape != (k,) or residual is not None and (
+                residual.shape != x.shape or not residual.is_contiguous()) or any(
+                t.dtype is not x.dtype or t._storage.device_type != "webgpu" or t._storage.runtime is not rt
+                for t in operands) or 4 * (xs + 2 * 256) + 8 * 256 > rt.limits["max_compute_workgroup_storage_size"]:
+            return None  # (xs, row_threads.wgsl's partial_m and partial_s, gemv_lanes.wgsl's partial)
+        return residual is not None, xs
+
+    def operands(self, x):
+        """(the kernel's buffers, its params words) for contiguous x, where key(x) is one; the sum made here."""
+        residual = self.residual
+        weight = self.weight.contiguous()
+        buffers = [weight._storage.buffer]
+        meta = [gpu.row_threads(math.prod(x.shape[:-1]), x.shape[-1]), kernels.scalar_bits(self.eps, dt.float32),
+                weight._offset, (residual._offset - x._offset) % (1 << 32) if residual is not None else 0]
+        if residual is not None:
+            self.sum = Tensor(gpu.empty(x.dtype, x.numel()), x.shape)
+            buffers += [residual._storage.buffer, self.sum._storage.buffer]
+        else:
+            self.sum = x
+        return buffers, meta
+
+
+def _gemv(x, layers, biases=None, gated=False, norm=None):
     """The GEMV kernel for few rows of contiguous x over the quantized layers (of one bit width, K and
     group size): their outputs side by side in a storage of rows of their summed N, or (gated) silu of
     the first's times the second's. biases: None, or per layer a contiguous (N,) tensor of x's dtype or
-    None. None where the adapter cannot bind the buffers."""
+    None. norm: None, or a RowNorm of x computed inside (x then its input). None where the adapter cannot
+    bind the buffers or fold the norm."""
     first = layers[0]
     bits, k = first.BITS, first.in_features
     words = first.weight_qdata.shape[-1]
     vec = 4 if words % 4 == 0 and k % (4 * _KINDS[bits]["per"]) == 0 else 1
-    x_vec = x._offset % 4 == 0 and k % 4 == 0
+    x_vec = x._offset % 4 == 0 and k % 4 == 0 and norm is None
+    norm_key = None if norm is None else norm.key(x)
+    if norm is not None and norm_key is None:
+        return None
     kernel = _gemv_kernel(bits, len(layers), gated, biases is not None, vec, x_vec, x.dtype, first.weight_scale.dtype,
-                          gpu.subgroup_min(x._storage.runtime))
-    # the kernel's storage bindings: its params, then those of its access string (out, x, each set's buffers)
+                          gpu.subgroup_min(x._storage.runtime), norm_key)
+    # the kernel's storage bindings: its params, then those of its access string (out, x, each set's buffers,
+    # the norm's)
     if x._storage.runtime.limits["max_storage_buffers_per_shader_stage"] < 1 + len(kernel[2]):
         return None
     operands = [_weight_operands(layer) for layer in layers]
@@ -167,6 +236,10 @@ def _gemv(x, layers, biases=None, gated=False):
         buffers += [t._storage.buffer for t in tensors]
         if biases is not None:
             buffers.append((bias if bias is not None else x)._storage.buffer)
+    if norm is not None:
+        norm_buffers, norm_meta = norm.operands(x)
+        buffers += norm_buffers
+        meta += norm_meta
     out.runtime.run(kernel, buffers, meta, (-(-total // 8), m, 1))
     return out
 
@@ -182,26 +255,27 @@ def _same_kind(x, layers):
                 layer.weight_scale.dtype is first.weight_scale.dtype for layer in layers))
 
 
-def gated(x, gate, up):
+def gated(x, gate, up, norm=None):
     """silu(gate(x)) * up(x) in one kernel for two quantized layers of one shape, bit width and group size
     without biases, few rows of x on "webgpu" (a decode step's MLP), where a kernel may bind their buffers;
-    None otherwise."""
+    None otherwise. norm: a RowNorm of x to compute first, in the same kernel (x is then its input)."""
     if not (_same_kind(x, (gate, up)) and gate.bias is None and up.bias is None and
             gate.out_features == up.out_features):
         return None
-    out = _gemv(x.contiguous(), (gate, up), gated=True)
+    out = _gemv(x.contiguous(), (gate, up), gated=True, norm=norm)
     return None if out is None else Tensor(out, (*x.shape[:-1], gate.out_features))
 
 
-def parts(x, layers):
+def parts(x, layers, norm=None):
     """(layer(x) for layer in layers) in one kernel for quantized layers of one bit width, K and group size
     (biases of x's dtype or none), few rows of x on "webgpu" (a decode step's q, k and v projections),
-    where a kernel may bind their buffers; views of one output, side by side. None otherwise."""
+    where a kernel may bind their buffers; views of one output, side by side. None otherwise. norm: a
+    RowNorm of x to compute first, in the same kernel (x is then its input)."""
     if not (_same_kind(x, layers) and all(layer.bias is None or layer.bias.dtype is x.dtype and layer.bias.dim() == 1
                                           for layer in layers)):
         return None
     biases = [layer.bias.contiguous() if layer.bias is not None else None for layer in layers]
-    out = _gemv(x.contiguous(), layers, biases if any(b is not None for b in biases) else None)
+    out = _gemv(x.contiguous(), layers, biases if any(b is not None for b in biases) else None, norm=norm)
     if out is None:
         return None
     sizes = [layer.out_features for layer in layers]
