@@ -372,15 +372,18 @@ def test_rotary_and_cache_row_kernels(dtype):
 
 @pytest.mark.parametrize("dtype,capacity,position,key_offset", [("float32", 300, 280, 0), ("float16", 300, 280, 0),
                                                                   ("float16", 2100, 2060, 0), ("float32", 40, 30, 2)])
-def test_decode_attention_kernel(dtype, capacity, position, key_offset):
+def test_decode_attention_kernel(dtype, capacity, position, key_offset, monkeypatch):
     """hf/_gpu.py's decode_attention.wgsl (one kernel: q rotated, scores over the cache rows up to the
-    device's position, softmax, weights @ v, query heads grouped onto their key/value head) against
-    torch's composed ops rounding where they round, at a position past the kernel's 256-row chunks
-    (2060: past the 2048 rows whose scores it keeps), keys read as vec4s or (a cache at offset 2) one by
-    one; within float rounding (its sums run in another order)."""
+    device's position, softmax, weights @ v, query heads grouped onto their key/value head; at capacity
+    300 split into chunks of rows and their combine) against torch's composed ops rounding where they
+    round, at a position past a workgroup's 256-row passes (2060, in one workgroup per head: past the 2048
+    rows whose scores it keeps), keys read as vec4s or (a cache at offset 2) one by one; within float
+    rounding (its sums run in another order)."""
     import torch
     from webtorch.hf import _gpu
 
+    if capacity > 2048:  # one workgroup per head over all rows (the split's chunks at most 1), past those kept
+        monkeypatch.setattr(_gpu, "MAX_CHUNKS", 1)
     g = torch.Generator().manual_seed(1)
     td, wd = getattr(torch, dtype), getattr(webtorch, dtype)
     b, heads, kv_heads, d = 2, 4, 2, 16
@@ -453,3 +456,79 @@ def test_decode_attention_writes_the_cache_row(family, dtype, quantized, binding
     one, two = steps(True), steps(False)
     assert one[:2] == two[:2]
     assert two[2] - one[2] == (0 if binding_limit else capacity * config.num_hidden_layers)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_decode_attention_split_over_rows(dtype, monkeypatch):
+    """decode_attention over a cache of more than _gpu.CHUNK_ROWS rows: one workgroup per chunk of rows and
+    head, joined by decode_attention_combine.wgsl (a cache that fits one chunk: one kernel as before), against
+    torch's scaled_dot_product_attention in float64 of the query as the kernel rotates it, three query heads to
+    a key/value head; capacities of 1, 2 and 5 chunks of 256 rows and (MAX_CHUNKS lowered) 2 of 768, at
+    position 0, the last row of a chunk and the first of the next, and the cache's last row (the chunks
+    are fixed by the capacity: those past the position are empty); every other call writes the token's
+    key (rotated) and value into the cache row itself (chunk 0 stores them, the chunk holding the row
+    attends them)."""
+    import torch
+    from webtorch.hf import _gpu
+
+    g = torch.Generator().manual_seed(2)
+    td, wd = getattr(torch, dtype), getattr(webtorch, dtype)
+    b, heads, kv_heads, d = 2, 6, 2, 16
+    q = torch.randn(b, heads, 1, d, generator=g).to(td)
+    cos, sin = torch.randn(1, d, generator=g).to(td), torch.randn(1, d, generator=g).to(td)
+    rotated = (q * cos + torch.cat([-q[..., d // 2:], q[..., :d // 2]], -1) * sin).double()
+
+    def on_gpu(t):
+        return webtorch.tensor(t.float().tolist(), device="webgpu").to(wd)
+    q_gpu, cos_gpu, sin_gpu = on_gpu(q), on_gpu(cos), on_gpu(sin)
+    launched = []
+    runtime = q_gpu._storage.runtime
+    run = runtime.run
+    monkeypatch.setattr(runtime, "run", lambda kernel, *args: launched.append((kernel[0][0], args[-1])) or run(kernel, *args))
+    tolerance = 2e-3 if dtype == "float16" else 1e-5
+    exact = 0 if dtype == "float16" else 1e-6  # the rows written: float32's rotation may be contracted into an fma
+    for capacity, max_chunks, chunks, positions in [(200, 64, 1, [0, 199]), (300, 64, 2, [0, 255, 256, 299]),
+                                                    (1100, 64, 5, [0, 511, 512, 1099]), (1100, 2, 2, [767, 768, 1099])]:
+        monkeypatch.setattr(_gpu, "MAX_CHUNKS", max_chunks)
+        keys, values = (torch.randn(b, kv_heads, capacity, d, generator=g).to(td) for _ in range(2))
+        cache_k, cache_v = on_gpu(keys), on_gpu(values)
+        for i, position in enumerate(positions):
+            new = {}
+            if i % 2:  # this call writes the token's row: the reference's row is it
+                k, v = (torch.randn(b, kv_heads, 1, d, generator=g).to(td) for _ in range(2))
+                keys[:, :, position:position + 1] = k * cos + torch.cat([-k[..., d // 2:], k[..., :d // 2]], -1) * sin
+                values[:, :, position:position + 1] = v
+                new = dict(k=on_gpu(k), v=on_gpu(v))
+            launched.clear()
+            got = _gpu.decode_attention(q_gpu, cos_gpu, sin_gpu, cache_k, cache_v,
+                                        webtorch.tensor([float(position)], device="webgpu"), d ** -0.5, **new)
+            for cache, want in ((cache_k, keys), (cache_v, values)):
+                torch.testing.assert_close(torch.tensor(cache[:, :, position].float().tolist()).to(td), want[:, :, position],
+                                           rtol=exact, atol=exact)
+            split = [("decode_attention_combine", (heads, b, 1))] if chunks > 1 else []
+            assert [k for k in launched if k[0].startswith("decode_attention")] == [("decode_attention", (heads, b, chunks))] + split
+            rows = slice(0, position + 1)
+            expected = torch.nn.functional.scaled_dot_product_attention(
+                rotated, keys[:, :, rows].double(), values[:, :, rows].double(), scale=d ** -0.5, enable_gqa=True)
+            torch.testing.assert_close(torch.tensor(got.float().tolist()).double(), expected, rtol=tolerance, atol=tolerance)
+
+
+def test_generate_with_attention_split_over_rows(monkeypatch):
+    """generate()'s recorded decode step with the cache's rows split into chunks (CHUNK_ROWS lowered to 4:
+    16 chunks of the 64-row cache, the positions crossing chunk boundaries while chunks past them stay
+    empty) makes transformers' greedy tokens, replayed as eagerly; the step launches the chunks' kernel and
+    the combine."""
+    from webtorch.hf import _gpu
+
+    monkeypatch.setattr(_gpu, "CHUNK_ROWS", 4)
+    path, reference = saved("llama")
+    model = hf.from_pretrained(path)
+    ids = webtorch.tensor(hf_tiny.PROMPT, device="webgpu")
+    launched = []
+    runtime = ids._storage.runtime
+    run = runtime.run
+    monkeypatch.setattr(runtime, "run", lambda kernel, *args: launched.append((kernel[0][0], args[-1])) or run(kernel, *args))
+    for replay in (True, False):
+        assert model.generate(ids, max_new_tokens=hf_tiny.NEW_TOKENS, replay=replay).tolist() == reference["generated"].tolist()
+    heads = model.config.num_attention_heads
+    assert ("decode_attention", (heads, 2, 16)) in launched and ("decode_attention_combine", (heads, 2, 1)) in launched

@@ -1,6 +1,7 @@
 """Hugging Face folders in the browser: a tiny Llama saved by real transformers in shards (tests/hf_tiny.py)
 served from the page's origin, loaded by webtorch.hf in Pyodide's worker shard by shard onto WebGPU,
-against torch's logits and greedy tokens; and web/chat.html loading its default model and streaming."""
+against torch's logits and greedy tokens (also with decode attention split over the cache's rows); and
+web/chat.html loading its default model and streaming."""
 import importlib.util
 import os
 from pathlib import Path
@@ -28,12 +29,18 @@ def test_sharded_llama_from_the_origin(py_worker, server_url):
         "with torch.no_grad():\n"
         "    logits = model(ids).tolist()\n"
         f"tokens = model.generate(ids, max_new_tokens={hf_tiny.NEW_TOKENS}).tolist()\n"
+        "from webtorch.hf import _gpu\n"  # the cache's rows split into 16 chunks of 4: decode attention's second form
+        "chunk_rows, _gpu.CHUNK_ROWS = _gpu.CHUNK_ROWS, 4\n"
+        "try:\n"
+        f"    split = model.generate(ids, max_new_tokens={hf_tiny.NEW_TOKENS}, replay=False).tolist()\n"
+        "finally:\n"
+        "    _gpu.CHUNK_ROWS = chunk_rows\n"
         "cached = [r.url for r in await (await js.caches.open('webtorch-hf')).keys()]\n"
-        "[logits, tokens, events[-1], sorted({e['file'] for e in events if e['file']}), cached]", timeout=600)
-    logits, tokens, done, files, cached = r
+        "[logits, tokens, events[-1], sorted({e['file'] for e in events if e['file']}), cached, split]", timeout=600)
+    logits, tokens, done, files, cached, split = r
     expected = reference["logits"]
     assert np.abs(np.array(logits) - expected).max() <= 1e-4 * np.abs(expected).max()
-    assert tokens == reference["generated"].tolist()
+    assert tokens == split == reference["generated"].tolist()
     assert done["status"] == "done" and done["loaded"] == done["total"] > 0
     assert len(files) == shards > 2
     assert sum(u.endswith(".safetensors") and u.startswith(url) for u in cached) == shards  # Cache Storage

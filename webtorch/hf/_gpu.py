@@ -12,6 +12,7 @@ import functools
 import struct
 from string import Template
 
+from .. import _dtypes as dt
 from .. import _ops
 from .._tensor import Tensor, versions
 from ..backend import gpu, kernels
@@ -90,23 +91,50 @@ _STORE_KEY = {False: "    if (li < D) { cache_k[k0 + p * D + li] = wt_store(ks[l
                                                  wt_store(ks[e + 3u]));
     }"""}
 _STORE_VALUE = "    if (li < D) { cache_v[v0 + p * D + li] = new_v[params[11] + kv_head * D + li]; }"
+# decode_attention.wgsl whole (one workgroup per head: each weight rounded, the sum rounded once into out) or
+# one chunk of rows per workgroup (its f32 partials into a scratch buffer: decode_attention_combine.wgsl)
+_FINISH = {False: dict(weight="f32(wt_store(wt_exp(s - mx) / total))", store="    out[(b * heads + h) * D + li] = wt_store(sum);"),
+           True: dict(weight="wt_exp(s - mx)", store="""    let at = ((b * heads + h) * nwg.z + wid.z) * (D + 2u);
+    out[at + li] = sum;
+    if (li == 0u) {
+      out[at + D] = mx;
+      out[at + D + 1u] = total;
+    }""")}
+# Rows per workgroup where a cache's rows are split (one score per invocation), and at most this many
+# chunks (longer caches take more rows per chunk): a cache of CHUNK_ROWS rows or fewer stays one kernel.
+CHUNK_ROWS = 256
+MAX_CHUNKS = 64
+
+
+def chunk_rows(capacity):
+    """The rows of each workgroup of decode_attention over a cache of `capacity` rows (capacity: unsplit)."""
+    return CHUNK_ROWS * -(-capacity // (CHUNK_ROWS * MAX_CHUNKS)) if capacity > CHUNK_ROWS else capacity
 
 
 @functools.lru_cache(maxsize=None)
-def _attention_kernel(dtype, vec4, head_dim, writes):
+def _attention_kernel(dtype, vec4, head_dim, writes, chunk):
     """vec4: cache_k read as vec4s (its rows start at multiples of 4 elements); writes: the kernel writes the
-    token's key and value into the caches."""
+    token's key and value into the caches; chunk: rows per workgroup, its partials out (None: one workgroup
+    per head over all rows)."""
     storage = kernels.STORAGE[dtype]
+    split = chunk is not None
     snippets = dict(dot=_KEY_DOTS[vec4].format(key=_KEYS[vec4][0]), new_dot=_KEY_DOTS[vec4].format(key=_KEYS[vec4][1]),
-                    new_inputs="", new_rows="", store_rows="")
+                    new_inputs="", new_rows="", store_rows="", **_FINISH[split])
     if writes:
         snippets.update(new_inputs=_NEW_INPUTS, new_rows=_NEW_ROWS, store_rows=_STORE_VALUE + "\n" + _STORE_KEY[vec4])
     template = Template(Template(kernels.wgsl("decode_attention")).safe_substitute(snippets))  # they name $S too
     source = kernels.wgsl("prelude") + kernels.store_fn("f32", dtype) + template.substitute(
         S=storage, K=f"vec4<{storage}>" if vec4 else storage, D=head_dim, writes=str(writes).lower(),
-        cache="read_write" if writes else "read")
+        cache="read_write" if writes else "read", O="f32" if split else storage, CHUNK=chunk if split else 0xFFFFFFFF)
     access = "wr" + ("ww" if writes else "rr") + "rrr" + ("rr" if writes else "")
-    return ("decode_attention", dtype.name, kernels.stored(dtype), vec4, head_dim, writes), source, access
+    return ("decode_attention", dtype.name, kernels.stored(dtype), vec4, head_dim, writes, chunk), source, access
+
+
+@functools.lru_cache(maxsize=None)
+def _combine_kernel(dtype, head_dim, chunk):
+    source = kernels.wgsl("prelude") + kernels.store_fn("f32", dtype) + Template(
+        kernels.wgsl("decode_attention_combine")).substitute(S=kernels.STORAGE[dtype], D=head_dim, CHUNK=chunk)
+    return ("decode_attention_combine", dtype.name, kernels.stored(dtype), head_dim, chunk), source, "wrr"
 
 
 def decode_attention(q, cos, sin, cache_k, cache_v, position, scale, k=None, v=None):
@@ -115,7 +143,9 @@ def decode_attention(q, cos, sin, cache_k, cache_v, position, scale, k=None, v=N
     multiple of kv_heads. k and v (b, kv_heads, 1, head_dim), k not yet rotated: the token's key and value,
     written into the caches' row `position` by this kernel as write_rows writes them (and attended as
     written), where the adapter may bind 10 storage buffers; None where it may not. Without k and v,
-    write_rows has written them. (b, heads, 1, head_dim)."""
+    write_rows has written them. (b, heads, 1, head_dim). A cache of more than CHUNK_ROWS rows is attended
+    in chunks of chunk_rows(capacity) rows, a workgroup each, joined by a second kernel: the chunks are
+    fixed here (a recorded step replays them at every position), those past the position returning at once."""
     runtime = q._storage.runtime
     writes = k is not None
     if writes and runtime.limits["max_storage_buffers_per_shader_stage"] < 10:
@@ -124,7 +154,10 @@ def decode_attention(q, cos, sin, cache_k, cache_v, position, scale, k=None, v=N
     b, heads, _, d = q.shape
     kv_heads, capacity = cache_k.shape[1], cache_k.shape[2]
     out = gpu.empty(q.dtype, q.numel())
-    buffers = [out.buffer, q._storage.buffer, cache_k._storage.buffer, cache_v._storage.buffer,
+    rows = chunk_rows(capacity)
+    chunks = -(-capacity // rows)
+    partials = gpu.empty(dt.float32, b * heads * chunks * (d + 2)) if chunks > 1 else out
+    buffers = [partials.buffer, q._storage.buffer, cache_k._storage.buffer, cache_v._storage.buffer,
                cos._storage.buffer, sin._storage.buffer, position._storage.buffer]
     meta = [d, heads, kv_heads, capacity, q._offset, cos._offset, sin._offset,
             struct.unpack("<I", struct.pack("<f", scale))[0], cache_k._offset, cache_v._offset]
@@ -133,7 +166,10 @@ def decode_attention(q, cos, sin, cache_k, cache_v, position, scale, k=None, v=N
         buffers += [k._storage.buffer, v._storage.buffer]
         meta += [k._offset, v._offset]
     vec4 = d % 4 == 0 and cache_k._offset % 4 == 0
-    runtime.run(_attention_kernel(q.dtype, vec4, d, writes), buffers, meta, (heads, b, 1))
+    runtime.run(_attention_kernel(q.dtype, vec4, d, writes, rows if chunks > 1 else None), buffers, meta, (heads, b, chunks))
+    if chunks > 1:
+        runtime.run(_combine_kernel(q.dtype, d, rows), [out.buffer, partials.buffer, position._storage.buffer],
+                    [heads, chunks], (heads, b, 1))
     if writes:
         versions(cache_k).version += 1
         versions(cache_v).version += 1

@@ -16,10 +16,16 @@
 // it never reads from the cache; the first query head of each key/value head stores both into the cache
 // rows, where later steps read them (the snippets of webtorch/hf/_gpu.py: new_k and new_v bound, ks and
 // vs filled and stored).
+// Split over the rows (flash-decoding: a long cache's rows walked by one workgroup per head leave most of
+// a large GPU idle; webtorch/hf/_gpu.py's snippets): workgroup z takes rows z * CHUNK .. z * CHUNK +
+// CHUNK - 1 only (none past the position: it returns at once) and stores, in f32, its rows' max score
+// m, sum of exp(score - m) l and sum of exp(score - m) v_t (the weights neither divided nor rounded)
+// into `out` as partials; decode_attention_combine.wgsl joins a head's chunks and rounds once. Chunk 0
+// (never empty) stores the token's row where WRITES.
 // params: D, heads, kv_heads, capacity, q offset, cos offset, sin offset, scale (f32 bits), cache_k offset,
 // cache_v offset, and where WRITES the token's k offset and v offset.
 @group(0) @binding(0) var<storage, read> params: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<$S>;
+@group(0) @binding(1) var<storage, read_write> out: array<$O>;
 @group(0) @binding(2) var<storage, read> q: array<$S>;
 @group(0) @binding(3) var<storage, $cache> cache_k: array<$K>;
 @group(0) @binding(4) var<storage, $cache> cache_v: array<$S>;
@@ -36,9 +42,11 @@ var<workgroup> shared_l: array<f32, 256>;
 const KEPT = 8u;  // scores kept per invocation: rows up to 2048
 const D = ${D}u;  // the head size (a constant: the key row's loads unrolled, all in flight at once)
 const WRITES = $writes;
+const CHUNK = ${CHUNK}u;  // the rows of one workgroup (unsplit: all of them)
 
 @compute @workgroup_size(256)
-fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
   let heads = params[1];
   let kv_heads = params[2];
   let capacity = params[3];
@@ -47,6 +55,9 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: ve
   let b = wid.y;
   let p = u32(position[0]);
   let visible = p + 1u;
+  let lo = wid.z * CHUNK;  // this workgroup's rows lo .. hi - 1
+  if (lo >= visible) { return; }
+  let hi = lo + min(CHUNK, visible - lo);
   let group = heads / kv_heads;
   let kv_head = b * kv_heads + h / group;
   let kv = kv_head * capacity * D;  // the key/value head's row 0
@@ -59,17 +70,17 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: ve
 $new_rows
   }
   workgroupBarrier();
-  if (WRITES && h % group == 0u) {
+  if (WRITES && h % group == 0u && wid.z == 0u) {
 $store_rows
   }
   // scores: a running (max, sum of exp(score - max)) per invocation
   var m = -wt_inf();
   var l = 0.0f;
   var kept: array<f32, KEPT>;
-  for (var t = li; t < visible; t = t + 256u) {
+  for (var t = lo + li; t < hi; t = t + 256u) {
     var s: f32;
     if (WRITES && t == p) { s = new_score(scale); } else { s = score(k0 + t * D, scale); }
-    if (t / 256u < KEPT) { kept[t / 256u] = s; }
+    if ((t - lo) / 256u < KEPT) { kept[(t - lo) / 256u] = s; }
     let m2 = max(m, s);
     l = l * wt_exp(m - m2) + wt_exp(s - m2);
     m = m2;
@@ -97,23 +108,23 @@ $store_rows
   let g = li / D;
   let d = li - g * D;
   var acc = 0.0f;
-  for (var base = 0u; base < visible; base = base + 256u) {
+  for (var base = lo; base < hi; base = base + 256u) {
     let t = base + li;
     var w = 0.0f;
-    if (t < visible) {
+    if (t < hi) {
       var s: f32;
-      if (base / 256u < KEPT) {
-        s = kept[base / 256u];
+      if ((base - lo) / 256u < KEPT) {
+        s = kept[(base - lo) / 256u];
       } else if (WRITES && t == p) {
         s = new_score(scale);
       } else {
         s = score(k0 + t * D, scale);
       }
-      w = f32(wt_store(wt_exp(s - mx) / total));
+      w = $weight;
     }
     shared_m[li] = w;
     workgroupBarrier();
-    let rows = min(256u, visible - base);
+    let rows = min(256u, hi - base);
     for (var r = g; r < rows; r = r + groups) {
       var value: f32;
       if (WRITES && base + r == p) { value = vs[d]; } else { value = f32(cache_v[v0 + (base + r) * D + d]); }
@@ -126,7 +137,7 @@ $store_rows
   if (li < D) {
     var sum = 0.0f;
     for (var k = 0u; k < groups; k = k + 1u) { sum = sum + shared_l[k * D + li]; }
-    out[(b * heads + h) * D + li] = wt_store(sum);
+$store
   }
 }
 
