@@ -2,7 +2,7 @@
 - Python numbers where torch requires a Tensor: for every op of webtorch/_tensor_args.py's table, torch.X
   and Tensor.X with numbers in each operand position must raise what torch raises (TypeError) or compute
   as torch does; every function of the generated webtorch/_tensor_first.py raises torch's TypeError for a
-  float or None as its first argument;
+  float or None as its first argument (and second, where torch's must be a Tensor too);
 - dtypes torch does not implement an op for (_ops.DTYPE_REFUSALS): the same exception type as torch,
   on both devices (never a kernel that fails to compile or a number torch does not give)."""
 import os
@@ -121,25 +121,29 @@ def _resolve(module, path):
     return module
 
 
-# torch's functions whose first argument must be a Tensor (webtorch/_tensor_first.py), those webtorch implements
-FIRST = [(path, name, param) for path, (name, param) in _tensor_first.FIRST.items()
+# torch's functions whose first argument (and second, where named) must be a Tensor (webtorch/_tensor_first.py),
+# those webtorch implements
+FIRST = [(path, name, params) for path, (name, *params) in _tensor_first.FIRST.items()
          if callable(_resolve(webtorch, path)) and not hasattr(_resolve(webtorch, path), _refusals.MARK)]
 
 
 def test_tensor_first_table_is_current():
-    assert len(FIRST) > 500
+    assert len(FIRST) > 500 and sum(len(params) == 2 for _, _, params in FIRST) > 100
     assert open(tensor_first.MODULE, encoding="utf-8").read() == tensor_first.text(), \
         "run: python scripts/tensor_first.py --write"
 
 
-@pytest.mark.parametrize("path,name,param", FIRST, ids=[p for p, _, _ in FIRST])
-def test_first_argument_must_be_a_tensor(path, name, param):
+@pytest.mark.parametrize("path,name,params", FIRST, ids=[p for p, _, _ in FIRST])
+def test_first_arguments_must_be_tensors(path, name, params):
     """A float or None where torch takes only a Tensor: torch's TypeError, before any kernel."""
-    for bad in (1.5, None):
-        assert _outcome(lambda: _resolve(torch, path)(bad)) == "TypeError"
-        with pytest.raises(TypeError) as info:
-            _resolve(webtorch, path)(bad)
-        assert str(info.value) == f"{name}(): argument '{param}' (position 1) must be Tensor, not {type(bad).__name__}"
+    for position, param in enumerate(params, 1):
+        for bad in (1.5, None):
+            lead = lambda T: (T.ones(2, 2),) * (position - 1)  # noqa: E731
+            assert _outcome(lambda: _resolve(torch, path)(*lead(torch), bad)) == "TypeError"
+            with pytest.raises(TypeError) as info:
+                _resolve(webtorch, path)(*lead(webtorch), bad)
+            assert str(info.value) == (f"{name}(): argument '{param}' (position {position}) must be Tensor, "
+                                       f"not {type(bad).__name__}")
 
 
 def test_first_argument_checks_keep_what_torch_takes():
@@ -157,7 +161,11 @@ def test_first_argument_checks_keep_what_torch_takes():
     assert webtorch.clamp(t, 1.5, 3.0).tolist() == [1.5, 2.0]
     assert webtorch.normal(0.0, webtorch.zeros(2)).tolist() == [0.0, 0.0]
     assert webtorch.special.xlogy(0.0, t).tolist() == [0.0, 0.0]
-    assert webtorch.add(t, 2).tolist() == [3.0, 4.0]
+    assert webtorch.add(t, 2).tolist() == [3.0, 4.0] and webtorch.add(1.5, t).tolist() == [2.5, 3.5]
+    with pytest.raises(TypeError, match=r"^mm\(\): argument 'mat2' must be Tensor, not int$"):
+        webtorch.mm(t.reshape(1, 2), mat2=2)
+    assert webtorch.batch_norm(t.reshape(1, 2), None, None, webtorch.zeros(2), webtorch.ones(2), False, 0.1, 0.0,
+                               False).tolist() == [[1.0, 2.0]]  # an optional Tensor second
     # Tensor subclasses pass; a class with a __torch_function__ of its own is dispatched on, as torch does
     assert webtorch.exp(webtorch.nn.Parameter(webtorch.zeros(1))).tolist() == [1.0]
 

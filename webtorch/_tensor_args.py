@@ -6,8 +6,9 @@ where it has a Scalar overload (eq(Tensor, Scalar), pow(Scalar, Tensor), ...), a
 overload of numbers alone: torch.maximum(t, 2), torch.eq(2, t) and torch.pow(2, 3) raise
 TypeError. The same holds for the Tensor methods, where self is the first argument. webtorch's op
 functions take numbers anywhere (its own code relies on that); the public names (webtorch.X and
-Tensor.X) are these functions wrapped by `require_tensors` with their row of ARGS. The first argument
-alone is checked for every function by the generated table webtorch/_tensor_first.py (torch.exp(2)).
+Tensor.X) are these functions wrapped by `require_tensors` with their row of ARGS. The functions whose
+first argument (and second) torch takes only as a Tensor, whatever the others, are the generated table
+webtorch/_tensor_first.py's, checked by _torch_function's wrappers (torch.exp(2), torch.mm(t, 2)).
 """
 import functools
 import inspect

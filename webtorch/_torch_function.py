@@ -327,19 +327,26 @@ def _function(func, where):
     return function
 
 
-def _tensor_first_function(func, where, name, param):
-    """_function's form for torch's functions whose first argument must be a Tensor (_tensor_first.FIRST):
-    anything else there, unless it dispatches, is torch's TypeError (torch.arccos(1.5), F.relu(None))."""
+def _tensor_first_function(func, where, name, *params):
+    """_function's form for torch's functions whose first argument (and second, where params names two)
+    must be a Tensor (_tensor_first.FIRST): anything else there, unless it dispatches, is torch's TypeError
+    (torch.arccos(1.5), F.relu(None), torch.mm(t, 2))."""
+    both = len(params) == 2
+
     @functools.wraps(func)
     def function(*args, **kwargs):
         if _state.dispatching and not _state.subclass_off and _any_dispatching(args, kwargs):
             return _dispatch(function, func, args, kwargs, where)
-        if args:
-            if not isinstance(args[0], Tensor):
-                return _not_a_tensor(function, func, args, kwargs, where, f"{name}(): argument '{param}' (position 1)",
-                                     args[0])
-        elif param in kwargs and not isinstance(kwargs[param], Tensor):
-            return _not_a_tensor(function, func, args, kwargs, where, f"{name}(): argument '{param}'", kwargs[param])
+        if args and isinstance(args[0], Tensor) and (not both or len(args) > 1 and isinstance(args[1], Tensor)):
+            return func(*args, **kwargs)  # (the usual call: tensors given by position)
+        for i, param in enumerate(params):
+            if i < len(args):
+                if not isinstance(args[i], Tensor):
+                    return _not_a_tensor(function, func, args, kwargs, where,
+                                         f"{name}(): argument '{param}' (position {i + 1})", args[i])
+            elif param in kwargs and not isinstance(kwargs[param], Tensor):
+                return _not_a_tensor(function, func, args, kwargs, where, f"{name}(): argument '{param}'",
+                                     kwargs[param])
         return func(*args, **kwargs)
     return function
 
