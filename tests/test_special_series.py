@@ -95,18 +95,16 @@ def test_polynomial_forms(device):
             expected, got = t_fn(a, b), w_fn(wa, wb)
             assert str(got.dtype) == str(expected.dtype).replace("torch", "webtorch")
             np.testing.assert_allclose(got.cpu().numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)
-        out = webtorch.empty(0, device=device)
-        assert w_fn(webtorch.tensor(x, device=device), 4, out=out) is out and list(out.shape) == [3, 1]
-        leaf = webtorch.tensor([0.5], requires_grad=True, device=device)
-        assert not w_fn(leaf, 3).requires_grad
+        if device == "webgpu":
+            continue  # the rest is the wrappers' own logic, the same on either device
+        out = webtorch.empty(0)
+        assert w_fn(webtorch.tensor(x), 4, out=out) is out and list(out.shape) == [3, 1]
+        assert not w_fn(webtorch.tensor([0.5], requires_grad=True), 3).requires_grad
         with pytest.raises(TypeError):
             w_fn(0.5, 3)
         for refused in (webtorch.tensor([0.5], dtype=webtorch.float16), webtorch.tensor([1j])):
             with pytest.raises(NotImplementedError):
                 w_fn(refused, 3)
-
-
-GRADIENTS = ["entr", "erfcx", "i0e", "i1e", "log_ndtr", "ndtri", "round"]
 
 
 @pytest.mark.parametrize("device", DEVICES)
