@@ -127,9 +127,20 @@ def test_gradients(name, device):
                                atol=1e-6)
 
 
+def _takes(fn, tensor, keyword):
+    try:
+        fn(**{keyword: tensor})
+        return True
+    except TypeError:
+        return False
+
+
 def test_unary_dtypes_and_out():
     for name in UNARY:
         fn = getattr(webtorch.special, name)
+        for keyword in ("input", "x"):  # torch names four of them x alone, the rest input or x
+            assert _takes(fn, webtorch.tensor([0.5]), keyword) == _takes(getattr(torch.special, name),
+                                                                        torch.tensor([0.5]), keyword), (name, keyword)
         if name == "round":
             with pytest.raises(NotImplementedError):
                 fn(webtorch.tensor([1, 2]))

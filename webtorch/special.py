@@ -266,13 +266,23 @@ from ._orthogonal_polynomials import (  # noqa: E402,F401
     shifted_chebyshev_polynomial_w)
 
 
+_X_ONLY = {"airy_ai", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0"}  # torch's
+# name for their argument; the others take input= and x= alike
+
+
+def _input_or_x(name, input, x):
+    if (input is None) == (x is None):
+        raise TypeError(f"special_{name}() takes one argument, input (or x)")
+    return x if input is None else input
+
+
 def _elementwise_special(name, compute, halves=False):
     """torch.special.<name>(input): integers and bools computed in the default float dtype; float16 and
     bfloat16 through float32 where torch's kernel takes them (`halves`), refused as torch's otherwise (and
     complex, which no such kernel takes).
     Recorded as "special_<name>": the functions with a row in autograd.BACKWARD have gradients, the others
     return a tensor that requires none, as torch's."""
-    def fn(input):
+    def run(input):
         x = input if input.dtype.is_floating_point or input.dtype.is_complex else _ops.cast(input, _dt.default_float)
         if x.dtype in (_dt.float16, _dt.bfloat16) and halves:
             with _tape.no_grad():
@@ -283,6 +293,13 @@ def _elementwise_special(name, compute, halves=False):
         else:
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_TYPE_NAMES[x.dtype.name]}'")
         return _tape.record("special_" + name, out, (x,))
+
+    if name in _X_ONLY:
+        def fn(x):
+            return run(x)
+    else:
+        def fn(input=None, *, x=None):
+            return run(_input_or_x(name, input, x))
     fn.__name__ = name
     return _require_tensors(fn, "special_" + name, "T")
 
@@ -300,8 +317,9 @@ for _name in ("chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomia
 del _name
 
 
-def round(input, *, decimals=0):
+def round(input=None, *, x=None, decimals=0):
     """torch.round for floating tensors (torch's special.round has no integer kernel)."""
+    input = _input_or_x("round", input, x)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"round_vml_cpu\" not implemented for '{_TYPE_NAMES[input.dtype.name]}'")
     return _ops.round(input, decimals)
