@@ -4,7 +4,7 @@ random weights built on the device, on webtorch's native driver (wgpu-py). Not a
 
   python bench/hf_decode.py [--model llama-3.2-1b|qwen2.5-0.5b|medium|tiny] [--dtype float16|float32]
                             [--quant none|int8|int4] [--context 128] [--new 64] [--eager]
-                            [--readback-every N] [--heat-s S] [--no-fold]
+                            [--readback-every N] [--heat-s S] [--fold]
                             [--out OUT.json or a folder]
 
 Per run: prefill of --context random tokens in one pass (tokens/s), then --new tokens through
@@ -16,8 +16,8 @@ The decode step is generate()'s: recorded once, then replayed (webtorch.hf.decod
 it run eagerly (replay=False), --readback-every N with tokens read back N at a time (tokens arrive
 in bursts: decode tokens/s counts those made after the first burst), and each mode reports the kernels and the host's milliseconds per token
 spent issuing the step. --quant quantizes every nn.Linear but the tied head with webtorch.ao (int4:
-group 64). --no-fold runs each layer's norms as kernels of their own, not inside the quantized GEMVs
-after them (webtorch.hf._gpu.FOLD_NORMS): its greedy tokens and one_row_logits_sha256 (of one token's
+group 64). --fold runs each layer's norms inside the quantized GEMVs after them, not as kernels of
+their own (webtorch.hf._gpu.FOLD_NORMS): its greedy tokens and one_row_logits_sha256 (of one token's
 logits) must be the same. --model tiny (2 layers, 64 wide), deep-tiny (16 layers, 64 wide: a 16-layer model's kernel
 count at little compute) and medium (8 layers, 256 wide, 8k vocabulary) run on lavapipe too. On the GPU machine, set it up as
 bench/quantized_matmul.py's docstring says, then python3 bench/hf_decode.py --out $OUT/hf_decode.json.
@@ -122,7 +122,7 @@ def timed_generate(model, ids, new, replay=True, readback_every=1, heat_s=0.0, *
             # the compiled step's calls so far ({"captures", "replays", "eager"}) and why any ran eagerly
             "decode_step": decoder.stats, "graph_breaks": decoder.step._compiled_call.graph_breaks if replay else None,
             "kernels_by_op": kernels_by_op(decoder) if replay else None,
-            # greedy: the tokens made (--no-fold's must be the same)
+            # greedy: the tokens made (--fold's must be the same)
             "tokens": None if sampling.get("do_sample") else tokens[0, ids.shape[1]:].tolist()}
 
 
@@ -221,22 +221,22 @@ def main(argv=None):
     parser.add_argument("--eager", action="store_true", help="also time the decode step run eagerly (replay=False)")
     parser.add_argument("--heat-s", type=float, default=0.0,
                         help="seconds of matmuls before each timed run, so that the GPU is at full clock")
-    parser.add_argument("--no-fold", action="store_true",
-                        help="a norm kernel before each projection (webtorch.hf._gpu.FOLD_NORMS off), not folded in")
+    parser.add_argument("--fold", action="store_true",
+                        help="each layer's norms inside the quantized GEMVs after them (webtorch.hf._gpu.FOLD_NORMS)")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
-    hf._gpu.FOLD_NORMS = not args.no_fold
+    hf._gpu.FOLD_NORMS = args.fold
     dtype = getattr(torch, args.dtype)
     t = time.perf_counter()
     model = build(args.model, dtype, args.quant)
     torch.webgpu.synchronize()
-    result = {"model": args.model, "dtype": args.dtype, "quant": args.quant, "fold": not args.no_fold,
+    result = {"model": args.model, "dtype": args.dtype, "quant": args.quant, "fold": args.fold,
               "context": args.context, "new": args.new, "adapter": torch.webgpu.adapter_info(),
               "build_s": time.perf_counter() - t,
               "weight_bytes": weight_bytes(model)}
     result.update(measure(model, args.context, args.new, readback_every=args.readback_every, eager=args.eager,
                           heat_s=args.heat_s))
-    with torch.no_grad():  # one token's logits (one row: the decode step's kernels), --no-fold's the same bits
+    with torch.no_grad():  # one token's logits (one row: the decode step's kernels), --fold's the same bits
         logits = model(torch.ones(1, 1, dtype=torch.int64, device="webgpu")).float().tolist()
     result["one_row_logits_sha256"] = hashlib.sha256(repr(logits).encode()).hexdigest()
     text = json.dumps(result, indent=1)

@@ -4,7 +4,7 @@ shapes, float16 + int4, random weights, 128-token prompt) run 8 times under webt
 queries where the adapter has them, each kernel in a pass of its own), then 8 more with one timestamp pair
 around each step's one pass (gpu_ms_per_token_one_pass, on the native driver). Not a test.
 
-  python bench/hf_decode_kernels.py --model llama-3.2-1b [--no-fold] --out OUT.json
+  python bench/hf_decode_kernels.py --model llama-3.2-1b [--fold] --out OUT.json
 """
 import argparse
 import json
@@ -22,11 +22,11 @@ STEPS = 8
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="tiny", choices=sorted(SHAPES))
-    parser.add_argument("--no-fold", action="store_true",
-                        help="a norm kernel before each projection (webtorch.hf._gpu.FOLD_NORMS off), not folded in")
+    parser.add_argument("--fold", action="store_true",
+                        help="each layer's norms inside the quantized GEMVs after them (webtorch.hf._gpu.FOLD_NORMS)")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
-    torch.hf._gpu.FOLD_NORMS = not args.no_fold
+    torch.hf._gpu.FOLD_NORMS = args.fold
     model = build(args.model, torch.float16, "int4")
     ids = torch.randint(0, model.config.vocab_size, (1, 128), device="webgpu")
     with torch.no_grad():

@@ -177,8 +177,11 @@ def decode_attention(q, cos, sin, cache_k, cache_v, position, scale, k=None, v=N
 
 
 # Whether fold computes a layer's RMSNorm inside the quantized GEMV after it (False: a norm kernel, then
-# the GEMV; the same values bit for bit)
-FOLD_NORMS = True
+# the GEMV; the same values bit for bit). Off: on the H200 (natively, bench/results/h200-native/decode-long)
+# the folded GEMVs took 2.44 ms of GPU time per Llama-3.2-1B token against 0.98 + 0.54 for the GEMVs and the
+# norm kernels apart (each of a GEMV's up to 1024 workgroups reads and reduces the whole row again): 311
+# against 480 tok/s. An adapter whose kernels cost more to launch than that may gain from it.
+FOLD_NORMS = False
 
 
 def fold(norm, x, delta, layers, gated=False):
@@ -187,8 +190,7 @@ def fold(norm, x, delta, layers, gated=False):
     before it: a decode step's input norm and q, k, v projections (their outputs), its post-attention norm,
     residual add and gate and up projections (gated: silu(gate(h)) * up(h)), quantized layers (webtorch.ao)
     as projections takes them. norm: an RMSNorm; delta: None (norm(x), x its own sum) or x's shape. Each of
-    the GEMV's workgroups reads the whole row again (from the cache), cheaper than a norm kernel's launch
-    and its wait in a decode step's chain of kernels. None where it does not fold: FOLD_NORMS off, the norm
+    the GEMV's workgroups reads the whole row again (from the cache): see FOLD_NORMS. None where it does not fold: FOLD_NORMS off, the norm
     not one kernel (_ops._rms_norm_in_one_kernel: cpu, bfloat16, gradients, autocast) or no GEMV for it
     (rows, bindings, workgroup memory)."""
     if not (FOLD_NORMS and _ops._rms_norm_in_one_kernel(x, 1, norm.weight, delta)):
