@@ -151,12 +151,21 @@ CASES = {
     "linalg_norm": lambda T, F, x: T.linalg.norm(x.h),
     "matrix_norm": lambda T, F, x: T.linalg.matrix_norm(x.h),
     "inv": lambda T, F, x: T.linalg.inv(x.a + 4 * T.eye(4, device=x.a.device)),
+    "inv_ex": lambda T, F, x: T.linalg.inv_ex(x.h + 4 * T.eye(4, device=x.a.device, dtype=x.low)).inverse,
+    "cond": lambda T, F, x: T.linalg.cond(x.h + 4 * T.eye(4, device=x.a.device, dtype=x.low), 1),
+    "tensorinv": lambda T, F, x: T.linalg.tensorinv(x.h + 4 * T.eye(4, device=x.a.device, dtype=x.low), 1),
+    "tensorsolve": lambda T, F, x: T.linalg.tensorsolve(x.h + 4 * T.eye(4, device=x.a.device, dtype=x.low), x.v.to(x.low)),
+    "householder_product": lambda T, F, x: T.linalg.householder_product(x.h, x.v[:2].to(x.low)),
 }
 # torch's fake CUDA tensors cannot run these (a kernel or meta function missing): the dtype its
 # CUDA autocast gives, from its op lists (promote: the widest; fp32; not listed: the input's).
 CUDA_BY_HAND = {"cross": "float32", "index_put": "float32", "scatter_add": "float32", "bilinear": "float32",
                 "cosine_embedding_loss": "float32", "batch_norm": "float16", "mha": "float16",
-                "quantile": "float16", "gaussian_nll_loss": "float32"}
+                "quantile": "float16", "gaussian_nll_loss": "float32",
+                # linalg on no CUDA list (torch has no meta function for their half inputs): the input's dtype;
+                # cond's norms are matrix_norm's, on CUDA's fp32 list
+                "inv_ex": "float16", "householder_product": "float16", "tensorinv": "float16",
+                "cond": "float32"}
 # torch refuses these mixed-dtype inputs outside autocast too ("expected both vectors to have same
 # dtype"); webtorch promotes them (a known leniency, docs/limits.md), so CPU autocast, which
 # does not cast for them, cannot be compared.

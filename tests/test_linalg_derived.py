@@ -78,7 +78,7 @@ CASES = {
                             [zero_columns, low_rank], False),
     "pinv-empty": (lambda T, a: T.linalg.pinv(a), [rand(2, 0, 3)], False),
     "matrix_rank": (lambda T, a, b, s: (
-        T.linalg.matrix_rank(a), T.linalg.matrix_rank(b, rtol=1e-4), T.linalg.matrix_rank(b, 1e-3),
+        T.linalg.matrix_rank(a), T.linalg.matrix_rank(b, 1e-3),
         T.linalg.matrix_rank(s, hermitian=True, atol=T.tensor([0.1, 50.0], dtype=s.dtype, device=s.device)),
         T.linalg.matrix_rank(a[:, :0])), [zero_columns, low_rank, symmetric], False),
     "cond": (lambda T, a: tuple(T.linalg.cond(a, p) for p in (None, -2)), [well_conditioned(2, 3, 3)], True),
@@ -87,7 +87,8 @@ CASES = {
                    [well_conditioned(2, 3, 3)], False),
     "cond-singular": (lambda T, a: tuple(T.linalg.cond(a[:2], p) for p in (1, -math.inf, "fro")), [singular], False),
     "cond-empty": (lambda T, a: (T.linalg.cond(a), T.linalg.cond(a, 1)), [rand(2, 0, 0)], False),
-    "vander": (lambda T, x: (T.linalg.vander(x), T.linalg.vander(x, N=5), T.linalg.vander(x[0, 0], N=3)),
+    "vander": (lambda T, x: (T.linalg.vander(x), T.linalg.vander(x, N=5), T.linalg.vander(x[0, 0], N=3),
+                               T.linalg.vander((x * 3).to(T.int32), N=4)),
                [rand(2, 3)], True),
     "tensorinv": (lambda T, a: (T.linalg.tensorinv(a.reshape(2, 3, 6)), T.linalg.tensorinv(a.reshape(6, 2, 3), ind=1)),
                   [well_conditioned(6, 6)], True),
@@ -99,6 +100,16 @@ CASES = {
                             [reflectors, tau(2, 3)], True),
 }
 DTYPE_DEVICES = [("float64", "cpu")] + [("float32", d) for d in DEVICES]
+# Cases of Jacobi SVDs and eigh (a few hundred kernels each): on cpu only (their webgpu kernels compile for
+# seconds on lavapipe); tests/test_opinfo.py runs OpInfo's samples of pinv, matrix_rank and cond on webgpu.
+JACOBI = {"pinv", "pinv-hermitian", "pinv-rank-deficient", "matrix_rank", "cond", "cond-norms"}
+
+
+def _value_params():
+    for name in sorted(CASES):
+        for dtype, device in DTYPE_DEVICES:
+            if device == "cpu" or name not in JACOBI:
+                yield name, dtype, device
 
 
 def _arrays(name):
@@ -133,8 +144,7 @@ def _close(ours, ref, dtype, what):
     np.testing.assert_allclose(got, want, atol=tol, rtol=0, err_msg=what)
 
 
-@pytest.mark.parametrize("dtype,device", DTYPE_DEVICES)
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name,dtype,device", list(_value_params()))
 def test_values(name, dtype, device):
     fn, _, _ = CASES[name]
     arrays = _arrays(name)

@@ -36,7 +36,7 @@ _CPU_LOWER = ("conv1d conv2d conv3d bmm mm baddbmm addmm addbmm linear matmul co
 _CPU_FP32 = ("binary_cross_entropy prod quantile nanquantile cdist trace cholesky inv mse_loss cosine_embedding_loss "
              "nll_loss poisson_nll_loss smooth_l1_loss cross_entropy l1_loss huber_loss margin_ranking_loss "
              "triplet_margin_loss ctc_loss kl_div binary_cross_entropy_with_logits solve qr svd svdvals eigh eigvalsh "
-             "det slogdet")
+             "det slogdet cond householder_product tensorinv tensorsolve")
 _CPU_PROMOTE = "stack cat"
 _CPU_NATIVE = "mv dot"  # webtorch's go through matmul, on CPU's lower-precision list
 # Ops torch runs as one kernel, on no list, that webtorch composes from listed ones (mean from sum):

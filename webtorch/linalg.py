@@ -202,7 +202,6 @@ _SolveEx = namedtuple("linalg_solve_ex", ["result", "info"])
 _InvEx = namedtuple("linalg_inv_ex", ["inverse", "info"])
 
 
-@functools.partial(autocast_op, name="solve")
 def solve_ex(A, B, *, left=True, check_errors=False):
     """X with A X = B (left) or X A = B, and getrf's info of A (nonzero where A is singular; of A's own batch
     shape, as torch's); X's values are undefined where info is nonzero."""
@@ -860,6 +859,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 _COND_ORDERS = (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc")
 
 
+@autocast_op
 def cond(A, p=None):
     """The condition number: by the singular values for p None (2) and -2 (s_max / s_min, its inverse), else
     matrix_norm(A, p) matrix_norm(A⁻¹, p), inf where A is singular (0 for an empty A, as torch's)."""
@@ -895,6 +895,7 @@ def vander(x, *, N=None):
     return cat([_ops.ones(*x.shape, 1, dtype=powers.dtype, device=x.device), powers], -1)
 
 
+@autocast_op
 def tensorinv(A, ind=2):
     """The inverse of A read as a matrix of prod(shape[:ind]) rows and prod(shape[ind:]) columns, shaped
     shape[ind:] + shape[:ind]."""
@@ -909,6 +910,7 @@ def tensorinv(A, ind=2):
     return inverse.reshape(*cols, *rows)
 
 
+@autocast_op
 def tensorsolve(A, B, dims=None):
     """X with tensordot(A, X, X.dim()) = B: A (its dims moved to the end) read as a square matrix."""
     if dims is not None:
@@ -921,6 +923,7 @@ def tensorsolve(A, B, dims=None):
     return solve(A.reshape(B.numel(), B.numel()), B.reshape(-1)).reshape(shape)
 
 
+@autocast_op
 def householder_product(A, tau):
     """The first n columns of H_1 ... H_k (A m x n, tau k), H_i = I - tau_i v_i v_iᴴ with v_i A's column i below
     the diagonal, 1 on it and 0 above (LAPACK's orgqr): the reflections applied to I's columns, last first."""
