@@ -205,19 +205,21 @@ _InvEx = namedtuple("linalg_inv_ex", ["inverse", "info"])
 def solve_ex(A, B, *, left=True, check_errors=False):
     """X with A X = B (left) or X A = B, and getrf's info of A (nonzero where A is singular; of A's own batch
     shape, as torch's); X's values are undefined where info is nonzero."""
-    if not left:
-        X, info = solve_ex(A.mT, B.mT, check_errors=check_errors)
-        return _SolveEx(X.mT, info)
     _check_square(A, "linalg.solve")
-    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and B.shape == A.shape[:-1])
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and B.shape == A.shape[:-1])  # (torch's rule, for XA = B too)
     rhs = unsqueeze(B, -1) if vector else B
-    batch = _ops.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
     n = A.shape[-1]
+    if rhs.shape[-2 if left else -1] != n:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {'AX' if left else 'XA'} = B "
+                           f"({n}x{n} and {rhs.shape[-2]}x{rhs.shape[-1]})")
+    if not left:  # X A = B  <=>  Aᵀ Xᵀ = Bᵀ
+        A, rhs = A.mT, rhs.mT
+    batch = _ops.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
     X, _, pivots = _eliminate(_ops.expand(A, *batch, n, n), _ops.expand(rhs, *batch, *rhs.shape[-2:]))
     info = _pivot_info(_own_batch(pivots, A.shape[:-2]))
     if check_errors:
         _raise_singular(info, "torch.linalg.solve_ex", A.dim() > 2)
-    return _SolveEx(squeeze(X, -1) if vector else X, info)
+    return _SolveEx(squeeze(X, -1) if vector else X if left else X.mT, info)
 
 
 @autocast_op
