@@ -214,3 +214,39 @@ def test_factory_keywords_refuse_what_webtorch_lacks():
         webtorch.zeros(2, pin_memory=True)
     with pytest.raises(NotImplementedError, match="sparse"):
         webtorch.ones(2, layout=webtorch.sparse_coo)
+
+
+# torch.X_copy's arguments on a (3, 4) input: (name, args)
+COPY_CASES = [("alias_copy", ()), ("as_strided_copy", ((2, 2), (1, 2), 1)), ("detach_copy", ()), ("diagonal_copy", (1,)),
+              ("expand_copy", ((2, 3, 4),)), ("narrow_copy", (1, 1, 2)), ("permute_copy", ((1, 0),)),
+              ("select_copy", (-1, 2)), ("slice_copy", (-1, 1, None, 2)),
+              ("split_with_sizes_copy", ([1, 3], 1)), ("squeeze_copy", ()), ("t_copy", ()), ("transpose_copy", (0, 1)),
+              ("unbind_copy", (1,)), ("unfold_copy", (1, 2, 1)), ("unsqueeze_copy", (0,)), ("view_copy", ((4, 3),))]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name,args", COPY_CASES, ids=[c[0] for c in COPY_CASES])
+def test_copy_forms_are_contiguous_copies_of_the_view(name, args, device):
+    """torch.X_copy: the view X's values as a new contiguous tensor (torch's strides), not sharing the input's
+    memory, gradients flowing as through the view (detach_copy: none)."""
+    data = np.arange(12, dtype=np.float32).reshape(3, 4) / 4 - 1
+    expected_input = torch.tensor(data, requires_grad=True)
+    x = webtorch.tensor(data, device=device, requires_grad=True)
+    expected, got = getattr(torch, name)(expected_input, *args), getattr(webtorch, name)(x, *args)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert tuple(g.shape) == tuple(e.shape) and g.stride() == e.stride()
+        assert_close(to_plain(g), to_plain(e.detach()), name=name)
+    if name == "detach_copy":
+        assert not got[0].requires_grad
+        return
+    weights = [np.linspace(1, 2, e.numel(), dtype=np.float32).reshape(e.shape) for e in expected]
+    sum(((e * torch.tensor(w)).sum() for e, w in zip(expected, weights)), torch.zeros(())).backward()
+    sum(((g * webtorch.tensor(w, device=device)).sum() for g, w in zip(got, weights)),
+        webtorch.zeros((), device=device)).backward()
+    assert_close(to_plain(x.grad), to_plain(expected_input.grad), name=name)
+    with webtorch.no_grad():
+        got[0].view(-1)[0] = 100.0  # a copy: the input keeps its values
+    assert x.detach().tolist() == data.tolist()

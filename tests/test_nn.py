@@ -187,6 +187,25 @@ def test_lr_schedulers_match_torch(name, kwargs):
     assert lrs[1] == pytest.approx(lrs[0], rel=1e-9)
 
 
+def test_scheduler_subclassing_the_old_name_matches_torch():
+    """A scheduler written against torch < 2.0 subclasses lr_scheduler._LRScheduler with its own get_lr."""
+    lrs = []
+    for T in (torch, webtorch):
+        class Warmup(T.optim.lr_scheduler._LRScheduler):
+            def get_lr(self):
+                return [base * min(1.0, (self.last_epoch + 1) / 4) for base in self.base_lrs]
+        opt = T.optim.SGD([T.nn.Parameter(T.zeros(1))], lr=0.1)
+        sched = Warmup(opt)
+        assert isinstance(sched, T.optim.lr_scheduler.LRScheduler)
+        seen = []
+        for _ in range(6):
+            opt.step()
+            sched.step()
+            seen.append(sched.get_last_lr()[0])
+        lrs.append(seen)
+    assert lrs[1] == pytest.approx(lrs[0], rel=1e-12)
+
+
 def test_scheduler_epoch_argument_matches_torch():
     """step(epoch) uses the closed forms; CosineAnnealingWarmRestarts takes fractional epochs."""
     for name, kwargs, epochs in (("CosineAnnealingWarmRestarts", dict(T_0=2, T_mult=2), [0.5, 1.25, 2.0, 3.5, 7.9]),

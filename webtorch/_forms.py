@@ -34,6 +34,28 @@ FACTORY_KEYWORDS = {"layout pin_memory": "zeros ones empty full rand randn randi
 KEYWORD_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
 PYTHON_DEFINED = "norm split unique unique_consecutive Tensor.norm Tensor.split Tensor.unflatten Tensor.unique " \
                  "Tensor.unique_consecutive"
+# torch.X_copy: the view X as a new contiguous tensor of its own (functionalization's forms), per name the
+# view as a function of torch's parameters (a tuple of views for the split/unbind forms: each copied)
+COPY_FORMS = {
+    "alias_copy": lambda input: input,
+    "as_strided_copy": lambda input, size, stride, storage_offset=None: input.as_strided(size, stride, storage_offset),
+    "detach_copy": lambda input: input.detach(),
+    "diagonal_copy": lambda input, offset=0, dim1=0, dim2=1: input.diagonal(offset, dim1, dim2),
+    "expand_copy": lambda input, size, *, implicit=False: input.expand(size),
+    "narrow_copy": lambda input, dim, start, length: input.narrow(dim, start, length),
+    "permute_copy": lambda input, dims: input.permute(dims),
+    "select_copy": lambda input, dim, index: input.select(dim, index),
+    "slice_copy": lambda input, dim=0, start=None, end=None, step=1:
+        input[(slice(None),) * (dim % max(input.dim(), 1)) + (slice(start, end, step),)],
+    "split_with_sizes_copy": lambda input, split_sizes, dim=0: input.split(list(split_sizes), dim),
+    "squeeze_copy": lambda input, dim=None: input.squeeze() if dim is None else input.squeeze(dim),
+    "t_copy": lambda input: input.t(),
+    "transpose_copy": lambda input, dim0, dim1: input.transpose(dim0, dim1),
+    "unbind_copy": lambda input, dim=0: input.unbind(dim),
+    "unfold_copy": lambda input, dimension, size, step: input.unfold(dimension, size, step),
+    "unsqueeze_copy": lambda input, dim: input.unsqueeze(dim),
+    "view_copy": lambda input, size: input.view(size),
+}
 # Properties that are False for every tensor webtorch can make (dense, strided, unquantized, on its devices)
 ALWAYS_FALSE = ("is_sparse is_sparse_csr is_quantized is_nested is_mkldnn is_xla is_ipu is_maia is_mtia is_vulkan")
 
@@ -53,6 +75,17 @@ def _inplace_function(name):
     def form(input, *args, **kwargs):
         return getattr(input, name)(*args, **kwargs)
     form.__name__ = form.__qualname__ = name
+    return form
+
+
+def _copy_form(name, view, contiguous):
+    def form(*args, **kwargs):
+        out = view(*args, **kwargs)
+        if isinstance(out, (tuple, list)):
+            return tuple(t.clone(memory_format=contiguous) for t in out)
+        return out.clone(memory_format=contiguous)
+    form.__name__ = form.__qualname__ = name
+    form.__signature__ = inspect.signature(view)
     return form
 
 
@@ -118,6 +151,8 @@ def attach(torch):
     Tensor, F = torch.Tensor, torch.nn.functional
     for name in (INPLACE_FUNCTIONS + " " + BINARY_INPLACE_FUNCTIONS).split():
         setattr(torch, name, _inplace_function(name))
+    for name, view in COPY_FORMS.items():
+        setattr(torch, name, _copy_form(name, view, torch.contiguous_format))
     for name in FUNCTIONAL_FORMS.split():
         setattr(torch, name, getattr(F, name))
     Tensor.hardshrink = F.hardshrink

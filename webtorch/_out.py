@@ -83,7 +83,7 @@ EXACT = """
     matmul matrix_power mm msort multinomial mv nan_to_num nanquantile narrow_copy neg negative nonzero norm ormqr
     permute_copy quantile renorm round scatter scatter_add scatter_reduce sgn sign slice_scatter softmax
     squeeze_copy t_copy take take_along_dim tensordot transpose_copy tril triu trunc unfold_copy unsqueeze_copy
-    vdot view_as_real_copy view_copy where
+    vdot view_as_real_copy view_copy where detach_copy select_copy slice_copy
     linalg.cholesky linalg.cross linalg.det linalg.eigvalsh linalg.inv linalg.ldl_solve linalg.lu_solve
     linalg.matmul linalg.matrix_norm linalg.multi_dot linalg.norm linalg.solve linalg.solve_triangular
     linalg.svdvals linalg.vecdot linalg.vector_norm special.round"""
@@ -96,7 +96,10 @@ TYPE_ERROR_CASTS = "cat concat concatenate stack hstack vstack dstack column_sta
 UNCHECKED_GRAD = ("conj_physical diag diff fft.ifft fft.ihfft inner linalg.cond linalg.matrix_norm linalg.norm "
                   "linalg.tensorinv linalg.tensorsolve "
                   "log_softmax nanquantile slice_scatter "
-                  "quantile softmax special.ndtr tensordot view_as_complex_copy fft.ihfftn")  # decomposed by torch before its check
+                  "quantile softmax special.ndtr tensordot view_as_complex_copy fft.ihfftn "
+                  "alias_copy as_strided_copy detach_copy diagonal_copy expand_copy permute_copy select_copy slice_copy "
+                  "squeeze_copy t_copy transpose_copy unfold_copy unsqueeze_copy view_copy "
+                  "split_with_sizes_copy unbind_copy")  # decomposed by torch before its check
 NOT_DIFFERENTIABLE = ("floor_divide heaviside histc histogram "  # a floating result without a gradient
                       "special.airy_ai special.bessel_j0 special.bessel_j1 special.bessel_y0 special.bessel_y1 "
                       "special.modified_bessel_i0 special.modified_bessel_i1 special.modified_bessel_k0 "
@@ -108,7 +111,7 @@ NOT_DIFFERENTIABLE = ("floor_divide heaviside histc histogram "  # a floating re
                       "special.shifted_chebyshev_polynomial_v special.shifted_chebyshev_polynomial_w")
 CHECKED_INTEGER = "argsort"  # an integer result, refused all the same (torch computes it with sort's out=)
 # Functions that resize a differently shaped out without torch's deprecation warning
-SILENT_RESIZE = "addbmm bernoulli multinomial"
+SILENT_RESIZE = "addbmm bernoulli multinomial narrow_copy"
 # Reductions that compute in out's dtype where no dtype= is given (torch infers it from out).
 OUT_DTYPE_COMPUTES = "sum prod cumsum cumprod nansum"
 # Creation functions: out gives the dtype and device where they are not given; a dtype= that differs

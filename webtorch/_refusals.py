@@ -33,10 +33,10 @@ STREAMS = "streams and events: webtorch's single queue orders all work"
 SETTINGS = "a process-wide setting not built yet"
 THREED = "the 3-d convolution, pooling and normalisation family: issue 22"
 LINALG = "a linear-algebra routine not built yet"
+COPY = "a *_copy form not built yet (its out= of pre-sized tensors)"
 LDL = ("LAPACK sytrf's Bunch-Kaufman LDLᴴ factorization: its compact LD and pivots depend on the blocked pivoting "
        "order, which is not reproduced; solve with linalg.solve or linalg.cholesky")
 INPLACE_ALIAS = "an in-place or function form not built yet"
-COPY = "a *_copy form not built yet"
 DATAPIPES = "DataPipes (deprecated in torch) not built"
 OPTIM = "an optimizer not built yet"
 INIT = "the deprecated nn.init aliases without a trailing underscore not built yet"
@@ -123,16 +123,14 @@ CALLABLES = {
         Tensor.symeig""",
     LDL: """
         linalg.ldl_factor linalg.ldl_factor_ex linalg.ldl_solve""",
+    COPY: """
+        split_copy""",
     INPLACE_ALIAS: """
         addmv_ detach_ embedding_renorm_
         resize_as_
         Tensor.cauchy_
         Tensor.detach_ Tensor.geometric_
         Tensor.log_normal_""",
-    COPY: """
-        alias_copy as_strided_copy detach_copy diagonal_copy expand_copy narrow_copy permute_copy
-        select_copy slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy transpose_copy
-        unbind_copy unfold_copy unsqueeze_copy view_copy""",
     DATAPIPES: """
         utils.data.argument_validation utils.data.DataChunk utils.data.DFIterDataPipe
         utils.data.functional_datapipe utils.data.IterDataPipe utils.data.MapDataPipe

@@ -56,6 +56,10 @@ class LRScheduler:
         self.__dict__.update(state_dict)
 
 
+class _LRScheduler(LRScheduler):
+    """torch's older name of LRScheduler, which schedulers written before torch 2.0 subclass."""
+
+
 class LambdaLR(LRScheduler):
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         n = len(optimizer.param_groups)
