@@ -34,6 +34,13 @@ FACTORY_KEYWORDS = {"layout pin_memory": "zeros ones empty full rand randn randi
 KEYWORD_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
 PYTHON_DEFINED = "norm split unique unique_consecutive Tensor.norm Tensor.split Tensor.unflatten Tensor.unique " \
                  "Tensor.unique_consecutive"
+def _narrow_copy_dim(input, dim):
+    """narrow_copy's own check of a dim past the last (RuntimeError; narrow's, and below -ndim: IndexError)."""
+    if dim >= input.dim():
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.")
+    return dim
+
+
 # torch.X_copy: the view X as a new contiguous tensor of its own (functionalization's forms), per name the
 # view as a function of torch's parameters (a tuple of views for the split/unbind forms: each copied)
 COPY_FORMS = {
@@ -42,7 +49,7 @@ COPY_FORMS = {
     "detach_copy": lambda input: input.detach(),
     "diagonal_copy": lambda input, offset=0, dim1=0, dim2=1: input.diagonal(offset, dim1, dim2),
     "expand_copy": lambda input, size, *, implicit=False: input.expand(size),
-    "narrow_copy": lambda input, dim, start, length: input.narrow(dim, start, length),
+    "narrow_copy": lambda input, dim, start, length: input.narrow(_narrow_copy_dim(input, dim), start, length),
     "permute_copy": lambda input, dims: input.permute(dims),
     "select_copy": lambda input, dim, index: input.select(dim, index),
     "slice_copy": lambda input, dim=0, start=None, end=None, step=1:
