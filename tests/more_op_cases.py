@@ -408,6 +408,14 @@ case("linalg-multi_dot", lambda T, d, a, b, c, v, i: (  # torch's multiplication
     T.linalg.multi_dot([a, b]), T.linalg.multi_dot([a, b, c]), T.linalg.multi_dot((v[:2], a, b, c, v)),
     T.linalg.multi_dot([v, c.mT, v[:4]]), T.linalg.multi_dot([i, i.mT, i])),
      I((2, 3)), I((3, 4)), I((4, 5)), I((5,)), I((2, 2), I64), atol=1e-4, rtol=1e-4)
+case("linalg-derived", lambda T, d, a, b, v, t, tau: (  # a well-conditioned a: its inverse, ranks and norms are stable
+    T.linalg.cond(a + 3 * T.eye(3, device=d)), T.linalg.inv_ex(a + 3 * T.eye(3, device=d))[0],
+    T.linalg.solve_ex(a + 3 * T.eye(3, device=d), b)[0], T.linalg.matrix_rank(a + 3 * T.eye(3, device=d)),
+    T.linalg.pinv(a + 3 * T.eye(3, device=d)), T.linalg.vecdot(a, a.mT),
+    T.linalg.householder_product(a, tau), T.linalg.tensorinv(t + 3 * T.eye(4, device=d).reshape(4, 2, 2), ind=1),
+    T.linalg.tensorsolve(t + 3 * T.eye(4, device=d).reshape(4, 2, 2), v)),
+     I((3, 3), "float32", "uniform", low=-0.5, high=0.5), I((3, 2)), I((4,)), I((4, 2, 2), "float32", "uniform", low=-0.5, high=0.5),
+     I((2,), "float32", "uniform", low=0.1, high=1.0), atol=1e-4, rtol=1e-4)
 error("linalg-multi_dot-shapes", lambda T, d, a, b: T.linalg.multi_dot([a, b]), I((2, 3)), I((4, 2)))
 error("linalg-multi_dot-middle-vector", lambda T, d, a, b: T.linalg.multi_dot([a, b, b]), I((2, 3)), I((3,)))
 error("cumsum_-bool", lambda T, d, a: a.clone().cumsum_(0), I((3,), BOOL), exc=NotImplementedError)
